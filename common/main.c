@@ -1,0 +1,51 @@
+/* The provesim binary: one command table over the simulator's and the prover's
+ * subcommands (shared/DESIGN.md, "Command line"). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../prover/cli_prover.h"
+#include "../sim/cli_sim.h"
+#include "util.h"
+
+typedef struct command {
+  const char *name;
+  int (*fn)(int argc, char **argv);
+  const char *summary;
+} command;
+
+static const command commands[] = {
+    {"simulate", sim_cmd_simulate, "run a scenario's model; report utilization, throughput, latency with 95% CIs"},
+    {"trace", sim_cmd_trace, "turn a spans file into a Chrome/Perfetto timeline"},
+    {"prover-bench", prover_cmd_bench, "field, NTT and MSM timings of a prover backend, as a table"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "provesim %s: predicts (and measures) how busy the GPUs of a zero-knowledge proving\n"
+          "pipeline are, and why.\n\n"
+          "usage: provesim COMMAND [ARGS...]     (provesim COMMAND --help for its options)\n\n"
+          "commands:\n",
+          PROVESIM_VERSION);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\nexample:\n  provesim simulate configs/seed-coarse-mutex.yaml --set system.mutex=kernels\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return PS_EXIT_USAGE;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return PS_EXIT_OK;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("provesim %s\n", PROVESIM_VERSION);
+    return PS_EXIT_OK;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "provesim: unknown command '%s' (provesim --help lists them)\n", argv[1]);
+  return PS_EXIT_USAGE;
+}

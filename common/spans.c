@@ -1,0 +1,160 @@
+/* Implementation of common/spans.h with cJSON for reading and hand-formatted lines for
+ * writing (writing is on the simulator's hot path when --spans is on). */
+#define _GNU_SOURCE
+#include "spans.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void json_str(ps_buf *b, const char *s) {
+  ps_buf_append(b, "\"", 1);
+  for (const char *p = s; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\\') {
+      char t[2] = {'\\', (char)c};
+      ps_buf_append(b, t, 2);
+    } else if (c < 0x20) {
+      ps_buf_printf(b, "\\u%04x", c);
+    } else {
+      ps_buf_append(b, p, 1);
+    }
+  }
+  ps_buf_append(b, "\"", 1);
+}
+
+void spans_format_header(ps_buf *b, const span_header *h) {
+  ps_buf_printf(b, "{\"schema\":\"%s\",\"source\":", SPANS_SCHEMA);
+  json_str(b, h->source ? h->source : "sim");
+  ps_buf_printf(b, ",\"scenario\":");
+  json_str(b, h->scenario ? h->scenario : "");
+  ps_buf_printf(b, ",\"t_unit\":\"s\"");
+  if (h->host) {
+    ps_buf_printf(b, ",\"host\":");
+    json_str(b, h->host);
+  }
+  if (h->gpu) {
+    ps_buf_printf(b, ",\"gpu\":");
+    json_str(b, h->gpu);
+  }
+  ps_buf_append(b, "}\n", 2);
+}
+
+void spans_format(ps_buf *b, const span_rec *r) {
+  ps_buf_printf(b, "{\"rep\":%d,\"gpu\":%d", r->rep, r->gpu);
+  if (r->kind == SPAN_PHASE) {
+    ps_buf_printf(b, ",\"worker\":%d,\"call\":%lld", r->worker, (long long)r->call);
+    if (r->npartitions > 0) {
+      ps_buf_append(b, ",\"partitions\":[", 15);
+      for (int i = 0; i < r->npartitions; i++)
+        ps_buf_printf(b, i ? ",%lld" : "%lld", (long long)r->partitions[i]);
+      ps_buf_append(b, "]", 1);
+    }
+    ps_buf_append(b, ",\"phase\":", 9);
+    json_str(b, r->phase);
+    ps_buf_append(b, ",\"resource\":", 12);
+    json_str(b, r->resource ? r->resource : "none");
+  } else {
+    ps_buf_printf(b, ",\"kind\":\"%s\",\"name\":", r->kind == SPAN_KERNEL ? "kernel" : "memcpy");
+    json_str(b, r->name ? r->name : "");
+  }
+  ps_buf_printf(b, ",\"t0\":%.9f,\"t1\":%.9f}\n", r->t0, r->t1);
+}
+
+static int num(const cJSON *o, const char *k, double *v) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  if (!cJSON_IsNumber(x)) return -1;
+  *v = x->valuedouble;
+  return 0;
+}
+
+static const char *str(const cJSON *o, const char *k) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx, ps_err *e) {
+  FILE *f = fopen(path, "r");
+  if (!f) return ps_fail(e, PS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  long lineno = 0;
+  int rc = PS_OK, seen_header = 0;
+  int64_t *parts = NULL;
+  int partcap = 0;
+  while ((n = getline(&line, &cap, f)) >= 0) {
+    lineno++;
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+    if (n == 0) continue;
+    cJSON *o = cJSON_Parse(line);
+    if (!cJSON_IsObject(o)) {
+      cJSON_Delete(o);
+      rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected a JSON object per line", path, lineno);
+      break;
+    }
+    if (!seen_header) {
+      const char *schema = str(o, "schema");
+      if (!schema || strcmp(schema, SPANS_SCHEMA) != 0) {
+        cJSON_Delete(o);
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: schema: expected \"%s\" in the first line, got %s%s%s", path,
+                     lineno, SPANS_SCHEMA, schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
+        break;
+      }
+      seen_header = 1;
+      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu")};
+      if (hdr_fn) rc = hdr_fn(ctx, &h);
+      cJSON_Delete(o);
+      if (rc) break;
+      continue;
+    }
+    span_rec r = {0};
+    double v;
+    r.rep = num(o, "rep", &v) == 0 ? (int)v : 0;
+    r.gpu = num(o, "gpu", &v) == 0 ? (int)v : 0;
+    r.worker = num(o, "worker", &v) == 0 ? (int)v : -1;
+    r.call = num(o, "call", &v) == 0 ? (int64_t)v : -1;
+    const char *kind = str(o, "kind");
+    if (num(o, "t0", &r.t0) || num(o, "t1", &r.t1) || r.t1 < r.t0) {
+      cJSON_Delete(o);
+      rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected numbers t0 <= t1", path, lineno);
+      break;
+    }
+    if (kind && (strcmp(kind, "kernel") == 0 || strcmp(kind, "memcpy") == 0)) {
+      r.kind = kind[0] == 'k' ? SPAN_KERNEL : SPAN_MEMCPY;
+      r.name = str(o, "name");
+    } else {
+      r.kind = SPAN_PHASE;
+      r.phase = str(o, "phase");
+      r.resource = str(o, "resource");
+      if (!r.phase) {
+        cJSON_Delete(o);
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: phase: expected a string (or kind: kernel|memcpy)", path, lineno);
+        break;
+      }
+      const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "partitions");
+      if (cJSON_IsArray(pa)) {
+        int np = cJSON_GetArraySize(pa);
+        if (np > partcap) {
+          partcap = np;
+          parts = xrealloc(parts, (size_t)partcap * sizeof *parts);
+        }
+        int i = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, pa) parts[i++] = (int64_t)it->valuedouble;
+        r.partitions = parts;
+        r.npartitions = np;
+      }
+    }
+    rc = fn(ctx, &r);
+    cJSON_Delete(o);
+    if (rc) break;
+  }
+  if (rc == PS_OK && !seen_header) rc = ps_fail(e, PS_EINPUT, "%s: empty file, expected a provesim.spans/1 header", path);
+  free(parts);
+  free(line);
+  fclose(f);
+  return rc;
+}

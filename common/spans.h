@@ -1,0 +1,49 @@
+/* The provesim.spans/1 format (shared/DESIGN.md, "Spans"): JSON Lines, a header object
+ * then one object per span. Both halves write it; trace, calibrate, validate and the
+ * empirical distribution read it. */
+#ifndef PROVESIM_SPANS_H
+#define PROVESIM_SPANS_H
+
+#include <stdint.h>
+
+#include "util.h"
+
+#define SPANS_SCHEMA "provesim.spans/1"
+
+typedef enum span_kind { SPAN_PHASE, SPAN_KERNEL, SPAN_MEMCPY } span_kind;
+
+/* One span as read or written. Strings are borrowed. For kernel/memcpy spans `worker`
+ * and `call` are -1 and `name` holds the kernel name; for phase spans `phase` holds the
+ * phase name (or "mutex_wait"/"mutex_held"). */
+typedef struct span_rec {
+  span_kind kind;
+  int rep, gpu, worker;
+  int64_t call;
+  const int64_t *partitions;
+  int npartitions;
+  const char *phase;    /* phase spans */
+  const char *resource; /* phase spans: cpu|gpu|pcie|none */
+  const char *name;     /* kernel/memcpy spans */
+  double t0, t1;
+} span_rec;
+
+typedef struct span_header {
+  const char *source;   /* "sim" | "prover" */
+  const char *scenario;
+  const char *host;     /* may be NULL */
+  const char *gpu;      /* may be NULL */
+} span_header;
+
+/* Append one JSON line (with '\n') to b. */
+void spans_format_header(ps_buf *b, const span_header *h);
+void spans_format(ps_buf *b, const span_rec *r);
+
+/* Read a spans file, calling fn for every span line (the header is checked: the schema
+ * must be provesim.spans/1). Strings in the record are valid during the call only.
+ * hdr_fn may be NULL. Errors name file:line. Returns PS_OK, PS_EINPUT or PS_ERR; a
+ * nonzero return of fn stops the reading and is returned. */
+typedef int (*spans_rec_fn)(void *ctx, const span_rec *r);
+typedef int (*spans_hdr_fn)(void *ctx, const span_header *h);
+int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx, ps_err *e);
+
+#endif

@@ -1,0 +1,137 @@
+/* Implementation of common/util.h. */
+#define _GNU_SOURCE
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int ps_fail(ps_err *e, int code, const char *fmt, ...) {
+  if (e) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+    va_end(ap);
+  }
+  return code;
+}
+
+static void oom(size_t n) {
+  fprintf(stderr, "provesim: out of memory allocating %zu bytes\n", n);
+  abort();
+}
+
+void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) oom(n);
+  return p;
+}
+
+void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) oom(n * size);
+  return p;
+}
+
+void *xrealloc(void *p, size_t n) {
+  void *q = realloc(p, n ? n : 1);
+  if (!q) oom(n);
+  return q;
+}
+
+char *xstrdup(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = xmalloc(n);
+  memcpy(p, s, n);
+  return p;
+}
+
+char *xasprintf(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = NULL;
+  int n = vasprintf(&s, fmt, ap);
+  va_end(ap);
+  if (n < 0) oom(0);
+  return s;
+}
+
+void ps__assert_fail(const char *what, const char *file, int line) {
+  fprintf(stderr, "provesim: internal error: %s:%d: assertion failed: %s\n", file, line, what);
+  abort();
+}
+
+double ps_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void ps_buf_append(ps_buf *b, const char *s, size_t n) {
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n + 1) cap *= 2;
+    b->p = xrealloc(b->p, cap);
+    b->cap = cap;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = 0;
+}
+
+void ps_buf_vprintf(ps_buf *b, const char *fmt, va_list ap) {
+  char tmp[512];
+  va_list ap2;
+  va_copy(ap2, ap);
+  int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  if (n < 0) {
+    va_end(ap2);
+    return;
+  }
+  if ((size_t)n < sizeof tmp) {
+    ps_buf_append(b, tmp, (size_t)n);
+  } else {
+    char *big = xmalloc((size_t)n + 1);
+    vsnprintf(big, (size_t)n + 1, fmt, ap2);
+    ps_buf_append(b, big, (size_t)n);
+    free(big);
+  }
+  va_end(ap2);
+}
+
+void ps_buf_printf(ps_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  ps_buf_vprintf(b, fmt, ap);
+  va_end(ap);
+}
+
+void ps_buf_free(ps_buf *b) {
+  free(b->p);
+  b->p = NULL;
+  b->len = b->cap = 0;
+}
+
+int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e) {
+  char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) {
+    int rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
+    free(tmp);
+    return rc;
+  }
+  size_t w = fwrite(data, 1, n, f);
+  int bad = (w != n) | (fflush(f) != 0);
+  bad |= (fclose(f) != 0);
+  if (bad || rename(tmp, path) != 0) {
+    int rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
+    unlink(tmp);
+    free(tmp);
+    return rc;
+  }
+  free(tmp);
+  return PS_OK;
+}

@@ -1,0 +1,58 @@
+/* Small helpers every part of provesim uses: allocation that aborts with the byte count
+ * on out-of-memory (so call sites stay clean), an error buffer that recoverable errors
+ * fill for the caller to print, and assertions that name file and line. */
+#ifndef PROVESIM_UTIL_H
+#define PROVESIM_UTIL_H
+
+#include <stddef.h>
+#include <stdarg.h>
+
+/* Exit codes of the provesim binary. */
+#define PS_EXIT_OK 0
+#define PS_EXIT_FAIL 1  /* a run failed (I/O, GPU, a bug) */
+#define PS_EXIT_USAGE 2 /* bad input: arguments, scenario, model */
+
+/* Return codes of recoverable errors. */
+#define PS_OK 0
+#define PS_ERR -1   /* failure not caused by the input (I/O, device) */
+#define PS_EINPUT -2 /* bad input; the message says where and what was expected */
+
+/* An error message filled by a failing function; the caller prints it. */
+typedef struct ps_err {
+  char msg[1024];
+} ps_err;
+
+/* Fill e (may be NULL) with a printf-style message; returns code, for `return ps_fail(...)`. */
+int ps_fail(ps_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A bug: an invariant that must hold. Prints file:line and aborts. */
+#define PS_ASSERT(cond)                                                            \
+  do {                                                                             \
+    if (!(cond)) ps__assert_fail(#cond, __FILE__, __LINE__);                       \
+  } while (0)
+void ps__assert_fail(const char *what, const char *file, int line) __attribute__((noreturn));
+
+/* Monotonic clock in seconds (CLOCK_MONOTONIC). */
+double ps_now(void);
+
+/* Growable byte buffer, used for output that must appear whole or not at all. */
+typedef struct ps_buf {
+  char *p;
+  size_t len, cap;
+} ps_buf;
+void ps_buf_printf(ps_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void ps_buf_vprintf(ps_buf *b, const char *fmt, va_list ap);
+void ps_buf_append(ps_buf *b, const char *s, size_t n);
+void ps_buf_free(ps_buf *b);
+
+/* Write n bytes to path atomically: a temporary file beside it, then rename. Nothing is
+ * left behind on failure. Returns PS_OK or PS_ERR with e filled. */
+int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e);
+
+#endif

@@ -1,0 +1,45 @@
+/* Duration distributions of model phases (seconds). A dist is a small value type: the
+ * loader fills one from YAML, the engine draws from it with a replication's GSL RNG. */
+#ifndef PROVESIM_DIST_H
+#define PROVESIM_DIST_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+
+typedef enum dist_kind {
+  DIST_CONST,       /* a = value */
+  DIST_UNIFORM,     /* a = min, b = max */
+  DIST_NORMAL,      /* a = mean, b = sd; truncated at 0 (redrawn while negative) */
+  DIST_LOGNORMAL,   /* a = mu, b = sigma of the underlying normal */
+  DIST_GAMMA,       /* a = shape k, b = scale theta */
+  DIST_EXPONENTIAL, /* a = mean */
+  DIST_EMPIRICAL    /* samples[0..n-1], drawn uniformly with replacement */
+} dist_kind;
+
+typedef struct dist {
+  dist_kind kind;
+  double a, b;
+  double *samples; /* owned; only for DIST_EMPIRICAL */
+  size_t n;
+} dist;
+
+/* Constructors from the parameterisations the model format allows. Each returns 0, or -1
+ * with *why set to a static string naming the violated expectation. */
+int dist_const(dist *d, double value, const char **why);
+int dist_uniform(dist *d, double min, double max, const char **why);
+int dist_normal(dist *d, double mean, double sd, const char **why);
+int dist_lognormal_mean_cv(dist *d, double mean, double cv, const char **why);
+int dist_lognormal_mu_sigma(dist *d, double mu, double sigma, const char **why);
+int dist_gamma_mean_cv(dist *d, double mean, double cv, const char **why);
+int dist_exponential(dist *d, double mean, const char **why);
+/* Takes ownership of samples (allocated with xmalloc). */
+int dist_empirical(dist *d, double *samples, size_t n, const char **why);
+
+double dist_draw(const dist *d, gsl_rng *r);
+double dist_mean(const dist *d);
+/* Deep copy (empirical samples are duplicated). */
+void dist_copy(dist *dst, const dist *src);
+void dist_free(dist *d);
+const char *dist_kind_name(dist_kind k);
+
+#endif

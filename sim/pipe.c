@@ -1,0 +1,1 @@
+/* pipe: in progress. */

@@ -1,0 +1,1 @@
+# Check suites of the prover half.
