@@ -1,1 +1,0 @@
-# Check suites of the prover half.

@@ -1,1 +1,0 @@
-# Check suites of the simulator half.
