@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Generate prover/bls12_381.h, the one header of BLS12-381 constants and types that the
+plain-C backend and the CUDA backend share. Every derived constant (Montgomery factors,
+roots of unity, exponents) is computed here from the curve's defining numbers, and each is
+checked (generators on the curve and of order r, the root of unity primitive) before the
+header is written. Usage: python3 prover/gen_consts.py > prover/bls12_381.h"""
+
+import sys
+
+# The defining numbers of BLS12-381 (from the curve's specification, e.g. the IETF
+# pairing-friendly-curves draft and the ZCash BLS12-381 description).
+P = 0x1A0111EA397FE69A4B1BA7B6434BACD764774B84F38512BF6730D2A0F6B0F6241EABFFFEB153FFFFB9FEFFFFFFFFAAAB
+R = 0x73EDA753299D7D483339D80809A1D80553BDA402FFFE5BFEFFFFFFFF00000001
+G1X = 0x17F1D3A73197D7942695638C4FA9AC0FC3688C4F9774B905A14E3A3F171BAC586C55E83FF97A1AEFFB3AF00ADB22C6BB
+G1Y = 0x08B3F481E3AAA0F1A09E30ED741D8AE4FCF5E095D5D00AF600DB18CB2C04B3EDD03CC744A2888AE40CAA232946C5E7E1
+G2X0 = 0x024AA2B2F08F0A91260805272DC51051C6E47AD4FA403B02B4510B647AE3D1770BAC0326A805BBEFD48056C8C121BDB8
+G2X1 = 0x13E02B6052719F607DACD3A088274F65596BD0D09920B61AB5DA61BBDC7F5049334CF11213945D57E5AC7D055D042B7E
+G2Y0 = 0x0CE5D527727D6E118CC9CDC6DA2E351AADFD9BAA8CBDD3A76D429A695160D12C923AC9CC3BACA289E193548608B82801
+G2Y1 = 0x0606C4A02EA734CC32ACD2B02BC28B99CB3E287E85A763AF267492AB572E99AB3F370D275CEC1DA1AAA9075FF05F79BE
+FR_TWO_ADICITY = 32
+FR_GENERATOR = 7  # a generator of Fr^*, also the coset shift of the coset NTT
+
+FP_LIMBS, FR_LIMBS = 12, 8
+
+
+# --- Arithmetic used only to check the constants -------------------------------------
+def fp2_mul(a, b):
+    return ((a[0] * b[0] - a[1] * b[1]) % P, (a[0] * b[1] + a[1] * b[0]) % P)
+
+
+def fp2_add(a, b):
+    return ((a[0] + b[0]) % P, (a[1] + b[1]) % P)
+
+
+def on_curve_g1(x, y):
+    return (y * y - x * x * x - 4) % P == 0
+
+
+def on_curve_g2(x, y):
+    b = (4, 4)
+    lhs = fp2_mul(y, y)
+    rhs = fp2_add(fp2_mul(fp2_mul(x, x), x), b)
+    return lhs == rhs
+
+
+def ec_mul(pt, k, add, dbl):
+    acc = None
+    for bit in bin(k)[2:]:
+        acc = dbl(acc)
+        if bit == "1":
+            acc = add(acc, pt)
+    return acc
+
+
+def make_group(fadd, fsub, fmul, finv, zero):
+    def add(a, b):
+        if a is None:
+            return b
+        if b is None:
+            return a
+        if a[0] == b[0]:
+            if a[1] == b[1]:
+                return dbl(a)
+            return None
+        lam = fmul(fsub(b[1], a[1]), finv(fsub(b[0], a[0])))
+        x = fsub(fsub(fmul(lam, lam), a[0]), b[0])
+        return (x, fsub(fmul(lam, fsub(a[0], x)), a[1]))
+
+    def dbl(a):
+        if a is None or a[1] == zero:
+            return None
+        x2 = fmul(a[0], a[0])
+        lam = fmul(fadd(fadd(x2, x2), x2), finv(fadd(a[1], a[1])))
+        x = fsub(fsub(fmul(lam, lam), a[0]), a[0])
+        return (x, fsub(fmul(lam, fsub(a[0], x)), a[1]))
+
+    return add, dbl
+
+
+g1_add, g1_dbl = make_group(lambda a, b: (a + b) % P, lambda a, b: (a - b) % P,
+                            lambda a, b: a * b % P, lambda a: pow(a, P - 2, P), 0)
+
+
+def fp2_inv(a):
+    n = (a[0] * a[0] + a[1] * a[1]) % P
+    ni = pow(n, P - 2, P)
+    return (a[0] * ni % P, (-a[1]) * ni % P)
+
+
+g2_add, g2_dbl = make_group(fp2_add, lambda a, b: ((a[0] - b[0]) % P, (a[1] - b[1]) % P),
+                            fp2_mul, fp2_inv, (0, 0))
+
+
+# --- Checks ------------------------------------------------------------------------------
+def check():
+    assert P % 4 == 3 and (P * P) % 16 == 9
+    assert (R - 1) % (1 << FR_TWO_ADICITY) == 0 and ((R - 1) >> FR_TWO_ADICITY) % 2 == 1
+    assert on_curve_g1(G1X, G1Y)
+    assert on_curve_g2((G2X0, G2X1), (G2Y0, G2Y1))
+    assert ec_mul((G1X, G1Y), R, g1_add, g1_dbl) is None
+    assert ec_mul(((G2X0, G2X1), (G2Y0, G2Y1)), R, g2_add, g2_dbl) is None
+    # What the NTT needs of the generator: it is a non-square, so it lies outside every
+    # 2-power subgroup H (a coset g*H is disjoint from H), and the derived root of unity
+    # has order exactly 2^32.
+    assert pow(FR_GENERATOR, (R - 1) // 2, R) == R - 1
+    w = pow(FR_GENERATOR, (R - 1) >> FR_TWO_ADICITY, R)
+    assert pow(w, 1 << FR_TWO_ADICITY, R) == 1 and pow(w, 1 << (FR_TWO_ADICITY - 1), R) != 1
+    return w
+
+
+# --- Output ------------------------------------------------------------------------------
+def limbs(x, n):
+    assert 0 <= x < 1 << (32 * n)
+    return [(x >> (32 * i)) & 0xFFFFFFFF for i in range(n)]
+
+
+def init(x, n):
+    return "{{" + ", ".join("0x%08xu" % l for l in limbs(x, n)) + "}}"
+
+
+def main():
+    w = check()
+    rp, rr = 1 << (32 * FP_LIMBS), 1 << (32 * FR_LIMBS)
+    mont_p = lambda x: x * rp % P
+    mont_r = lambda x: x * rr % R
+    fp_inv32 = (-pow(P, -1, 1 << 32)) % (1 << 32)
+    fr_inv32 = (-pow(R, -1, 1 << 32)) % (1 << 32)
+    out = []
+    o = out.append
+    o("/* BLS12-381 constants and types shared by the plain-C backend and the CUDA backend.")
+    o(" * GENERATED by prover/gen_consts.py; do not edit by hand, rerun the script instead.")
+    o(" * Field elements are arrays of 32-bit limbs, least significant limb first. The moduli")
+    o(" * and the exponents are canonical integers; every other field constant is in")
+    o(" * Montgomery form (x * 2^384 mod p for Fp, x * 2^256 mod r for Fr). Every constant")
+    o(" * is a macro expanding to a plain C initialiser, so the")
+    o(" * host can write `static const fp_t one = BLS_FP_ONE;` and a CUDA file")
+    o(" * `__constant__ fp_t d_one = BLS_FP_ONE;`. */")
+    o("#ifndef PROVESIM_BLS12_381_H")
+    o("#define PROVESIM_BLS12_381_H")
+    o("")
+    o("#include <stdint.h>")
+    o("")
+    o("#define BLS_FP_LIMBS 12")
+    o("#define BLS_FR_LIMBS 8")
+    o("#define BLS_FP_BITS 381")
+    o("#define BLS_FR_BITS 255")
+    o("#define BLS_FP_BYTES 48")
+    o("#define BLS_FR_BYTES 32")
+    o("")
+    o("/* An element of the base field Fp (381 bits) or the scalar field Fr (255 bits). */")
+    o("typedef struct { uint32_t v[BLS_FP_LIMBS]; } fp_t;")
+    o("typedef struct { uint32_t v[BLS_FR_LIMBS]; } fr_t;")
+    o("/* Fp2 = Fp[u] / (u^2 + 1); an element is c0 + c1 * u. */")
+    o("typedef struct { fp_t c0, c1; } fp2_t;")
+    o("")
+    o("/* Points. The point at infinity is, in affine form, x = y = 0 (all limbs zero; (0,0)")
+    o(" * is not on either curve since b != 0, and zero is zero in Montgomery form too); in")
+    o(" * Jacobian form Z = 0; in XYZZ form ZZ = 0. Jacobian (X, Y, Z) is the affine point")
+    o(" * (X/Z^2, Y/Z^3); XYZZ (X, Y, ZZ, ZZZ) is (X/ZZ, Y/ZZZ) with ZZ^3 = ZZZ^2. */")
+    o("typedef struct { fp_t x, y; } g1_affine_t;")
+    o("typedef struct { fp_t x, y, z; } g1_jac_t;")
+    o("typedef struct { fp_t x, y, zz, zzz; } g1_xyzz_t;")
+    o("typedef struct { fp2_t x, y; } g2_affine_t;")
+    o("typedef struct { fp2_t x, y, z; } g2_jac_t;")
+    o("typedef struct { fp2_t x, y, zz, zzz; } g2_xyzz_t;")
+    o("")
+    o("/* -m^{-1} mod 2^32, the Montgomery reduction factor of each field. */")
+    o("#define BLS_FP_INV32 0x%08xu" % fp_inv32)
+    o("#define BLS_FR_INV32 0x%08xu" % fr_inv32)
+    o("")
+    o("/* ---- Fp ---- */")
+    o("/* The modulus p (canonical). */")
+    o("#define BLS_FP_P %s" % init(P, FP_LIMBS))
+    o("/* R^2 mod p with R = 2^384, for converting into Montgomery form. */")
+    o("#define BLS_FP_R2 %s" % init(rp * rp % P, FP_LIMBS))
+    o("/* One in Montgomery form (R mod p). */")
+    o("#define BLS_FP_ONE %s" % init(rp % P, FP_LIMBS))
+    o("/* Exponents (canonical): p - 2 (inverse), (p + 1) / 4 (square root, p = 3 mod 4),")
+    o(" * (p - 3) / 4 and (p - 1) / 2 (Fp2 square root, Legendre symbol). */")
+    o("#define BLS_FP_P_MINUS_2 %s" % init(P - 2, FP_LIMBS))
+    o("#define BLS_FP_P_PLUS_1_DIV_4 %s" % init((P + 1) // 4, FP_LIMBS))
+    o("#define BLS_FP_P_MINUS_3_DIV_4 %s" % init((P - 3) // 4, FP_LIMBS))
+    o("#define BLS_FP_P_MINUS_1_DIV_2 %s" % init((P - 1) // 2, FP_LIMBS))
+    o("")
+    o("/* ---- Fr ---- */")
+    o("/* The group order r (canonical). */")
+    o("#define BLS_FR_R %s" % init(R, FR_LIMBS))
+    o("/* R^2 mod r with R = 2^256. */")
+    o("#define BLS_FR_R2 %s" % init(rr * rr % R, FR_LIMBS))
+    o("/* One in Montgomery form (R mod r). */")
+    o("#define BLS_FR_ONE %s" % init(rr % R, FR_LIMBS))
+    o("/* r - 2 (canonical), the inversion exponent. */")
+    o("#define BLS_FR_R_MINUS_2 %s" % init(R - 2, FR_LIMBS))
+    o("/* r - 1 = 2^S * t with t odd: S, the 2-adicity of Fr^*. */")
+    o("#define BLS_FR_TWO_ADICITY %d" % FR_TWO_ADICITY)
+    o("/* The generator g = %d of Fr^* (the coset shift of coset NTTs), its inverse, and a" % FR_GENERATOR)
+    o(" * primitive 2^32-th root of unity w = g^t, all in Montgomery form. A primitive 2^k-th")
+    o(" * root is w^(2^(32-k)). */")
+    o("#define BLS_FR_GENERATOR_INT %d" % FR_GENERATOR)
+    o("#define BLS_FR_GENERATOR %s" % init(mont_r(FR_GENERATOR), FR_LIMBS))
+    o("#define BLS_FR_GENERATOR_INV %s" % init(mont_r(pow(FR_GENERATOR, R - 2, R)), FR_LIMBS))
+    o("#define BLS_FR_ROOT_OF_UNITY %s" % init(mont_r(w), FR_LIMBS))
+    o("#define BLS_FR_ROOT_OF_UNITY_INV %s" % init(mont_r(pow(w, R - 2, R)), FR_LIMBS))
+    o("")
+    o("/* ---- Curves: G1: y^2 = x^3 + 4 over Fp; G2: y^2 = x^3 + 4(1 + u) over Fp2 ---- */")
+    o("#define BLS_G1_B %s" % init(mont_p(4), FP_LIMBS))
+    o("/* b of G2: c0 = c1 = 4 (Montgomery), as an fp2_t initialiser. */")
+    o("#define BLS_G2_B {%s, %s}" % (init(mont_p(4), FP_LIMBS), init(mont_p(4), FP_LIMBS)))
+    o("/* 3b, used by some complete addition formulas. */")
+    o("#define BLS_G1_B3 %s" % init(mont_p(12), FP_LIMBS))
+    o("#define BLS_G2_B3 {%s, %s}" % (init(mont_p(12), FP_LIMBS), init(mont_p(12), FP_LIMBS)))
+    o("/* The standard generators (Montgomery affine), as g1_affine_t / g2_affine_t")
+    o(" * initialisers. */")
+    o("#define BLS_G1_GEN {%s, %s}" % (init(mont_p(G1X), FP_LIMBS), init(mont_p(G1Y), FP_LIMBS)))
+    o("#define BLS_G2_GEN {{%s, %s}, {%s, %s}}" % (
+        init(mont_p(G2X0), FP_LIMBS), init(mont_p(G2X1), FP_LIMBS),
+        init(mont_p(G2Y0), FP_LIMBS), init(mont_p(G2Y1), FP_LIMBS)))
+    o("")
+    o("#endif")
+    sys.stdout.write("\n".join(out) + "\n")
+
+
+if __name__ == "__main__":
+    main()
