@@ -1,4 +1,304 @@
-/* in progress */
+/* The simulator's subcommands: `simulate` and `trace`. Output files are written to a
+ * temporary name and renamed at the end, so a failing run leaves no partial output. */
+#define _GNU_SOURCE
 #include "cli_sim.h"
-int sim_cmd_simulate(int argc, char **argv) { (void)argc; (void)argv; return 1; }
-int sim_cmd_trace(int argc, char **argv) { (void)argc; (void)argv; return 1; }
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/spans.h"
+#include "pipe.h"
+#include "report.h"
+#include "scn.h"
+#include "trace.h"
+
+static const char simulate_help[] =
+    "usage: provesim simulate SCENARIO [options]\n"
+    "\n"
+    "Runs the scenario's pipeline model (workers, GPU mutex, CPU/GPU phases, batching, GPUs)\n"
+    "as a discrete-event simulation and reports, with 95% confidence intervals over the\n"
+    "replications: GPU utilization (the share of the window a GPU computes), throughput,\n"
+    "partition latency, mutex wait, time inside the prove call, CPU utilization, and what\n"
+    "limits throughput. The same scenario and seed always give the same report.\n"
+    "\n"
+    "options:\n"
+    "  --set KEY=VALUE   override a scenario or model key (repeatable), checked like the file:\n"
+    "                    --set system.workers_per_gpu=4   --set system.mutex=kernels\n"
+    "                    --set 'system.mutex={from: ntt_h, to: msm}'  --set phases.prep.time.mean=1.2\n"
+    "  --json            print the provesim.report/1 JSON document instead of the table\n"
+    "  --csv             print one CSV header line and one row\n"
+    "  -o, --out FILE    write the report to FILE instead of standard output\n"
+    "  --spans FILE      write every span (provesim.spans/1 JSON Lines) to FILE\n"
+    "  --trace FILE      write a Chrome/Perfetto timeline of replication 0 to FILE\n"
+    "  --threads N       replications run on N threads (default: all cores); results do not\n"
+    "                    depend on N\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "exit codes: 0 success, 1 run failure (I/O), 2 bad input (the message names file:line:col)\n"
+    "\n"
+    "example:\n"
+    "  provesim simulate configs/seed-coarse-mutex.yaml --set system.mutex=kernels\n";
+
+static const char trace_help[] =
+    "usage: provesim trace SPANS -o TRACE.json [--rep N]\n"
+    "\n"
+    "Turns a provesim.spans/1 file (from `simulate --spans` or `measure --spans`) into a Chrome\n"
+    "Trace Event file: open it in https://ui.perfetto.dev or chrome://tracing. One process per\n"
+    "GPU; tracks per worker (cpu phases, gpu phases, mutex) and a GPU track with every GPU phase\n"
+    "or kernel; a 'GPU busy' counter track.\n"
+    "\n"
+    "options:\n"
+    "  -o, --out FILE    the trace file to write (required)\n"
+    "  --rep N           which replication to show (default 0)\n";
+
+static int usage_error(const char *cmd, const char *fmt, const char *arg) {
+  fprintf(stderr, "provesim %s: ", cmd);
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, " (provesim %s --help)\n", cmd);
+  return PS_EXIT_USAGE;
+}
+
+/* Takes the value of an option given as `--opt VALUE` or `--opt=VALUE`. */
+static const char *optval(int argc, char **argv, int *i, const char *name) {
+  size_t n = strlen(name);
+  if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
+  if (!strcmp(argv[*i], name)) {
+    if (*i + 1 >= argc) return NULL;
+    return argv[++*i];
+  }
+  return NULL;
+}
+
+static int is_opt(const char *a, const char *name) {
+  size_t n = strlen(name);
+  return !strcmp(a, name) || (!strncmp(a, name, n) && a[n] == '=');
+}
+
+/* Spans streamed to a temporary file, renamed on success. */
+typedef struct span_sink {
+  FILE *f;
+  char *path, *tmp;
+  ps_buf buf;
+  trace *tr;
+  int err;
+} span_sink;
+
+static void sink_flush(span_sink *k) {
+  if (k->f && k->buf.len) {
+    if (fwrite(k->buf.p, 1, k->buf.len, k->f) != k->buf.len) k->err = errno ? errno : EIO;
+    k->buf.len = 0;
+  }
+}
+
+static void on_span(void *ctx, const sim_span *sp) {
+  span_sink *k = ctx;
+  span_rec r = {.kind = SPAN_PHASE, .rep = sp->rep, .gpu = sp->gpu, .worker = sp->worker, .call = sp->call,
+                .partitions = sp->partitions, .npartitions = sp->npartitions, .phase = sp->phase,
+                .resource = sp->resource, .t0 = sp->t0, .t1 = sp->t1};
+  if (k->f) {
+    spans_format(&k->buf, &r);
+    if (k->buf.len > (1 << 20)) sink_flush(k);
+  }
+  if (k->tr) trace_add(k->tr, &r);
+}
+
+int sim_cmd_simulate(int argc, char **argv) {
+  const char *path = NULL, *out = NULL, *spans = NULL, *tracef = NULL;
+  const char **sets = xcalloc((size_t)argc, sizeof *sets);
+  int nsets = 0, json = 0, csv = 0, threads = 0, rc = PS_EXIT_USAGE;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(simulate_help, stdout);
+      free(sets);
+      return PS_EXIT_OK;
+    } else if (is_opt(a, "--set")) {
+      if (!(v = optval(argc, argv, &i, "--set"))) goto missing;
+      if (!strchr(v, '=')) {
+        rc = usage_error("simulate", "--set %s: expected KEY=VALUE", v);
+        goto done;
+      }
+      sets[nsets++] = v;
+    } else if (!strcmp(a, "--json")) {
+      json = 1;
+    } else if (!strcmp(a, "--csv")) {
+      csv = 1;
+    } else if (is_opt(a, "--out") || !strcmp(a, "-o")) {
+      if (!(v = optval(argc, argv, &i, a[1] == 'o' ? "-o" : "--out"))) goto missing;
+      out = v;
+    } else if (is_opt(a, "--spans")) {
+      if (!(v = optval(argc, argv, &i, "--spans"))) goto missing;
+      spans = v;
+    } else if (is_opt(a, "--trace")) {
+      if (!(v = optval(argc, argv, &i, "--trace"))) goto missing;
+      tracef = v;
+    } else if (is_opt(a, "--threads")) {
+      if (!(v = optval(argc, argv, &i, "--threads"))) goto missing;
+      char *end;
+      long t = strtol(v, &end, 10);
+      if (*end || t < 1 || t > 4096) {
+        rc = usage_error("simulate", "--threads: expected an integer >= 1, got \"%s\"", v);
+        goto done;
+      }
+      threads = (int)t;
+    } else if (a[0] == '-' && a[1]) {
+      rc = usage_error("simulate", "unknown option %s", a);
+      goto done;
+    } else if (!path) {
+      path = a;
+    } else {
+      rc = usage_error("simulate", "unexpected argument %s: one scenario at a time", a);
+      goto done;
+    }
+    continue;
+  missing:
+    rc = usage_error("simulate", "%s: expected a value", a);
+    goto done;
+  }
+  if (!path) {
+    rc = usage_error("simulate", "%s", "expected a scenario file");
+    goto done;
+  }
+  if (json && csv) {
+    rc = usage_error("simulate", "%s", "--json and --csv: choose one");
+    goto done;
+  }
+
+  scenario *s = NULL;
+  ps_err e = {{0}};
+  int lr = scn_load(path, sets, nsets, &s, &e);
+  if (lr != PS_OK) {
+    fprintf(stderr, "provesim simulate: %s\n", e.msg);
+    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    goto done;
+  }
+
+  span_sink sink = {0};
+  if (spans) {
+    sink.tmp = xasprintf("%s.tmp.%ld", spans, (long)getpid());
+    sink.f = fopen(sink.tmp, "w");
+    if (!sink.f) {
+      fprintf(stderr, "provesim simulate: %s: cannot write: %s\n", spans, strerror(errno));
+      free(sink.tmp);
+      scn_free(s);
+      rc = PS_EXIT_FAIL;
+      goto done;
+    }
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    span_header h = {"sim", s->name, host, NULL};
+    spans_format_header(&sink.buf, &h);
+  }
+  if (tracef) sink.tr = trace_new(0);
+  sim_opts o = {.threads = threads, .on_span = (spans || tracef) ? on_span : NULL, .span_ctx = &sink};
+  sim_result *res = NULL;
+  int sr = sim_run(s, &o, &res, &e);
+  if (sr == PS_OK && sink.f) {
+    sink_flush(&sink);
+    if (fclose(sink.f) != 0 && !sink.err) sink.err = errno;
+    sink.f = NULL;
+    if (sink.err) {
+      fprintf(stderr, "provesim simulate: %s: cannot write: %s\n", spans, strerror(sink.err));
+      sr = PS_ERR;
+    } else if (rename(sink.tmp, spans) != 0) {
+      fprintf(stderr, "provesim simulate: %s: cannot write: %s\n", spans, strerror(errno));
+      sr = PS_ERR;
+    }
+  } else if (sr != PS_OK) {
+    fprintf(stderr, "provesim simulate: %s\n", e.msg);
+  }
+  if (sink.f) fclose(sink.f);
+  if (sink.tmp) {
+    unlink(sink.tmp); /* no-op after a successful rename */
+    free(sink.tmp);
+  }
+  ps_buf_free(&sink.buf);
+  if (sr == PS_OK && tracef) {
+    ps_buf tb = {0};
+    trace_render(sink.tr, &tb);
+    if (ps_write_file_atomic(tracef, tb.p, tb.len, &e) != PS_OK) {
+      fprintf(stderr, "provesim simulate: %s\n", e.msg);
+      sr = PS_ERR;
+    }
+    ps_buf_free(&tb);
+  }
+  trace_free(sink.tr);
+  if (sr != PS_OK) {
+    if (spans && sr != PS_OK) unlink(spans);
+    sim_result_free(res);
+    scn_free(s);
+    rc = sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    goto done;
+  }
+
+  report_summary sum;
+  report_summarize(res, &sum);
+  ps_buf b = {0};
+  if (json) {
+    cJSON *doc = report_json(s, &sum);
+    char *txt = cJSON_Print(doc);
+    ps_buf_printf(&b, "%s\n", txt);
+    free(txt);
+    cJSON_Delete(doc);
+  } else if (csv) {
+    report_csv(&b, s, &sum);
+  } else {
+    report_table(&b, s, &sum, res->wall_s);
+  }
+  rc = PS_EXIT_OK;
+  if (out) {
+    if (ps_write_file_atomic(out, b.p, b.len, &e) != PS_OK) {
+      fprintf(stderr, "provesim simulate: %s\n", e.msg);
+      rc = PS_EXIT_FAIL;
+    }
+  } else {
+    fwrite(b.p, 1, b.len, stdout);
+  }
+  ps_buf_free(&b);
+  report_summary_free(&sum);
+  sim_result_free(res);
+  scn_free(s);
+done:
+  free(sets);
+  return rc;
+}
+
+int sim_cmd_trace(int argc, char **argv) {
+  const char *in = NULL, *out = NULL;
+  int rep = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(trace_help, stdout);
+      return PS_EXIT_OK;
+    } else if (is_opt(a, "--out") || !strcmp(a, "-o")) {
+      if (!(v = optval(argc, argv, &i, a[1] == 'o' ? "-o" : "--out")))
+        return usage_error("trace", "%s: expected a value", a);
+      out = v;
+    } else if (is_opt(a, "--rep")) {
+      if (!(v = optval(argc, argv, &i, "--rep"))) return usage_error("trace", "%s: expected a value", a);
+      char *end;
+      long r = strtol(v, &end, 10);
+      if (*end || r < 0) return usage_error("trace", "--rep: expected an integer >= 0, got \"%s\"", v);
+      rep = (int)r;
+    } else if (a[0] == '-' && a[1]) {
+      return usage_error("trace", "unknown option %s", a);
+    } else if (!in) {
+      in = a;
+    } else {
+      return usage_error("trace", "unexpected argument %s", a);
+    }
+  }
+  if (!in) return usage_error("trace", "%s", "expected a spans file");
+  if (!out) return usage_error("trace", "%s", "expected -o TRACE.json");
+  ps_err e = {{0}};
+  int rc = trace_convert(in, out, rep, &e);
+  if (rc != PS_OK) {
+    fprintf(stderr, "provesim trace: %s\n", e.msg);
+    return rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+  }
+  return PS_EXIT_OK;
+}

@@ -1,1 +1,844 @@
-/* pipe: in progress. */
+/* The discrete-event engine (sim/pipe.h). One replication is a single-threaded event loop
+ * over a binary heap ordered by (time, insertion sequence), so ties break the same way on
+ * every run. Stations model resources: a FIFO station (exclusive GPU, PCIe link, CPU with
+ * cpu_sharing: fifo) serves jobs in arrival order while it has free capacity; a
+ * processor-sharing station (CPU cores by default, GPU with gpu_sharing: shared) runs every
+ * job at rate min(1, capacity/demand). A job is one phase of one worker's current call. */
+#include "pipe.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "stats.h"
+
+/* ---------------------------------------------------------------- event heap */
+
+/* An event: job events carry the job id and the job's version at scheduling time (a job
+ * rescheduled by a rate change bumps its version, which turns older events stale). */
+enum { EV_JOB = 0, EV_ARRIVAL = 1 };
+
+typedef struct ev {
+  double t;
+  uint64_t seq;
+  uint32_t id;   /* job id, or unused for arrivals */
+  uint32_t ver;  /* job version; type in the top bit */
+} ev;
+
+#define EV_TYPE_BIT 0x80000000u
+
+typedef struct evq {
+  ev *a;
+  size_t n, cap;
+  uint64_t seq;
+} evq;
+
+static inline int ev_less(const ev *x, const ev *y) {
+  return x->t < y->t || (x->t == y->t && x->seq < y->seq);
+}
+
+static void evq_push(evq *q, double t, uint32_t id, uint32_t ver) {
+  if (q->n == q->cap) {
+    q->cap = q->cap ? 2 * q->cap : 64;
+    q->a = xrealloc(q->a, q->cap * sizeof *q->a);
+  }
+  ev e = {t, q->seq++, id, ver};
+  size_t i = q->n++;
+  while (i > 0) {
+    size_t p = (i - 1) / 2;
+    if (!ev_less(&e, &q->a[p])) break;
+    q->a[i] = q->a[p];
+    i = p;
+  }
+  q->a[i] = e;
+}
+
+static ev evq_pop(evq *q) {
+  ev top = q->a[0];
+  ev last = q->a[--q->n];
+  size_t i = 0, n = q->n;
+  for (;;) {
+    size_t l = 2 * i + 1;
+    if (l >= n) break;
+    size_t c = (l + 1 < n && ev_less(&q->a[l + 1], &q->a[l])) ? l + 1 : l;
+    if (!ev_less(&q->a[c], &last)) break;
+    q->a[i] = q->a[c];
+    i = c;
+  }
+  if (n) q->a[i] = last;
+  return top;
+}
+
+/* ---------------------------------------------------------------- state */
+
+enum { ST_FIFO, ST_PS };
+enum { MX_NONE, MX_WAIT, MX_HELD, MX_DONE };
+
+typedef struct station {
+  int kind;          /* ST_FIFO or ST_PS */
+  int gpu_of;        /* the GPU whose compute this station is, or -1 */
+  int cap;           /* cores (cpu) or 1 */
+  int used;          /* FIFO: capacity in use; PS: demand (sum of threads) */
+  int nrun;          /* jobs in service */
+  /* FIFO: waiting jobs (ring buffer). PS: running jobs (array, swap-remove). */
+  uint32_t *q;
+  int qhead, qlen, qcap;
+  double rate;       /* PS: current rate per job */
+  /* Time integrals. */
+  double t_upd;
+  double busy_int;   /* time with nrun > 0 */
+  double used_int;   /* integral of capacity in use (min(demand, cap) for PS) */
+} station;
+
+typedef struct gpu_state {
+  station gpu, pcie;
+  int mutex_holder;  /* worker index, -1 when free */
+  uint32_t *mq;      /* FIFO of workers waiting for the mutex */
+  int mqhead, mqlen, mqcap;
+  /* GPU-idle accounting: integrals over time of (gpu idle and mutex held) and
+   * (gpu idle and mutex free). */
+  double t_upd, idle_held, idle_free, busy;
+} gpu_state;
+
+typedef struct worker {
+  int gpu, local;
+  int64_t call;
+  int k;             /* partitions in the current call */
+  int64_t *parts;    /* batch entries */
+  double *parts_arr; /* arrival (or dequeue) time of each partition */
+  double call_t0;
+  int phases_left, region_left;
+  int mx;            /* MX_* */
+  double mx_req, mx_acq;
+  int busy;          /* has a call */
+} worker;
+
+typedef struct rep_state {
+  const scenario *s;
+  const model *m;
+  int np, nw, G, W;
+  gsl_rng *rng;
+  evq q;
+  double now;
+  int64_t events;
+
+  station cpu;
+  gpu_state *gpus;
+  worker *w;
+
+  /* Per job (worker * np + phase). */
+  int *deps_left;
+  uint8_t *wait_mx;
+  double *job_t0, *job_rem, *job_tupd;
+  uint32_t *job_ver;
+  int *job_pos;      /* PS: index in the station's array */
+  uint8_t *in_region;
+  int **succ;        /* successors of each phase */
+  int *nsucc;
+
+  /* Work queue: partitions [next_part, arrived) are waiting. */
+  int64_t next_part, arrived, total, completed, warmup;
+  int64_t call_seq;
+  /* Arrivals. */
+  int ppp;
+  double *proof_t;   /* ring of proof arrival times, indexed by proof id - proof_base */
+  int *proof_left;
+  int64_t proof_base, proof_cap, nproofs;
+  int *idle;         /* FIFO of idle workers */
+  int idle_head, idle_len;
+
+  /* Window. */
+  int in_window;
+  double win_t0;
+  double *snap_busy, *snap_held, *snap_free; /* per GPU at window start */
+  double snap_cpu_used;
+  double t_last;
+  hist *h_lat, *h_proof, *h_wait, *h_call;
+
+  sim_span_fn on_span;
+  void *span_ctx;
+  int rep;
+} rep_state;
+
+static const char *res_names[] = {"cpu", "gpu", "pcie", "none"};
+
+/* ---------------------------------------------------------------- accounting */
+
+static void station_advance(station *st, double now) {
+  double dt = now - st->t_upd;
+  if (dt > 0) {
+    if (st->nrun > 0) st->busy_int += dt;
+    st->used_int += dt * (st->kind == ST_PS ? (st->used < st->cap ? st->used : st->cap) : st->used);
+  }
+  st->t_upd = now;
+}
+
+static void gpu_advance(gpu_state *g, double now) {
+  double dt = now - g->t_upd;
+  if (dt > 0) {
+    if (g->gpu.nrun > 0)
+      g->busy += dt;
+    else if (g->mutex_holder >= 0)
+      g->idle_held += dt;
+    else
+      g->idle_free += dt;
+  }
+  g->t_upd = now;
+}
+
+static void emit(rep_state *r, int wi, int64_t call, const char *name, const char *res, double t0, double t1) {
+  if (!r->on_span) return;
+  worker *w = &r->w[wi];
+  sim_span sp = {.rep = r->rep, .gpu = w->gpu, .worker = w->local, .call = call, .partitions = w->parts,
+                 .npartitions = w->k, .phase = name, .resource = res, .t0 = t0, .t1 = t1};
+  r->on_span(r->span_ctx, &sp);
+}
+
+/* ---------------------------------------------------------------- stations */
+
+static station *job_station(rep_state *r, uint32_t job) {
+  int p = (int)(job % (uint32_t)r->np);
+  worker *w = &r->w[job / (uint32_t)r->np];
+  switch (r->m->phases[p].resource) {
+  case RES_CPU: return &r->cpu;
+  case RES_GPU: return &r->gpus[w->gpu].gpu;
+  case RES_PCIE: return &r->gpus[w->gpu].pcie;
+  case RES_NONE: return NULL;
+  }
+  return NULL;
+}
+
+static int job_threads(rep_state *r, uint32_t job) {
+  const phase *ph = &r->m->phases[job % (uint32_t)r->np];
+  return ph->resource == RES_CPU ? ph->threads : 1;
+}
+
+static void station_init(station *st, int kind, int cap) {
+  memset(st, 0, sizeof *st);
+  st->kind = kind;
+  st->cap = cap;
+  st->rate = 1;
+  st->gpu_of = -1;
+}
+
+static void q_push(uint32_t **q, int *head, int *len, int *cap, uint32_t v) {
+  if (*len == *cap) {
+    int nc = *cap ? 2 * *cap : 16;
+    uint32_t *nq = xmalloc((size_t)nc * sizeof *nq);
+    for (int i = 0; i < *len; i++) nq[i] = (*q)[(*head + i) % *cap];
+    free(*q);
+    *q = nq;
+    *head = 0;
+    *cap = nc;
+  }
+  (*q)[(*head + *len) % *cap] = v;
+  (*len)++;
+}
+
+static uint32_t q_pop(uint32_t **q, int *head, int *len, int *cap) {
+  uint32_t v = (*q)[*head];
+  *head = (*head + 1) % *cap;
+  (*len)--;
+  return v;
+}
+
+/* Before a station changes, bring the GPU accounting up to date if it is a GPU. */
+static void touch(rep_state *r, station *st) {
+  station_advance(st, r->now);
+  if (st->gpu_of >= 0) gpu_advance(&r->gpus[st->gpu_of], r->now);
+}
+
+static void fifo_begin(rep_state *r, station *st, uint32_t job) {
+  st->used += job_threads(r, job);
+  st->nrun++;
+  r->job_t0[job] = r->now;
+  evq_push(&r->q, r->now + r->job_rem[job], job, r->job_ver[job]);
+}
+
+/* PS: reschedule every running job after the rate changed. */
+static void ps_rerate(rep_state *r, station *st) {
+  double nr = st->used <= st->cap ? 1.0 : (double)st->cap / (double)st->used;
+  if (nr == st->rate) return;
+  for (int i = 0; i < st->nrun; i++) {
+    uint32_t j = st->q[i];
+    r->job_rem[j] -= st->rate * (r->now - r->job_tupd[j]);
+    if (r->job_rem[j] < 0) r->job_rem[j] = 0;
+    r->job_tupd[j] = r->now;
+    r->job_ver[j]++;
+    evq_push(&r->q, r->now + r->job_rem[j] / nr, j, r->job_ver[j]);
+  }
+  st->rate = nr;
+}
+
+static void station_submit(rep_state *r, station *st, uint32_t job) {
+  touch(r, st);
+  if (st->kind == ST_FIFO) {
+    if (st->qlen == 0 && st->used + job_threads(r, job) <= st->cap)
+      fifo_begin(r, st, job);
+    else
+      q_push(&st->q, &st->qhead, &st->qlen, &st->qcap, job);
+    return;
+  }
+  /* PS: the job joins at the current rate, then everyone is re-rated. */
+  if (st->nrun == st->qcap) {
+    st->qcap = st->qcap ? 2 * st->qcap : 16;
+    st->q = xrealloc(st->q, (size_t)st->qcap * sizeof *st->q);
+  }
+  r->job_pos[job] = st->nrun;
+  st->q[st->nrun++] = job;
+  st->used += job_threads(r, job);
+  r->job_t0[job] = r->now;
+  r->job_tupd[job] = r->now;
+  double old = st->rate;
+  ps_rerate(r, st);
+  if (st->rate == old) evq_push(&r->q, r->now + r->job_rem[job] / st->rate, job, r->job_ver[job]);
+}
+
+static void station_done(rep_state *r, station *st, uint32_t job) {
+  touch(r, st);
+  st->used -= job_threads(r, job);
+  st->nrun--;
+  if (st->kind == ST_FIFO) {
+    while (st->qlen > 0) {
+      uint32_t head = st->q[st->qhead];
+      if (st->used + job_threads(r, head) > st->cap) break;
+      q_pop(&st->q, &st->qhead, &st->qlen, &st->qcap);
+      fifo_begin(r, st, head);
+    }
+    return;
+  }
+  int pos = r->job_pos[job];
+  uint32_t last = st->q[st->nrun];
+  st->q[pos] = last;
+  r->job_pos[last] = pos;
+  /* Bring the survivors' remaining work up to now at the old rate before re-rating. */
+  ps_rerate(r, st);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static void start_call(rep_state *r, int wi);
+static void phase_ready(rep_state *r, int wi, int p);
+
+static double phase_duration(rep_state *r, const phase *ph, int k) {
+  double d = ph->has_fixed ? dist_draw(&ph->fixed, r->rng) : 0;
+  if (ph->nscale > 0) {
+    double sc = k <= ph->nscale ? ph->scale[k - 1] : ph->scale[ph->nscale - 1] * (double)k / ph->nscale;
+    d += sc * dist_draw(&ph->time, r->rng);
+  } else {
+    for (int i = 0; i < k; i++) d += dist_draw(&ph->time, r->rng);
+  }
+  return d;
+}
+
+static void start_phase(rep_state *r, int wi, int p) {
+  uint32_t job = (uint32_t)(wi * r->np + p);
+  const phase *ph = &r->m->phases[p];
+  r->job_rem[job] = phase_duration(r, ph, r->w[wi].k);
+  station *st = job_station(r, job);
+  if (!st) {
+    r->job_t0[job] = r->now;
+    evq_push(&r->q, r->now + r->job_rem[job], job, r->job_ver[job]);
+  } else {
+    station_submit(r, st, job);
+  }
+}
+
+static void mutex_acquire(rep_state *r, int wi) {
+  worker *w = &r->w[wi];
+  gpu_state *g = &r->gpus[w->gpu];
+  gpu_advance(g, r->now);
+  g->mutex_holder = wi;
+  w->mx = MX_HELD;
+  w->mx_acq = r->now;
+  emit(r, wi, w->call, "mutex_wait", "none", w->mx_req, r->now);
+  if (r->in_window) hist_add(r->h_wait, r->now - w->mx_req);
+  for (int p = 0; p < r->np; p++) {
+    uint32_t job = (uint32_t)(wi * r->np + p);
+    if (r->wait_mx[job]) {
+      r->wait_mx[job] = 0;
+      start_phase(r, wi, p);
+    }
+  }
+}
+
+static void mutex_release(rep_state *r, int wi) {
+  worker *w = &r->w[wi];
+  gpu_state *g = &r->gpus[w->gpu];
+  emit(r, wi, w->call, "mutex_held", "none", w->mx_acq, r->now);
+  gpu_advance(g, r->now);
+  g->mutex_holder = -1;
+  w->mx = MX_DONE;
+  if (g->mqlen > 0) mutex_acquire(r, (int)q_pop(&g->mq, &g->mqhead, &g->mqlen, &g->mqcap));
+}
+
+static void phase_ready(rep_state *r, int wi, int p) {
+  worker *w = &r->w[wi];
+  if (!r->in_region[p]) {
+    start_phase(r, wi, p);
+    return;
+  }
+  if (w->mx == MX_HELD) {
+    start_phase(r, wi, p);
+    return;
+  }
+  r->wait_mx[wi * r->np + p] = 1;
+  if (w->mx == MX_NONE) {
+    gpu_state *g = &r->gpus[w->gpu];
+    w->mx = MX_WAIT;
+    w->mx_req = r->now;
+    if (g->mutex_holder < 0 && g->mqlen == 0)
+      mutex_acquire(r, wi);
+    else
+      q_push(&g->mq, &g->mqhead, &g->mqlen, &g->mqcap, (uint32_t)wi);
+  }
+}
+
+static void window_open(rep_state *r) {
+  r->in_window = 1;
+  r->win_t0 = r->now;
+  station_advance(&r->cpu, r->now);
+  r->snap_cpu_used = r->cpu.used_int;
+  for (int g = 0; g < r->G; g++) {
+    gpu_advance(&r->gpus[g], r->now);
+    r->snap_busy[g] = r->gpus[g].busy;
+    r->snap_held[g] = r->gpus[g].idle_held;
+    r->snap_free[g] = r->gpus[g].idle_free;
+  }
+}
+
+static void proof_partition_done(rep_state *r, int64_t part) {
+  int64_t pf = part / r->ppp;
+  int64_t i = pf % r->proof_cap;
+  if (--r->proof_left[i] == 0 && r->in_window) hist_add(r->h_proof, r->now - r->proof_t[i]);
+  /* Retire completed proofs at the front, so the ring holds only proofs in flight. */
+  while (r->proof_base < r->nproofs && r->proof_left[r->proof_base % r->proof_cap] == 0) r->proof_base++;
+}
+
+static void call_end(rep_state *r, int wi) {
+  worker *w = &r->w[wi];
+  if (r->in_window) hist_add(r->h_call, r->now - w->call_t0);
+  for (int i = 0; i < w->k; i++) {
+    r->completed++;
+    if (r->in_window) hist_add(r->h_lat, r->now - w->parts_arr[i]);
+    if (r->s->arrivals != ARR_CLOSED) proof_partition_done(r, w->parts[i]);
+    if (!r->in_window && r->completed == r->warmup) window_open(r);
+  }
+  r->t_last = r->now;
+  w->busy = 0;
+  if (r->next_part < r->arrived)
+    start_call(r, wi);
+  else
+    r->idle[(r->idle_head + r->idle_len++) % r->nw] = wi;
+}
+
+static void phase_end(rep_state *r, uint32_t job) {
+  int wi = (int)(job / (uint32_t)r->np), p = (int)(job % (uint32_t)r->np);
+  worker *w = &r->w[wi];
+  const phase *ph = &r->m->phases[p];
+  station *st = job_station(r, job);
+  if (st) station_done(r, st, job);
+  emit(r, wi, w->call, ph->name, res_names[ph->resource], r->job_t0[job], r->now);
+  w->phases_left--;
+  if (r->in_region[p] && --w->region_left == 0) mutex_release(r, wi);
+  for (int i = 0; i < r->nsucc[p]; i++) {
+    int sp = r->succ[p][i];
+    if (--r->deps_left[wi * r->np + sp] == 0) phase_ready(r, wi, sp);
+  }
+  if (w->phases_left == 0) call_end(r, wi);
+}
+
+static double arrival_time_of(rep_state *r, int64_t part) {
+  if (r->s->arrivals == ARR_CLOSED) return r->now;
+  return r->proof_t[(part / r->ppp) % r->proof_cap];
+}
+
+static void start_call(rep_state *r, int wi) {
+  worker *w = &r->w[wi];
+  int64_t avail = r->arrived - r->next_part;
+  int k = avail < r->s->batch ? (int)avail : r->s->batch;
+  PS_ASSERT(k >= 1);
+  w->busy = 1;
+  w->k = k;
+  for (int i = 0; i < k; i++) {
+    w->parts[i] = r->next_part++;
+    w->parts_arr[i] = arrival_time_of(r, w->parts[i]);
+  }
+  w->call = r->call_seq++;
+  w->call_t0 = r->now;
+  w->phases_left = r->np;
+  w->region_left = 0;
+  for (int p = 0; p < r->np; p++) {
+    r->deps_left[wi * r->np + p] = r->m->phases[p].nafter;
+    w->region_left += r->in_region[p];
+  }
+  w->mx = MX_NONE;
+  for (int p = 0; p < r->np; p++)
+    if (r->m->phases[p].nafter == 0) phase_ready(r, wi, p);
+}
+
+static void arrival(rep_state *r) {
+  /* One proof of ppp partitions (the last one may be short). */
+  int64_t pf = r->nproofs++;
+  int64_t n = r->total - r->arrived < r->ppp ? r->total - r->arrived : r->ppp;
+  if (r->nproofs - r->proof_base > r->proof_cap) {
+    /* Grow the ring of proofs in flight, [proof_base, nproofs). */
+    int64_t nc = r->proof_cap * 2;
+    double *nt = xmalloc((size_t)nc * sizeof *nt);
+    int *nl = xmalloc((size_t)nc * sizeof *nl);
+    for (int64_t i = r->proof_base; i < pf; i++) {
+      nt[i % nc] = r->proof_t[i % r->proof_cap];
+      nl[i % nc] = r->proof_left[i % r->proof_cap];
+    }
+    free(r->proof_t);
+    free(r->proof_left);
+    r->proof_t = nt;
+    r->proof_left = nl;
+    r->proof_cap = nc;
+  }
+  r->proof_t[pf % r->proof_cap] = r->now;
+  r->proof_left[pf % r->proof_cap] = (int)n;
+  r->arrived += n;
+  while (r->idle_len > 0 && r->next_part < r->arrived) {
+    int wi = r->idle[r->idle_head];
+    r->idle_head = (r->idle_head + 1) % r->nw;
+    r->idle_len--;
+    start_call(r, wi);
+  }
+  if (r->arrived < r->total) {
+    double gap = 3600.0 / r->s->proofs_per_hour;
+    if (r->s->arrivals == ARR_POISSON) gap = -gap * log1p(-gsl_rng_uniform(r->rng));
+    evq_push(&r->q, r->now + gap, 0, EV_TYPE_BIT);
+  }
+}
+
+/* ---------------------------------------------------------------- one replication */
+
+uint64_t sim_rep_seed(uint64_t seed, int rep) {
+  /* splitmix64 of (seed, rep): independent-looking streams for neighbouring reps. */
+  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (uint64_t)(rep + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static void rep_free(rep_state *r) {
+  if (r->rng) gsl_rng_free(r->rng);
+  free(r->q.a);
+  free(r->cpu.q);
+  if (r->gpus)
+    for (int g = 0; g < r->G; g++) {
+      free(r->gpus[g].gpu.q);
+      free(r->gpus[g].pcie.q);
+      free(r->gpus[g].mq);
+    }
+  free(r->gpus);
+  if (r->w)
+    for (int i = 0; i < r->nw; i++) {
+      free(r->w[i].parts);
+      free(r->w[i].parts_arr);
+    }
+  free(r->w);
+  free(r->deps_left);
+  free(r->wait_mx);
+  free(r->job_t0);
+  free(r->job_rem);
+  free(r->job_tupd);
+  free(r->job_ver);
+  free(r->job_pos);
+  free(r->in_region);
+  if (r->succ)
+    for (int p = 0; p < r->np; p++) free(r->succ[p]);
+  free(r->succ);
+  free(r->nsucc);
+  free(r->proof_t);
+  free(r->proof_left);
+  free(r->idle);
+  free(r->snap_busy);
+  free(r->snap_held);
+  free(r->snap_free);
+  hist_free(r->h_lat);
+  hist_free(r->h_proof);
+  hist_free(r->h_wait);
+  hist_free(r->h_call);
+}
+
+int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
+  const model *m = s->model;
+  if (s->cpu_fifo)
+    for (int p = 0; p < m->nphases; p++)
+      if (m->phases[p].resource == RES_CPU && m->phases[p].threads > s->cpu_cores)
+        return ps_fail(e, PS_EINPUT,
+                       "phase %s wants %d threads but system.cpu_cores is %d: with cpu_sharing: fifo it "
+                       "could never start (raise cpu_cores, lower threads, or use cpu_sharing: ps)",
+                       m->phases[p].name, m->phases[p].threads, s->cpu_cores);
+  if (s->gpus > SIM_MAX_GPUS) return ps_fail(e, PS_EINPUT, "system.gpus: at most %d", SIM_MAX_GPUS);
+
+  rep_state R = {0}, *r = &R;
+  r->s = s;
+  r->m = m;
+  r->np = m->nphases;
+  r->G = s->gpus;
+  r->W = s->workers_per_gpu;
+  r->nw = r->G * r->W;
+  r->rep = rep;
+  r->on_span = on_span;
+  r->span_ctx = ctx;
+  r->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r->rng, (unsigned long)sim_rep_seed(s->seed, rep));
+
+  station_init(&r->cpu, s->cpu_fifo ? ST_FIFO : ST_PS, s->cpu_cores);
+  r->gpus = xcalloc((size_t)r->G, sizeof *r->gpus);
+  for (int g = 0; g < r->G; g++) {
+    station_init(&r->gpus[g].gpu, s->gpu_shared ? ST_PS : ST_FIFO, 1);
+    r->gpus[g].gpu.gpu_of = g;
+    station_init(&r->gpus[g].pcie, ST_FIFO, 1);
+    r->gpus[g].mutex_holder = -1;
+  }
+  r->w = xcalloc((size_t)r->nw, sizeof *r->w);
+  for (int i = 0; i < r->nw; i++) {
+    /* Worker i is the (i / G)-th worker of GPU i % G, so the first G workers start on
+     * distinct GPUs. */
+    r->w[i].gpu = i % r->G;
+    r->w[i].local = i / r->G;
+    r->w[i].parts = xmalloc((size_t)s->batch * sizeof(int64_t));
+    r->w[i].parts_arr = xmalloc((size_t)s->batch * sizeof(double));
+  }
+  size_t nj = (size_t)r->nw * (size_t)r->np;
+  r->deps_left = xcalloc(nj, sizeof *r->deps_left);
+  r->wait_mx = xcalloc(nj, 1);
+  r->job_t0 = xcalloc(nj, sizeof(double));
+  r->job_rem = xcalloc(nj, sizeof(double));
+  r->job_tupd = xcalloc(nj, sizeof(double));
+  r->job_ver = xcalloc(nj, sizeof(uint32_t));
+  r->job_pos = xcalloc(nj, sizeof(int));
+  r->in_region = xcalloc((size_t)r->np, 1);
+  if (s->mutex_from >= 0)
+    for (int p = s->mutex_from; p <= s->mutex_to; p++) r->in_region[p] = 1;
+  r->succ = xcalloc((size_t)r->np, sizeof *r->succ);
+  r->nsucc = xcalloc((size_t)r->np, sizeof *r->nsucc);
+  for (int p = 0; p < r->np; p++)
+    for (int i = 0; i < m->phases[p].nafter; i++) {
+      int a = m->phases[p].after[i];
+      r->succ[a] = xrealloc(r->succ[a], (size_t)(r->nsucc[a] + 1) * sizeof(int));
+      r->succ[a][r->nsucc[a]++] = p;
+    }
+  r->idle = xmalloc((size_t)r->nw * sizeof *r->idle);
+  r->snap_busy = xcalloc((size_t)r->G, sizeof(double));
+  r->snap_held = xcalloc((size_t)r->G, sizeof(double));
+  r->snap_free = xcalloc((size_t)r->G, sizeof(double));
+  r->h_lat = hist_new();
+  r->h_proof = hist_new();
+  r->h_wait = hist_new();
+  r->h_call = hist_new();
+  r->total = s->partitions;
+  r->warmup = s->warmup;
+  r->ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1;
+  r->proof_cap = 64;
+  r->proof_t = xmalloc((size_t)r->proof_cap * sizeof(double));
+  r->proof_left = xmalloc((size_t)r->proof_cap * sizeof(int));
+  if (r->warmup == 0) r->in_window = 1;
+
+  if (s->arrivals == ARR_CLOSED) {
+    r->arrived = r->total;
+    for (int i = 0; i < r->nw; i++) {
+      if (r->next_part < r->arrived)
+        start_call(r, i);
+      else
+        r->idle[(r->idle_head + r->idle_len++) % r->nw] = i;
+    }
+  } else {
+    for (int i = 0; i < r->nw; i++) r->idle[r->idle_len++] = i;
+    evq_push(&r->q, 0.0, 0, EV_TYPE_BIT); /* the first proof arrives at t = 0 */
+  }
+
+  while (r->q.n > 0) {
+    ev x = evq_pop(&r->q);
+    if (x.ver & EV_TYPE_BIT) {
+      r->now = x.t;
+      r->events++;
+      arrival(r);
+      continue;
+    }
+    if (x.ver != r->job_ver[x.id]) continue; /* stale: rescheduled by a rate change */
+    r->now = x.t;
+    r->events++;
+    phase_end(r, x.id);
+  }
+  PS_ASSERT(r->completed == r->total);
+
+  /* Close the window at the last completion. */
+  double t1 = r->t_last, win = t1 - r->win_t0;
+  if (!(win > 0)) {
+    rep_free(r);
+    return ps_fail(e, PS_EINPUT,
+                   "the measurement window (from the %lld-th completion to the last) has zero length: "
+                   "lower run.warmup or raise workload.partitions",
+                   (long long)s->warmup);
+  }
+  memset(out, 0, sizeof *out);
+  out->ngpus = r->G;
+  out->gpu_util = xcalloc((size_t)r->G, sizeof(double));
+  double held = 0, fre = 0, um = 0;
+  for (int g = 0; g < r->G; g++) {
+    gpu_advance(&r->gpus[g], t1);
+    out->gpu_util[g] = (r->gpus[g].busy - r->snap_busy[g]) / win;
+    um += out->gpu_util[g];
+    held += (r->gpus[g].idle_held - r->snap_held[g]) / win;
+    fre += (r->gpus[g].idle_free - r->snap_free[g]) / win;
+  }
+  out->gpu_util_mean = um / r->G;
+  out->idle_mutex_cpu = held / r->G;
+  out->idle_no_holder = fre / r->G;
+  station_advance(&r->cpu, t1);
+  out->cpu_util = (r->cpu.used_int - r->snap_cpu_used) / ((double)s->cpu_cores * win);
+  out->window_s = win;
+  out->completed = r->total - r->warmup;
+  out->throughput_pps = (double)out->completed / win;
+  out->lat_mean = hist_mean(r->h_lat);
+  out->lat_p50 = hist_quantile(r->h_lat, 0.50);
+  out->lat_p95 = hist_quantile(r->h_lat, 0.95);
+  out->lat_p99 = hist_quantile(r->h_lat, 0.99);
+  out->mutex_wait_mean = s->mutex_from >= 0 ? hist_mean(r->h_wait) : 0;
+  out->mutex_wait_p99 = s->mutex_from >= 0 ? hist_quantile(r->h_wait, 0.99) : 0;
+  out->call_mean = hist_mean(r->h_call);
+  out->call_p99 = hist_quantile(r->h_call, 0.99);
+  if (s->arrivals != ARR_CLOSED && hist_count(r->h_proof) > 0) {
+    out->has_proofs = 1;
+    out->proof_lat_mean = hist_mean(r->h_proof);
+    out->proof_lat_p50 = hist_quantile(r->h_proof, 0.50);
+    out->proof_lat_p95 = hist_quantile(r->h_proof, 0.95);
+    out->proof_lat_p99 = hist_quantile(r->h_proof, 0.99);
+  }
+  out->events = r->events;
+  rep_free(r);
+  return PS_OK;
+}
+
+void sim_metrics_free(sim_metrics *m) {
+  if (!m) return;
+  free(m->gpu_util);
+  m->gpu_util = NULL;
+}
+
+void sim_result_free(sim_result *r) {
+  if (!r) return;
+  for (int i = 0; i < r->nreps; i++) sim_metrics_free(&r->reps[i]);
+  free(r->reps);
+  free(r);
+}
+
+/* ---------------------------------------------------------------- replications in threads */
+
+/* Spans of one replication kept until the replications before it have been delivered. */
+typedef struct span_buf {
+  sim_span *sp;
+  size_t n, cap;
+  int64_t *parts;
+  size_t np, pcap;
+} span_buf;
+
+static void span_buf_add(void *ctx, const sim_span *sp) {
+  span_buf *b = ctx;
+  if (b->n == b->cap) {
+    b->cap = b->cap ? 2 * b->cap : 1024;
+    b->sp = xrealloc(b->sp, b->cap * sizeof *b->sp);
+  }
+  if (b->np + (size_t)sp->npartitions > b->pcap) {
+    while (b->np + (size_t)sp->npartitions > b->pcap) b->pcap = b->pcap ? 2 * b->pcap : 1024;
+    b->parts = xrealloc(b->parts, b->pcap * sizeof *b->parts);
+  }
+  sim_span c = *sp;
+  memcpy(b->parts + b->np, sp->partitions, (size_t)sp->npartitions * sizeof *b->parts);
+  c.partitions = (const int64_t *)(uintptr_t)b->np; /* an offset until delivery */
+  b->np += (size_t)sp->npartitions;
+  b->sp[b->n++] = c;
+}
+
+typedef struct pool {
+  const scenario *s;
+  const sim_opts *o;
+  sim_result *res;
+  span_buf *bufs;
+  int next;
+  int *rc;
+  ps_err *errs;
+  pthread_mutex_t mu;
+} pool;
+
+static void *worker_main(void *arg) {
+  pool *P = arg;
+  for (;;) {
+    pthread_mutex_lock(&P->mu);
+    int i = P->next++;
+    pthread_mutex_unlock(&P->mu);
+    if (i >= P->res->nreps) break;
+    sim_span_fn fn = P->o->on_span ? span_buf_add : NULL;
+    P->rc[i] = sim_run_rep(P->s, i, fn, &P->bufs[i], &P->res->reps[i], &P->errs[i]);
+  }
+  return NULL;
+}
+
+static int ncores(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (int)n : 1;
+}
+
+int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
+  static const sim_opts none = {0};
+  if (!o) o = &none;
+  double t0 = ps_now();
+  gsl_set_error_handler_off();
+  sim_result *res = xcalloc(1, sizeof *res);
+  res->nreps = s->replications;
+  res->reps = xcalloc((size_t)res->nreps, sizeof *res->reps);
+  int nt = o->threads > 0 ? o->threads : ncores();
+  if (nt > res->nreps) nt = res->nreps;
+  pool P = {.s = s, .o = o, .res = res};
+  P.rc = xcalloc((size_t)res->nreps, sizeof *P.rc);
+  P.errs = xcalloc((size_t)res->nreps, sizeof *P.errs);
+  P.bufs = xcalloc((size_t)res->nreps, sizeof *P.bufs);
+  pthread_mutex_init(&P.mu, NULL);
+  if (nt <= 1) {
+    worker_main(&P);
+  } else {
+    pthread_t *th = xmalloc((size_t)nt * sizeof *th);
+    for (int i = 0; i < nt; i++) PS_ASSERT(pthread_create(&th[i], NULL, worker_main, &P) == 0);
+    for (int i = 0; i < nt; i++) pthread_join(th[i], NULL);
+    free(th);
+  }
+  pthread_mutex_destroy(&P.mu);
+  int rc = PS_OK;
+  for (int i = 0; i < res->nreps; i++)
+    if (P.rc[i] != PS_OK) {
+      rc = P.rc[i];
+      if (e) *e = P.errs[i];
+      break;
+    }
+  for (int i = 0; i < res->nreps; i++) {
+    span_buf *b = &P.bufs[i];
+    if (rc == PS_OK && o->on_span)
+      for (size_t j = 0; j < b->n; j++) {
+        sim_span c = b->sp[j];
+        c.partitions = b->parts + (uintptr_t)c.partitions;
+        o->on_span(o->span_ctx, &c);
+      }
+    free(b->sp);
+    free(b->parts);
+    res->events += res->reps[i].events;
+  }
+  free(P.bufs);
+  free(P.rc);
+  free(P.errs);
+  if (rc != PS_OK) {
+    sim_result_free(res);
+    return rc;
+  }
+  res->wall_s = ps_now() - t0;
+  *out = res;
+  return PS_OK;
+}

@@ -22,6 +22,8 @@ typedef struct sim_metrics {
   double lat_mean, lat_p50, lat_p95, lat_p99; /* partition latency, s */
   double mutex_wait_mean, mutex_wait_p99;     /* per call, s */
   double call_mean, call_p99;                  /* time inside the prove call, s */
+  int has_proofs;           /* arrivals: proof latency (first arrival to last partition done) */
+  double proof_lat_mean, proof_lat_p50, proof_lat_p95, proof_lat_p99;
   double cpu_util;          /* core-seconds used / (cores * window) */
   /* Why the GPUs idled, as fractions of GPU-time in the window (mean over GPUs). */
   double idle_mutex_cpu;    /* mutex held but no GPU phase running */

@@ -1,1 +1,207 @@
-/* report: in progress. */
+/* Implementation of sim/report.h. Every number in JSON and CSV is a deterministic
+ * function of the replications' metrics (no wall times), so the same scenario and seed
+ * give byte-identical reports whatever the number of threads. */
+#include "report.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scn.h"
+#include "stats.h"
+
+#define COLLECT(field, dst, dstci)                                                   \
+  do {                                                                               \
+    for (int i = 0; i < n; i++) x[i] = r->reps[i].field;                             \
+    stats_mean_ci95(x, n, &(dst), &(dstci));                                         \
+  } while (0)
+
+void report_summarize(const sim_result *r, report_summary *s) {
+  memset(s, 0, sizeof *s);
+  int n = r->nreps;
+  double *x = xmalloc((size_t)n * sizeof *x);
+  s->nreps = n;
+  s->ngpus = r->reps[0].ngpus;
+  s->gpu_util = xcalloc((size_t)s->ngpus, sizeof(double));
+  s->gpu_util_ci = xcalloc((size_t)s->ngpus, sizeof(double));
+  for (int g = 0; g < s->ngpus; g++) COLLECT(gpu_util[g], s->gpu_util[g], s->gpu_util_ci[g]);
+  COLLECT(gpu_util_mean, s->gpu_util_mean, s->gpu_util_mean_ci);
+  COLLECT(throughput_pps, s->tput, s->tput_ci);
+  COLLECT(lat_mean, s->lat_mean, s->lat_mean_ci);
+  COLLECT(lat_p50, s->lat_p50, s->lat_p50_ci);
+  COLLECT(lat_p95, s->lat_p95, s->lat_p95_ci);
+  COLLECT(lat_p99, s->lat_p99, s->lat_p99_ci);
+  COLLECT(mutex_wait_mean, s->wait_mean, s->wait_mean_ci);
+  COLLECT(mutex_wait_p99, s->wait_p99, s->wait_p99_ci);
+  COLLECT(call_mean, s->call_mean, s->call_mean_ci);
+  COLLECT(call_p99, s->call_p99, s->call_p99_ci);
+  COLLECT(cpu_util, s->cpu_util, s->cpu_util_ci);
+  COLLECT(idle_mutex_cpu, s->idle_held, s->idle_held_ci);
+  COLLECT(idle_no_holder, s->idle_free, s->idle_free_ci);
+  s->has_proofs = r->reps[0].has_proofs;
+  for (int i = 0; i < n; i++) s->has_proofs &= r->reps[i].has_proofs;
+  if (s->has_proofs) {
+    COLLECT(proof_lat_mean, s->proof_mean, s->proof_mean_ci);
+    COLLECT(proof_lat_p99, s->proof_p99, s->proof_p99_ci);
+  }
+  s->events = r->events;
+  free(x);
+}
+
+void report_summary_free(report_summary *s) {
+  if (!s) return;
+  free(s->gpu_util);
+  free(s->gpu_util_ci);
+  s->gpu_util = s->gpu_util_ci = NULL;
+}
+
+const char *report_bottleneck(const scenario *s, const report_summary *m, char *buf, size_t n) {
+  double u = m->gpu_util_mean, h = m->idle_held, f = m->idle_free;
+  if (u >= 0.95) {
+    snprintf(buf, n, "GPU busy: the GPU%s compute %.1f%% of the window; more throughput needs more GPUs or "
+                     "faster kernels",
+             s->gpus > 1 ? "s" : "", 100 * u);
+  } else if (h >= f) {
+    snprintf(buf, n,
+             "mutex held without kernels: for %.1f%% of the window the GPU idles while a worker holds its "
+             "mutex for CPU work; narrow the mutex scope (e.g. --set system.mutex=kernels)",
+             100 * h);
+  } else if (m->cpu_util >= 0.9) {
+    snprintf(buf, n, "CPU cores: %.1f%% of %d cores are busy; the GPU idles %.1f%% of the window waiting for CPU "
+                     "phases; add cores or lower threads per phase",
+             100 * m->cpu_util, s->cpu_cores, 100 * f);
+  } else if (s->arrivals != ARR_CLOSED) {
+    snprintf(buf, n, "offered load: the GPU idles %.1f%% of the window with the mutex free; work arrives "
+                     "slower than it could be served (or add workers per GPU if a queue builds)",
+             100 * f);
+  } else {
+    snprintf(buf, n, "too few workers: the GPU idles %.1f%% of the window with the mutex free while every "
+                     "worker is busy elsewhere; add workers per GPU (system.workers_per_gpu=%d)",
+             100 * f, s->workers_per_gpu + 1);
+  }
+  return buf;
+}
+
+static void num(cJSON *o, const char *k, double v) {
+  if (isfinite(v))
+    cJSON_AddNumberToObject(o, k, v);
+  else
+    cJSON_AddNullToObject(o, k);
+}
+
+cJSON *report_json(const scenario *s, const report_summary *m) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "schema", "provesim.report/1");
+  cJSON_AddStringToObject(root, "source", "sim");
+  cJSON_AddItemToObject(root, "scenario", scn_to_json(s));
+  cJSON *met = cJSON_AddObjectToObject(root, "metrics");
+  cJSON *gu = cJSON_AddArrayToObject(met, "gpu_util");
+  for (int g = 0; g < m->ngpus; g++) cJSON_AddItemToArray(gu, cJSON_CreateNumber(m->gpu_util[g]));
+  num(met, "gpu_util_mean", m->gpu_util_mean);
+  num(met, "throughput_pps", m->tput);
+  num(met, "proofs_per_hour", m->tput * 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1));
+  cJSON *lat = cJSON_AddObjectToObject(met, "latency_s");
+  num(lat, "mean", m->lat_mean);
+  num(lat, "p50", m->lat_p50);
+  num(lat, "p95", m->lat_p95);
+  num(lat, "p99", m->lat_p99);
+  if (m->has_proofs) {
+    cJSON *pl = cJSON_AddObjectToObject(met, "proof_latency_s");
+    num(pl, "mean", m->proof_mean);
+    num(pl, "p99", m->proof_p99);
+  }
+  cJSON *mw = cJSON_AddObjectToObject(met, "mutex_wait_s");
+  num(mw, "mean", m->wait_mean);
+  num(mw, "p99", m->wait_p99);
+  cJSON *cs = cJSON_AddObjectToObject(met, "call_s");
+  num(cs, "mean", m->call_mean);
+  num(cs, "p99", m->call_p99);
+  num(met, "cpu_util", m->cpu_util);
+  cJSON *idle = cJSON_AddObjectToObject(met, "gpu_idle");
+  num(idle, "mutex_held", m->idle_held);
+  num(idle, "mutex_free", m->idle_free);
+  char buf[512];
+  cJSON_AddStringToObject(met, "bottleneck", report_bottleneck(s, m, buf, sizeof buf));
+  cJSON *ci = cJSON_AddObjectToObject(root, "ci95");
+  cJSON *guc = cJSON_AddArrayToObject(ci, "gpu_util");
+  for (int g = 0; g < m->ngpus; g++)
+    cJSON_AddItemToArray(guc, isfinite(m->gpu_util_ci[g]) ? cJSON_CreateNumber(m->gpu_util_ci[g]) : cJSON_CreateNull());
+  num(ci, "gpu_util_mean", m->gpu_util_mean_ci);
+  num(ci, "throughput_pps", m->tput_ci);
+  num(ci, "latency_mean_s", m->lat_mean_ci);
+  num(ci, "latency_p99_s", m->lat_p99_ci);
+  num(ci, "mutex_wait_mean_s", m->wait_mean_ci);
+  num(ci, "call_mean_s", m->call_mean_ci);
+  num(ci, "cpu_util", m->cpu_util_ci);
+  cJSON_AddNumberToObject(root, "replications", m->nreps);
+  cJSON_AddNumberToObject(root, "events", (double)m->events);
+  return root;
+}
+
+/* "12.3%  ±0.4%" style cells. */
+static void cell(ps_buf *b, const char *label, double v, double ci, double scale, const char *unit, int prec) {
+  char vs[64], cs[64];
+  snprintf(vs, sizeof vs, "%.*f%s", prec, v * scale, unit);
+  if (isfinite(ci))
+    snprintf(cs, sizeof cs, "±%.*f%s", prec, ci * scale, unit);
+  else
+    snprintf(cs, sizeof cs, "(1 rep)");
+  ps_buf_printf(b, "  %-34s %14s  %-14s\n", label, vs, cs);
+}
+
+void report_table(ps_buf *b, const scenario *s, const report_summary *m, double wall_s) {
+  const char *mx = s->mutex_name ? s->mutex_name : "none";
+  ps_buf_printf(b, "scenario  %s (model %s)\n", s->name, s->model->name);
+  ps_buf_printf(b, "system    %d GPU%s x %d worker%s, %d CPU cores, batch %d, mutex %s", s->gpus,
+                s->gpus > 1 ? "s" : "", s->workers_per_gpu, s->workers_per_gpu > 1 ? "s" : "", s->cpu_cores,
+                s->batch, mx);
+  if (s->mutex_from >= 0)
+    ps_buf_printf(b, " [%s..%s]", s->model->phases[s->mutex_from].name, s->model->phases[s->mutex_to].name);
+  ps_buf_printf(b, "\nrun       %d replication%s x %lld partitions (warm-up %lld), %lld events in %.2f s\n\n",
+                m->nreps, m->nreps > 1 ? "s" : "", (long long)s->partitions, (long long)s->warmup,
+                (long long)m->events, wall_s);
+  ps_buf_printf(b, "  %-34s %14s  %-14s\n", "metric", "mean", "95% CI");
+  for (int g = 0; g < m->ngpus && g < 16; g++) {
+    char l[64];
+    snprintf(l, sizeof l, "GPU utilization, GPU %d", g);
+    cell(b, l, m->gpu_util[g], m->gpu_util_ci[g], 100, "%", 1);
+  }
+  if (m->ngpus > 1) cell(b, "GPU utilization, mean of GPUs", m->gpu_util_mean, m->gpu_util_mean_ci, 100, "%", 1);
+  cell(b, "throughput (partitions/s)", m->tput, m->tput_ci, 1, "", 4);
+  cell(b, "throughput (partitions/hour)", m->tput, m->tput_ci, 3600, "", 1);
+  cell(b, "partition latency, mean (s)", m->lat_mean, m->lat_mean_ci, 1, "", 3);
+  cell(b, "partition latency, p50 (s)", m->lat_p50, m->lat_p50_ci, 1, "", 3);
+  cell(b, "partition latency, p95 (s)", m->lat_p95, m->lat_p95_ci, 1, "", 3);
+  cell(b, "partition latency, p99 (s)", m->lat_p99, m->lat_p99_ci, 1, "", 3);
+  if (m->has_proofs) {
+    cell(b, "proof latency, mean (s)", m->proof_mean, m->proof_mean_ci, 1, "", 3);
+    cell(b, "proof latency, p99 (s)", m->proof_p99, m->proof_p99_ci, 1, "", 3);
+  }
+  cell(b, "mutex wait per call, mean (s)", m->wait_mean, m->wait_mean_ci, 1, "", 3);
+  cell(b, "mutex wait per call, p99 (s)", m->wait_p99, m->wait_p99_ci, 1, "", 3);
+  cell(b, "time inside prove call, mean (s)", m->call_mean, m->call_mean_ci, 1, "", 3);
+  cell(b, "time inside prove call, p99 (s)", m->call_p99, m->call_p99_ci, 1, "", 3);
+  cell(b, "CPU utilization", m->cpu_util, m->cpu_util_ci, 100, "%", 1);
+  cell(b, "GPU idle, mutex held by CPU work", m->idle_held, m->idle_held_ci, 100, "%", 1);
+  cell(b, "GPU idle, mutex free", m->idle_free, m->idle_free_ci, 100, "%", 1);
+  char buf[512];
+  ps_buf_printf(b, "\nlimited by: %s\n", report_bottleneck(s, m, buf, sizeof buf));
+  if (m->call_mean > 0 && s->mutex_from >= 0)
+    ps_buf_printf(b,
+                  "note: a log that times the locked prove call would report %.2f s of \"GPU time\" per call; "
+                  "the GPU computed %.2f s of it\n",
+                  m->call_mean, m->tput > 0 ? m->gpu_util_mean * s->gpus * s->batch / m->tput : 0.0);
+}
+
+void report_csv(ps_buf *b, const scenario *s, const report_summary *m) {
+  ps_buf_printf(b, "scenario,gpus,workers_per_gpu,cpu_cores,batch,mutex,gpu_util,gpu_util_ci95,throughput_pps,"
+                   "throughput_pps_ci95,latency_mean_s,latency_p50_s,latency_p95_s,latency_p99_s,"
+                   "mutex_wait_mean_s,call_mean_s,cpu_util,gpu_idle_mutex_held,gpu_idle_mutex_free,replications,"
+                   "events\n");
+  ps_buf_printf(b, "%s,%d,%d,%d,%d,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%lld\n",
+                s->name, s->gpus, s->workers_per_gpu, s->cpu_cores, s->batch, s->mutex_name ? s->mutex_name : "none",
+                m->gpu_util_mean, m->gpu_util_mean_ci, m->tput, m->tput_ci, m->lat_mean, m->lat_p50, m->lat_p95,
+                m->lat_p99, m->wait_mean, m->call_mean, m->cpu_util, m->idle_held, m->idle_free, m->nreps,
+                (long long)m->events);
+}

@@ -1,0 +1,41 @@
+/* The provesim.report/1 document of a simulation (shared/DESIGN.md, "Report"), and its
+ * renderings: the terminal table, JSON and CSV. Also the one-line diagnosis of what limits
+ * throughput. */
+#ifndef PROVESIM_REPORT_H
+#define PROVESIM_REPORT_H
+
+#include <cjson/cJSON.h>
+
+#include "../common/util.h"
+#include "model.h"
+#include "pipe.h"
+
+/* Mean over replications and 95% half-width of every reported metric. */
+typedef struct report_summary {
+  int ngpus, nreps;
+  double *gpu_util, *gpu_util_ci; /* ngpus entries */
+  double gpu_util_mean, gpu_util_mean_ci;
+  double tput, tput_ci;
+  double lat_mean, lat_mean_ci, lat_p50, lat_p50_ci, lat_p95, lat_p95_ci, lat_p99, lat_p99_ci;
+  double wait_mean, wait_mean_ci, wait_p99, wait_p99_ci;
+  double call_mean, call_mean_ci, call_p99, call_p99_ci;
+  double cpu_util, cpu_util_ci;
+  double idle_held, idle_held_ci, idle_free, idle_free_ci;
+  int has_proofs;
+  double proof_mean, proof_mean_ci, proof_p99, proof_p99_ci;
+  int64_t events;
+} report_summary;
+
+void report_summarize(const sim_result *r, report_summary *out);
+void report_summary_free(report_summary *s);
+
+/* The bottleneck line: what limits throughput, in a sentence. Returns a static or
+ * buffer-backed string valid until the next call with the same buf. */
+const char *report_bottleneck(const scenario *s, const report_summary *m, char *buf, size_t n);
+
+/* The provesim.report/1 JSON object (caller frees with cJSON_Delete). */
+cJSON *report_json(const scenario *s, const report_summary *m);
+void report_table(ps_buf *b, const scenario *s, const report_summary *m, double wall_s);
+void report_csv(ps_buf *b, const scenario *s, const report_summary *m);
+
+#endif
