@@ -66,6 +66,9 @@ typedef struct scenario {
 
   /* run */
   int64_t warmup;        /* default 0; < partitions */
+  int64_t cooldown;      /* default 0: the window ends at the completion of partition
+                            number partitions - cooldown (the last, by default); leaving
+                            the drain of a closed backlog out of the statistics */
   int replications;      /* >= 1, default 1 */
   uint64_t seed;         /* default 1 */
 

@@ -141,7 +141,7 @@ typedef struct rep_state {
   int *nsucc;
 
   /* Work queue: partitions [next_part, arrived) are waiting. */
-  int64_t next_part, arrived, total, completed, warmup;
+  int64_t next_part, arrived, total, completed, warmup, end_at;
   int64_t call_seq;
   /* Arrivals. */
   int ppp;
@@ -157,6 +157,9 @@ typedef struct rep_state {
   double *snap_busy, *snap_held, *snap_free; /* per GPU at window start */
   double snap_cpu_used;
   double t_last;
+  int win_closed;
+  double *end_busy, *end_held, *end_free; /* per GPU at window end */
+  double end_cpu_used;
   hist *h_lat, *h_proof, *h_wait, *h_call;
 
   sim_span_fn on_span;
@@ -411,6 +414,21 @@ static void window_open(rep_state *r) {
   }
 }
 
+/* The window ends at the completion of partition end_at: freeze the integrals. */
+static void window_close(rep_state *r) {
+  r->in_window = 0;
+  r->win_closed = 1;
+  r->t_last = r->now;
+  station_advance(&r->cpu, r->now);
+  r->end_cpu_used = r->cpu.used_int;
+  for (int g = 0; g < r->G; g++) {
+    gpu_advance(&r->gpus[g], r->now);
+    r->end_busy[g] = r->gpus[g].busy;
+    r->end_held[g] = r->gpus[g].idle_held;
+    r->end_free[g] = r->gpus[g].idle_free;
+  }
+}
+
 static void proof_partition_done(rep_state *r, int64_t part) {
   int64_t pf = part / r->ppp;
   int64_t i = pf % r->proof_cap;
@@ -426,9 +444,9 @@ static void call_end(rep_state *r, int wi) {
     r->completed++;
     if (r->in_window) hist_add(r->h_lat, r->now - w->parts_arr[i]);
     if (r->s->arrivals != ARR_CLOSED) proof_partition_done(r, w->parts[i]);
-    if (!r->in_window && r->completed == r->warmup) window_open(r);
+    if (!r->in_window && !r->win_closed && r->completed == r->warmup) window_open(r);
+    if (r->in_window && r->completed == r->end_at) window_close(r);
   }
-  r->t_last = r->now;
   w->busy = 0;
   if (r->next_part < r->arrived)
     start_call(r, wi);
@@ -561,6 +579,9 @@ static void rep_free(rep_state *r) {
   free(r->snap_busy);
   free(r->snap_held);
   free(r->snap_free);
+  free(r->end_busy);
+  free(r->end_held);
+  free(r->end_free);
   hist_free(r->h_lat);
   hist_free(r->h_proof);
   hist_free(r->h_wait);
@@ -631,12 +652,16 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->snap_busy = xcalloc((size_t)r->G, sizeof(double));
   r->snap_held = xcalloc((size_t)r->G, sizeof(double));
   r->snap_free = xcalloc((size_t)r->G, sizeof(double));
+  r->end_busy = xcalloc((size_t)r->G, sizeof(double));
+  r->end_held = xcalloc((size_t)r->G, sizeof(double));
+  r->end_free = xcalloc((size_t)r->G, sizeof(double));
   r->h_lat = hist_new();
   r->h_proof = hist_new();
   r->h_wait = hist_new();
   r->h_call = hist_new();
   r->total = s->partitions;
   r->warmup = s->warmup;
+  r->end_at = s->partitions - s->cooldown;
   r->ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1;
   r->proof_cap = 64;
   r->proof_t = xmalloc((size_t)r->proof_cap * sizeof(double));
@@ -669,35 +694,32 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
     r->events++;
     phase_end(r, x.id);
   }
-  PS_ASSERT(r->completed == r->total);
+  PS_ASSERT(r->completed == r->total && r->win_closed);
 
-  /* Close the window at the last completion. */
-  double t1 = r->t_last, win = t1 - r->win_t0;
+  double win = r->t_last - r->win_t0;
   if (!(win > 0)) {
     rep_free(r);
     return ps_fail(e, PS_EINPUT,
-                   "the measurement window (from the %lld-th completion to the last) has zero length: "
-                   "lower run.warmup or raise workload.partitions",
-                   (long long)s->warmup);
+                   "the measurement window (from the %lld-th completion to the %lld-th) has zero length: "
+                   "lower run.warmup or run.cooldown, or raise workload.partitions",
+                   (long long)s->warmup, (long long)r->end_at);
   }
   memset(out, 0, sizeof *out);
   out->ngpus = r->G;
   out->gpu_util = xcalloc((size_t)r->G, sizeof(double));
   double held = 0, fre = 0, um = 0;
   for (int g = 0; g < r->G; g++) {
-    gpu_advance(&r->gpus[g], t1);
-    out->gpu_util[g] = (r->gpus[g].busy - r->snap_busy[g]) / win;
+    out->gpu_util[g] = (r->end_busy[g] - r->snap_busy[g]) / win;
     um += out->gpu_util[g];
-    held += (r->gpus[g].idle_held - r->snap_held[g]) / win;
-    fre += (r->gpus[g].idle_free - r->snap_free[g]) / win;
+    held += (r->end_held[g] - r->snap_held[g]) / win;
+    fre += (r->end_free[g] - r->snap_free[g]) / win;
   }
   out->gpu_util_mean = um / r->G;
   out->idle_mutex_cpu = held / r->G;
   out->idle_no_holder = fre / r->G;
-  station_advance(&r->cpu, t1);
-  out->cpu_util = (r->cpu.used_int - r->snap_cpu_used) / ((double)s->cpu_cores * win);
+  out->cpu_util = (r->end_cpu_used - r->snap_cpu_used) / ((double)s->cpu_cores * win);
   out->window_s = win;
-  out->completed = r->total - r->warmup;
+  out->completed = r->end_at - r->warmup;
   out->throughput_pps = (double)out->completed / win;
   out->lat_mean = hist_mean(r->h_lat);
   out->lat_p50 = hist_quantile(r->h_lat, 0.50);

@@ -1,0 +1,603 @@
+/* Check suite of the simulation engine (sim/pipe.c): closed forms in deterministic cases,
+ * the machine-repairman queue, operational laws on random scenarios, batching, several
+ * GPUs, processor sharing, arrivals, and thread-count independence. Scenarios are built in
+ * memory so this suite tests the engine alone. */
+#include <check.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dist.h"
+#include "model.h"
+#include "pipe.h"
+
+/* ------------------------------------------------------------ scenario builder */
+
+static scenario *mk(int np) {
+  scenario *s = xcalloc(1, sizeof *s);
+  s->name = xstrdup("test");
+  s->model = xcalloc(1, sizeof *s->model);
+  s->model->name = xstrdup("test-model");
+  s->model->nphases = np;
+  s->model->phases = xcalloc((size_t)np, sizeof(phase));
+  s->gpus = 1;
+  s->workers_per_gpu = 1;
+  s->cpu_cores = 64;
+  s->batch = 1;
+  s->mutex_from = s->mutex_to = -1;
+  s->mutex_name = xstrdup("none");
+  s->partitions = 1000;
+  s->replications = 1;
+  s->seed = 1;
+  s->partitions_per_proof = 1;
+  return s;
+}
+
+/* Phase p: name, resource, constant time t, after the previous phase (p-1) or none. */
+static void ph(scenario *s, int p, const char *name, res_kind r, double t) {
+  phase *x = &s->model->phases[p];
+  x->name = xstrdup(name);
+  x->resource = r;
+  x->threads = 1;
+  ck_assert_int_eq(dist_const(&x->time, t, NULL), 0);
+  if (p > 0) {
+    x->after = xmalloc(sizeof(int));
+    x->after[0] = p - 1;
+    x->nafter = 1;
+  }
+}
+
+static void set_after(scenario *s, int p, int n, const int *a) {
+  phase *x = &s->model->phases[p];
+  free(x->after);
+  x->after = n ? xmalloc((size_t)n * sizeof(int)) : NULL;
+  if (n) memcpy(x->after, a, (size_t)n * sizeof(int));
+  x->nafter = n;
+}
+
+static void set_mutex(scenario *s, int from, int to) {
+  s->mutex_from = from;
+  s->mutex_to = to;
+  free(s->mutex_name);
+  s->mutex_name = xstrdup(from < 0 ? "none" : "custom");
+}
+
+static void free_s(scenario *s) {
+  for (int p = 0; p < s->model->nphases; p++) {
+    phase *x = &s->model->phases[p];
+    free(x->name);
+    free(x->after);
+    free(x->scale);
+    dist_free(&x->time);
+    if (x->has_fixed) dist_free(&x->fixed);
+  }
+  free(s->model->phases);
+  free(s->model->name);
+  free(s->model);
+  free(s->mutex_name);
+  free(s->name);
+  free(s);
+}
+
+static sim_result *run(const scenario *s, int threads, sim_span_fn fn, void *ctx) {
+  sim_opts o = {.threads = threads, .on_span = fn, .span_ctx = ctx};
+  sim_result *r = NULL;
+  ps_err e = {{0}};
+  int rc = sim_run(s, &o, &r, &e);
+  ck_assert_msg(rc == PS_OK, "sim_run failed: %s", e.msg);
+  return r;
+}
+
+#define REL_EQ(a, b, tol) ck_assert_msg(fabs((a) - (b)) <= (tol) * fabs(b), "%s = %.12g, expected %.12g", #a, (double)(a), (double)(b))
+
+/* ------------------------------------------------------------ deterministic closed forms */
+
+/* Ts (cpu) -> Tg (gpu, mutex over it only) -> Tc (cpu), N workers, cores >= N:
+ * X = min(N/(Ts+Tg+Tc), 1/Tg), U = X * Tg. */
+START_TEST(det_kernels_lock) {
+  const double Ts = 1.3, Tg = 0.7, Tc = 0.45, T = Ts + Tg + Tc;
+  for (int N = 1; N <= 6; N++) {
+    scenario *s = mk(3);
+    ph(s, 0, "setup", RES_CPU, Ts);
+    ph(s, 1, "gpu", RES_GPU, Tg);
+    ph(s, 2, "cleanup", RES_CPU, Tc);
+    set_mutex(s, 1, 1);
+    s->workers_per_gpu = N;
+    s->cpu_cores = N;
+    s->partitions = 600 * N;
+    s->warmup = 60 * N;
+    s->cooldown = N; /* leave the closed backlog's drain out */
+    sim_result *r = run(s, 1, NULL, NULL);
+    double X = fmin(N / T, 1 / Tg);
+    REL_EQ(r->reps[0].throughput_pps, X, 1e-6);
+    REL_EQ(r->reps[0].gpu_util[0], X * Tg, 1e-6);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* Mutex over the whole call: U = Tg / (Ts+Tg+Tc) for every N. */
+START_TEST(det_call_lock) {
+  const double Ts = 1.3, Tg = 0.7, Tc = 0.45, T = Ts + Tg + Tc;
+  for (int N = 1; N <= 5; N++) {
+    scenario *s = mk(3);
+    ph(s, 0, "setup", RES_CPU, Ts);
+    ph(s, 1, "gpu", RES_GPU, Tg);
+    ph(s, 2, "cleanup", RES_CPU, Tc);
+    set_mutex(s, 0, 2);
+    s->workers_per_gpu = N;
+    s->partitions = 300 * N;
+    s->warmup = 30 * N;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].gpu_util[0], Tg / T, 1e-6);
+    REL_EQ(r->reps[0].throughput_pps, 1 / T, 1e-6);
+    /* The GPU idles with the mutex held for (Ts+Tc)/T of the window. */
+    REL_EQ(r->reps[0].idle_mutex_cpu, (Ts + Tc) / T, 1e-6);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* G GPUs with W workers each, kernels lock: X = G * min(W/T, 1/Tg). */
+START_TEST(det_several_gpus) {
+  const double Ts = 0.9, Tg = 0.5, Tc = 0.2, T = Ts + Tg + Tc;
+  int cases[][2] = {{2, 1}, {3, 2}, {4, 5}};
+  for (size_t c = 0; c < 3; c++) {
+    int G = cases[c][0], W = cases[c][1];
+    scenario *s = mk(3);
+    ph(s, 0, "setup", RES_CPU, Ts);
+    ph(s, 1, "gpu", RES_GPU, Tg);
+    ph(s, 2, "cleanup", RES_CPU, Tc);
+    set_mutex(s, 1, 1);
+    s->gpus = G;
+    s->workers_per_gpu = W;
+    s->partitions = 400 * G * W;
+    s->warmup = 40 * G * W;
+    s->cooldown = G * W;
+    sim_result *r = run(s, 1, NULL, NULL);
+    double X = G * fmin(W / T, 1 / Tg);
+    REL_EQ(r->reps[0].throughput_pps, X, 1e-6);
+    for (int g = 0; g < G; g++) REL_EQ(r->reps[0].gpu_util[g], X / G * Tg, 1e-6);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* Batching, one worker, whole-call lock: a call of k partitions takes
+ * sum_i (F_i + k T_i), so X = k / call and U = (Fg + k Tg) / call. */
+START_TEST(det_batching) {
+  const double Fs = 0.3, Ts = 0.5, Fg = 0.2, Tg = 0.4;
+  for (int k = 1; k <= 4; k++) {
+    scenario *s = mk(2);
+    ph(s, 0, "prep", RES_CPU, Ts);
+    ph(s, 1, "gpu", RES_GPU, Tg);
+    s->model->phases[0].has_fixed = 1;
+    dist_const(&s->model->phases[0].fixed, Fs, NULL);
+    s->model->phases[1].has_fixed = 1;
+    dist_const(&s->model->phases[1].fixed, Fg, NULL);
+    set_mutex(s, 0, 1);
+    s->batch = k;
+    s->partitions = 240;
+    s->warmup = 24;
+    sim_result *r = run(s, 1, NULL, NULL);
+    double call = Fs + k * Ts + Fg + k * Tg;
+    REL_EQ(r->reps[0].throughput_pps, k / call, 1e-6);
+    REL_EQ(r->reps[0].gpu_util[0], (Fg + k * Tg) / call, 1e-6);
+    REL_EQ(r->reps[0].call_mean, call, 1e-3);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* Calibrated batch multipliers: a call of k partitions takes scale[k-1] * one draw. */
+START_TEST(det_batch_scale) {
+  const double Tg = 0.4, sc[] = {1.0, 1.6, 2.1};
+  for (int k = 1; k <= 3; k++) {
+    scenario *s = mk(1);
+    ph(s, 0, "gpu", RES_GPU, Tg);
+    s->model->phases[0].scale = xmalloc(sizeof sc);
+    memcpy(s->model->phases[0].scale, sc, sizeof sc);
+    s->model->phases[0].nscale = 3;
+    s->batch = k;
+    s->partitions = 60;
+    s->warmup = 6;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].throughput_pps, k / (sc[k - 1] * Tg), 1e-6);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* Concurrent phases and a barrier: prep (cpu) beside ntt (gpu), msm after both. With one
+ * worker the call takes max(prep, ntt) + msm. */
+START_TEST(det_barrier) {
+  scenario *s = mk(3);
+  ph(s, 0, "prep", RES_CPU, 1.9);
+  ph(s, 1, "ntt", RES_GPU, 0.7);
+  ph(s, 2, "msm", RES_GPU, 1.1);
+  set_after(s, 1, 0, NULL);
+  int both[] = {0, 1};
+  set_after(s, 2, 2, both);
+  s->partitions = 100;
+  s->warmup = 10;
+  sim_result *r = run(s, 1, NULL, NULL);
+  REL_EQ(r->reps[0].throughput_pps, 1 / 3.0, 1e-6);
+  REL_EQ(r->reps[0].gpu_util[0], 1.8 / 3.0, 1e-6);
+  sim_result_free(r);
+  free_s(s);
+}
+END_TEST
+
+/* Processor sharing: N workers with a cpu phase of T on C < N cores share them, so each
+ * call stretches to N T / C and the cores are fully used; with cpu_sharing: fifo the
+ * throughput is the same (C/T) but calls do not stretch. */
+START_TEST(det_cpu_sharing) {
+  const double T = 2.0;
+  for (int fifo = 0; fifo <= 1; fifo++) {
+    scenario *s = mk(1);
+    ph(s, 0, "work", RES_CPU, T);
+    s->workers_per_gpu = 4;
+    s->cpu_cores = 2;
+    s->cpu_fifo = fifo;
+    s->partitions = 400;
+    s->warmup = 40;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].throughput_pps, 2 / T, 1e-6);
+    REL_EQ(r->reps[0].cpu_util, 1.0, 1e-6);
+    if (!fifo) REL_EQ(r->reps[0].call_mean, 4 * T / 2, 1e-3);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------ machine repairman */
+
+/* Exponential GPU hold time S inside the lock, any think time outside it (lognormal
+ * cpu phase, uniform none phase): M/M/1//N. U = 1 - p0 with
+ * p0 = [sum_{n=0..N} N!/(N-n)! (S/Z)^n]^-1. */
+START_TEST(machine_repairman) {
+  const double S = 0.5, Z = 1.5;
+  for (int N = 1; N <= 5; N += 2) {
+    scenario *s = mk(3);
+    s->model->phases[0] = (phase){.name = xstrdup("think1"), .resource = RES_CPU, .threads = 1};
+    dist_lognormal_mean_cv(&s->model->phases[0].time, 1.0, 0.8, NULL);
+    ph(s, 1, "gpu", RES_GPU, 0);
+    dist_exponential(&s->model->phases[1].time, S, NULL);
+    ph(s, 2, "think2", RES_NONE, 0);
+    dist_uniform(&s->model->phases[2].time, 0.0, 1.0, NULL);
+    set_mutex(s, 1, 1);
+    s->workers_per_gpu = N;
+    s->partitions = 40000;
+    s->warmup = 500;
+    s->replications = 10;
+    sim_result *r = run(s, 2, NULL, NULL);
+    double sum = 0, term = 1;
+    for (int n = 0; n <= N; n++) {
+      sum += term;
+      term *= (N - n) * (S / Z);
+    }
+    double U = 1 - 1 / sum;
+    double x[10], m = 0, ss = 0;
+    for (int i = 0; i < 10; i++) m += (x[i] = r->reps[i].gpu_util[0]) / 10;
+    for (int i = 0; i < 10; i++) ss += (x[i] - m) * (x[i] - m);
+    double half = 2.262 * sqrt(ss / 9) / sqrt(10.0); /* t(0.975, 9) */
+    ck_assert_msg(fabs(m - U) <= half, "N=%d: simulated U = %.5f ± %.5f, machine repairman U = %.5f", N, m, half, U);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------ operational laws */
+
+typedef struct col {
+  sim_span *sp;
+  size_t n, cap;
+} col;
+
+static void collect(void *ctx, const sim_span *sp) {
+  col *c = ctx;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 4096;
+    c->sp = xrealloc(c->sp, c->cap * sizeof *c->sp);
+  }
+  c->sp[c->n] = *sp;
+  c->sp[c->n].partitions = NULL;
+  c->n++;
+}
+
+typedef struct iv {
+  double t0, t1;
+} iv;
+
+static int iv_cmp(const void *a, const void *b) {
+  const iv *x = a, *y = b;
+  return x->t0 < y->t0 ? -1 : x->t0 > y->t0 ? 1 : 0;
+}
+
+/* Union length of intervals clipped to [lo, hi]. */
+static double union_len(iv *v, size_t n, double lo, double hi) {
+  qsort(v, n, sizeof *v, iv_cmp);
+  double tot = 0, cs = -1, ce = -1;
+  for (size_t i = 0; i < n; i++) {
+    double a = fmax(v[i].t0, lo), b = fmin(v[i].t1, hi);
+    if (b <= a) continue;
+    if (a > ce) {
+      if (ce > cs) tot += ce - cs;
+      cs = a;
+      ce = b;
+    } else if (b > ce) {
+      ce = b;
+    }
+  }
+  if (ce > cs) tot += ce - cs;
+  return tot;
+}
+
+static scenario *random_scenario(gsl_rng *g) {
+  int np = 2 + (int)gsl_rng_uniform_int(g, 5);
+  scenario *s = mk(np);
+  for (int p = 0; p < np; p++) {
+    phase *x = &s->model->phases[p];
+    char nm[16];
+    snprintf(nm, sizeof nm, "p%d", p);
+    x->name = xstrdup(nm);
+    x->resource = (res_kind)gsl_rng_uniform_int(g, 4);
+    x->threads = 1 + (int)gsl_rng_uniform_int(g, 2);
+    double mean = 0.1 + gsl_rng_uniform(g);
+    switch (gsl_rng_uniform_int(g, 4)) {
+    case 0: dist_const(&x->time, mean, NULL); break;
+    case 1: dist_exponential(&x->time, mean, NULL); break;
+    case 2: dist_lognormal_mean_cv(&x->time, mean, 0.5, NULL); break;
+    default: dist_uniform(&x->time, 0.5 * mean, 1.5 * mean, NULL); break;
+    }
+    /* after: a random subset of earlier phases (a DAG in list order). */
+    int na = 0;
+    x->after = xmalloc((size_t)(p + 1) * sizeof(int));
+    for (int q = 0; q < p; q++)
+      if (gsl_rng_uniform(g) < 0.5) x->after[na++] = q;
+    x->nafter = na;
+  }
+  s->model->phases[0].resource = RES_GPU; /* at least one GPU phase */
+  int a = (int)gsl_rng_uniform_int(g, (unsigned long)np), b = (int)gsl_rng_uniform_int(g, (unsigned long)np);
+  if (gsl_rng_uniform(g) < 0.8) set_mutex(s, a < b ? a : b, a < b ? b : a);
+  s->gpus = 1 + (int)gsl_rng_uniform_int(g, 2);
+  s->workers_per_gpu = 1 + (int)gsl_rng_uniform_int(g, 4);
+  s->cpu_cores = 1 + (int)gsl_rng_uniform_int(g, 4);
+  s->batch = 1 + (int)gsl_rng_uniform_int(g, 2);
+  s->gpu_shared = gsl_rng_uniform(g) < 0.3;
+  s->cpu_fifo = gsl_rng_uniform(g) < 0.3;
+  s->partitions = 150;
+  s->warmup = 15;
+  s->seed = gsl_rng_get(g);
+  return s;
+}
+
+START_TEST(operational_laws) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(g, 12345);
+  for (int it = 0; it < 40; it++) {
+    scenario *s = random_scenario(g);
+    col c = {0};
+    sim_result *r = run(s, 1, collect, &c);
+    sim_metrics *m = &r->reps[0];
+    /* Window: the warmup-th completion to the last, recomputed from call ends. */
+    double tend = 0;
+    for (size_t i = 0; i < c.n; i++) tend = fmax(tend, c.sp[i].t1);
+    double tstart = tend - m->window_s;
+    for (int gi = 0; gi < s->gpus; gi++) {
+      iv *gv = xmalloc((c.n + 1) * sizeof *gv), *mv = xmalloc((c.n + 1) * sizeof *mv);
+      size_t ng = 0, nm = 0;
+      double sum_gpu = 0;
+      for (size_t i = 0; i < c.n; i++) {
+        if (c.sp[i].gpu != gi) continue;
+        if (!strcmp(c.sp[i].resource, "gpu") && strncmp(c.sp[i].phase, "mutex_", 6)) {
+          gv[ng++] = (iv){c.sp[i].t0, c.sp[i].t1};
+          sum_gpu += c.sp[i].t1 - c.sp[i].t0;
+        }
+        if (!strcmp(c.sp[i].phase, "mutex_held")) mv[nm++] = (iv){c.sp[i].t0, c.sp[i].t1};
+      }
+      /* Utilization equals the union of GPU-phase spans over the window. */
+      double u = union_len(gv, ng, tstart, tend) / m->window_s;
+      ck_assert_msg(fabs(u - m->gpu_util[gi]) < 1e-9, "it %d gpu %d: util %.12f from spans, %.12f reported", it, gi,
+                    u, m->gpu_util[gi]);
+      /* Busy time = sum of hold times on an exclusive GPU (no overlap). */
+      if (!s->gpu_shared) {
+        double un = union_len(gv, ng, -1, 1e300);
+        ck_assert_msg(fabs(un - sum_gpu) < 1e-9 * fmax(1, sum_gpu), "it %d: exclusive GPU spans overlap", it);
+      }
+      /* No two mutex-held spans overlap on one GPU. */
+      qsort(mv, nm, sizeof *mv, iv_cmp);
+      for (size_t i = 1; i < nm; i++)
+        ck_assert_msg(mv[i].t0 >= mv[i - 1].t1 - 1e-12, "it %d: mutex held twice at %.9f", it, mv[i].t0);
+      free(gv);
+      free(mv);
+    }
+    /* Every phase of the mutex region runs inside its call's mutex_held span. */
+    if (s->mutex_from >= 0)
+      for (size_t i = 0; i < c.n; i++) {
+        int p = -1;
+        for (int q = 0; q < s->model->nphases; q++)
+          if (!strcmp(c.sp[i].phase, s->model->phases[q].name)) p = q;
+        if (p < s->mutex_from || p > s->mutex_to) continue;
+        int inside = 0;
+        for (size_t j = 0; j < c.n && !inside; j++)
+          inside = !strcmp(c.sp[j].phase, "mutex_held") && c.sp[j].gpu == c.sp[i].gpu &&
+                   c.sp[j].worker == c.sp[i].worker && c.sp[j].call == c.sp[i].call && c.sp[j].t0 <= c.sp[i].t0 &&
+                   c.sp[i].t1 <= c.sp[j].t1;
+        ck_assert_msg(inside, "it %d: phase %s of call %lld runs outside the mutex", it, c.sp[i].phase,
+                      (long long)c.sp[i].call);
+      }
+    /* Little's law at the CPU: the time-average number of cpu jobs (a sweep over span
+     * edges) equals the arrival rate times the mean residence. */
+    {
+      size_t n = 0;
+      double sumd = 0, first = 1e300, last = 0;
+      iv *cv = xmalloc((c.n + 1) * sizeof *cv);
+      for (size_t i = 0; i < c.n; i++)
+        if (!strcmp(c.sp[i].resource, "cpu") && strncmp(c.sp[i].phase, "mutex_", 6)) {
+          cv[n++] = (iv){c.sp[i].t0, c.sp[i].t1};
+          sumd += c.sp[i].t1 - c.sp[i].t0;
+          first = fmin(first, c.sp[i].t0);
+          last = fmax(last, c.sp[i].t1);
+        }
+      if (n > 0) {
+        /* Sweep: integrate N(t) over [first, last]. */
+        double *e0 = xmalloc(n * sizeof *e0), *e1 = xmalloc(n * sizeof *e1);
+        for (size_t i = 0; i < n; i++) e0[i] = cv[i].t0, e1[i] = cv[i].t1;
+        int dcmp(const void *x, const void *y) {
+          double a1 = *(const double *)x, b1 = *(const double *)y;
+          return a1 < b1 ? -1 : a1 > b1;
+        }
+        qsort(e0, n, sizeof *e0, dcmp);
+        qsort(e1, n, sizeof *e1, dcmp);
+        double area = 0, t = first;
+        size_t i0 = 0, i1 = 0;
+        long cnt = 0;
+        while (i1 < n) {
+          double nt = (i0 < n && e0[i0] <= e1[i1]) ? e0[i0] : e1[i1];
+          area += cnt * (nt - t);
+          t = nt;
+          if (i0 < n && e0[i0] <= e1[i1])
+            cnt++, i0++;
+          else
+            cnt--, i1++;
+        }
+        double T = last - first, L = area / T, lambda = n / T, W = sumd / n;
+        ck_assert_msg(fabs(L - lambda * W) < 1e-6 * fmax(1, L), "it %d: Little's law L=%.9f, lambda W=%.9f", it, L,
+                      lambda * W);
+        free(e0);
+        free(e1);
+      }
+      free(cv);
+    }
+    /* Utilization law at the GPU: U = X * D, with D the GPU demand per partition. Over a
+     * long window this holds to sampling noise; here check it against the spans of calls
+     * that ended inside the window, to 5%. */
+    ck_assert(m->gpu_util_mean >= 0 && m->gpu_util_mean <= 1 + 1e-12);
+    ck_assert(m->cpu_util >= 0 && m->cpu_util <= 1 + 1e-12);
+    ck_assert(m->idle_mutex_cpu + m->idle_no_holder + m->gpu_util_mean <= 1 + 1e-9);
+    free(c.sp);
+    sim_result_free(r);
+    free_s(s);
+  }
+  gsl_rng_free(g);
+}
+END_TEST
+
+/* Utilization law: U = X * D on a stochastic scenario with a long window. */
+START_TEST(utilization_law) {
+  scenario *s = mk(3);
+  s->model->phases[0] = (phase){.name = xstrdup("prep"), .resource = RES_CPU, .threads = 1};
+  dist_lognormal_mean_cv(&s->model->phases[0].time, 1.2, 0.3, NULL);
+  ph(s, 1, "gpu", RES_GPU, 0);
+  dist_gamma_mean_cv(&s->model->phases[1].time, 0.6, 0.5, NULL);
+  ph(s, 2, "post", RES_CPU, 0);
+  dist_uniform(&s->model->phases[2].time, 0.1, 0.5, NULL);
+  set_mutex(s, 1, 1);
+  s->workers_per_gpu = 3;
+  s->partitions = 50000;
+  s->warmup = 1000;
+  sim_result *r = run(s, 1, NULL, NULL);
+  double D = dist_mean(&s->model->phases[1].time);
+  REL_EQ(r->reps[0].gpu_util[0], r->reps[0].throughput_pps * D, 0.01);
+  sim_result_free(r);
+  free_s(s);
+}
+END_TEST
+
+/* ------------------------------------------------------------ arrivals, determinism */
+
+START_TEST(poisson_arrivals_light_load) {
+  scenario *s = mk(2);
+  ph(s, 0, "prep", RES_CPU, 1.0);
+  ph(s, 1, "gpu", RES_GPU, 0.5);
+  s->arrivals = ARR_POISSON;
+  s->proofs_per_hour = 360; /* 0.1 proofs/s x 2 partitions: U = 0.2 * 0.5 = 0.1 */
+  s->partitions_per_proof = 2;
+  s->workers_per_gpu = 2;
+  s->partitions = 20000;
+  s->warmup = 200;
+  s->replications = 4;
+  sim_result *r = run(s, 2, NULL, NULL);
+  for (int i = 0; i < 4; i++) {
+    REL_EQ(r->reps[i].throughput_pps, 0.2, 0.05);
+    REL_EQ(r->reps[i].gpu_util[0], 0.1, 0.05);
+    ck_assert(r->reps[i].has_proofs);
+    ck_assert(r->reps[i].proof_lat_mean >= 1.5);
+  }
+  sim_result_free(r);
+  free_s(s);
+}
+END_TEST
+
+START_TEST(threads_do_not_change_results) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(g, 99);
+  for (int it = 0; it < 5; it++) {
+    scenario *s = random_scenario(g);
+    s->replications = 5;
+    sim_result *a = run(s, 1, NULL, NULL), *b = run(s, 3, NULL, NULL);
+    for (int i = 0; i < 5; i++) {
+      ck_assert(a->reps[i].throughput_pps == b->reps[i].throughput_pps);
+      ck_assert(a->reps[i].lat_p99 == b->reps[i].lat_p99);
+      ck_assert(a->reps[i].gpu_util_mean == b->reps[i].gpu_util_mean);
+      ck_assert_int_eq(a->reps[i].events, b->reps[i].events);
+    }
+    /* Different replications draw from different streams. */
+    ck_assert(a->reps[0].lat_mean != a->reps[1].lat_mean || s->model->phases[0].time.kind == DIST_CONST);
+    sim_result_free(a);
+    sim_result_free(b);
+    free_s(s);
+  }
+  gsl_rng_free(g);
+}
+END_TEST
+
+START_TEST(fifo_thread_overflow_is_an_error) {
+  scenario *s = mk(1);
+  ph(s, 0, "work", RES_CPU, 1.0);
+  s->model->phases[0].threads = 8;
+  s->cpu_cores = 4;
+  s->cpu_fifo = 1;
+  sim_opts o = {.threads = 1};
+  sim_result *r = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(sim_run(s, &o, &r, &e), PS_EINPUT);
+  ck_assert_ptr_null(r);
+  ck_assert_msg(strstr(e.msg, "work wants 8 threads") != NULL, "%s", e.msg);
+  free_s(s);
+}
+END_TEST
+
+int main(void) {
+  Suite *su = suite_create("pipe");
+  TCase *tc = tcase_create("engine");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, det_kernels_lock);
+  tcase_add_test(tc, det_call_lock);
+  tcase_add_test(tc, det_several_gpus);
+  tcase_add_test(tc, det_batching);
+  tcase_add_test(tc, det_batch_scale);
+  tcase_add_test(tc, det_barrier);
+  tcase_add_test(tc, det_cpu_sharing);
+  tcase_add_test(tc, machine_repairman);
+  tcase_add_test(tc, operational_laws);
+  tcase_add_test(tc, utilization_law);
+  tcase_add_test(tc, poisson_arrivals_light_load);
+  tcase_add_test(tc, threads_do_not_change_results);
+  tcase_add_test(tc, fifo_thread_overflow_is_an_error);
+  suite_add_tcase(su, tc);
+  SRunner *sr = srunner_create(su);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? 1 : 0;
+}
