@@ -1,0 +1,486 @@
+/* Check suite of the scenario/model loader (sim/scn.c): the happy paths (defaults,
+ * `after` chaining, inline models, overrides, mutex regions, empirical distributions,
+ * the resolved JSON) and one test per kind of input error, each asserting the exact
+ * `file:line:col: key.path:` prefix and the expectation. Fixtures live in
+ * tests/data/scn/; the suite runs from that folder so messages carry short names. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "scn.h"
+
+/* Load name with overrides and return the resulting error message (static storage per
+ * call site is not needed: the test copies what it checks). Fails the test when the
+ * load succeeds. */
+static ps_err load_fail(const char *name, const char *const *ov, int nov) {
+  ps_err e = {{0}};
+  scenario *s = NULL;
+  int rc = scn_load(name, ov, nov, &s, &e);
+  ck_assert_msg(rc == PS_EINPUT, "%s: expected PS_EINPUT, got %d", name, rc);
+  ck_assert_ptr_null(s);
+  return e;
+}
+
+static scenario *load_ok(const char *name, const char *const *ov, int nov) {
+  ps_err e = {{0}};
+  scenario *s = NULL;
+  int rc = scn_load(name, ov, nov, &s, &e);
+  ck_assert_msg(rc == PS_OK, "%s: %s", name, e.msg);
+  ck_assert_ptr_nonnull(s);
+  return s;
+}
+
+/* The message starts with prefix and contains expect. */
+#define ASSERT_ERR(msg, prefix, expect)                                                    \
+  do {                                                                                     \
+    ck_assert_msg(strncmp((msg), (prefix), strlen(prefix)) == 0, "message \"%s\" does not start with \"%s\"", \
+                  (msg), (prefix));                                                        \
+    ck_assert_msg(strstr((msg), (expect)) != NULL, "message \"%s\" lacks \"%s\"", (msg), (expect)); \
+  } while (0)
+
+/* ---- happy paths ---------------------------------------------------------------- */
+
+START_TEST(test_defaults) {
+  scenario *s = load_ok("good-defaults.yaml", NULL, 0);
+  ck_assert_str_eq(s->name, "defaults");
+  ck_assert_ptr_null(s->description);
+  ck_assert_str_eq(s->path, "good-defaults.yaml");
+  ck_assert_int_eq(s->gpus, 1);
+  ck_assert_int_eq(s->workers_per_gpu, 1);
+  ck_assert_int_eq(s->cpu_cores, 32);
+  ck_assert_int_eq(s->batch, 1);
+  ck_assert_str_eq(s->mutex_name, "call"); /* the model offers `call` */
+  ck_assert_int_eq(s->mutex_from, 0);
+  ck_assert_int_eq(s->mutex_to, 4);
+  ck_assert_int_eq(s->gpu_shared, 0);
+  ck_assert_int_eq(s->cpu_fifo, 0);
+  ck_assert_int_eq(s->partitions, 10);
+  ck_assert_int_eq(s->arrivals, ARR_CLOSED);
+  ck_assert_int_eq(s->partitions_per_proof, 1);
+  ck_assert_int_eq(s->warmup, 0);
+  ck_assert_int_eq(s->replications, 1);
+  ck_assert_uint_eq(s->seed, 1);
+  ck_assert_ptr_null(s->prover_circuit);
+  ck_assert_int_eq(s->prover_constraints, 0);
+
+  const model *m = s->model;
+  ck_assert_str_eq(m->name, "basic");
+  ck_assert_str_eq(m->source, "test fixture");
+  ck_assert_str_eq(m->path, "model-basic.yaml");
+  ck_assert_int_eq(m->nphases, 5);
+  ck_assert_int_eq(scn_phase_index(m, "msm"), 2);
+  ck_assert_int_eq(scn_phase_index(m, "nope"), -1);
+  const phase *prep = &m->phases[0], *ntt = &m->phases[1], *msm = &m->phases[2], *b_g2 = &m->phases[3];
+  ck_assert_int_eq(prep->resource, RES_CPU);
+  ck_assert_int_eq(prep->threads, 2);
+  ck_assert_int_eq(prep->time.kind, DIST_LOGNORMAL);
+  ck_assert_double_eq_tol(dist_mean(&prep->time), 1.91, 1e-12);
+  ck_assert_int_eq(prep->has_fixed, 1);
+  ck_assert_int_eq(prep->fixed.kind, DIST_CONST);
+  ck_assert_int_eq(prep->nafter, 0);
+  ck_assert_int_eq(ntt->resource, RES_GPU);
+  ck_assert_int_eq(ntt->threads, 1);
+  ck_assert_int_eq(ntt->nafter, 0);
+  ck_assert_int_eq(ntt->has_fixed, 0);
+  ck_assert_int_eq(msm->time.kind, DIST_CONST); /* a bare number */
+  ck_assert_double_eq(msm->time.a, 1.13);
+  ck_assert_int_eq(msm->nafter, 2);
+  ck_assert_int_eq(msm->after[0], 0);
+  ck_assert_int_eq(msm->after[1], 1);
+  ck_assert_int_eq(msm->nscale, 3);
+  ck_assert_double_eq(msm->scale[2], 2.7);
+  ck_assert_double_eq(b_g2->host_mem_gib, 2.5);
+  ck_assert_int_eq(m->phases[4].time.kind, DIST_EXPONENTIAL);
+  ck_assert_int_eq(m->nscopes, 2);
+  ck_assert_str_eq(m->scopes[1].name, "kernels");
+  ck_assert_int_eq(m->scopes[1].from, 1);
+  ck_assert_int_eq(m->scopes[1].to, 2);
+  scn_free(s);
+}
+END_TEST
+
+START_TEST(test_full) {
+  scenario *s = load_ok("good-full.yaml", NULL, 0);
+  ck_assert_str_eq(s->description, "every key given");
+  ck_assert_int_eq(s->gpus, 2);
+  ck_assert_int_eq(s->workers_per_gpu, 3);
+  ck_assert_int_eq(s->cpu_cores, 16);
+  ck_assert_int_eq(s->batch, 3);
+  ck_assert_str_eq(s->mutex_name, "kernels");
+  ck_assert_int_eq(s->mutex_from, 1);
+  ck_assert_int_eq(s->mutex_to, 2);
+  ck_assert_int_eq(s->gpu_shared, 1);
+  ck_assert_int_eq(s->cpu_fifo, 1);
+  ck_assert_int_eq(s->partitions, 1000); /* written 1e3 */
+  ck_assert_int_eq(s->arrivals, ARR_POISSON);
+  ck_assert_double_eq(s->proofs_per_hour, 90);
+  ck_assert_int_eq(s->partitions_per_proof, 10);
+  ck_assert_int_eq(s->warmup, 100);
+  ck_assert_int_eq(s->replications, 5);
+  ck_assert_uint_eq(s->seed, UINT64_MAX);
+  ck_assert_str_eq(s->prover_circuit, "synthetic");
+  ck_assert_int_eq(s->prover_constraints, 1024);
+  scn_free(s);
+}
+END_TEST
+
+START_TEST(test_after_chaining_and_inline) {
+  scenario *s = load_ok("good-inline.yaml", NULL, 0);
+  const model *m = s->model;
+  ck_assert_str_eq(m->name, "chain");
+  ck_assert_ptr_null(m->path);
+  ck_assert_ptr_null(m->source);
+  ck_assert_int_eq(m->nphases, 4);
+  ck_assert_int_eq(m->phases[0].nafter, 0);   /* first phase: call start */
+  ck_assert_int_eq(m->phases[1].nafter, 1);   /* b after a (previous) */
+  ck_assert_int_eq(m->phases[1].after[0], 0);
+  ck_assert_int_eq(m->phases[2].nafter, 1);   /* c after b (previous) */
+  ck_assert_int_eq(m->phases[2].after[0], 1);
+  ck_assert_int_eq(m->phases[3].nafter, 1);   /* d after a (explicit) */
+  ck_assert_int_eq(m->phases[3].after[0], 0);
+  ck_assert_int_eq(m->phases[2].resource, RES_PCIE);
+  ck_assert_int_eq(m->phases[3].resource, RES_NONE);
+  ck_assert_int_eq(m->phases[1].time.kind, DIST_GAMMA);
+  ck_assert_double_eq_tol(dist_mean(&m->phases[1].time), 2.0, 1e-12);
+  ck_assert_double_eq_tol(m->phases[2].time.b, 0.25, 1e-15);
+  /* No `call` scope in this model: the mutex here is an explicit region. */
+  ck_assert_str_eq(s->mutex_name, "custom");
+  ck_assert_int_eq(s->mutex_from, 1);
+  ck_assert_int_eq(s->mutex_to, 2);
+  scn_free(s);
+}
+END_TEST
+
+START_TEST(test_mutex_default_none_and_region_override) {
+  const char *ov1[] = {"system.mutex=none"};
+  scenario *s = load_ok("good-inline.yaml", ov1, 1);
+  ck_assert_str_eq(s->mutex_name, "none");
+  ck_assert_int_eq(s->mutex_from, -1);
+  ck_assert_int_eq(s->mutex_to, -1);
+  scn_free(s);
+  /* Null counts as absent: the inline model has no `call` scope, so the default is none. */
+  const char *ov2[] = {"system.mutex=null"};
+  s = load_ok("good-inline.yaml", ov2, 1);
+  ck_assert_str_eq(s->mutex_name, "none");
+  scn_free(s);
+  const char *ov3[] = {"system.mutex={from: ntt_h, to: msm}"};
+  s = load_ok("good-defaults.yaml", ov3, 1);
+  ck_assert_str_eq(s->mutex_name, "custom");
+  ck_assert_int_eq(s->mutex_from, 1);
+  ck_assert_int_eq(s->mutex_to, 2);
+  scn_free(s);
+}
+END_TEST
+
+START_TEST(test_overrides) {
+  const char *ov[] = {"system.workers_per_gpu=4",
+                      "run.seed=7",
+                      "phases.prep.time.mean=1.5",
+                      "phases.b_g2.resource=gpu",
+                      "phases.b_g2.threads=1",
+                      "model.name=renamed",
+                      "model.source=an override",
+                      "scopes.tail={from: msm, to: epilogue}",
+                      "system.mutex=tail",
+                      "workload.arrivals={process: fixed, proofs_per_hour: 60}",
+                      "workload.arrivals.proofs_per_hour=90",
+                      "system.workers_per_gpu=5"};
+  scenario *s = load_ok("good-defaults.yaml", ov, (int)(sizeof ov / sizeof ov[0]));
+  ck_assert_int_eq(s->workers_per_gpu, 5); /* in order: the last one wins */
+  ck_assert_uint_eq(s->seed, 7);
+  ck_assert_double_eq_tol(dist_mean(&s->model->phases[0].time), 1.5, 1e-12);
+  ck_assert_int_eq(s->model->phases[3].resource, RES_GPU);
+  ck_assert_str_eq(s->model->name, "renamed");
+  ck_assert_str_eq(s->model->source, "an override");
+  ck_assert_int_eq(s->model->nscopes, 3);
+  ck_assert_str_eq(s->mutex_name, "tail");
+  ck_assert_int_eq(s->mutex_from, 2);
+  ck_assert_int_eq(s->mutex_to, 4);
+  ck_assert_int_eq(s->arrivals, ARR_FIXED);
+  ck_assert_double_eq(s->proofs_per_hour, 90);
+  scn_free(s);
+
+  /* Model keys of an inline model are addressed the same way. */
+  const char *ov2[] = {"phases.d.time={dist: uniform, min: 1, max: 3}", "phases.b.after=[]"};
+  s = load_ok("good-inline.yaml", ov2, 2);
+  ck_assert_double_eq(dist_mean(&s->model->phases[3].time), 2.0);
+  ck_assert_int_eq(s->model->phases[1].nafter, 0);
+  scn_free(s);
+}
+END_TEST
+
+START_TEST(test_empirical) {
+  model *m = NULL;
+  ps_err e = {{0}};
+  int rc = scn_load_model("model-empirical.yaml", &m, &e);
+  ck_assert_msg(rc == PS_OK, "%s", e.msg);
+  /* From spans.jsonl: prep spans last 2 s and 4 s over 2 partitions; the kernel span
+   * named prep and the mutex_wait span are not phase spans of prep. */
+  const dist *d = &m->phases[0].time;
+  ck_assert_int_eq(d->kind, DIST_EMPIRICAL);
+  ck_assert_uint_eq(d->n, 2);
+  ck_assert_double_eq_tol(d->samples[0], 2.0, 1e-12);
+  ck_assert_double_eq_tol(d->samples[1], 2.0, 1e-12);
+  const dist *d2 = &m->phases[1].time;
+  ck_assert_int_eq(d2->kind, DIST_EMPIRICAL);
+  ck_assert_uint_eq(d2->n, 3);
+  ck_assert_double_eq_tol(dist_mean(d2), 2.5, 1e-12);
+  scn_model_free(m);
+}
+END_TEST
+
+static char *json_of(const char *name, const char *const *ov, int nov) {
+  scenario *s = load_ok(name, ov, nov);
+  cJSON *j = scn_to_json(s);
+  char *txt = cJSON_PrintUnformatted(j);
+  cJSON_Delete(j);
+  scn_free(s);
+  return txt;
+}
+
+START_TEST(test_json_stable) {
+  char *a = json_of("good-inline.yaml", NULL, 0);
+  char *b = json_of("good-inline.yaml", NULL, 0);
+  ck_assert_str_eq(a, b);
+  const char *want =
+      "{\"scenario\":\"inline\",\"description\":null,"
+      "\"model\":{\"model\":\"chain\",\"source\":null,\"phases\":["
+      "{\"name\":\"a\",\"resource\":\"cpu\",\"threads\":1,\"time\":{\"dist\":\"const\",\"value\":1,\"mean\":1},"
+      "\"fixed\":null,\"batch\":null,\"after\":[],\"host_mem_gib\":0},"
+      "{\"name\":\"b\",\"resource\":\"gpu\",\"threads\":1,\"time\":{\"dist\":\"gamma\",\"shape\":4,\"scale\":0.5,\"mean\":2},"
+      "\"fixed\":null,\"batch\":null,\"after\":[\"a\"],\"host_mem_gib\":0},"
+      "{\"name\":\"c\",\"resource\":\"pcie\",\"threads\":1,\"time\":{\"dist\":\"lognormal\",\"mu\":0,\"sigma\":0.25,"
+      "\"mean\":1.0317434074991028},\"fixed\":null,\"batch\":null,\"after\":[\"b\"],\"host_mem_gib\":0},"
+      "{\"name\":\"d\",\"resource\":\"none\",\"threads\":1,\"time\":{\"dist\":\"const\",\"value\":0.5,\"mean\":0.5},"
+      "\"fixed\":null,\"batch\":null,\"after\":[\"a\"],\"host_mem_gib\":0}],\"scopes\":{}},"
+      "\"system\":{\"gpus\":1,\"workers_per_gpu\":1,\"cpu_cores\":32,\"batch\":1,"
+      "\"mutex\":{\"scope\":\"custom\",\"from\":\"b\",\"to\":\"c\"},\"gpu_sharing\":\"exclusive\",\"cpu_sharing\":\"ps\"},"
+      "\"workload\":{\"partitions\":4,\"arrivals\":null},"
+      "\"run\":{\"warmup\":0,\"replications\":1,\"seed\":1},"
+      "\"prover\":{\"circuit\":null,\"constraints\":0}}";
+  ck_assert_str_eq(a, want);
+  free(a);
+  free(b);
+
+  /* Big integers stay exact; every member is there in a fixed order. */
+  char *f = json_of("good-full.yaml", NULL, 0);
+  ck_assert_ptr_nonnull(strstr(f, "\"seed\":18446744073709551615"));
+  ck_assert_ptr_nonnull(strstr(f, "\"arrivals\":{\"process\":\"poisson\",\"proofs_per_hour\":90,\"partitions_per_proof\":10}"));
+  ck_assert_ptr_nonnull(strstr(f, "\"batch\":{\"scale\":[1,1.9,2.7]}"));
+  ck_assert_ptr_nonnull(strstr(f, "\"mutex\":{\"scope\":\"kernels\",\"from\":\"ntt_h\",\"to\":\"msm\"}"));
+  free(f);
+}
+END_TEST
+
+/* ---- one test per error kind ------------------------------------------------------ */
+
+START_TEST(test_err_unknown_key) {
+  ps_err e = load_fail("bad-unknown-key.yaml", NULL, 0);
+  ASSERT_ERR(e.msg, "bad-unknown-key.yaml:5:3: system.wrokers_per_gpu: ",
+             "expected one of the keys gpus, workers_per_gpu, cpu_cores, batch, mutex, gpu_sharing, cpu_sharing, "
+             "got unknown key \"wrokers_per_gpu\"");
+}
+END_TEST
+
+START_TEST(test_err_wrong_type) {
+  ps_err e = load_fail("bad-wrong-type.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-wrong-type.yaml:7:20: system.workers_per_gpu: expected an integer >= 1, got \"two\"");
+}
+END_TEST
+
+START_TEST(test_err_out_of_range) {
+  ps_err e = load_fail("bad-range.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-range.yaml:6:17: run.replications: expected an integer >= 1, got 0");
+  /* warmup must leave partitions to measure. */
+  const char *ov[] = {"run.warmup=10"};
+  e = load_fail("good-defaults.yaml", ov, 1);
+  ASSERT_ERR(e.msg, "--set run.warmup=10: run.warmup: ", "expected an integer from 0 to 9");
+}
+END_TEST
+
+START_TEST(test_err_missing_key) {
+  ps_err e = load_fail("bad-missing-key.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-missing-key.yaml:4:3: workload.partitions: expected an integer >= 1, got nothing");
+}
+END_TEST
+
+START_TEST(test_err_unknown_phase_in_after) {
+  model *m = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(scn_load_model("model-bad-after.yaml", &m, &e), PS_EINPUT);
+  ck_assert_ptr_null(m);
+  ck_assert_str_eq(e.msg, "model-bad-after.yaml:9:19: phases.msm.after[1]: expected the name of a phase of the model "
+                          "(prep, msm), got \"nttt\"");
+}
+END_TEST
+
+START_TEST(test_err_unknown_phase_in_scopes) {
+  model *m = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(scn_load_model("model-bad-scope.yaml", &m, &e), PS_EINPUT);
+  ck_assert_str_eq(e.msg, "model-bad-scope.yaml:7:19: scopes.kernels.from: expected the name of a phase of the "
+                          "model (prep, msm), got \"msn\"");
+}
+END_TEST
+
+START_TEST(test_err_cycle) {
+  model *m = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(scn_load_model("model-cycle.yaml", &m, &e), PS_EINPUT);
+  ck_assert_str_eq(e.msg, "model-cycle.yaml:6:12: phases.a.after: expected phases whose after lists form no cycle, "
+                          "got the cycle a -> c -> b -> a (each waits for the next)");
+  /* A cycle made by an override names the override. */
+  const char *ov[] = {"phases.prep.after=[epilogue]"};
+  e = load_fail("good-defaults.yaml", ov, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.after=[epilogue]: phases.prep.after: ",
+             "got the cycle prep -> epilogue -> msm -> prep");
+}
+END_TEST
+
+START_TEST(test_err_unknown_mutex_scope) {
+  ps_err e = load_fail("bad-mutex.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-mutex.yaml:4:10: system.mutex: expected none, a scope of the model (call, kernels) "
+                          "or {from: PHASE, to: PHASE}, got \"kernel\"");
+}
+END_TEST
+
+START_TEST(test_err_missing_model_file) {
+  ps_err e = load_fail("bad-missing-model.yaml", NULL, 0);
+  ASSERT_ERR(e.msg, "bad-missing-model.yaml:2:8: model: ",
+             "expected a readable model file, got \"../no/such-model.yaml\" (No such file or directory)");
+  e = load_fail("no-such-scenario.yaml", NULL, 0);
+  ASSERT_ERR(e.msg, "no-such-scenario.yaml: ", "expected a readable scenario file");
+}
+END_TEST
+
+START_TEST(test_err_malformed_yaml) {
+  ps_err e = load_fail("bad-malformed.yaml", NULL, 0);
+  ASSERT_ERR(e.msg, "bad-malformed.yaml:5:2: yaml: ", "expected valid YAML, got a syntax error: ");
+}
+END_TEST
+
+START_TEST(test_err_bad_override) {
+  const char *ov1[] = {"system.batch=0"};
+  ps_err e = load_fail("good-defaults.yaml", ov1, 1);
+  ck_assert_str_eq(e.msg, "--set system.batch=0: system.batch: expected an integer >= 1, got 0");
+  const char *ov2[] = {"system.wrkers=4"};
+  e = load_fail("good-defaults.yaml", ov2, 1);
+  ASSERT_ERR(e.msg, "--set system.wrkers=4: system.wrkers: ", "got unknown key \"wrkers\"");
+  const char *ov3[] = {"system.mutex={from: prep"};
+  e = load_fail("good-defaults.yaml", ov3, 1);
+  ASSERT_ERR(e.msg, "--set system.mutex={from: prep: system.mutex: ", "expected valid YAML");
+  const char *ov4[] = {"run.seed"};
+  e = load_fail("good-defaults.yaml", ov4, 1);
+  ASSERT_ERR(e.msg, "--set run.seed: ", "expected KEY=VALUE");
+  const char *ov5[] = {"phases.nope.time=1"};
+  e = load_fail("good-defaults.yaml", ov5, 1);
+  ASSERT_ERR(e.msg, "--set phases.nope.time=1: phases.nope: ",
+             "expected the name of a phase of the model (prep, ntt_h, msm, b_g2, epilogue), got \"nope\"");
+  /* A missing intermediate mapping is created, and must then validate. */
+  const char *ov6[] = {"workload.arrivals.proofs_per_hour=90"};
+  e = load_fail("good-defaults.yaml", ov6, 1);
+  ck_assert_str_eq(e.msg, "--set workload.arrivals.proofs_per_hour=90: workload.arrivals.process: expected one of "
+                          "poisson, fixed, got nothing");
+  const char *ov7[] = {"workload.partitions.x=1"};
+  e = load_fail("good-defaults.yaml", ov7, 1);
+  ck_assert_str_eq(e.msg, "--set workload.partitions.x=1: workload.partitions: expected a mapping to set x in, got 10");
+  const char *ov8[] = {"model.colour=red"};
+  e = load_fail("good-defaults.yaml", ov8, 1);
+  ASSERT_ERR(e.msg, "--set model.colour=red: model.colour: ", "expected a model key");
+  /* Later checks that an override makes fail name the override. */
+  const char *ov9[] = {"phases.prep.threads=64"};
+  e = load_fail("good-defaults.yaml", ov9, 1);
+  ck_assert_str_eq(e.msg, "--set phases.prep.threads=64: phases.prep.threads: expected an integer from 1 to 32 "
+                          "(system.cpu_cores), got 64");
+  const char *ov10[] = {"system.batch=4"};
+  e = load_fail("good-defaults.yaml", ov10, 1);
+  ASSERT_ERR(e.msg, "--set system.batch=4: system.batch: ", "expected an integer from 1 to 3");
+}
+END_TEST
+
+START_TEST(test_err_bad_distribution) {
+  model *m = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(scn_load_model("model-bad-dist.yaml", &m, &e), PS_EINPUT);
+  ck_assert_str_eq(e.msg, "model-bad-dist.yaml:5:35: phases.prep.time.mean: expected mean > 0, got -1.5");
+  /* Through a scenario, the error names the model file and its positions. */
+  e = load_fail("bad-model-in-file.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "model-bad-dist.yaml:5:35: phases.prep.time.mean: expected mean > 0, got -1.5");
+  const char *ov1[] = {"phases.b_g2.time.max=0.1"};
+  e = load_fail("good-defaults.yaml", ov1, 1);
+  ck_assert_str_eq(e.msg, "--set phases.b_g2.time.max=0.1: phases.b_g2.time.max: expected max >= min, got 0.1");
+  const char *ov2[] = {"phases.prep.time={dist: weibull, mean: 1}"};
+  e = load_fail("good-defaults.yaml", ov2, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.time={dist: weibull, mean: 1}: phases.prep.time.dist: ",
+             "expected one of const, uniform, normal, lognormal, gamma, exponential, empirical, got \"weibull\"");
+  const char *ov3[] = {"phases.prep.time={dist: lognormal, mean: 1, cv: 0.1, sigma: 2}"};
+  e = load_fail("good-defaults.yaml", ov3, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.time={dist: lognormal, mean: 1, cv: 0.1, sigma: 2}: phases.prep.time.sigma: ",
+             "expected either {mean, cv} or {mu, sigma}");
+  const char *ov4[] = {"phases.prep.time={dist: normal, mean: 1}"};
+  e = load_fail("good-defaults.yaml", ov4, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.time={dist: normal, mean: 1}: phases.prep.time.sd: ", "expected a number, got nothing");
+}
+END_TEST
+
+START_TEST(test_err_empirical_spans) {
+  model *m = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(scn_load_model("bad-empirical-phase.yaml", &m, &e), PS_EINPUT);
+  ck_assert_str_eq(e.msg, "bad-empirical-phase.yaml:5:55: phases.prep.time.phase: expected a phase with spans in "
+                          "spans.jsonl, got \"nope\" (no span has that phase)");
+  const char *ov[] = {"phases.prep.time={dist: empirical, file: missing.jsonl, phase: prep}"};
+  e = load_fail("good-defaults.yaml", ov, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.time={dist: empirical, file: missing.jsonl, phase: prep}: phases.prep.time.file: ",
+             "expected a readable provesim.spans/1 file, got \"missing.jsonl\"");
+}
+END_TEST
+
+static Suite *scn_suite(void) {
+  Suite *s = suite_create("scn");
+  TCase *ok = tcase_create("load");
+  tcase_add_test(ok, test_defaults);
+  tcase_add_test(ok, test_full);
+  tcase_add_test(ok, test_after_chaining_and_inline);
+  tcase_add_test(ok, test_mutex_default_none_and_region_override);
+  tcase_add_test(ok, test_overrides);
+  tcase_add_test(ok, test_empirical);
+  tcase_add_test(ok, test_json_stable);
+  suite_add_tcase(s, ok);
+  TCase *err = tcase_create("errors");
+  tcase_add_test(err, test_err_unknown_key);
+  tcase_add_test(err, test_err_wrong_type);
+  tcase_add_test(err, test_err_out_of_range);
+  tcase_add_test(err, test_err_missing_key);
+  tcase_add_test(err, test_err_unknown_phase_in_after);
+  tcase_add_test(err, test_err_unknown_phase_in_scopes);
+  tcase_add_test(err, test_err_cycle);
+  tcase_add_test(err, test_err_unknown_mutex_scope);
+  tcase_add_test(err, test_err_missing_model_file);
+  tcase_add_test(err, test_err_malformed_yaml);
+  tcase_add_test(err, test_err_bad_override);
+  tcase_add_test(err, test_err_bad_distribution);
+  tcase_add_test(err, test_err_empirical_spans);
+  suite_add_tcase(s, err);
+  return s;
+}
+
+int main(void) {
+  const char *src = getenv("PROVESIM_SRC");
+  char *dir = src ? xasprintf("%s/tests/data/scn", src) : NULL;
+  if (chdir(dir ? dir : "tests/data/scn") != 0) {
+    fprintf(stderr, "test_scn: cannot enter the fixture folder (set PROVESIM_SRC)\n");
+    free(dir);
+    return 1;
+  }
+  free(dir);
+  SRunner *sr = srunner_create(scn_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed;
+}
