@@ -160,7 +160,7 @@ typedef struct rep_state {
   int win_closed;
   double *end_busy, *end_held, *end_free; /* per GPU at window end */
   double end_cpu_used;
-  hist *h_lat, *h_proof, *h_wait, *h_call;
+  hist *h_lat, *h_proof, *h_wait, *h_call, *h_held;
 
   sim_span_fn on_span;
   void *span_ctx;
@@ -373,6 +373,7 @@ static void mutex_release(rep_state *r, int wi) {
   worker *w = &r->w[wi];
   gpu_state *g = &r->gpus[w->gpu];
   emit(r, wi, w->call, "mutex_held", "none", w->mx_acq, r->now);
+  if (r->in_window) hist_add(r->h_held, r->now - w->mx_acq);
   gpu_advance(g, r->now);
   g->mutex_holder = -1;
   w->mx = MX_DONE;
@@ -586,6 +587,7 @@ static void rep_free(rep_state *r) {
   hist_free(r->h_proof);
   hist_free(r->h_wait);
   hist_free(r->h_call);
+  hist_free(r->h_held);
 }
 
 int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
@@ -659,6 +661,7 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->h_proof = hist_new();
   r->h_wait = hist_new();
   r->h_call = hist_new();
+  r->h_held = hist_new();
   r->total = s->partitions;
   r->warmup = s->warmup;
   r->end_at = s->partitions - s->cooldown;
@@ -727,6 +730,7 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   out->lat_p99 = hist_quantile(r->h_lat, 0.99);
   out->mutex_wait_mean = s->mutex_from >= 0 ? hist_mean(r->h_wait) : 0;
   out->mutex_wait_p99 = s->mutex_from >= 0 ? hist_quantile(r->h_wait, 0.99) : 0;
+  out->mutex_held_mean = s->mutex_from >= 0 ? hist_mean(r->h_held) : 0;
   out->call_mean = hist_mean(r->h_call);
   out->call_p99 = hist_quantile(r->h_call, 0.99);
   if (s->arrivals != ARR_CLOSED && hist_count(r->h_proof) > 0) {

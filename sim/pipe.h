@@ -21,6 +21,7 @@ typedef struct sim_metrics {
   double throughput_pps;    /* partitions per second */
   double lat_mean, lat_p50, lat_p95, lat_p99; /* partition latency, s */
   double mutex_wait_mean, mutex_wait_p99;     /* per call, s */
+  double mutex_held_mean;   /* per call, s: what a log timing the locked region reports */
   double call_mean, call_p99;                  /* time inside the prove call, s */
   int has_proofs;           /* arrivals: proof latency (first arrival to last partition done) */
   double proof_lat_mean, proof_lat_p50, proof_lat_p95, proof_lat_p99;

@@ -34,6 +34,7 @@ void report_summarize(const sim_result *r, report_summary *s) {
   COLLECT(lat_p99, s->lat_p99, s->lat_p99_ci);
   COLLECT(mutex_wait_mean, s->wait_mean, s->wait_mean_ci);
   COLLECT(mutex_wait_p99, s->wait_p99, s->wait_p99_ci);
+  COLLECT(mutex_held_mean, s->held_mean, s->held_mean_ci);
   COLLECT(call_mean, s->call_mean, s->call_mean_ci);
   COLLECT(call_p99, s->call_p99, s->call_p99_ci);
   COLLECT(cpu_util, s->cpu_util, s->cpu_util_ci);
@@ -63,10 +64,23 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
                      "faster kernels",
              s->gpus > 1 ? "s" : "", 100 * u);
   } else if (h >= f) {
+    /* Offer the model's other scopes, narrowest (fewest phases) first. */
+    char alt[200] = "";
+    size_t used = 0;
+    int cur = s->mutex_to - s->mutex_from;
+    for (int w = 0; w < cur; w++)
+      for (int i = 0; i < s->model->nscopes; i++) {
+        const scope *sc = &s->model->scopes[i];
+        if (sc->to - sc->from != w) continue;
+        if (sc->from < s->mutex_from || sc->to > s->mutex_to) continue;
+        int k = snprintf(alt + used, sizeof alt - used, "%s--set system.mutex=%s", used ? " or " : "", sc->name);
+        if (k > 0 && used + (size_t)k < sizeof alt) used += (size_t)k;
+      }
     snprintf(buf, n,
              "mutex held without kernels: for %.1f%% of the window the GPU idles while a worker holds its "
-             "mutex for CPU work; narrow the mutex scope (e.g. --set system.mutex=kernels)",
-             100 * h);
+             "mutex for CPU work or a barrier; %s%s",
+             100 * h, used ? "narrow the scope: " : "a scope that starts after the CPU-side wait ({from: PHASE, to: PHASE}) would free it",
+             alt);
   } else if (m->cpu_util >= 0.9) {
     snprintf(buf, n, "CPU cores: %.1f%% of %d cores are busy; the GPU idles %.1f%% of the window waiting for CPU "
                      "phases; add cores or lower threads per phase",
@@ -114,6 +128,8 @@ cJSON *report_json(const scenario *s, const report_summary *m) {
   cJSON *mw = cJSON_AddObjectToObject(met, "mutex_wait_s");
   num(mw, "mean", m->wait_mean);
   num(mw, "p99", m->wait_p99);
+  cJSON *mh = cJSON_AddObjectToObject(met, "mutex_held_s");
+  num(mh, "mean", m->held_mean);
   cJSON *cs = cJSON_AddObjectToObject(met, "call_s");
   num(cs, "mean", m->call_mean);
   num(cs, "p99", m->call_p99);
@@ -165,9 +181,9 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
   for (int g = 0; g < m->ngpus && g < 16; g++) {
     char l[64];
     snprintf(l, sizeof l, "GPU utilization, GPU %d", g);
-    cell(b, l, m->gpu_util[g], m->gpu_util_ci[g], 100, "%", 1);
+    cell(b, l, m->gpu_util[g], m->gpu_util_ci[g], 100, "%", 2);
   }
-  if (m->ngpus > 1) cell(b, "GPU utilization, mean of GPUs", m->gpu_util_mean, m->gpu_util_mean_ci, 100, "%", 1);
+  if (m->ngpus > 1) cell(b, "GPU utilization, mean of GPUs", m->gpu_util_mean, m->gpu_util_mean_ci, 100, "%", 2);
   cell(b, "throughput (partitions/s)", m->tput, m->tput_ci, 1, "", 4);
   cell(b, "throughput (partitions/hour)", m->tput, m->tput_ci, 3600, "", 1);
   cell(b, "partition latency, mean (s)", m->lat_mean, m->lat_mean_ci, 1, "", 3);
@@ -180,18 +196,19 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
   }
   cell(b, "mutex wait per call, mean (s)", m->wait_mean, m->wait_mean_ci, 1, "", 3);
   cell(b, "mutex wait per call, p99 (s)", m->wait_p99, m->wait_p99_ci, 1, "", 3);
+  if (s->mutex_from >= 0) cell(b, "mutex held per call, mean (s)", m->held_mean, m->held_mean_ci, 1, "", 3);
   cell(b, "time inside prove call, mean (s)", m->call_mean, m->call_mean_ci, 1, "", 3);
   cell(b, "time inside prove call, p99 (s)", m->call_p99, m->call_p99_ci, 1, "", 3);
-  cell(b, "CPU utilization", m->cpu_util, m->cpu_util_ci, 100, "%", 1);
-  cell(b, "GPU idle, mutex held by CPU work", m->idle_held, m->idle_held_ci, 100, "%", 1);
-  cell(b, "GPU idle, mutex free", m->idle_free, m->idle_free_ci, 100, "%", 1);
+  cell(b, "CPU utilization", m->cpu_util, m->cpu_util_ci, 100, "%", 2);
+  cell(b, "GPU idle, mutex held by CPU work", m->idle_held, m->idle_held_ci, 100, "%", 2);
+  cell(b, "GPU idle, mutex free", m->idle_free, m->idle_free_ci, 100, "%", 2);
   char buf[512];
   ps_buf_printf(b, "\nlimited by: %s\n", report_bottleneck(s, m, buf, sizeof buf));
-  if (m->call_mean > 0 && s->mutex_from >= 0)
+  if (m->held_mean > 0 && s->mutex_from >= 0)
     ps_buf_printf(b,
-                  "note: a log that times the locked prove call would report %.2f s of \"GPU time\" per call; "
+                  "note: a log that times the locked region would report %.2f s of \"GPU time\" per call; "
                   "the GPU computed %.2f s of it\n",
-                  m->call_mean, m->tput > 0 ? m->gpu_util_mean * s->gpus * s->batch / m->tput : 0.0);
+                  m->held_mean, m->tput > 0 ? m->gpu_util_mean * s->gpus * s->batch / m->tput : 0.0);
 }
 
 void report_csv(ps_buf *b, const scenario *s, const report_summary *m) {

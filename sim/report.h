@@ -17,7 +17,7 @@ typedef struct report_summary {
   double gpu_util_mean, gpu_util_mean_ci;
   double tput, tput_ci;
   double lat_mean, lat_mean_ci, lat_p50, lat_p50_ci, lat_p95, lat_p95_ci, lat_p99, lat_p99_ci;
-  double wait_mean, wait_mean_ci, wait_p99, wait_p99_ci;
+  double wait_mean, wait_mean_ci, wait_p99, wait_p99_ci, held_mean, held_mean_ci;
   double call_mean, call_mean_ci, call_p99, call_p99_ci;
   double cpu_util, cpu_util_ci;
   double idle_held, idle_held_ci, idle_free, idle_free_ci;

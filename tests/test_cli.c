@@ -1,0 +1,287 @@
+/* End-to-end tests of the provesim binary (PROVESIM_BIN): the seed scenario's headline
+ * numbers, byte-identical reports whatever the thread count, exit code 2 and no output
+ * files on bad input, spans that agree with the report, and the trace export. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "spans.h"
+#include "util.h"
+
+static char tmpdir[256];
+
+static const char *bin(void) {
+  const char *b = getenv("PROVESIM_BIN");
+  return b ? b : "./provesim";
+}
+
+static char *src(const char *rel) {
+  const char *s = getenv("PROVESIM_SRC");
+  return xasprintf("%s/%s", s ? s : "..", rel);
+}
+
+/* Run `provesim ARGS`, capturing stdout (and stderr into *err when err != NULL).
+ * Returns the exit code. */
+static int run(const char *args, char **out, char **err) {
+  char *ofile = xasprintf("%s/stdout", tmpdir), *efile = xasprintf("%s/stderr", tmpdir);
+  char *cmd = xasprintf("cd %s && %s %s >%s 2>%s", tmpdir, bin(), args, ofile, efile);
+  int st = system(cmd);
+  int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  FILE *f;
+  size_t n;
+  if (out) {
+    f = fopen(ofile, "r");
+    *out = NULL;
+    n = 0;
+    getdelim(out, &n, 0, f);
+    fclose(f);
+  }
+  if (err) {
+    f = fopen(efile, "r");
+    *err = NULL;
+    n = 0;
+    getdelim(err, &n, 0, f);
+    fclose(f);
+  }
+  free(cmd);
+  free(ofile);
+  free(efile);
+  return rc;
+}
+
+static int exists(const char *rel) {
+  char *p = xasprintf("%s/%s", tmpdir, rel);
+  struct stat st;
+  int r = stat(p, &st) == 0;
+  free(p);
+  return r;
+}
+
+static double util_of(const char *json) {
+  cJSON *d = cJSON_Parse(json);
+  ck_assert_ptr_nonnull(d);
+  cJSON *m = cJSON_GetObjectItem(d, "metrics");
+  double u = cJSON_GetArrayItem(cJSON_GetObjectItem(m, "gpu_util"), 0)->valuedouble;
+  cJSON_Delete(d);
+  return u;
+}
+
+START_TEST(seed_scenario_matches_the_field) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *args = xasprintf("simulate %s --json", cfg), *out;
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  double call = util_of(out);
+  ck_assert_msg(call >= 0.40 && call <= 0.57, "whole-call lock: GPU utilization %.4f outside the field's 40-57%%", call);
+  free(out);
+  free(args);
+  args = xasprintf("simulate %s --json --set system.mutex=kernels", cfg);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  double kern = util_of(out);
+  ck_assert_msg(kern > call + 0.2, "kernels lock: %.4f, whole call: %.4f", kern, call);
+  free(out);
+  free(args);
+  free(cfg);
+}
+END_TEST
+
+START_TEST(json_identical_across_threads) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *a1 = xasprintf("simulate %s --json --threads 1 --set run.replications=6", cfg);
+  char *a2 = xasprintf("simulate %s --json --threads 3 --set run.replications=6", cfg);
+  char *o1, *o2;
+  ck_assert_int_eq(run(a1, &o1, NULL), 0);
+  ck_assert_int_eq(run(a2, &o2, NULL), 0);
+  ck_assert_str_eq(o1, o2);
+  ck_assert_ptr_nonnull(strstr(o1, "\"schema\":\t\"provesim.report/1\""));
+  free(o1);
+  free(o2);
+  free(a1);
+  free(a2);
+  free(cfg);
+}
+END_TEST
+
+START_TEST(bad_input_exit_2_and_no_output) {
+  const char *bad[] = {"tests/data/scn/bad-unknown-key.yaml", "tests/data/scn/bad-range.yaml",
+                       "tests/data/scn/bad-malformed.yaml", "tests/data/scn/bad-missing-model.yaml"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *cfg = src(bad[i]);
+    char *args = xasprintf("simulate %s --json -o out.json --spans out.jsonl --trace out.trace.json", cfg), *err;
+    ck_assert_int_eq(run(args, NULL, &err), 2);
+    /* The message names the file and a line:col. */
+    const char *base = strrchr(bad[i], '/') + 1;
+    ck_assert_msg(strstr(err, base) != NULL, "stderr does not name %s: %s", base, err);
+    ck_assert_msg(!exists("out.json") && !exists("out.jsonl") && !exists("out.trace.json"), "partial output left");
+    free(err);
+    free(args);
+    free(cfg);
+  }
+  /* A bad override and a bad option. */
+  char *cfg = src("configs/seed-coarse-mutex.yaml"), *err;
+  char *args = xasprintf("simulate %s --set system.workers_per_gpu=two -o out.json", cfg);
+  ck_assert_int_eq(run(args, NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "system.workers_per_gpu"));
+  ck_assert(!exists("out.json"));
+  free(err);
+  free(args);
+  args = xasprintf("simulate %s --frobnicate", cfg);
+  ck_assert_int_eq(run(args, NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "unknown option --frobnicate"));
+  free(err);
+  free(args);
+  free(cfg);
+}
+END_TEST
+
+typedef struct acc {
+  double *g0, *g1;
+  size_t ng;
+  double *m0, *m1;
+  size_t nm;
+  double tmax;
+} acc;
+
+static int on_rec(void *ctx, const span_rec *r) {
+  acc *a = ctx;
+  if (r->kind != SPAN_PHASE) return 0;
+  if (r->t1 > a->tmax) a->tmax = r->t1;
+  if (!strcmp(r->phase, "mutex_held")) {
+    a->m0 = xrealloc(a->m0, (a->nm + 1) * sizeof(double));
+    a->m1 = xrealloc(a->m1, (a->nm + 1) * sizeof(double));
+    a->m0[a->nm] = r->t0;
+    a->m1[a->nm++] = r->t1;
+  } else if (r->resource && !strcmp(r->resource, "gpu")) {
+    a->g0 = xrealloc(a->g0, (a->ng + 1) * sizeof(double));
+    a->g1 = xrealloc(a->g1, (a->ng + 1) * sizeof(double));
+    a->g0[a->ng] = r->t0;
+    a->g1[a->ng++] = r->t1;
+  }
+  return 0;
+}
+
+START_TEST(spans_agree_with_report) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml"), *out;
+  char *args = xasprintf("simulate %s --json --spans run.jsonl --trace run.trace.json --set run.replications=1 "
+                         "--set run.warmup=0 --set workload.partitions=300",
+                         cfg);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  double u = util_of(out);
+  acc a = {0};
+  ps_err e;
+  char *sp = xasprintf("%s/run.jsonl", tmpdir);
+  ck_assert_int_eq(spans_read(sp, NULL, on_rec, &a, &e), PS_OK);
+  ck_assert(a.ng > 0 && a.nm > 0);
+  /* Exclusive GPU: GPU spans never overlap, so busy = sum of durations; window = [0, last]. */
+  double busy = 0;
+  for (size_t i = 0; i < a.ng; i++) busy += a.g1[i] - a.g0[i];
+  ck_assert_double_eq_tol(busy / a.tmax, u, 1e-9);
+  /* Mutex-held spans never overlap on the GPU, and with mutex: call every GPU span lies
+   * inside one. */
+  for (size_t i = 0; i < a.nm; i++)
+    for (size_t j = i + 1; j < a.nm; j++) ck_assert(a.m1[i] <= a.m0[j] || a.m1[j] <= a.m0[i]);
+  for (size_t i = 0; i < a.ng; i++) {
+    int in = 0;
+    for (size_t j = 0; j < a.nm && !in; j++) in = a.m0[j] <= a.g0[i] && a.g1[i] <= a.m1[j];
+    ck_assert(in);
+  }
+  /* The trace is Chrome Trace JSON with slices and a GPU-busy counter. */
+  char *tp = xasprintf("%s/run.trace.json", tmpdir), *txt = NULL;
+  size_t n = 0;
+  FILE *f = fopen(tp, "r");
+  ck_assert_ptr_nonnull(f);
+  getdelim(&txt, &n, 0, f);
+  fclose(f);
+  cJSON *d = cJSON_Parse(txt);
+  ck_assert_ptr_nonnull(d);
+  cJSON *ev = cJSON_GetObjectItem(d, "traceEvents"), *it;
+  int nx = 0, nc = 0;
+  cJSON_ArrayForEach(it, ev) {
+    const char *ph = cJSON_GetObjectItem(it, "ph")->valuestring;
+    nx += !strcmp(ph, "X");
+    nc += !strcmp(ph, "C");
+  }
+  ck_assert_int_gt(nx, 300 * 6);
+  ck_assert_int_gt(nc, 10);
+  /* `provesim trace` on the spans gives the same document. */
+  char *a2 = xasprintf("trace run.jsonl -o run2.trace.json");
+  ck_assert_int_eq(run(a2, NULL, NULL), 0);
+  char *tp2 = xasprintf("%s/run2.trace.json", tmpdir), *txt2 = NULL;
+  n = 0;
+  f = fopen(tp2, "r");
+  getdelim(&txt2, &n, 0, f);
+  fclose(f);
+  /* Same events (timestamps may differ in the last printed digit: the spans file keeps
+   * nanoseconds). */
+  cJSON *d2 = cJSON_Parse(txt2);
+  ck_assert_ptr_nonnull(d2);
+  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d2, "traceEvents")), cJSON_GetArraySize(ev));
+  cJSON_Delete(d2);
+  cJSON_Delete(d);
+  free(txt);
+  free(txt2);
+  free(tp);
+  free(tp2);
+  free(a2);
+  free(a.g0);
+  free(a.g1);
+  free(a.m0);
+  free(a.m1);
+  free(sp);
+  free(out);
+  free(args);
+  free(cfg);
+}
+END_TEST
+
+START_TEST(help_and_usage) {
+  char *out, *err;
+  ck_assert_int_eq(run("simulate --help", &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "usage: provesim simulate SCENARIO"));
+  free(out);
+  ck_assert_int_eq(run("simulate", NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "expected a scenario file"));
+  free(err);
+  ck_assert_int_eq(run("no-such-command", NULL, &err), 2);
+  free(err);
+  ck_assert_int_eq(run("trace missing.jsonl -o x.json", NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "missing.jsonl"));
+  ck_assert(!exists("x.json"));
+  free(err);
+}
+END_TEST
+
+static void setup(void) {
+  snprintf(tmpdir, sizeof tmpdir, "/tmp/provesim-cli-XXXXXX");
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void) {
+  char *cmd = xasprintf("rm -rf %s", tmpdir);
+  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
+  free(cmd);
+}
+
+int main(void) {
+  Suite *su = suite_create("cli");
+  TCase *tc = tcase_create("simulate");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, seed_scenario_matches_the_field);
+  tcase_add_test(tc, json_identical_across_threads);
+  tcase_add_test(tc, bad_input_exit_2_and_no_output);
+  tcase_add_test(tc, spans_agree_with_report);
+  tcase_add_test(tc, help_and_usage);
+  suite_add_tcase(su, tc);
+  SRunner *sr = srunner_create(su);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? 1 : 0;
+}
