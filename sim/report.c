@@ -60,9 +60,9 @@ void report_summary_free(report_summary *s) {
 const char *report_bottleneck(const scenario *s, const report_summary *m, char *buf, size_t n) {
   double u = m->gpu_util_mean, h = m->idle_held, f = m->idle_free;
   if (u >= 0.95) {
-    snprintf(buf, n, "GPU busy: the GPU%s compute %.1f%% of the window; more throughput needs more GPUs or "
+    snprintf(buf, n, "GPU busy: the GPU%s compute%s %.1f%% of the window; more throughput needs more GPUs or "
                      "faster kernels",
-             s->gpus > 1 ? "s" : "", 100 * u);
+             s->gpus > 1 ? "s" : "", s->gpus > 1 ? "" : "s", 100 * u);
   } else if (h >= f) {
     /* Offer the model's other scopes, narrowest (fewest phases) first. */
     char alt[200] = "";
@@ -78,9 +78,10 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
       }
     snprintf(buf, n,
              "mutex held without kernels: for %.1f%% of the window the GPU idles while a worker holds its "
-             "mutex for CPU work or a barrier; %s%s",
-             100 * h, used ? "narrow the scope: " : "a scope that starts after the CPU-side wait ({from: PHASE, to: PHASE}) would free it",
-             alt);
+             "mutex for CPU work or a barrier; %s%s, or add workers so their CPU work overlaps the wait for "
+             "the lock (--set system.workers_per_gpu=%d)",
+             100 * h, used ? "narrow the scope: " : "start the scope after the CPU-side wait ({from: PHASE, to: PHASE})",
+             alt, s->workers_per_gpu + 1);
   } else if (m->cpu_util >= 0.9) {
     snprintf(buf, n, "CPU cores: %.1f%% of %d cores are busy; the GPU idles %.1f%% of the window waiting for CPU "
                      "phases; add cores or lower threads per phase",
