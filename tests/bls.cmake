@@ -1,3 +1,5 @@
 # Suites of the BLS12-381 reference backend (prover/fp, fr, fp2, curve, enc, ntt, msm),
 # checked against the py_ecc vectors in tests/vectors.
 provesim_check_test(test_bls SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bls.c LIBS provesim_prover)
+provesim_check_test(test_ntt SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ntt.c LIBS provesim_prover)
+provesim_check_test(test_msm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_msm.c LIBS provesim_prover)
