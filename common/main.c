@@ -5,6 +5,7 @@
 
 #include "../prover/cli_prover.h"
 #include "../sim/cli_sim.h"
+#include "../sim/cli_whatif.h"
 #include "util.h"
 
 typedef struct command {
@@ -15,6 +16,9 @@ typedef struct command {
 
 static const command commands[] = {
     {"simulate", sim_cmd_simulate, "run a scenario's model; report utilization, throughput, latency with 95% CIs"},
+    {"sweep", sim_cmd_sweep, "simulate a grid of what-ifs (--vary KEY=VALUES) in parallel; table, CSV, JSON"},
+    {"plan", sim_cmd_plan, "cheapest GPUs/workers/batch/mutex/cores meeting a proofs-per-hour target"},
+    {"estimate", sim_cmd_estimate, "closed-form, machine-repairman and MVA answers beside the simulation"},
     {"trace", sim_cmd_trace, "turn a spans file into a Chrome/Perfetto timeline"},
     {"prover-bench", prover_cmd_bench, "field, NTT and MSM timings of a prover backend, as a table"},
 };
