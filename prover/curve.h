@@ -10,6 +10,10 @@
 #include "fp2.h"
 #include "fr.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* ---- G1 (over Fp) ---- */
 void g1_generator(g1_affine_t *r);
 /* A random point of the subgroup: the generator times a random scalar. */
@@ -103,5 +107,9 @@ void g2_xyzz_add_affine_neg(g2_xyzz_t *r, const g2_xyzz_t *p, const g2_affine_t 
 /* r = k * p, k a canonical integer (fr_t limbs, not Montgomery), any value < 2^256. */
 void g2_jac_mul(g2_jac_t *r, const g2_jac_t *p, const fr_t *k);
 void g2_affine_mul(g2_jac_t *r, const g2_affine_t *p, const fr_t *k);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include "curve.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ENC_G1_COMPRESSED 48
 #define ENC_G1_UNCOMPRESSED 96
 #define ENC_G2_COMPRESSED 96
@@ -36,5 +40,9 @@ void enc_g2_uncompressed(uint8_t out[192], const g2_affine_t *p);
  * other than these returns ENC_EFLAGS. */
 int enc_g1_decode(g1_affine_t *r, const uint8_t *in, size_t n);
 int enc_g2_decode(g2_affine_t *r, const uint8_t *in, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,10 @@
 #include <stddef.h>
 #include "bls12_381.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* A caller-supplied 64-bit pseudo-random generator (deterministic, e.g. splitmix64):
  * returns the next 64 random bits of its state. Shared by fp_, fr_ and fp2_random. */
 typedef uint64_t (*bls_rng_fn)(void *state);
@@ -51,5 +55,9 @@ void fp_to_bytes(uint8_t out[48], const fp_t *a);
 int fp_from_bytes(fp_t *r, const uint8_t in[48]);
 /* A uniformly random element, drawn by rejection from rng (deterministic given its state). */
 void fp_random(fp_t *r, bls_rng_fn rng, void *state);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 
 #include "fp.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void fp2_zero(fp2_t *r);
 void fp2_one(fp2_t *r);
 int fp2_is_zero(const fp2_t *a);
@@ -39,5 +43,9 @@ void fp2_from_u64(fp2_t *r, uint64_t c0, uint64_t c1);
 void fp2_to_bytes(uint8_t out[96], const fp2_t *a);
 int fp2_from_bytes(fp2_t *r, const uint8_t in[96]);
 void fp2_random(fp2_t *r, bls_rng_fn rng, void *state);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

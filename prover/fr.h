@@ -10,6 +10,10 @@
 #include "bls12_381.h"
 #include "fp.h" /* bls_rng_fn */
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Return codes of the decoders. */
 #define FR_OK 0
 #define FR_ERANGE -1 /* the encoded integer is >= the modulus */
@@ -47,5 +51,9 @@ void fr_random(fr_t *r, bls_rng_fn rng, void *state);
 void fr_canon_reduce(fr_t *c);
 /* fr_from_canon for any integer < 2^256 (reduced modulo r first). */
 void fr_from_canon_any(fr_t *r, const fr_t *canon);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 #include <stddef.h>
 #include "curve.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define MSM_MAX_WINDOW 24
 
 /* out = sum_{i<n} scalars[i] * bases[i]. window = 0 picks it with msm_cpu_window; else
@@ -27,5 +31,9 @@ unsigned msm_cpu_window(int g2, size_t n);
 /* The naive reference: the sum of n scalar multiplications. For tests. */
 void msm_naive_g1(g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars, size_t n);
 void msm_naive_g2(g2_jac_t *out, const g2_affine_t *bases, const fr_t *scalars, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

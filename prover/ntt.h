@@ -17,6 +17,10 @@
 #include <stddef.h>
 #include "bls12_381.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define NTT_INVERSE 1
 #define NTT_COSET 2
 #define NTT_IN_BITREV 4
@@ -39,5 +43,9 @@ void ntt_coset_inverse(fr_t *a, unsigned log_n, int order_flags);
 void ntt_bitrev_permute(fr_t *a, unsigned log_n);
 /* The primitive 2^log_n-th root of unity w used above (Montgomery form). */
 void ntt_root_of_unity(fr_t *w, unsigned log_n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -71,9 +71,35 @@ static void stage(fr_t *d, size_t n, size_t h, const fr_t *tw, int dit, size_t b
   }
 }
 
-/* Multiplies position p by scale[idx(p)] where idx is p or rev(p). */
-static void scale_range(fr_t *d, const fr_t *scale, unsigned log_n, int rev, size_t p0, size_t p1) {
-  for (size_t p = p0; p < p1; p++) fr_mul(&d[p], &d[p], &scale[rev ? bitrev(p, log_n) : p]);
+/* Per-index factors f(i) = first * base^i without an n-element table: f(i) =
+ * hi[i >> SCALE_LO_BITS] * lo[i & (2^SCALE_LO_BITS - 1)], with lo[j] = base^j and
+ * hi[j] = first * base^(j 2^SCALE_LO_BITS); one extra multiplication per element. */
+#define SCALE_LO_BITS 10
+typedef struct {
+  fr_t *lo, *hi;
+} scale_tab;
+
+static void scale_tab_init(scale_tab *t, size_t n, const fr_t *base, const fr_t *first) {
+  size_t nlo = (size_t)1 << SCALE_LO_BITS, nhi = (n + nlo - 1) / nlo;
+  if (nlo > n) nlo = n;
+  t->lo = xmalloc(nlo * sizeof *t->lo);
+  t->hi = xmalloc(nhi * sizeof *t->hi);
+  powers(t->lo, nlo, base);
+  fr_t step = *base;
+  for (unsigned b = 0; b < SCALE_LO_BITS; b++) fr_sqr(&step, &step);
+  t->hi[0] = *first;
+  for (size_t j = 1; j < nhi; j++) fr_mul(&t->hi[j], &t->hi[j - 1], &step);
+}
+
+/* Multiplies position p in [p0, p1) by f(idx(p)), where idx is p or rev(p). */
+static void scale_range(fr_t *d, const scale_tab *t, unsigned log_n, int rev, size_t p0, size_t p1) {
+  const size_t mask = ((size_t)1 << SCALE_LO_BITS) - 1;
+  for (size_t p = p0; p < p1; p++) {
+    size_t i = rev ? bitrev(p, log_n) : p;
+    fr_t f;
+    fr_mul(&f, &t->hi[i >> SCALE_LO_BITS], &t->lo[i & mask]);
+    fr_mul(&d[p], &d[p], &f);
+  }
 }
 
 /* The shared plan of one call. */
@@ -83,8 +109,8 @@ typedef struct {
   size_t n, batch;
   int flags;
   const fr_t *tw;       /* w^j (or w^-j for the inverse), j < n/2 */
-  const fr_t *pre;      /* per-index factors before the transform, or NULL */
-  const fr_t *post;     /* per-index factors after it, or NULL */
+  const scale_tab *pre;  /* per-index factors before the transform, or NULL */
+  const scale_tab *post; /* per-index factors after it, or NULL */
   unsigned nthreads;
   pthread_barrier_t bar;
 } plan;
@@ -169,7 +195,8 @@ void ntt_cpu(fr_t *data, unsigned log_n, size_t batch, int flags, unsigned threa
   int inverse = (flags & NTT_INVERSE) != 0, coset = (flags & NTT_COSET) != 0;
   plan pl = {.data = data, .log_n = log_n, .n = n, .batch = batch, .flags = flags};
 
-  fr_t w, *tw = xmalloc(n / 2 * sizeof *tw), *scale = NULL;
+  fr_t w, *tw = xmalloc(n / 2 * sizeof *tw);
+  scale_tab scale = {NULL, NULL};
   ntt_root_of_unity(&w, log_n);
   if (inverse) fr_inv(&w, &w);
   powers(tw, n / 2, &w);
@@ -178,7 +205,6 @@ void ntt_cpu(fr_t *data, unsigned log_n, size_t batch, int flags, unsigned threa
     /* Forward coset: x_i *= g^i before. Inverse: y_i *= (1/n) g^-i after (coset), or
      * 1/n alone. */
     fr_t base, first;
-    scale = xmalloc(n * sizeof *scale);
     if (coset) {
       base = inverse ? (fr_t)BLS_FR_GENERATOR_INV : (fr_t)BLS_FR_GENERATOR;
     } else {
@@ -190,10 +216,9 @@ void ntt_cpu(fr_t *data, unsigned log_n, size_t batch, int flags, unsigned threa
     } else {
       fr_one(&first);
     }
-    scale[0] = first;
-    for (size_t i = 1; i < n; i++) fr_mul(&scale[i], &scale[i - 1], &base);
-    if (inverse) pl.post = scale;
-    else pl.pre = scale;
+    scale_tab_init(&scale, n, &base, &first);
+    if (inverse) pl.post = &scale;
+    else pl.pre = &scale;
   }
 
   unsigned T = threads ? threads : online_cpus();
@@ -223,7 +248,8 @@ void ntt_cpu(fr_t *data, unsigned log_n, size_t batch, int flags, unsigned threa
     free(wk);
   }
   free(tw);
-  free(scale);
+  free(scale.lo);
+  free(scale.hi);
 }
 
 void ntt_forward(fr_t *a, unsigned log_n, int order_flags) {
