@@ -1,7 +1,8 @@
 /* Pippenger MSM in plain C, written once over a small table of group operations so that
  * G1 and G2 share the code (the cost of the indirect calls is small beside a field
- * multiplication). Buckets are XYZZ points, filled with mixed additions of affine bases;
- * windows are independent and run on separate pthreads. */
+ * multiplication). Buckets are XYZZ points, filled with mixed additions of affine bases.
+ * Windows are independent and run on separate pthreads; with more threads than windows
+ * the points of each window are split into chunks as well. */
 #include "msm.h"
 
 #include <pthread.h>
@@ -72,28 +73,26 @@ static uint32_t bits_at(const fr_t *k, unsigned off, unsigned c) {
   return (uint32_t)(w >> sh) & ((1u << c) - 1);
 }
 
+/* One call: digits of every scalar for every window, and tasks = (window, chunk of the
+ * points) taken by the threads in turn. */
 typedef struct {
   const group_ops *ops;
   const uint8_t *bases;
   const int32_t *digits; /* [window][n] */
   size_t n;
-  unsigned c, nwin, nthreads;
-  uint8_t *win_sums; /* nwin Jacobian points */
+  unsigned c, nwin, nchunks;
+  unsigned next_task;    /* taken with an atomic add */
+  uint8_t *task_sums;    /* nwin * nchunks Jacobian points */
 } job;
 
-typedef struct {
-  job *jb;
-  unsigned id;
-} worker;
-
-/* Window w: fill the 2^(c-1) buckets, then sum_b (b+1) * bucket[b] by the running-sum
- * trick (two additions per bucket). */
-static void do_window(const job *jb, unsigned w, uint8_t *buckets) {
+/* The part of window w's sum sum_b (b+1) * bucket[b] that points [i0, i1) make: fill the
+ * 2^(c-1) buckets, then the running-sum trick (two additions per bucket). */
+static void do_task(const job *jb, unsigned w, size_t i0, size_t i1, uint8_t *buckets, void *out_jac) {
   const group_ops *o = jb->ops;
   size_t nb = (size_t)1 << (jb->c - 1), xs = o->xyzz_size;
   for (size_t b = 0; b < nb; b++) o->xyzz_set_inf(buckets + b * xs);
   const int32_t *d = jb->digits + (size_t)w * jb->n;
-  for (size_t i = 0; i < jb->n; i++) {
+  for (size_t i = i0; i < i1; i++) {
     int32_t di = d[i];
     if (di == 0) continue;
     const uint8_t *p = jb->bases + i * o->aff_size;
@@ -113,14 +112,21 @@ static void do_window(const job *jb, unsigned w, uint8_t *buckets) {
     o->xyzz_add(run, run, buckets + b * xs);
     o->xyzz_add(acc, acc, run);
   }
-  o->xyzz_to_jac(jb->win_sums + (size_t)w * o->jac_size, acc);
+  o->xyzz_to_jac(out_jac, acc);
 }
 
-static void *window_worker(void *arg) {
-  worker *wk = arg;
-  job *jb = wk->jb;
-  uint8_t *buckets = xmalloc(((size_t)1 << (jb->c - 1)) * jb->ops->xyzz_size);
-  for (unsigned w = wk->id; w < jb->nwin; w += jb->nthreads) do_window(jb, w, buckets);
+static void *task_worker(void *arg) {
+  job *jb = arg;
+  const group_ops *o = jb->ops;
+  uint8_t *buckets = xmalloc(((size_t)1 << (jb->c - 1)) * o->xyzz_size);
+  unsigned ntasks = jb->nwin * jb->nchunks;
+  for (;;) {
+    unsigned t = __atomic_fetch_add(&jb->next_task, 1, __ATOMIC_RELAXED);
+    if (t >= ntasks) break;
+    unsigned w = t / jb->nchunks, ch = t % jb->nchunks;
+    size_t i0 = jb->n * ch / jb->nchunks, i1 = jb->n * (ch + 1) / jb->nchunks;
+    do_task(jb, w, i0, i1, buckets, jb->task_sums + (size_t)t * o->jac_size);
+  }
   free(buckets);
   return NULL;
 }
@@ -152,34 +158,36 @@ static void msm_run(const group_ops *o, void *out, const void *bases, const fr_t
     }
     PS_ASSERT(carry == 0);
   }
-  job jb = {.ops = o, .bases = bases, .digits = digits, .n = n, .c = c, .nwin = nwin};
-  jb.win_sums = xmalloc((size_t)nwin * o->jac_size);
   unsigned T = threads;
   if (T == 0) {
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     T = cpus > 0 ? (unsigned)cpus : 1;
   }
-  if (T > nwin) T = nwin;
   if (n < 64) T = 1; /* thread start-up would cost more than the work */
-  jb.nthreads = T;
+  /* More threads than windows: split the points too, as long as a chunk still has more
+   * points than buckets (each chunk pays for its own bucket sum). */
+  unsigned nchunks = (T + nwin - 1) / nwin;
+  size_t max_chunks = n >> c;
+  if (max_chunks < 1) max_chunks = 1;
+  if (nchunks > max_chunks) nchunks = (unsigned)max_chunks;
+  job jb = {.ops = o, .bases = bases, .digits = digits, .n = n, .c = c, .nwin = nwin,
+            .nchunks = nchunks};
+  jb.task_sums = xmalloc((size_t)nwin * nchunks * o->jac_size);
+  if (T > nwin * nchunks) T = nwin * nchunks;
   pthread_t *th = xmalloc(T * sizeof *th);
-  worker *wk = xmalloc(T * sizeof *wk);
-  for (unsigned i = 0; i < T; i++) {
-    wk[i] = (worker){&jb, i};
-    if (i) PS_ASSERT(pthread_create(&th[i], NULL, window_worker, &wk[i]) == 0);
-  }
-  window_worker(&wk[0]);
+  for (unsigned i = 1; i < T; i++) PS_ASSERT(pthread_create(&th[i], NULL, task_worker, &jb) == 0);
+  task_worker(&jb);
   for (unsigned i = 1; i < T; i++) pthread_join(th[i], NULL);
-  /* out = sum_w 2^(cw) * S_w, Horner from the top window. */
+  /* out = sum_w 2^(cw) * S_w, Horner from the top window; S_w the sum of its chunks. */
   for (unsigned w = nwin; w-- > 0;) {
     if (w + 1 < nwin) {
       for (unsigned b = 0; b < c; b++) o->jac_dbl(out, out);
     }
-    o->jac_add(out, out, jb.win_sums + (size_t)w * o->jac_size);
+    for (unsigned ch = 0; ch < nchunks; ch++)
+      o->jac_add(out, out, jb.task_sums + ((size_t)w * nchunks + ch) * o->jac_size);
   }
   free(th);
-  free(wk);
-  free(jb.win_sums);
+  free(jb.task_sums);
   free(digits);
 }
 

@@ -111,6 +111,11 @@ START_TEST(test_g1_vs_naive) {
     }
     msm_cpu_g1(&got, b, k, n, 0, 0);
     ck_assert(g1_jac_eq(&got, &want));
+    /* More threads than windows: the points of a window are split into chunks. */
+    msm_cpu_g1(&got, b, k, n, 4, 100);
+    ck_assert_msg(g1_jac_eq(&got, &want), "n %zu chunked, window 4", n);
+    msm_cpu_g1(&got, b, k, n, 2, 500);
+    ck_assert_msg(g1_jac_eq(&got, &want), "n %zu chunked, window 2", n);
     free(b);
     free(k);
   }
@@ -205,7 +210,7 @@ START_TEST(test_g1_large) {
   double t0 = ps_now();
   msm_cpu_g1(&r1, b, k, n, 0, 0);
   double t1 = ps_now();
-  msm_cpu_g1(&r2, b, k, n, 5, 2);
+  msm_cpu_g1(&r2, b, k, n, 5, 150); /* 52 windows x 3 chunks */
   fprintf(stderr, "msm G1 2^12 (window %u): %.3f s\n", msm_cpu_window(0, n), t1 - t0);
   ck_assert(g1_jac_eq(&r1, &r2));
   ck_assert(g1_jac_is_on_curve(&r1));
