@@ -18,6 +18,9 @@ extern "C" {
 void g1_generator(g1_affine_t *r);
 /* A random point of the subgroup: the generator times a random scalar. */
 void g1_random(g1_affine_t *r, bls_rng_fn rng, void *state);
+/* n random subgroup points, fast (about one addition each) but not independent: for test
+ * inputs and benchmarks (e.g. MSM bases), reproducible from rng's state. */
+void g1_random_many(g1_affine_t *out, size_t n, bls_rng_fn rng, void *state);
 
 void g1_affine_set_inf(g1_affine_t *r);
 int g1_affine_is_inf(const g1_affine_t *p);
@@ -65,6 +68,9 @@ void g1_affine_mul(g1_jac_t *r, const g1_affine_t *p, const fr_t *k);
 void g2_generator(g2_affine_t *r);
 /* A random point of the subgroup: the generator times a random scalar. */
 void g2_random(g2_affine_t *r, bls_rng_fn rng, void *state);
+/* n random subgroup points, fast (about one addition each) but not independent: for test
+ * inputs and benchmarks (e.g. MSM bases), reproducible from rng's state. */
+void g2_random_many(g2_affine_t *out, size_t n, bls_rng_fn rng, void *state);
 
 void g2_affine_set_inf(g2_affine_t *r);
 int g2_affine_is_inf(const g2_affine_t *p);

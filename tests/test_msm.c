@@ -186,26 +186,19 @@ START_TEST(test_degenerate) {
 }
 END_TEST
 
-/* A larger G1 MSM: Pippenger with the chosen window against a different window (the
- * naive sum would take too long), and its time. */
+/* A larger G1 MSM on g1_random_many bases: Pippenger with the chosen window against a
+ * different window and chunking (the naive sum would take too long), and its time. */
 START_TEST(test_g1_large) {
   uint64_t s = 12;
   size_t n = 1 << 12;
   g1_affine_t *b = xmalloc(n * sizeof *b);
   fr_t *k = xmalloc(n * sizeof *k);
-  /* Random bases cheaply: multiples of a random point by small steps, then affine. */
-  g1_jac_t *j = xmalloc(n * sizeof *j), acc;
-  g1_affine_t p;
-  g1_random(&p, vec_rng, &s);
-  g1_jac_from_affine(&acc, &p);
+  g1_random_many(b, n, vec_rng, &s);
   for (size_t i = 0; i < n; i++) {
-    g1_jac_add_affine(&acc, &acc, &p);
-    g1_jac_dbl(&j[i], &acc);
     fr_t t;
     fr_random(&t, vec_rng, &s);
     fr_to_canon(&k[i], &t);
   }
-  g1_jac_batch_to_affine(b, j, n);
   g1_jac_t r1, r2;
   double t0 = ps_now();
   msm_cpu_g1(&r1, b, k, n, 0, 0);
@@ -214,9 +207,35 @@ START_TEST(test_g1_large) {
   fprintf(stderr, "msm G1 2^12 (window %u): %.3f s\n", msm_cpu_window(0, n), t1 - t0);
   ck_assert(g1_jac_eq(&r1, &r2));
   ck_assert(g1_jac_is_on_curve(&r1));
+  for (size_t i = 0; i < n; i += 97) {
+    ck_assert(g1_affine_is_on_curve(&b[i]));
+    ck_assert(!g1_affine_is_inf(&b[i]));
+  }
+  ck_assert(!g1_affine_eq(&b[0], &b[1]));
   free(b);
   free(k);
-  free(j);
+}
+END_TEST
+
+/* G2 on g2_random_many bases: two windows and chunked threads agree. */
+START_TEST(test_g2_many) {
+  uint64_t s = 13;
+  size_t n = 300;
+  g2_affine_t *b = xmalloc(n * sizeof *b);
+  fr_t *k = xmalloc(n * sizeof *k);
+  g2_random_many(b, n, vec_rng, &s);
+  for (size_t i = 0; i < n; i++) {
+    fr_t t;
+    fr_random(&t, vec_rng, &s);
+    fr_to_canon(&k[i], &t);
+  }
+  ck_assert(g2_affine_in_subgroup(&b[0]) && g2_affine_in_subgroup(&b[n - 1]));
+  g2_jac_t r1, r2;
+  msm_cpu_g2(&r1, b, k, n, 0, 0);
+  msm_cpu_g2(&r2, b, k, n, 3, 200);
+  ck_assert(g2_jac_eq(&r1, &r2));
+  free(b);
+  free(k);
 }
 END_TEST
 
@@ -231,6 +250,7 @@ int main(void) {
   tcase_add_test(tc, test_g2_vs_naive);
   tcase_add_test(tc, test_degenerate);
   tcase_add_test(tc, test_g1_large);
+  tcase_add_test(tc, test_g2_many);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
