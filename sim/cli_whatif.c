@@ -1211,6 +1211,589 @@ done:
   return rc;
 }
 
-int sim_cmd_plan(int argc, char **argv) { (void)argc; (void)argv; return 2; }
-int whatif_saturation(const scenario *s, int max_workers, whatif_sat *out, ps_err *e) { return 0; }
-const char *whatif_saturation_line(const scenario *s, char *buf, size_t n) { return buf; }
+/* ================================================================ plan */
+
+static const char plan_help[] =
+    "usage: provesim plan SCENARIO --target proofs_per_hour=X [--max p99_latency_s=Y]\n"
+    "                     [--budget gpus=G,cpu_cores=C,host_mem_gib=M] [options]\n"
+    "\n"
+    "Searches GPUs, workers per GPU, batch, mutex scope (the model's named scopes) and CPU\n"
+    "cores for the cheapest configuration that meets the target: fewest GPUs, then fewest\n"
+    "cores, then least host memory (a phase's host_mem_gib is held by every partition in\n"
+    "flight: gpus x workers x batch of them), then fewer workers and smaller batches. Prints\n"
+    "it, what stops the next-cheaper configuration, and the frontier it explored (the\n"
+    "configurations no other beats on cost and throughput and latency). Says plainly when\n"
+    "nothing within the budget meets the target.\n"
+    "\n"
+    "A closed backlog meets the target when the simulated proofs per hour reach it (0.1%\n"
+    "tolerance). With arrivals, each configuration is simulated with the arrival rate set to\n"
+    "the target; it meets it when it keeps up (throughput within 2% of it) and, with --max,\n"
+    "the p99 proof latency is within the limit. p99 latency is the partitions' p99 latency\n"
+    "for a closed backlog.\n"
+    "\n"
+    "options:\n"
+    "  --target proofs_per_hour=X   the throughput to reach (required)\n"
+    "  --max p99_latency_s=Y        a limit on the p99 latency\n"
+    "  --budget gpus=G,cpu_cores=C,host_mem_gib=M\n"
+    "                               limits of the search (defaults: 16 GPUs, the scenario's\n"
+    "                               cores per GPU times the GPUs, no memory limit)\n"
+    "  --max-workers N              workers per GPU tried: 1..N (default 8)\n"
+    "  --batches LIST               batch sizes tried (default 1,2,4)\n"
+    "  --set KEY=VALUE              override a scenario or model key first (repeatable),\n"
+    "                               e.g. --set run.replications=3 for a faster search\n"
+    "  --jobs N                     simulations at once (default: all cores)\n"
+    "  --csv FILE                   write every configuration evaluated\n"
+    "  -h, --help                   this text\n"
+    "\n"
+    "exit codes: 0 a plan was printed (also when nothing meets the target), 1 run failure,\n"
+    "2 bad input\n"
+    "\n"
+    "example:\n"
+    "  provesim plan configs/capacity-8gpu.yaml --target proofs_per_hour=60 --max p99_latency_s=600\n";
+
+typedef struct pscope {
+  const char *name;
+  int from, to;
+} pscope;
+
+typedef struct peval {
+  int gpus, workers, batch, scope, cores;
+  double mem, pph, p99, util;
+  int simulated, meets, rc;
+  char limit[512];
+} peval;
+
+typedef struct plan_ctx {
+  const scenario *base;
+  pscope *scopes;
+  int nscopes;
+  double target_pph, max_p99, budget_mem, mem_per_part;
+  int has_max, has_mem, open, ppp, cap_cores_budget;
+  peval *cands; /* one per (workers, batch, scope) of the level being searched */
+  int gpus;     /* the level */
+  atomic_int sims;
+  pthread_mutex_t mu;
+  peval *log; /* every simulated configuration, in completion order (sorted before use) */
+  int nlog, caplog;
+} plan_ctx;
+
+static void plan_eval(plan_ctx *c, peval *pe) {
+  scenario t = *c->base; /* a shallow copy: sim_run only reads it */
+  const pscope *sc = &c->scopes[pe->scope];
+  t.gpus = pe->gpus;
+  t.workers_per_gpu = pe->workers;
+  t.batch = pe->batch;
+  t.cpu_cores = pe->cores;
+  t.mutex_name = (char *)sc->name;
+  t.mutex_from = sc->from;
+  t.mutex_to = sc->to;
+  if (c->open) t.proofs_per_hour = c->target_pph;
+  sim_opts o = {.threads = 1};
+  sim_result *r = NULL;
+  ps_err e = {{0}};
+  atomic_fetch_add(&c->sims, 1);
+  pe->simulated = 1;
+  pe->rc = sim_run(&t, &o, &r, &e);
+  if (pe->rc != PS_OK) {
+    pe->meets = 0;
+    snprintf(pe->limit, sizeof pe->limit, "cannot run: %.480s", e.msg);
+    return;
+  }
+  report_summary m;
+  report_summarize(r, &m);
+  pe->pph = pph_of(&t, m.tput);
+  pe->p99 = m.has_proofs ? m.proof_p99 : m.lat_p99;
+  pe->util = m.gpu_util_mean;
+  double tol = c->open ? 0.02 : 0.001;
+  pe->meets = pe->pph >= c->target_pph * (1 - tol) && (!c->has_max || pe->p99 <= c->max_p99);
+  report_bottleneck(&t, &m, pe->limit, sizeof pe->limit);
+  if (pe->pph >= c->target_pph * (1 - tol) && c->has_max && pe->p99 > c->max_p99) {
+    char tmp[sizeof pe->limit];
+    snprintf(tmp, sizeof tmp, "p99 latency %.1f s over the %.1f s limit; %.400s", pe->p99, c->max_p99, pe->limit);
+    memcpy(pe->limit, tmp, sizeof tmp);
+  }
+  report_summary_free(&m);
+  sim_result_free(r);
+  pthread_mutex_lock(&c->mu);
+  if (c->nlog == c->caplog) {
+    c->caplog = c->caplog ? 2 * c->caplog : 256;
+    c->log = xrealloc(c->log, (size_t)c->caplog * sizeof *c->log);
+  }
+  c->log[c->nlog++] = *pe;
+  pthread_mutex_unlock(&c->mu);
+}
+
+/* Core-seconds per partition and GPU-seconds per partition at batch b (means). */
+static void plan_demands(const scenario *s, int b, double *core_s, double *gpu_s) {
+  *core_s = *gpu_s = 0;
+  for (int i = 0; i < s->model->nphases; i++) {
+    const phase *ph = &s->model->phases[i];
+    double t = phase_call_mean(ph, b) / b;
+    if (ph->resource == RES_CPU) *core_s += t * ph->threads;
+    if (ph->resource == RES_GPU) *gpu_s += t;
+  }
+}
+
+static int plan_cap_cores(const plan_ctx *c, int g) {
+  if (c->cap_cores_budget > 0) return c->cap_cores_budget;
+  const scenario *s = c->base;
+  int per = (s->cpu_cores + s->gpus - 1) / s->gpus;
+  return per * g;
+}
+
+/* One candidate (workers, batch, scope) at the level's GPU count: the fewest cores that
+ * meet the target, by bisection between a demand bound and the cap. */
+static void plan_job(void *ctx, int i) {
+  plan_ctx *c = ctx;
+  peval *pe = &c->cands[i];
+  int g = pe->gpus, b = pe->batch, cap = plan_cap_cores(c, g);
+  double core_s, gpu_s;
+  plan_demands(c->base, b, &core_s, &gpu_s);
+  double need_pps = c->target_pph * c->ppp / 3600.0 * (c->open ? 0.98 : 0.999);
+  pe->mem = c->mem_per_part * g * pe->workers * b;
+  pe->cores = cap;
+  if (c->has_mem && pe->mem > c->budget_mem + 1e-9) {
+    snprintf(pe->limit, sizeof pe->limit, "host memory: needs %.1f GiB, over the %.1f GiB budget", pe->mem,
+             c->budget_mem);
+    return;
+  }
+  if (!c->base->gpu_shared && gpu_s > 0 && g / gpu_s < need_pps) {
+    pe->pph = g / gpu_s * 3600.0 / c->ppp;
+    snprintf(pe->limit, sizeof pe->limit, "GPU: %d GPU%s of %.3f s per partition serve at most %.1f proofs/h", g,
+             g > 1 ? "s" : "", gpu_s, pe->pph);
+    return;
+  }
+  int lo = (int)ceil(need_pps * core_s - 1e-9);
+  if (lo < 1) lo = 1;
+  if (lo > cap) {
+    pe->pph = cap / core_s * 3600.0 / c->ppp;
+    snprintf(pe->limit, sizeof pe->limit, "CPU cores: the target needs at least %d cores, the budget allows %d", lo, cap);
+    return;
+  }
+  plan_eval(c, pe);
+  if (!pe->meets) return;
+  peval best = *pe;
+  int hi = cap;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    peval t = *pe;
+    t.cores = mid;
+    plan_eval(c, &t);
+    if (t.meets) {
+      hi = mid;
+      best = t;
+    } else {
+      lo = mid + 1;
+    }
+  }
+  *pe = best;
+}
+
+static int peval_cheaper(const peval *a, const peval *b) {
+  if (a->gpus != b->gpus) return a->gpus < b->gpus;
+  if (a->cores != b->cores) return a->cores < b->cores;
+  if (fabs(a->mem - b->mem) > 1e-9) return a->mem < b->mem;
+  if (a->workers != b->workers) return a->workers < b->workers;
+  if (a->batch != b->batch) return a->batch < b->batch;
+  return a->scope < b->scope;
+}
+
+static int peval_cmp(const void *x, const void *y) {
+  const peval *a = x, *b = y;
+  if (peval_cheaper(a, b)) return -1;
+  if (peval_cheaper(b, a)) return 1;
+  return 0;
+}
+
+static void peval_desc(const plan_ctx *c, const peval *p, char *buf, size_t n) {
+  snprintf(buf, n, "%d GPU%s x %d worker%s, batch %d, mutex %s, %d cores", p->gpus, p->gpus > 1 ? "s" : "", p->workers,
+           p->workers > 1 ? "s" : "", p->batch, c->scopes[p->scope].name, p->cores);
+}
+
+static int parse_kv_list(const char *cmd, const char *opt, const char *text, const char *const *keys, double *vals,
+                         int *given) {
+  char *dup = xstrdup(text), *save = NULL;
+  int rc = 0;
+  for (char *tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '=');
+    int k = -1;
+    if (eq) {
+      *eq = 0;
+      for (int j = 0; keys[j]; j++)
+        if (!strcmp(tok, keys[j])) k = j;
+    }
+    if (!eq || k < 0) {
+      fprintf(stderr, "provesim %s: %s %s: expected ", cmd, opt, text);
+      for (int j = 0; keys[j]; j++) fprintf(stderr, "%s%s=NUMBER", j ? " or " : "", keys[j]);
+      fprintf(stderr, ", got \"%s\"\n", tok);
+      rc = -1;
+      break;
+    }
+    if (parse_num(eq + 1, &vals[k]) || !(vals[k] > 0)) {
+      fprintf(stderr, "provesim %s: %s %s: %s: expected a number > 0, got \"%s\"\n", cmd, opt, text, tok, eq + 1);
+      rc = -1;
+      break;
+    }
+    given[k] = 1;
+  }
+  free(dup);
+  return rc;
+}
+
+int sim_cmd_plan(int argc, char **argv) {
+  const char *path = NULL, *csvf = NULL, *target = NULL, *maxs = NULL, *budget = NULL, *batches = "1,2,4";
+  const char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
+  int nsets = 0, jobs = 0, maxw = 8, rc = PS_EXIT_USAGE;
+  scenario *s = NULL;
+  peval *all = NULL;
+  pscope *scopes = NULL;
+  int nall = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(plan_help, stdout);
+      rc = PS_EXIT_OK;
+      goto done;
+    } else if (is_opt(a, "--target")) {
+      if (!(v = optval(argc, argv, &i, "--target"))) goto missing;
+      target = v;
+    } else if (is_opt(a, "--max")) {
+      if (!(v = optval(argc, argv, &i, "--max"))) goto missing;
+      maxs = v;
+    } else if (is_opt(a, "--budget")) {
+      if (!(v = optval(argc, argv, &i, "--budget"))) goto missing;
+      budget = v;
+    } else if (is_opt(a, "--max-workers")) {
+      if (!(v = optval(argc, argv, &i, "--max-workers"))) goto missing;
+      if (parse_int(v, 1, 256, &maxw)) {
+        rc = usage_error("plan", "--max-workers: expected an integer from 1 to 256, got \"%s\"", v);
+        goto done;
+      }
+    } else if (is_opt(a, "--batches")) {
+      if (!(v = optval(argc, argv, &i, "--batches"))) goto missing;
+      batches = v;
+    } else if (is_opt(a, "--set")) {
+      if (!(v = optval(argc, argv, &i, "--set"))) goto missing;
+      if (!strchr(v, '=')) {
+        rc = usage_error("plan", "--set %s: expected KEY=VALUE", v);
+        goto done;
+      }
+      sets[nsets++] = v;
+    } else if (is_opt(a, "--jobs") || !strcmp(a, "-j")) {
+      if (!(v = optval(argc, argv, &i, a[1] == 'j' ? "-j" : "--jobs"))) goto missing;
+      if (parse_int(v, 1, 4096, &jobs)) {
+        rc = usage_error("plan", "--jobs: expected an integer >= 1, got \"%s\"", v);
+        goto done;
+      }
+    } else if (is_opt(a, "--csv")) {
+      if (!(v = optval(argc, argv, &i, "--csv"))) goto missing;
+      csvf = v;
+    } else if (a[0] == '-' && a[1]) {
+      rc = usage_error("plan", "unknown option %s", a);
+      goto done;
+    } else if (!path) {
+      path = a;
+    } else {
+      rc = usage_error("plan", "unexpected argument %s: one scenario at a time", a);
+      goto done;
+    }
+    continue;
+  missing:
+    rc = usage_error("plan", "%s: expected a value", a);
+    goto done;
+  }
+  if (!path) {
+    rc = usage_error("plan", "%s", "expected a scenario file");
+    goto done;
+  }
+  if (!target) {
+    rc = usage_error("plan", "%s", "expected --target proofs_per_hour=X");
+    goto done;
+  }
+  static const char *const tkeys[] = {"proofs_per_hour", NULL}, *const mkeys[] = {"p99_latency_s", NULL},
+                           *const bkeys[] = {"gpus", "cpu_cores", "host_mem_gib", NULL};
+  double tv[1] = {0}, mv[1] = {0}, bv[3] = {0};
+  int tg[1] = {0}, mg[1] = {0}, bg[3] = {0};
+  if (parse_kv_list("plan", "--target", target, tkeys, tv, tg) || !tg[0]) goto done;
+  if (maxs && parse_kv_list("plan", "--max", maxs, mkeys, mv, mg)) goto done;
+  if (budget && parse_kv_list("plan", "--budget", budget, bkeys, bv, bg)) goto done;
+  int bl[16], nb = 0;
+  {
+    char *dup = xstrdup(batches), *save = NULL;
+    int bad = 0;
+    for (char *tok = strtok_r(dup, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save))
+      if (nb >= 16 || parse_int(tok, 1, 1024, &bl[nb++])) bad = 1;
+    free(dup);
+    if (bad || nb == 0) {
+      rc = usage_error("plan", "--batches: expected up to 16 integers >= 1 separated by commas, got \"%s\"", batches);
+      goto done;
+    }
+  }
+
+  ps_err e = {{0}};
+  int lr = scn_load(path, sets, nsets, &s, &e);
+  if (lr != PS_OK) {
+    fprintf(stderr, "provesim plan: %s\n", e.msg);
+    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    goto done;
+  }
+
+  /* The scopes to try: the model's named scopes, and the scenario's own when it is none
+   * or a {from, to} region. */
+  int nsc = 0;
+  scopes = xcalloc((size_t)s->model->nscopes + 1, sizeof *scopes);
+  for (int k = 0; k < s->model->nscopes; k++)
+    scopes[nsc++] = (pscope){s->model->scopes[k].name, s->model->scopes[k].from, s->model->scopes[k].to};
+  {
+    int known = 0;
+    for (int k = 0; k < nsc; k++)
+      if (s->mutex_name && !strcmp(scopes[k].name, s->mutex_name)) known = 1;
+    if (!known) scopes[nsc++] = (pscope){s->mutex_name ? s->mutex_name : "none", s->mutex_from, s->mutex_to};
+  }
+
+  plan_ctx c = {.base = s, .scopes = scopes, .nscopes = nsc, .target_pph = tv[0], .max_p99 = mv[0],
+                .has_max = mg[0], .budget_mem = bv[2], .has_mem = bg[2], .open = s->arrivals != ARR_CLOSED,
+                .ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1, .cap_cores_budget = (int)bv[1]};
+  atomic_init(&c.sims, 0);
+  pthread_mutex_init(&c.mu, NULL);
+  for (int i = 0; i < s->model->nphases; i++) c.mem_per_part += s->model->phases[i].host_mem_gib;
+  int gmax = bg[0] ? (int)bv[0] : 16;
+  if (jobs <= 0) jobs = ncores();
+  int ncand = maxw * nb * nsc, found = -1, level_lo = 0, prev_lo = -1;
+  double t0 = ps_now();
+  for (int g = 1; g <= gmax && found < 0; g++) {
+    all = xrealloc(all, (size_t)(nall + ncand) * sizeof *all);
+    c.cands = all + nall;
+    c.gpus = g;
+    int k = 0;
+    for (int w = 1; w <= maxw; w++)
+      for (int bi = 0; bi < nb; bi++)
+        for (int sc = 0; sc < nsc; sc++) {
+          peval *p = &c.cands[k++];
+          memset(p, 0, sizeof *p);
+          p->gpus = g;
+          p->workers = w;
+          p->batch = bl[bi];
+          p->scope = sc;
+        }
+    char label[32];
+    snprintf(label, sizeof label, "plan %d GPU%s", g, g > 1 ? "s" : "");
+    jobpool_run(ncand, jobs, plan_job, &c, isatty(2) ? label : NULL);
+    prev_lo = level_lo;
+    level_lo = nall;
+    nall += ncand;
+    for (int i = level_lo; i < nall; i++)
+      if (all[i].meets && (found < 0 || peval_cheaper(&all[i], &all[found]))) found = i;
+  }
+  double wall = ps_now() - t0;
+
+  ps_buf b = {0};
+  char desc[256];
+  ps_buf_printf(&b, "plan for %s: %.1f proofs/hour", s->name, c.target_pph);
+  if (c.has_max) ps_buf_printf(&b, ", p99 %s latency <= %.1f s", c.open ? "proof" : "partition", c.max_p99);
+  ps_buf_printf(&b, "\nsearched: 1..%d GPUs, 1..%d workers per GPU, batch %s, mutex ", found >= 0 ? all[found].gpus : gmax,
+                maxw, batches);
+  for (int k = 0; k < nsc; k++) ps_buf_printf(&b, "%s%s", k ? "/" : "", scopes[k].name);
+  ps_buf_printf(&b, ", cores up to %s", bg[1] ? "the budget" : "the scenario's cores per GPU");
+  if (c.has_mem) ps_buf_printf(&b, ", host memory <= %.1f GiB", c.budget_mem);
+  ps_buf_printf(&b, "\n          %d configurations, %d simulations, %.1f s\n\n", nall, atomic_load(&c.sims), wall);
+
+  if (found >= 0) {
+    peval *p = &all[found];
+    peval_desc(&c, p, desc, sizeof desc);
+    ps_buf_printf(&b, "cheapest: %s\n", desc);
+    ps_buf_printf(&b, "          %.1f proofs/hour, p99 latency %.1f s, GPU utilization %.1f%%, host memory %.1f GiB\n",
+                  p->pph, p->p99, 100 * p->util, p->mem);
+    ps_buf_printf(&b, "          (provesim simulate %s --set system.gpus=%d --set system.workers_per_gpu=%d "
+                      "--set system.batch=%d --set system.mutex=%s --set system.cpu_cores=%d)\n\n",
+                  path, p->gpus, p->workers, p->batch, scopes[p->scope].name, p->cores);
+    ps_buf_printf(&b, "next cheaper:\n");
+    int said = 0;
+    if (p->cores > 1) {
+      peval q = *p;
+      q.cores = p->cores - 1;
+      plan_eval(&c, &q);
+      ps_buf_printf(&b, "  with %d core%s: %.1f proofs/h, p99 %.1f s; limited by: %s\n", q.cores, q.cores > 1 ? "s" : "",
+                    q.pph, q.p99, q.limit);
+      said = 1;
+    }
+    if (p->gpus > 1) {
+      int bi = -1;
+      for (int i = prev_lo; i < level_lo; i++)
+        if (bi < 0 || all[i].pph > all[bi].pph) bi = i;
+      if (bi >= 0) {
+        peval_desc(&c, &all[bi], desc, sizeof desc);
+        ps_buf_printf(&b, "  with %d GPU%s, the best (%s) reaches %.1f proofs/h; limited by: %s\n", p->gpus - 1,
+                      p->gpus > 2 ? "s" : "", desc, all[bi].pph, all[bi].limit);
+        said = 1;
+      }
+    }
+    if (!said) ps_buf_printf(&b, "  none: one GPU and one core is the cheapest there is\n");
+  } else {
+    int bi = -1, bs = -1;
+    for (int i = 0; i < nall; i++) {
+      if (bi < 0 || all[i].pph > all[bi].pph) bi = i;
+      if (all[i].simulated && all[i].rc == PS_OK && (bs < 0 || all[i].pph > all[bs].pph)) bs = i;
+    }
+    ps_buf_printf(&b, "NO CONFIGURATION MEETS THE TARGET within the budget.\n");
+    if (bs >= 0) {
+      peval_desc(&c, &all[bs], desc, sizeof desc);
+      ps_buf_printf(&b, "the best simulated: %s: %.1f proofs/h, p99 %.1f s\n  limited by: %s\n", desc, all[bs].pph,
+                    all[bs].p99, all[bs].limit);
+    } else if (bi >= 0) {
+      ps_buf_printf(&b, "no configuration was worth simulating: at best %.1f proofs/h\n  limited by: %s\n",
+                    all[bi].pph, all[bi].limit);
+    }
+  }
+
+  /* The frontier: simulated configurations that no other beats on every count. The log is
+   * sorted into a total order and duplicates (the same configuration twice) dropped, so the
+   * output does not depend on which thread finished first. */
+  qsort(c.log, (size_t)c.nlog, sizeof *c.log, peval_cmp);
+  {
+    int u = 0;
+    for (int i = 0; i < c.nlog; i++)
+      if (u == 0 || peval_cmp(&c.log[u - 1], &c.log[i]) != 0) c.log[u++] = c.log[i];
+    c.nlog = u;
+  }
+  qsort(all, (size_t)nall, sizeof *all, peval_cmp);
+  ps_buf_printf(&b, "\nfrontier explored (no other configuration is as cheap, as fast and as quick):\n");
+  ps_buf_printf(&b, "  %4s %7s %5s %-10s %5s %8s %10s %9s %8s  %s\n", "gpus", "workers", "batch", "mutex", "cores",
+                "mem GiB", "proofs/h", "p99 s", "GPU", "meets");
+  for (int i = 0; i < c.nlog; i++) {
+    const peval *p = &c.log[i];
+    if (!p->simulated || p->rc != PS_OK) continue;
+    int dominated = 0;
+    for (int j = 0; j < c.nlog && !dominated; j++) {
+      const peval *q = &c.log[j];
+      if (j == i || !q->simulated || q->rc != PS_OK) continue;
+      /* Throughputs and latencies within 1e-6 of each other count as equal. */
+      int le = q->gpus <= p->gpus && q->cores <= p->cores && q->mem <= p->mem + 1e-9 &&
+               q->pph >= p->pph * (1 - 1e-6) && q->p99 <= p->p99 * (1 + 1e-6);
+      int lt = q->gpus < p->gpus || q->cores < p->cores || q->mem < p->mem - 1e-9 || q->pph > p->pph * (1 + 1e-6) ||
+               q->p99 < p->p99 * (1 - 1e-6);
+      if (le && (lt || j < i)) dominated = 1;
+    }
+    if (dominated) continue;
+    ps_buf_printf(&b, "  %4d %7d %5d %-10s %5d %8.1f %10.1f %9.1f %7.1f%%  %s\n", p->gpus, p->workers, p->batch,
+                  scopes[p->scope].name, p->cores, p->mem, p->pph, p->p99, 100 * p->util, p->meets ? "yes" : "no");
+  }
+
+  rc = PS_EXIT_OK;
+  if (csvf) {
+    ps_buf cb = {0};
+    ps_buf_printf(&cb, "gpus,workers_per_gpu,batch,mutex,cpu_cores,host_mem_gib,simulated,proofs_per_hour,"
+                       "p99_latency_s,gpu_util,meets,limited_by\n");
+    for (int i = 0; i < nall + c.nlog; i++) {
+      const peval *p = i < c.nlog ? &c.log[i] : &all[i - c.nlog];
+      if (i >= c.nlog && p->simulated) continue; /* in the log already */
+      ps_buf_printf(&cb, "%d,%d,%d,", p->gpus, p->workers, p->batch);
+      csv_field(&cb, scopes[p->scope].name);
+      ps_buf_printf(&cb, ",%d,%.9g,%d", p->cores, p->mem, p->simulated);
+      csv_num(&cb, p->simulated ? p->pph : NAN);
+      csv_num(&cb, p->simulated ? p->p99 : NAN);
+      csv_num(&cb, p->simulated ? p->util : NAN);
+      ps_buf_printf(&cb, ",%d,", p->meets);
+      csv_field(&cb, p->limit);
+      ps_buf_append(&cb, "\n", 1);
+    }
+    if (write_out("plan", csvf, &cb)) rc = PS_EXIT_FAIL;
+    ps_buf_free(&cb);
+  }
+  if (rc == PS_EXIT_OK) fwrite(b.p, 1, b.len, stdout);
+  ps_buf_free(&b);
+  free(c.log);
+  pthread_mutex_destroy(&c.mu);
+done:
+  free(all);
+  free(scopes);
+  scn_free(s);
+  free(sets);
+  return rc;
+}
+
+/* ================================================================ saturation */
+
+typedef struct sat_ctx {
+  const scenario *s;
+  whatif_sat *out;
+  int *rc;
+  ps_err *errs;
+} sat_ctx;
+
+static void sat_job(void *ctx, int i) {
+  sat_ctx *c = ctx;
+  const scenario *s = c->s;
+  int w = i + 1;
+  scenario t = *s; /* a shallow copy: sim_run only reads it */
+  t.workers_per_gpu = w;
+  t.arrivals = ARR_CLOSED;
+  int64_t want = 60LL * s->gpus * w * s->batch;
+  if (want < 300) want = 300;
+  t.partitions = s->partitions < want ? s->partitions : want;
+  t.warmup = t.partitions / 10;
+  int64_t cool = (int64_t)s->gpus * w * s->batch;
+  t.cooldown = cool < t.partitions / 10 ? cool : t.partitions / 10;
+  t.replications = s->replications < 3 ? s->replications : 3;
+  sim_opts o = {.threads = 1};
+  sim_result *r = NULL;
+  c->rc[i] = sim_run(&t, &o, &r, &c->errs[i]);
+  if (c->rc[i] != PS_OK) return;
+  report_summary m;
+  report_summarize(r, &m);
+  c->out->util[w] = m.gpu_util_mean;
+  c->out->tput[w] = m.tput;
+  report_summary_free(&m);
+  sim_result_free(r);
+}
+
+int whatif_saturation(const scenario *s, int max_workers, whatif_sat *out, ps_err *e) {
+  memset(out, 0, sizeof *out);
+  if (max_workers <= 0) max_workers = s->workers_per_gpu * 2 > 8 ? s->workers_per_gpu * 2 : 8;
+  if (max_workers > WHATIF_SAT_MAX) max_workers = WHATIF_SAT_MAX;
+  out->nworkers = max_workers;
+  sat_ctx c = {.s = s, .out = out};
+  c.rc = xcalloc((size_t)max_workers, sizeof *c.rc);
+  c.errs = xcalloc((size_t)max_workers, sizeof *c.errs);
+  jobpool_run(max_workers, ncores(), sat_job, &c, NULL);
+  int rc = PS_OK;
+  for (int i = 0; i < max_workers; i++)
+    if (c.rc[i] != PS_OK) {
+      rc = c.rc[i];
+      if (e) *e = c.errs[i];
+      break;
+    }
+  free(c.rc);
+  free(c.errs);
+  if (rc != PS_OK) return rc;
+  out->saturation = max_workers;
+  for (int w = 1; w <= max_workers; w++) {
+    int flat = 1;
+    for (int v = w + 1; v <= max_workers; v++)
+      if (out->util[v] > out->util[w] + 0.01) flat = 0;
+    if (flat) {
+      out->saturation = w;
+      break;
+    }
+  }
+  return PS_OK;
+}
+
+const char *whatif_saturation_line(const scenario *s, char *buf, size_t n) {
+  whatif_sat sat;
+  ps_err e = {{0}};
+  if (whatif_saturation(s, 0, &sat, &e) != PS_OK) {
+    snprintf(buf, n, "saturation: not computed (%s)", e.msg);
+    return buf;
+  }
+  int k = sat.saturation, m = sat.nworkers;
+  if (k >= m)
+    snprintf(buf, n, "saturation: GPU utilization still rises at %d workers per GPU (%.1f%%); this scenario runs %d", m,
+             100 * sat.util[m], s->workers_per_gpu);
+  else
+    snprintf(buf, n,
+             "saturation: GPU utilization stops rising beyond %d worker%s per GPU (%.1f%%; %d workers: %.1f%%); "
+             "this scenario runs %d",
+             k, k > 1 ? "s" : "", 100 * sat.util[k], m, 100 * sat.util[m], s->workers_per_gpu);
+  return buf;
+}
