@@ -103,32 +103,30 @@ void fp_neg(fp_t *r, const fp_t *a) {
   fp_sub(r, &P_, a); /* p - a, with p < 2^381 as a non-reduced "value" */
 }
 
-/* CIOS Montgomery multiplication: r = a * b / 2^384 mod p. With p < 2^382 the result
- * before the final subtraction is < 2p, so no extra top word is needed at the end. */
+/* CIOS Montgomery multiplication, r = a * b / 2^384 mod p, in the "no-carry" form:
+ * the modulus' top 64-bit limb is below 2^63 - 1, so the two carry chains of each row
+ * (product and reduction) can be merged without the two extra words of textbook CIOS
+ * (the trick gnark-crypto documents). The result before the final subtraction is < 2p. */
 void fp_mul(fp_t *r, const fp_t *a, const fp_t *b) {
-  uint64_t x[N], y[N], p[N], t[N + 2];
+  uint64_t x[N], y[N], p[N], t[N];
   ld(x, a);
   ld(y, b);
   ld(p, &P_);
   memset(t, 0, sizeof t);
   for (int i = 0; i < N; i++) {
-    u128 c = 0;
-    for (int j = 0; j < N; j++) {
-      c = (u128)x[j] * y[i] + t[j] + (uint64_t)(c >> 64);
-      t[j] = (uint64_t)c;
-    }
-    c = (u128)t[N] + (uint64_t)(c >> 64);
-    t[N] = (uint64_t)c;
-    t[N + 1] = (uint64_t)(c >> 64);
-    uint64_t m = t[0] * INV64;
-    c = (u128)m * p[0] + t[0];
+    u128 s = (u128)x[0] * y[i] + t[0];
+    uint64_t hi_a = (uint64_t)(s >> 64);
+    uint64_t m = (uint64_t)s * INV64;
+    u128 q = (u128)m * p[0] + (uint64_t)s;
+    uint64_t hi_c = (uint64_t)(q >> 64);
     for (int j = 1; j < N; j++) {
-      c = (u128)m * p[j] + t[j] + (uint64_t)(c >> 64);
-      t[j - 1] = (uint64_t)c;
+      s = (u128)x[j] * y[i] + t[j] + hi_a;
+      hi_a = (uint64_t)(s >> 64);
+      q = (u128)m * p[j] + (uint64_t)s + hi_c;
+      hi_c = (uint64_t)(q >> 64);
+      t[j - 1] = (uint64_t)q;
     }
-    c = (u128)t[N] + (uint64_t)(c >> 64);
-    t[N - 1] = (uint64_t)c;
-    t[N] = t[N + 1] + (uint64_t)(c >> 64);
+    t[N - 1] = hi_c + hi_a;
   }
   if (geq_p(t, p)) sub_p(t, p);
   st(r, t);
