@@ -1406,8 +1406,8 @@ static int peval_cmp(const void *x, const void *y) {
 }
 
 static void peval_desc(const plan_ctx *c, const peval *p, char *buf, size_t n) {
-  snprintf(buf, n, "%d GPU%s x %d worker%s, batch %d, mutex %s, %d cores", p->gpus, p->gpus > 1 ? "s" : "", p->workers,
-           p->workers > 1 ? "s" : "", p->batch, c->scopes[p->scope].name, p->cores);
+  snprintf(buf, n, "%d GPU%s x %d worker%s, batch %d, mutex %s, %d core%s", p->gpus, p->gpus > 1 ? "s" : "", p->workers,
+           p->workers > 1 ? "s" : "", p->batch, c->scopes[p->scope].name, p->cores, p->cores > 1 ? "s" : "");
 }
 
 static int parse_kv_list(const char *cmd, const char *opt, const char *text, const char *const *keys, double *vals,
