@@ -25,7 +25,8 @@ void msm_cpu_g2(g2_jac_t *out, const g2_affine_t *bases, const fr_t *scalars, si
                 unsigned window, unsigned threads);
 
 /* The window the MSM picks for n points: the c minimising the bucket additions of the
- * cost model (255/c + 1) * (n + 2^c). The same for G1 and G2 (g2 is for later tuning). */
+ * cost model (255/c + 1) * (n + 2^c), at most 16. The same for G1 and G2 (g2 is for later
+ * tuning). */
 unsigned msm_cpu_window(int g2, size_t n);
 
 /* The naive reference: the sum of n scalar multiplications. For tests. */
