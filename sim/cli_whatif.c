@@ -1359,8 +1359,8 @@ static void plan_job(void *ctx, int i) {
   }
   if (!c->base->gpu_shared && gpu_s > 0 && g / gpu_s < need_pps) {
     pe->pph = g / gpu_s * 3600.0 / c->ppp;
-    snprintf(pe->limit, sizeof pe->limit, "GPU: %d GPU%s of %.3f s per partition serve at most %.1f proofs/h", g,
-             g > 1 ? "s" : "", gpu_s, pe->pph);
+    snprintf(pe->limit, sizeof pe->limit, "GPU: %d GPU%s of %.3f s per partition serve%s at most %.1f proofs/h", g,
+             g > 1 ? "s" : "", gpu_s, g > 1 ? "" : "s", pe->pph);
     return;
   }
   int lo = (int)ceil(need_pps * core_s - 1e-9);
@@ -1618,10 +1618,16 @@ int sim_cmd_plan(int argc, char **argv) {
       said = 1;
     }
     if (p->gpus > 1) {
-      int bi = -1;
-      for (int i = prev_lo; i < level_lo; i++)
-        if (bi < 0 || all[i].pph > all[bi].pph) bi = i;
-      if (bi >= 0) {
+      int bi = -1, bb = -1;
+      for (int i = prev_lo; i < level_lo; i++) {
+        if (all[i].simulated && all[i].rc == PS_OK && (bi < 0 || all[i].pph > all[bi].pph)) bi = i;
+        if (bb < 0 || all[i].pph > all[bb].pph) bb = i;
+      }
+      if (bi < 0 && bb >= 0) {
+        ps_buf_printf(&b, "  with %d GPU%s: nothing worth simulating; %s\n", p->gpus - 1, p->gpus > 2 ? "s" : "",
+                      all[bb].limit);
+        said = 1;
+      } else if (bi >= 0) {
         peval_desc(&c, &all[bi], desc, sizeof desc);
         ps_buf_printf(&b, "  with %d GPU%s, the best (%s) reaches %.1f proofs/h; limited by: %s\n", p->gpus - 1,
                       p->gpus > 2 ? "s" : "", desc, all[bi].pph, all[bi].limit);
@@ -1660,6 +1666,7 @@ int sim_cmd_plan(int argc, char **argv) {
   ps_buf_printf(&b, "\nfrontier explored (no other configuration is as cheap, as fast and as quick):\n");
   ps_buf_printf(&b, "  %4s %7s %5s %-10s %5s %8s %10s %9s %8s  %s\n", "gpus", "workers", "batch", "mutex", "cores",
                 "mem GiB", "proofs/h", "p99 s", "GPU", "meets");
+  if (c.nlog == 0) ps_buf_printf(&b, "  (nothing simulated: every configuration was ruled out by a bound)\n");
   for (int i = 0; i < c.nlog; i++) {
     const peval *p = &c.log[i];
     if (!p->simulated || p->rc != PS_OK) continue;
