@@ -17,7 +17,7 @@ if [ ! -x "$venv/bin/jupyter" ] || [ ! -x "$venv/bin/pytest" ]; then
   python3 -m venv "$venv"
   "$venv/bin/pip" install --quiet --disable-pip-version-check jupyter nbconvert ipykernel matplotlib pandas pytest
 fi
-export PROVESIM_NB_SMALL=1 MPLBACKEND=Agg
+export PROVESIM_NB_SMALL=1
 out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 cd "$here"
