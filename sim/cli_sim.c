@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../common/spans.h"
+#include "cli_whatif.h"
 #include "pipe.h"
 #include "report.h"
 #include "scn.h"
@@ -247,6 +248,8 @@ int sim_cmd_simulate(int argc, char **argv) {
     report_csv(&b, s, &sum);
   } else {
     report_table(&b, s, &sum, res->wall_s);
+    char sat[512];
+    ps_buf_printf(&b, "%s\n", whatif_saturation_line(s, sat, sizeof sat));
   }
   rc = PS_EXIT_OK;
   if (out) {

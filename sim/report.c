@@ -63,6 +63,11 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
     snprintf(buf, n, "GPU busy: the GPU%s compute%s %.1f%% of the window; more throughput needs more GPUs or "
                      "faster kernels",
              s->gpus > 1 ? "s" : "", s->gpus > 1 ? "" : "s", 100 * u);
+  } else if (h >= f && s->workers_per_gpu == 1) {
+    snprintf(buf, n,
+             "too few workers: the GPU idles %.1f%% of the window while its only worker does CPU work; add "
+             "workers (--set system.workers_per_gpu=2)%s",
+             100 * (h + f), s->mutex_from >= 0 ? " with a mutex scope narrower than the CPU work" : "");
   } else if (h >= f) {
     /* Offer the model's other scopes, narrowest (fewest phases) first. */
     char alt[200] = "";
@@ -76,12 +81,18 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
         int k = snprintf(alt + used, sizeof alt - used, "%s--set system.mutex=%s", used ? " or " : "", sc->name);
         if (k > 0 && used + (size_t)k < sizeof alt) used += (size_t)k;
       }
+    /* More workers help only when some phase runs outside the region, so that CPU work
+     * of one worker overlaps another's hold of the lock. */
+    int outside = s->mutex_from > 0 || s->mutex_to < s->model->nphases - 1;
+    char more[160] = "";
+    if (outside)
+      snprintf(more, sizeof more, ", or add workers so their CPU work overlaps the wait for the lock "
+                                  "(--set system.workers_per_gpu=%d)", s->workers_per_gpu + 1);
     snprintf(buf, n,
              "mutex held without kernels: for %.1f%% of the window the GPU idles while a worker holds its "
-             "mutex for CPU work or a barrier; %s%s, or add workers so their CPU work overlaps the wait for "
-             "the lock (--set system.workers_per_gpu=%d)",
+             "mutex for CPU work or a barrier; %s%s%s",
              100 * h, used ? "narrow the scope: " : "start the scope after the CPU-side wait ({from: PHASE, to: PHASE})",
-             alt, s->workers_per_gpu + 1);
+             alt, more);
   } else if (m->cpu_util >= 0.9) {
     snprintf(buf, n, "CPU cores: %.1f%% of %d cores are busy; the GPU idles %.1f%% of the window waiting for CPU "
                      "phases; add cores or lower threads per phase",
