@@ -464,7 +464,9 @@ static int parse_tree(ld *c, yaml_parser_t *yp, const char *file, const char *or
   if (!yaml_parser_load(yp, &doc)) {
     loc at = {file, origin, (int)yp->problem_mark.line + 1, (int)yp->problem_mark.column + 1};
     char ctx[160] = "";
-    if (yp->context)
+    if (yp->error == YAML_READER_ERROR)
+      snprintf(ctx, sizeof ctx, " (at byte %zu of the input)", yp->problem_offset);
+    else if (yp->context)
       snprintf(ctx, sizeof ctx, " (%s that started at line %d, column %d)", yp->context,
                (int)yp->context_mark.line + 1, (int)yp->context_mark.column + 1);
     return fail_at(c, &at, ypath, "expected valid YAML, got a syntax error: %s%s",
@@ -1127,7 +1129,7 @@ static const char *const SCN_KEYS[] = {"scenario", "description", "model", "syst
 static const char *const SYS_KEYS[] = {"gpus", "workers_per_gpu", "cpu_cores", "batch", "mutex", "gpu_sharing", "cpu_sharing", NULL};
 static const char *const WL_KEYS[] = {"partitions", "arrivals", NULL};
 static const char *const ARR_KEYS[] = {"process", "proofs_per_hour", "partitions_per_proof", NULL};
-static const char *const RUN_KEYS[] = {"warmup", "replications", "seed", NULL};
+static const char *const RUN_KEYS[] = {"warmup", "cooldown", "replications", "seed", NULL};
 static const char *const PROVER_KEYS[] = {"circuit", "constraints", NULL};
 
 static int scope_index(const model *m, const char *name) {
@@ -1188,6 +1190,8 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
   if ((x = opt(root, "description"))) {
     if (rd_str(c, x, "description", &str)) return PS_EINPUT;
     s->description = xstrdup(str);
+    /* A folded or literal block keeps its final line break; a report has no use for it. */
+    for (size_t n = strlen(s->description); n > 0 && s->description[n - 1] == '\n'; n--) s->description[n - 1] = 0;
   }
 
   /* The model: inline, or a file named relative to the scenario. */
@@ -1277,6 +1281,8 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
   s->seed = 1;
   node *wn = opt(run, "warmup");
   if (wn && rd_int(c, wn, "run.warmup", 0, INT64_MAX, &s->warmup)) goto fail;
+  node *cn = opt(run, "cooldown");
+  if (cn && rd_int(c, cn, "run.cooldown", 0, INT64_MAX, &s->cooldown)) goto fail;
   if ((x = opt(run, "replications")) && rd_i(c, x, "run.replications", 1, &s->replications)) goto fail;
   if ((x = opt(run, "seed"))) {
     int ok = x->kind == N_SCALAR && !x->quoted && x->str[0] && x->str[0] != '-';
@@ -1329,6 +1335,26 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     }
     goto fail;
   }
+  if (s->cooldown > s->partitions - s->warmup - 1) {
+    /* The window runs from the warmup-th completion to the (partitions - cooldown)-th. */
+    node *pn = map_find(wl, "partitions")->val;
+    const node *at = cn;
+    if (!cn->at.origin) at = pn->at.origin ? pn : wn && wn->at.origin ? wn : cn;
+    char what[200];
+    if (at == cn) {
+      snprintf(what, sizeof what, "an integer from 0 to %" PRId64 " (workload.partitions - run.warmup - 1)",
+               s->partitions - s->warmup - 1);
+      expect(c, cn, "run.cooldown", what);
+    } else if (at == pn) {
+      snprintf(what, sizeof what, "an integer > run.warmup + run.cooldown (%" PRId64 ")", s->warmup + s->cooldown);
+      expect(c, pn, "workload.partitions", what);
+    } else {
+      snprintf(what, sizeof what, "an integer from 0 to %" PRId64 " (workload.partitions - run.cooldown - 1)",
+               s->partitions - s->cooldown - 1);
+      expect(c, wn, "run.warmup", what);
+    }
+    goto fail;
+  }
   node *mphs = opt(mroot, "phases");
   for (int i = 0; i < s->model->nphases; i++) {
     phase *ph = &s->model->phases[i];
@@ -1336,12 +1362,12 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     char pp[PB];
     phase_path(pp, sizeof pp, mbase, it, i);
     if (ph->threads > s->cpu_cores) {
-      node *tn = opt(it, "threads"), *cn = opt(sys, "cpu_cores");
+      node *tn = opt(it, "threads"), *coren = opt(sys, "cpu_cores");
       char what[PB];
       jp(p, sizeof p, pp, "threads");
-      if (pick(cn, tn) == cn) {
+      if (pick(coren, tn) == coren) {
         snprintf(what, sizeof what, "an integer >= %d (phase %s wants threads: %d)", ph->threads, ph->name, ph->threads);
-        expect(c, cn, "system.cpu_cores", what);
+        expect(c, coren, "system.cpu_cores", what);
       } else {
         snprintf(what, sizeof what, "an integer from 1 to %d (system.cpu_cores)", s->cpu_cores);
         expect(c, tn, p, what);
@@ -1558,6 +1584,7 @@ cJSON *scn_to_json(const scenario *s) {
 
   cJSON *run = cJSON_AddObjectToObject(o, "run");
   add_i64(run, "warmup", s->warmup);
+  add_i64(run, "cooldown", s->cooldown);
   cJSON_AddNumberToObject(run, "replications", s->replications);
   char b[32];
   snprintf(b, sizeof b, "%" PRIu64, s->seed);

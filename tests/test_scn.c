@@ -62,6 +62,7 @@ START_TEST(test_defaults) {
   ck_assert_int_eq(s->arrivals, ARR_CLOSED);
   ck_assert_int_eq(s->partitions_per_proof, 1);
   ck_assert_int_eq(s->warmup, 0);
+  ck_assert_int_eq(s->cooldown, 0);
   ck_assert_int_eq(s->replications, 1);
   ck_assert_uint_eq(s->seed, 1);
   ck_assert_ptr_null(s->prover_circuit);
@@ -120,6 +121,7 @@ START_TEST(test_full) {
   ck_assert_double_eq(s->proofs_per_hour, 90);
   ck_assert_int_eq(s->partitions_per_proof, 10);
   ck_assert_int_eq(s->warmup, 100);
+  ck_assert_int_eq(s->cooldown, 50);
   ck_assert_int_eq(s->replications, 5);
   ck_assert_uint_eq(s->seed, UINT64_MAX);
   ck_assert_str_eq(s->prover_circuit, "synthetic");
@@ -260,7 +262,7 @@ START_TEST(test_json_stable) {
       "\"system\":{\"gpus\":1,\"workers_per_gpu\":1,\"cpu_cores\":32,\"batch\":1,"
       "\"mutex\":{\"scope\":\"custom\",\"from\":\"b\",\"to\":\"c\"},\"gpu_sharing\":\"exclusive\",\"cpu_sharing\":\"ps\"},"
       "\"workload\":{\"partitions\":4,\"arrivals\":null},"
-      "\"run\":{\"warmup\":0,\"replications\":1,\"seed\":1},"
+      "\"run\":{\"warmup\":0,\"cooldown\":0,\"replications\":1,\"seed\":1},"
       "\"prover\":{\"circuit\":null,\"constraints\":0}}";
   ck_assert_str_eq(a, want);
   free(a);
@@ -299,6 +301,14 @@ START_TEST(test_err_out_of_range) {
   const char *ov[] = {"run.warmup=10"};
   e = load_fail("good-defaults.yaml", ov, 1);
   ASSERT_ERR(e.msg, "--set run.warmup=10: run.warmup: ", "expected an integer from 0 to 9");
+  const char *ov2[] = {"run.warmup=4", "run.cooldown=6"};
+  e = load_fail("good-defaults.yaml", ov2, 2);
+  ck_assert_str_eq(e.msg, "--set run.cooldown=6: run.cooldown: expected an integer from 0 to 5 "
+                          "(workload.partitions - run.warmup - 1), got 6");
+  const char *ov3[] = {"workload.partitions=150"};
+  e = load_fail("good-full.yaml", ov3, 1);
+  ck_assert_str_eq(e.msg, "--set workload.partitions=150: workload.partitions: expected an integer > "
+                          "run.warmup + run.cooldown (150), got 150");
 }
 END_TEST
 
