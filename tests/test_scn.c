@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,25 @@ START_TEST(test_json_stable) {
 }
 END_TEST
 
+/* Loads share nothing: several threads loading at once get the same result. */
+static void *load_thread(void *arg) {
+  char **out = arg;
+  const char *ov[] = {"system.mutex={from: ntt_h, to: b_g2}", "phases.prep.time.cv=0.2"};
+  *out = json_of("good-full.yaml", ov, 2);
+  return NULL;
+}
+
+START_TEST(test_threads) {
+  enum { T = 8 };
+  pthread_t th[T];
+  char *out[T];
+  for (int i = 0; i < T; i++) ck_assert_int_eq(pthread_create(&th[i], NULL, load_thread, &out[i]), 0);
+  for (int i = 0; i < T; i++) pthread_join(th[i], NULL);
+  for (int i = 1; i < T; i++) ck_assert_str_eq(out[i], out[0]);
+  for (int i = 0; i < T; i++) free(out[i]);
+}
+END_TEST
+
 /* ---- one test per error kind ------------------------------------------------------ */
 
 START_TEST(test_err_unknown_key) {
@@ -285,6 +305,13 @@ START_TEST(test_err_unknown_key) {
   ASSERT_ERR(e.msg, "bad-unknown-key.yaml:5:3: system.wrokers_per_gpu: ",
              "expected one of the keys gpus, workers_per_gpu, cpu_cores, batch, mutex, gpu_sharing, cpu_sharing, "
              "got unknown key \"wrokers_per_gpu\"");
+}
+END_TEST
+
+START_TEST(test_err_duplicate_key) {
+  ps_err e = load_fail("bad-duplicate-key.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-duplicate-key.yaml:6:3: run.seed: expected each key once in a mapping, got \"seed\" a "
+                          "second time");
 }
 END_TEST
 
@@ -460,9 +487,11 @@ static Suite *scn_suite(void) {
   tcase_add_test(ok, test_overrides);
   tcase_add_test(ok, test_empirical);
   tcase_add_test(ok, test_json_stable);
+  tcase_add_test(ok, test_threads);
   suite_add_tcase(s, ok);
   TCase *err = tcase_create("errors");
   tcase_add_test(err, test_err_unknown_key);
+  tcase_add_test(err, test_err_duplicate_key);
   tcase_add_test(err, test_err_wrong_type);
   tcase_add_test(err, test_err_out_of_range);
   tcase_add_test(err, test_err_missing_key);
