@@ -8,6 +8,10 @@
 
 #include "util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define SPANS_SCHEMA "provesim.spans/1"
 
 typedef enum span_kind { SPAN_PHASE, SPAN_KERNEL, SPAN_MEMCPY } span_kind;
@@ -45,5 +49,9 @@ void spans_format(ps_buf *b, const span_rec *r);
 typedef int (*spans_rec_fn)(void *ctx, const span_rec *r);
 typedef int (*spans_hdr_fn)(void *ctx, const span_header *h);
 int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx, ps_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

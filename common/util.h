@@ -7,6 +7,10 @@
 #include <stddef.h>
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Exit codes of the provesim binary. */
 #define PS_EXIT_OK 0
 #define PS_EXIT_FAIL 1  /* a run failed (I/O, GPU, a bug) */
@@ -54,5 +58,9 @@ void ps_buf_free(ps_buf *b);
 /* Write n bytes to path atomically: a temporary file beside it, then rename. Nothing is
  * left behind on failure. Returns PS_OK or PS_ERR with e filled. */
 int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
