@@ -1,0 +1,99 @@
+/* Groth16 on BLS12-381 over provesim's backends, split into the phases the scenario
+ * runner (`provesim measure`) times one by one. Keys are made once per (circuit, size,
+ * seed), cached on disk, shared read-only by every worker; each worker opens its own
+ * context on its own backend handle (so workers never share device scratch space); each
+ * call proves a job of one or more partitions (circuit instances) through the phases:
+ *
+ *   synth ──► prep ───────────► msm ──► epilogue
+ *        └──► ntt_h ──────────┘        ▲
+ *             prep ──► b_g2 ───────────┘
+ *
+ * synth: CPU, the witness and the evaluations A·z, B·z, C·z. prep: CPU, the MSM scalars
+ * (runs beside ntt_h). ntt_h: GPU, 7 NTTs (3 inverse, 3 coset, 1 coset inverse), the
+ * pointwise step and the H MSM. msm: GPU, the A, B_G1 and L MSMs. b_g2: the B_G2 MSM (on
+ * the context's backend). epilogue: CPU, blinding with random r, s and assembly. Each
+ * phase returns PS_OK, or a negative code with e filled; phases of one job must run in an
+ * order the graph allows; phases of different jobs may run concurrently. */
+#ifndef PROVESIM_GROTH16_H
+#define PROVESIM_GROTH16_H
+
+#include <stdint.h>
+
+#include "../common/util.h"
+#include "backend.h"
+#include "bls12_381.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct g16_keys g16_keys; /* proving + verifying key and the circuit's shape */
+typedef struct g16_ctx g16_ctx;   /* one worker: a backend handle with the bases uploaded */
+typedef struct g16_job g16_job;   /* one call: k partitions being proved */
+
+typedef struct g16_proof {
+  g1_affine_t a;
+  g2_affine_t b;
+  g1_affine_t c;
+} g16_proof;
+
+typedef struct g16_vk {
+  g1_affine_t alpha_g1;
+  g2_affine_t beta_g2, gamma_g2, delta_g2;
+  g1_affine_t *ic; /* public inputs + 1 */
+  int nic;
+} g16_vk;
+
+/* Parameters of the circuit family (see the circuit's documentation). */
+typedef struct g16_circuit_params {
+  const char *circuit;      /* NULL = the default circuit */
+  int64_t constraints;      /* number of R1CS constraints (rounded up as the circuit needs) */
+  double boolean_fraction;  /* share of witness values that are 0/1; < 0 = the default */
+  uint64_t seed;            /* toxic waste of the setup */
+} g16_circuit_params;
+
+/* Loads the keys from cache_dir (NULL = no cache) or runs the setup and stores them.
+ * progress (may be NULL) is called with a fraction in [0, 1] during long setups. */
+int g16_keys_get(const g16_circuit_params *p, const char *cache_dir, void (*progress)(double, void *),
+                 void *progress_ctx, g16_keys **out, ps_err *e);
+void g16_keys_free(g16_keys *k);
+const g16_vk *g16_keys_vk(const g16_keys *k);
+int64_t g16_keys_constraints(const g16_keys *k);
+/* Device/host bytes one context needs (bases) and one job needs (scratch), so a runner
+ * can refuse a scenario that does not fit before any work. */
+size_t g16_ctx_bytes(const g16_keys *k);
+size_t g16_job_bytes(const g16_keys *k, int partitions);
+
+int g16_ctx_open(ps_backend *b, const g16_keys *k, g16_ctx **out, ps_err *e);
+void g16_ctx_close(g16_ctx *c);
+
+/* A job of k partitions; instance_seeds[i] picks partition i's witness (its public
+ * input). rng_seed drives the blinding r, s. */
+g16_job *g16_job_new(g16_ctx *c, int k, const uint64_t *instance_seeds, uint64_t rng_seed);
+void g16_job_free(g16_job *j);
+
+int g16_synth(g16_job *j, ps_err *e);
+int g16_prep(g16_job *j, ps_err *e);
+int g16_ntt_h(g16_job *j, ps_err *e);
+int g16_msm(g16_job *j, ps_err *e);
+int g16_b_g2(g16_job *j, ps_err *e);
+int g16_epilogue(g16_job *j, ps_err *e);
+
+/* After the epilogue: partition i's proof and public inputs (borrowed, valid until
+ * g16_job_free). */
+const g16_proof *g16_job_proof(const g16_job *j, int i);
+const fr_t *g16_job_public(const g16_job *j, int i, int *npublic);
+
+/* The whole proof in one call (prove command, tests). */
+int g16_prove(g16_ctx *c, uint64_t instance_seed, uint64_t rng_seed, g16_proof *out, fr_t *pub, int *npub,
+              ps_err *e);
+
+/* e(A, B) == e(alpha, beta) * e(sum pub_i IC_i, gamma) * e(C, delta): returns 1 when the
+ * proof verifies, 0 when it does not, negative on malformed input. */
+int g16_verify(const g16_vk *vk, const g16_proof *p, const fr_t *pub, int npub, ps_err *e);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
