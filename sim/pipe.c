@@ -136,6 +136,9 @@ typedef struct rep_state {
   double *job_t0, *job_rem, *job_tupd;
   uint32_t *job_ver;
   int *job_pos;      /* PS: index in the station's array */
+  station **job_st;  /* the job's station (NULL for resource none); fixed, as workers are pinned */
+  int *job_thr;      /* cores the job holds at its station */
+  int *job_w, *job_p; /* worker and phase of a job, so the hot path never divides */
   uint8_t *in_region;
   int **succ;        /* successors of each phase */
   int *nsucc;
@@ -171,7 +174,7 @@ static const char *res_names[] = {"cpu", "gpu", "pcie", "none"};
 
 /* ---------------------------------------------------------------- accounting */
 
-static void station_advance(station *st, double now) {
+static inline void station_advance(station *st, double now) {
   double dt = now - st->t_upd;
   if (dt > 0) {
     if (st->nrun > 0) st->busy_int += dt;
@@ -180,7 +183,7 @@ static void station_advance(station *st, double now) {
   st->t_upd = now;
 }
 
-static void gpu_advance(gpu_state *g, double now) {
+static inline void gpu_advance(gpu_state *g, double now) {
   double dt = now - g->t_upd;
   if (dt > 0) {
     if (g->gpu.nrun > 0)
@@ -203,7 +206,7 @@ static void emit(rep_state *r, int wi, int64_t call, const char *name, const cha
 
 /* ---------------------------------------------------------------- stations */
 
-static station *job_station(rep_state *r, uint32_t job) {
+static station *job_station_init(rep_state *r, uint32_t job) {
   int p = (int)(job % (uint32_t)r->np);
   worker *w = &r->w[job / (uint32_t)r->np];
   switch (r->m->phases[p].resource) {
@@ -215,10 +218,8 @@ static station *job_station(rep_state *r, uint32_t job) {
   return NULL;
 }
 
-static int job_threads(rep_state *r, uint32_t job) {
-  const phase *ph = &r->m->phases[job % (uint32_t)r->np];
-  return ph->resource == RES_CPU ? ph->threads : 1;
-}
+static inline station *job_station(rep_state *r, uint32_t job) { return r->job_st[job]; }
+static inline int job_threads(rep_state *r, uint32_t job) { return r->job_thr[job]; }
 
 static void station_init(station *st, int kind, int cap) {
   memset(st, 0, sizeof *st);
@@ -250,7 +251,7 @@ static uint32_t q_pop(uint32_t **q, int *head, int *len, int *cap) {
 }
 
 /* Before a station changes, bring the GPU accounting up to date if it is a GPU. */
-static void touch(rep_state *r, station *st) {
+static inline void touch(rep_state *r, station *st) {
   station_advance(st, r->now);
   if (st->gpu_of >= 0) gpu_advance(&r->gpus[st->gpu_of], r->now);
 }
@@ -456,7 +457,7 @@ static void call_end(rep_state *r, int wi) {
 }
 
 static void phase_end(rep_state *r, uint32_t job) {
-  int wi = (int)(job / (uint32_t)r->np), p = (int)(job % (uint32_t)r->np);
+  int wi = r->job_w[job], p = r->job_p[job];
   worker *w = &r->w[wi];
   const phase *ph = &r->m->phases[p];
   station *st = job_station(r, job);
@@ -569,6 +570,10 @@ static void rep_free(rep_state *r) {
   free(r->job_tupd);
   free(r->job_ver);
   free(r->job_pos);
+  free(r->job_st);
+  free(r->job_thr);
+  free(r->job_w);
+  free(r->job_p);
   free(r->in_region);
   if (r->succ)
     for (int p = 0; p < r->np; p++) free(r->succ[p]);
@@ -639,6 +644,17 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->job_tupd = xcalloc(nj, sizeof(double));
   r->job_ver = xcalloc(nj, sizeof(uint32_t));
   r->job_pos = xcalloc(nj, sizeof(int));
+  r->job_st = xcalloc(nj, sizeof(station *));
+  r->job_thr = xcalloc(nj, sizeof(int));
+  r->job_w = xcalloc(nj, sizeof(int));
+  r->job_p = xcalloc(nj, sizeof(int));
+  for (size_t j = 0; j < nj; j++) {
+    r->job_w[j] = (int)(j / (size_t)r->np);
+    r->job_p[j] = (int)(j % (size_t)r->np);
+    r->job_st[j] = job_station_init(r, (uint32_t)j);
+    const phase *ph = &m->phases[r->job_p[j]];
+    r->job_thr[j] = ph->resource == RES_CPU ? ph->threads : 1;
+  }
   r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)
     for (int p = s->mutex_from; p <= s->mutex_to; p++) r->in_region[p] = 1;
