@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/cli.h"
 #include "../common/spans.h"
 #include "cli_whatif.h"
 #include "pipe.h"
@@ -55,29 +56,6 @@ static const char trace_help[] =
     "  -o, --out FILE    the trace file to write (required)\n"
     "  --rep N           which replication to show (default 0)\n";
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg) {
-  fprintf(stderr, "provesim %s: ", cmd);
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, " (provesim %s --help)\n", cmd);
-  return PS_EXIT_USAGE;
-}
-
-/* Takes the value of an option given as `--opt VALUE` or `--opt=VALUE`. */
-static const char *optval(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (!strcmp(argv[*i], name)) {
-    if (*i + 1 >= argc) return NULL;
-    return argv[++*i];
-  }
-  return NULL;
-}
-
-static int is_opt(const char *a, const char *name) {
-  size_t n = strlen(name);
-  return !strcmp(a, name) || (!strncmp(a, name, n) && a[n] == '=');
-}
-
 /* Spans streamed to a temporary file, renamed on success. */
 typedef struct span_sink {
   FILE *f;
@@ -116,10 +94,10 @@ int sim_cmd_simulate(int argc, char **argv) {
       fputs(simulate_help, stdout);
       free(sets);
       return PS_EXIT_OK;
-    } else if (is_opt(a, "--set")) {
-      if (!(v = optval(argc, argv, &i, "--set"))) goto missing;
+    } else if (cli_is_opt(a, "--set")) {
+      if (!(v = cli_optval(argc, argv, &i, "--set"))) goto missing;
       if (!strchr(v, '=')) {
-        rc = usage_error("simulate", "--set %s: expected KEY=VALUE", v);
+        rc = cli_usage_error("simulate", "--set %s: expected KEY=VALUE", v);
         goto done;
       }
       sets[nsets++] = v;
@@ -127,44 +105,44 @@ int sim_cmd_simulate(int argc, char **argv) {
       json = 1;
     } else if (!strcmp(a, "--csv")) {
       csv = 1;
-    } else if (is_opt(a, "--out") || !strcmp(a, "-o")) {
-      if (!(v = optval(argc, argv, &i, a[1] == 'o' ? "-o" : "--out"))) goto missing;
+    } else if (cli_is_opt(a, "--out") || !strcmp(a, "-o")) {
+      if (!(v = cli_optval(argc, argv, &i, a[1] == 'o' ? "-o" : "--out"))) goto missing;
       out = v;
-    } else if (is_opt(a, "--spans")) {
-      if (!(v = optval(argc, argv, &i, "--spans"))) goto missing;
+    } else if (cli_is_opt(a, "--spans")) {
+      if (!(v = cli_optval(argc, argv, &i, "--spans"))) goto missing;
       spans = v;
-    } else if (is_opt(a, "--trace")) {
-      if (!(v = optval(argc, argv, &i, "--trace"))) goto missing;
+    } else if (cli_is_opt(a, "--trace")) {
+      if (!(v = cli_optval(argc, argv, &i, "--trace"))) goto missing;
       tracef = v;
-    } else if (is_opt(a, "--threads")) {
-      if (!(v = optval(argc, argv, &i, "--threads"))) goto missing;
+    } else if (cli_is_opt(a, "--threads")) {
+      if (!(v = cli_optval(argc, argv, &i, "--threads"))) goto missing;
       char *end;
       long t = strtol(v, &end, 10);
       if (*end || t < 1 || t > 4096) {
-        rc = usage_error("simulate", "--threads: expected an integer >= 1, got \"%s\"", v);
+        rc = cli_usage_error("simulate", "--threads: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }
       threads = (int)t;
     } else if (a[0] == '-' && a[1]) {
-      rc = usage_error("simulate", "unknown option %s", a);
+      rc = cli_usage_error("simulate", "unknown option %s", a);
       goto done;
     } else if (!path) {
       path = a;
     } else {
-      rc = usage_error("simulate", "unexpected argument %s: one scenario at a time", a);
+      rc = cli_usage_error("simulate", "unexpected argument %s: one scenario at a time", a);
       goto done;
     }
     continue;
   missing:
-    rc = usage_error("simulate", "%s: expected a value", a);
+    rc = cli_usage_error("simulate", "%s: expected a value", a);
     goto done;
   }
   if (!path) {
-    rc = usage_error("simulate", "%s", "expected a scenario file");
+    rc = cli_usage_error("simulate", "%s", "expected a scenario file");
     goto done;
   }
   if (json && csv) {
-    rc = usage_error("simulate", "%s", "--json and --csv: choose one");
+    rc = cli_usage_error("simulate", "%s", "--json and --csv: choose one");
     goto done;
   }
 
@@ -277,26 +255,26 @@ int sim_cmd_trace(int argc, char **argv) {
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       fputs(trace_help, stdout);
       return PS_EXIT_OK;
-    } else if (is_opt(a, "--out") || !strcmp(a, "-o")) {
-      if (!(v = optval(argc, argv, &i, a[1] == 'o' ? "-o" : "--out")))
-        return usage_error("trace", "%s: expected a value", a);
+    } else if (cli_is_opt(a, "--out") || !strcmp(a, "-o")) {
+      if (!(v = cli_optval(argc, argv, &i, a[1] == 'o' ? "-o" : "--out")))
+        return cli_usage_error("trace", "%s: expected a value", a);
       out = v;
-    } else if (is_opt(a, "--rep")) {
-      if (!(v = optval(argc, argv, &i, "--rep"))) return usage_error("trace", "%s: expected a value", a);
+    } else if (cli_is_opt(a, "--rep")) {
+      if (!(v = cli_optval(argc, argv, &i, "--rep"))) return cli_usage_error("trace", "%s: expected a value", a);
       char *end;
       long r = strtol(v, &end, 10);
-      if (*end || r < 0) return usage_error("trace", "--rep: expected an integer >= 0, got \"%s\"", v);
+      if (*end || r < 0) return cli_usage_error("trace", "--rep: expected an integer >= 0, got \"%s\"", v);
       rep = (int)r;
     } else if (a[0] == '-' && a[1]) {
-      return usage_error("trace", "unknown option %s", a);
+      return cli_usage_error("trace", "unknown option %s", a);
     } else if (!in) {
       in = a;
     } else {
-      return usage_error("trace", "unexpected argument %s", a);
+      return cli_usage_error("trace", "unexpected argument %s", a);
     }
   }
-  if (!in) return usage_error("trace", "%s", "expected a spans file");
-  if (!out) return usage_error("trace", "%s", "expected -o TRACE.json");
+  if (!in) return cli_usage_error("trace", "%s", "expected a spans file");
+  if (!out) return cli_usage_error("trace", "%s", "expected -o TRACE.json");
   ps_err e = {{0}};
   int rc = trace_convert(in, out, rep, &e);
   if (rc != PS_OK) {

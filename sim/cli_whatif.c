@@ -19,40 +19,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../common/cli.h"
 #include "analytic.h"
 #include "pipe.h"
 #include "report.h"
 #include "scn.h"
 
 /* ================================================================ shared helpers */
-
-static int usage_error(const char *cmd, const char *fmt, const char *arg) {
-  fprintf(stderr, "provesim %s: ", cmd);
-  fprintf(stderr, fmt, arg);
-  fprintf(stderr, " (provesim %s --help)\n", cmd);
-  return PS_EXIT_USAGE;
-}
-
-/* The value of `--opt VALUE` or `--opt=VALUE`, or NULL when it is missing. */
-static const char *optval(int argc, char **argv, int *i, const char *name) {
-  size_t n = strlen(name);
-  if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=') return argv[*i] + n + 1;
-  if (!strcmp(argv[*i], name)) {
-    if (*i + 1 >= argc) return NULL;
-    return argv[++*i];
-  }
-  return NULL;
-}
-
-static int is_opt(const char *a, const char *name) {
-  size_t n = strlen(name);
-  return !strcmp(a, name) || (!strncmp(a, name, n) && a[n] == '=');
-}
-
-static int ncores(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
-}
 
 static int parse_int(const char *v, long lo, long hi, int *out) {
   char *end;
@@ -568,8 +541,8 @@ int sim_cmd_sweep(int argc, char **argv) {
       fputs(sweep_help, stdout);
       rc = PS_EXIT_OK;
       goto done;
-    } else if (is_opt(a, "--vary")) {
-      if (!(v = optval(argc, argv, &i, "--vary"))) goto missing;
+    } else if (cli_is_opt(a, "--vary")) {
+      if (!(v = cli_optval(argc, argv, &i, "--vary"))) goto missing;
       if (vary_parse(v, &vs[nv], &e)) {
         fprintf(stderr, "provesim sweep: %s\n", e.msg);
         goto done;
@@ -581,47 +554,47 @@ int sim_cmd_sweep(int argc, char **argv) {
           goto done;
         }
       nv++;
-    } else if (is_opt(a, "--set")) {
-      if (!(v = optval(argc, argv, &i, "--set"))) goto missing;
+    } else if (cli_is_opt(a, "--set")) {
+      if (!(v = cli_optval(argc, argv, &i, "--set"))) goto missing;
       if (!strchr(v, '=')) {
-        rc = usage_error("sweep", "--set %s: expected KEY=VALUE", v);
+        rc = cli_usage_error("sweep", "--set %s: expected KEY=VALUE", v);
         goto done;
       }
       sets[nsets++] = v;
-    } else if (is_opt(a, "--jobs") || !strcmp(a, "-j")) {
-      if (!(v = optval(argc, argv, &i, a[1] == 'j' ? "-j" : "--jobs"))) goto missing;
+    } else if (cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
+      if (!(v = cli_optval(argc, argv, &i, a[1] == 'j' ? "-j" : "--jobs"))) goto missing;
       if (parse_int(v, 1, 4096, &jobs)) {
-        rc = usage_error("sweep", "--jobs: expected an integer >= 1, got \"%s\"", v);
+        rc = cli_usage_error("sweep", "--jobs: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }
-    } else if (is_opt(a, "--csv")) {
-      if (!(v = optval(argc, argv, &i, "--csv"))) goto missing;
+    } else if (cli_is_opt(a, "--csv")) {
+      if (!(v = cli_optval(argc, argv, &i, "--csv"))) goto missing;
       csvf = v;
-    } else if (is_opt(a, "--json")) {
-      if (!(v = optval(argc, argv, &i, "--json"))) goto missing;
+    } else if (cli_is_opt(a, "--json")) {
+      if (!(v = cli_optval(argc, argv, &i, "--json"))) goto missing;
       jsonf = v;
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       quiet = 1;
     } else if (a[0] == '-' && a[1]) {
-      rc = usage_error("sweep", "unknown option %s", a);
+      rc = cli_usage_error("sweep", "unknown option %s", a);
       goto done;
     } else if (!path) {
       path = a;
     } else {
-      rc = usage_error("sweep", "unexpected argument %s: one scenario at a time", a);
+      rc = cli_usage_error("sweep", "unexpected argument %s: one scenario at a time", a);
       goto done;
     }
     continue;
   missing:
-    rc = usage_error("sweep", "%s: expected a value", a);
+    rc = cli_usage_error("sweep", "%s: expected a value", a);
     goto done;
   }
   if (!path) {
-    rc = usage_error("sweep", "%s", "expected a scenario file");
+    rc = cli_usage_error("sweep", "%s", "expected a scenario file");
     goto done;
   }
   if (nv == 0) {
-    rc = usage_error("sweep", "%s", "expected at least one --vary KEY=VALUES");
+    rc = cli_usage_error("sweep", "%s", "expected at least one --vary KEY=VALUES");
     goto done;
   }
 
@@ -675,7 +648,7 @@ int sim_cmd_sweep(int argc, char **argv) {
     }
   }
   sweep_ctx ctx = {.path = path, .nsets = nsets + nv, .pts = pts};
-  if (jobs <= 0) jobs = ncores();
+  if (jobs <= 0) jobs = cli_ncores();
   jobpool_run((int)npts, jobs, sweep_job, &ctx, isatty(2) ? "sweep" : NULL);
 
   for (long i = 0; i < npts; i++)
@@ -892,37 +865,37 @@ int sim_cmd_estimate(int argc, char **argv) {
       fputs(estimate_help, stdout);
       free(sets);
       return PS_EXIT_OK;
-    } else if (is_opt(a, "--set")) {
-      if (!(v = optval(argc, argv, &i, "--set"))) goto missing;
+    } else if (cli_is_opt(a, "--set")) {
+      if (!(v = cli_optval(argc, argv, &i, "--set"))) goto missing;
       if (!strchr(v, '=')) {
-        rc = usage_error("estimate", "--set %s: expected KEY=VALUE", v);
+        rc = cli_usage_error("estimate", "--set %s: expected KEY=VALUE", v);
         goto done;
       }
       sets[nsets++] = v;
     } else if (!strcmp(a, "--json")) {
       json = 1;
-    } else if (is_opt(a, "--threads")) {
-      if (!(v = optval(argc, argv, &i, "--threads"))) goto missing;
+    } else if (cli_is_opt(a, "--threads")) {
+      if (!(v = cli_optval(argc, argv, &i, "--threads"))) goto missing;
       if (parse_int(v, 1, 4096, &threads)) {
-        rc = usage_error("estimate", "--threads: expected an integer >= 1, got \"%s\"", v);
+        rc = cli_usage_error("estimate", "--threads: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }
     } else if (a[0] == '-' && a[1]) {
-      rc = usage_error("estimate", "unknown option %s", a);
+      rc = cli_usage_error("estimate", "unknown option %s", a);
       goto done;
     } else if (!path) {
       path = a;
     } else {
-      rc = usage_error("estimate", "unexpected argument %s: one scenario at a time", a);
+      rc = cli_usage_error("estimate", "unexpected argument %s: one scenario at a time", a);
       goto done;
     }
     continue;
   missing:
-    rc = usage_error("estimate", "%s: expected a value", a);
+    rc = cli_usage_error("estimate", "%s: expected a value", a);
     goto done;
   }
   if (!path) {
-    rc = usage_error("estimate", "%s", "expected a scenario file");
+    rc = cli_usage_error("estimate", "%s", "expected a scenario file");
     goto done;
   }
 
@@ -1454,60 +1427,60 @@ int sim_cmd_plan(int argc, char **argv) {
       fputs(plan_help, stdout);
       rc = PS_EXIT_OK;
       goto done;
-    } else if (is_opt(a, "--target")) {
-      if (!(v = optval(argc, argv, &i, "--target"))) goto missing;
+    } else if (cli_is_opt(a, "--target")) {
+      if (!(v = cli_optval(argc, argv, &i, "--target"))) goto missing;
       target = v;
-    } else if (is_opt(a, "--max")) {
-      if (!(v = optval(argc, argv, &i, "--max"))) goto missing;
+    } else if (cli_is_opt(a, "--max")) {
+      if (!(v = cli_optval(argc, argv, &i, "--max"))) goto missing;
       maxs = v;
-    } else if (is_opt(a, "--budget")) {
-      if (!(v = optval(argc, argv, &i, "--budget"))) goto missing;
+    } else if (cli_is_opt(a, "--budget")) {
+      if (!(v = cli_optval(argc, argv, &i, "--budget"))) goto missing;
       budget = v;
-    } else if (is_opt(a, "--max-workers")) {
-      if (!(v = optval(argc, argv, &i, "--max-workers"))) goto missing;
+    } else if (cli_is_opt(a, "--max-workers")) {
+      if (!(v = cli_optval(argc, argv, &i, "--max-workers"))) goto missing;
       if (parse_int(v, 1, 256, &maxw)) {
-        rc = usage_error("plan", "--max-workers: expected an integer from 1 to 256, got \"%s\"", v);
+        rc = cli_usage_error("plan", "--max-workers: expected an integer from 1 to 256, got \"%s\"", v);
         goto done;
       }
-    } else if (is_opt(a, "--batches")) {
-      if (!(v = optval(argc, argv, &i, "--batches"))) goto missing;
+    } else if (cli_is_opt(a, "--batches")) {
+      if (!(v = cli_optval(argc, argv, &i, "--batches"))) goto missing;
       batches = v;
-    } else if (is_opt(a, "--set")) {
-      if (!(v = optval(argc, argv, &i, "--set"))) goto missing;
+    } else if (cli_is_opt(a, "--set")) {
+      if (!(v = cli_optval(argc, argv, &i, "--set"))) goto missing;
       if (!strchr(v, '=')) {
-        rc = usage_error("plan", "--set %s: expected KEY=VALUE", v);
+        rc = cli_usage_error("plan", "--set %s: expected KEY=VALUE", v);
         goto done;
       }
       sets[nsets++] = v;
-    } else if (is_opt(a, "--jobs") || !strcmp(a, "-j")) {
-      if (!(v = optval(argc, argv, &i, a[1] == 'j' ? "-j" : "--jobs"))) goto missing;
+    } else if (cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
+      if (!(v = cli_optval(argc, argv, &i, a[1] == 'j' ? "-j" : "--jobs"))) goto missing;
       if (parse_int(v, 1, 4096, &jobs)) {
-        rc = usage_error("plan", "--jobs: expected an integer >= 1, got \"%s\"", v);
+        rc = cli_usage_error("plan", "--jobs: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }
-    } else if (is_opt(a, "--csv")) {
-      if (!(v = optval(argc, argv, &i, "--csv"))) goto missing;
+    } else if (cli_is_opt(a, "--csv")) {
+      if (!(v = cli_optval(argc, argv, &i, "--csv"))) goto missing;
       csvf = v;
     } else if (a[0] == '-' && a[1]) {
-      rc = usage_error("plan", "unknown option %s", a);
+      rc = cli_usage_error("plan", "unknown option %s", a);
       goto done;
     } else if (!path) {
       path = a;
     } else {
-      rc = usage_error("plan", "unexpected argument %s: one scenario at a time", a);
+      rc = cli_usage_error("plan", "unexpected argument %s: one scenario at a time", a);
       goto done;
     }
     continue;
   missing:
-    rc = usage_error("plan", "%s: expected a value", a);
+    rc = cli_usage_error("plan", "%s: expected a value", a);
     goto done;
   }
   if (!path) {
-    rc = usage_error("plan", "%s", "expected a scenario file");
+    rc = cli_usage_error("plan", "%s", "expected a scenario file");
     goto done;
   }
   if (!target) {
-    rc = usage_error("plan", "%s", "expected --target proofs_per_hour=X");
+    rc = cli_usage_error("plan", "%s", "expected --target proofs_per_hour=X");
     goto done;
   }
   static const char *const tkeys[] = {"proofs_per_hour", NULL}, *const mkeys[] = {"p99_latency_s", NULL},
@@ -1525,7 +1498,7 @@ int sim_cmd_plan(int argc, char **argv) {
       if (nb >= 16 || parse_int(tok, 1, 1024, &bl[nb++])) bad = 1;
     free(dup);
     if (bad || nb == 0) {
-      rc = usage_error("plan", "--batches: expected up to 16 integers >= 1 separated by commas, got \"%s\"", batches);
+      rc = cli_usage_error("plan", "--batches: expected up to 16 integers >= 1 separated by commas, got \"%s\"", batches);
       goto done;
     }
   }
@@ -1558,7 +1531,7 @@ int sim_cmd_plan(int argc, char **argv) {
   pthread_mutex_init(&c.mu, NULL);
   for (int i = 0; i < s->model->nphases; i++) c.mem_per_part += s->model->phases[i].host_mem_gib;
   int gmax = bg[0] ? (int)bv[0] : 16;
-  if (jobs <= 0) jobs = ncores();
+  if (jobs <= 0) jobs = cli_ncores();
   int ncand = maxw * nb * nsc, found = -1, level_lo = 0, prev_lo = -1;
   double t0 = ps_now();
   for (int g = 1; g <= gmax && found < 0; g++) {
@@ -1762,7 +1735,7 @@ int whatif_saturation(const scenario *s, int max_workers, whatif_sat *out, ps_er
   sat_ctx c = {.s = s, .out = out};
   c.rc = xcalloc((size_t)max_workers, sizeof *c.rc);
   c.errs = xcalloc((size_t)max_workers, sizeof *c.errs);
-  jobpool_run(max_workers, ncores(), sat_job, &c, NULL);
+  jobpool_run(max_workers, cli_ncores(), sat_job, &c, NULL);
   int rc = PS_OK;
   for (int i = 0; i < max_workers; i++)
     if (c.rc[i] != PS_OK) {

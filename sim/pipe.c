@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../common/cli.h"
 #include "stats.h"
 
 /* ---------------------------------------------------------------- event heap */
@@ -825,11 +826,6 @@ static void *worker_main(void *arg) {
   return NULL;
 }
 
-static int ncores(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
-}
-
 int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
   static const sim_opts none = {0};
   if (!o) o = &none;
@@ -838,7 +834,7 @@ int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
   sim_result *res = xcalloc(1, sizeof *res);
   res->nreps = s->replications;
   res->reps = xcalloc((size_t)res->nreps, sizeof *res->reps);
-  int nt = o->threads > 0 ? o->threads : ncores();
+  int nt = o->threads > 0 ? o->threads : cli_ncores();
   if (nt > res->nreps) nt = res->nreps;
   pool P = {.s = s, .o = o, .res = res};
   P.rc = xcalloc((size_t)res->nreps, sizeof *P.rc);
