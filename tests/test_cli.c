@@ -12,57 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli_harness.h"
 #include "spans.h"
 #include "util.h"
-
-static char tmpdir[256];
-
-static const char *bin(void) {
-  const char *b = getenv("PROVESIM_BIN");
-  return b ? b : "./provesim";
-}
-
-static char *src(const char *rel) {
-  const char *s = getenv("PROVESIM_SRC");
-  return xasprintf("%s/%s", s ? s : "..", rel);
-}
-
-/* Run `provesim ARGS`, capturing stdout (and stderr into *err when err != NULL).
- * Returns the exit code. */
-static int run(const char *args, char **out, char **err) {
-  char *ofile = xasprintf("%s/stdout", tmpdir), *efile = xasprintf("%s/stderr", tmpdir);
-  char *cmd = xasprintf("cd %s && %s %s >%s 2>%s", tmpdir, bin(), args, ofile, efile);
-  int st = system(cmd);
-  int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  FILE *f;
-  size_t n;
-  if (out) {
-    f = fopen(ofile, "r");
-    *out = NULL;
-    n = 0;
-    getdelim(out, &n, 0, f);
-    fclose(f);
-  }
-  if (err) {
-    f = fopen(efile, "r");
-    *err = NULL;
-    n = 0;
-    getdelim(err, &n, 0, f);
-    fclose(f);
-  }
-  free(cmd);
-  free(ofile);
-  free(efile);
-  return rc;
-}
-
-static int exists(const char *rel) {
-  char *p = xasprintf("%s/%s", tmpdir, rel);
-  struct stat st;
-  int r = stat(p, &st) == 0;
-  free(p);
-  return r;
-}
 
 static double util_of(const char *json) {
   cJSON *d = cJSON_Parse(json);
@@ -257,21 +209,10 @@ START_TEST(help_and_usage) {
 }
 END_TEST
 
-static void setup(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/provesim-cli-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void) {
-  char *cmd = xasprintf("rm -rf %s", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
-  free(cmd);
-}
-
 int main(void) {
   Suite *su = suite_create("cli");
   TCase *tc = tcase_create("simulate");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, cli_tmp_setup, cli_tmp_teardown);
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, seed_scenario_matches_the_field);
   tcase_add_test(tc, json_identical_across_threads);

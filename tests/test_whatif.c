@@ -14,63 +14,10 @@
 #include <unistd.h>
 
 #include "analytic.h"
+#include "cli_harness.h"
 #include "cli_whatif.h"
 #include "scn.h"
 #include "util.h"
-
-static char tmpdir[256];
-
-static const char *bin(void) {
-  const char *b = getenv("PROVESIM_BIN");
-  return b ? b : "./provesim";
-}
-
-static char *src(const char *rel) {
-  const char *s = getenv("PROVESIM_SRC");
-  return xasprintf("%s/%s", s ? s : "..", rel);
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f) return NULL;
-  char *p = NULL;
-  size_t n = 0;
-  if (getdelim(&p, &n, 0, f) < 0) {
-    free(p);
-    p = xstrdup("");
-  }
-  fclose(f);
-  return p;
-}
-
-/* Runs `provesim ARGS` in tmpdir; captures stdout and stderr. Returns the exit code. */
-static int run(const char *args, char **out, char **err) {
-  char *ofile = xasprintf("%s/stdout", tmpdir), *efile = xasprintf("%s/stderr", tmpdir);
-  char *cmd = xasprintf("cd %s && %s %s >%s 2>%s", tmpdir, bin(), args, ofile, efile);
-  int st = system(cmd);
-  int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  if (out) *out = slurp(ofile);
-  if (err) *err = slurp(efile);
-  free(cmd);
-  free(ofile);
-  free(efile);
-  return rc;
-}
-
-static int exists(const char *rel) {
-  char *p = xasprintf("%s/%s", tmpdir, rel);
-  struct stat st;
-  int r = stat(p, &st) == 0;
-  free(p);
-  return r;
-}
-
-static char *tmpfile_text(const char *rel) {
-  char *p = xasprintf("%s/%s", tmpdir, rel);
-  char *t = slurp(p);
-  free(p);
-  return t;
-}
 
 /* ---------------------------------------------------------------- sweep */
 
@@ -338,21 +285,10 @@ START_TEST(saturation_point_deterministic) {
 }
 END_TEST
 
-static void setup(void) {
-  snprintf(tmpdir, sizeof tmpdir, "/tmp/provesim-whatif-XXXXXX");
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void teardown(void) {
-  char *cmd = xasprintf("rm -rf %s", tmpdir);
-  if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpdir);
-  free(cmd);
-}
-
 int main(void) {
   Suite *su = suite_create("whatif");
   TCase *tc = tcase_create("whatif");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, cli_tmp_setup, cli_tmp_teardown);
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, sweep_rows_equal_closed_forms);
   tcase_add_test(tc, sweep_same_output_whatever_jobs);
