@@ -35,15 +35,19 @@ static inline double bin_mid(int b) {
   return ldexp(1.0 + (sub + 0.5) / (double)(1 << HIST_SUB_BITS), e);
 }
 
+/* Bins are allocated one power of two at a time, when a value first lands in it: a
+ * histogram of latencies that span a few octaves costs a few KiB, not the whole range. */
+#define HIST_OCTAVES (HIST_EXP_MAX - HIST_EXP_MIN)
+#define HIST_SUB (1 << HIST_SUB_BITS)
+
 struct hist {
   int64_t n;
   double sum, min, max;
-  uint32_t *bins;
+  uint32_t *oct[HIST_OCTAVES];
 };
 
 hist *hist_new(void) {
   hist *h = xcalloc(1, sizeof *h);
-  h->bins = xcalloc(HIST_NBINS, sizeof *h->bins);
   h->min = INFINITY;
   h->max = -INFINITY;
   return h;
@@ -51,7 +55,7 @@ hist *hist_new(void) {
 
 void hist_free(hist *h) {
   if (!h) return;
-  free(h->bins);
+  for (int o = 0; o < HIST_OCTAVES; o++) free(h->oct[o]);
   free(h);
 }
 
@@ -60,7 +64,9 @@ void hist_add(hist *h, double x) {
   h->sum += x;
   if (x < h->min) h->min = x;
   if (x > h->max) h->max = x;
-  h->bins[bin_of(x)]++;
+  int b = bin_of(x), o = b >> HIST_SUB_BITS;
+  if (!h->oct[o]) h->oct[o] = xcalloc(HIST_SUB, sizeof(uint32_t));
+  h->oct[o][b & (HIST_SUB - 1)]++;
 }
 
 int64_t hist_count(const hist *h) { return h->n; }
@@ -75,7 +81,12 @@ double hist_quantile(const hist *h, double q) {
   if (rank < 1) rank = 1;
   int64_t c = 0;
   for (int b = 0; b < HIST_NBINS; b++) {
-    c += h->bins[b];
+    const uint32_t *oc = h->oct[b >> HIST_SUB_BITS];
+    if (!oc) {
+      b |= HIST_SUB - 1; /* skip the empty octave */
+      continue;
+    }
+    c += oc[b & (HIST_SUB - 1)];
     if (c >= rank) {
       double v = bin_mid(b);
       if (v < h->min) v = h->min;
