@@ -3,7 +3,8 @@
 
 Every fenced block whose first line is `$ provesim ...` (continued with a trailing
 backslash onto further lines) is a command; the rest of the block is replaced by what
-build/provesim prints for it, run from the repository root. Blocks whose command starts
+build/provesim prints for it, run in a scratch folder that links the repository's
+configs/, models/, tests/ and docs/ (so files the commands write stay out of the tree). Blocks whose command starts
 with `$ time` are left alone (their wall times belong to the machine they were taken on).
 
     python3 scripts/regen_docs.py docs/whatif.md [--bin build/provesim] [--check]
@@ -16,17 +17,30 @@ import re
 import shlex
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 WALL = re.compile(r"events in [0-9.]+ s")
 
 
+SCRATCH = None
+
+
+def scratch():
+    global SCRATCH
+    if SCRATCH is None:
+        SCRATCH = tempfile.mkdtemp(prefix="provesim-docs-")
+        for d in ("configs", "models", "tests", "docs"):
+            Path(SCRATCH, d).symlink_to(ROOT / d)
+    return SCRATCH
+
+
 def run(cmd_lines, binary):
     text = " ".join(l.rstrip("\\").strip() for l in cmd_lines)[2:]  # drop "$ "
     argv = shlex.split(text)
     assert argv[0] == "provesim", text
-    p = subprocess.run([binary] + argv[1:], cwd=ROOT, capture_output=True, text=True)
+    p = subprocess.run([str(Path(binary).resolve())] + argv[1:], cwd=scratch(), capture_output=True, text=True)
     out = p.stdout + p.stderr
     return out if out.endswith("\n") or not out else out + "\n"
 
