@@ -259,9 +259,18 @@ static int expect(ld *c, const node *n, const char *path, const char *what) {
   return fail_at(c, &n->at, path, "expected %s, got %s", what, render(n, g, sizeof g));
 }
 
+/* Appends the strings of a NULL-terminated list to out, cutting at cap: key paths longer
+ * than the buffer only ever shorten a message. */
+static void cat_path(char *out, size_t cap, const char *const *parts) {
+  size_t i = 0;
+  for (; *parts; parts++)
+    for (const char *q = *parts; *q && i + 1 < cap; q++) out[i++] = *q;
+  out[i] = 0;
+}
+
 static void jp(char *out, size_t cap, const char *base, const char *key) {
-  if (!base || !*base) snprintf(out, cap, "%s", key);
-  else snprintf(out, cap, "%s.%s", base, key);
+  const char *one[] = {key, NULL}, *two[] = {base, ".", key, NULL};
+  cat_path(out, cap, (!base || !*base) ? one : two);
 }
 
 /* A required key: missing ones are reported at the enclosing mapping. */
@@ -340,7 +349,7 @@ static int rd_int(ld *c, const node *n, const char *path, int64_t lo, int64_t hi
 }
 
 static int rd_i(ld *c, const node *n, const char *path, int lo, int *out) {
-  int64_t v;
+  int64_t v = 0;
   int rc = rd_int(c, n, path, lo, INT_MAX, &v);
   if (!rc) *out = (int)v;
   return rc;
@@ -776,8 +785,10 @@ static void phase_path(char *out, size_t cap, const char *base, const node *item
   const node *nm = opt(item, "name");
   char ph[PB];
   jp(ph, sizeof ph, base, "phases");
-  if (nm && nm->kind == N_SCALAR) snprintf(out, cap, "%s.%s", ph, nm->str);
-  else snprintf(out, cap, "%s[%d]", ph, i);
+  char idx[24];
+  snprintf(idx, sizeof idx, "[%d]", i);
+  const char *named[] = {ph, ".", nm ? nm->str : "", NULL}, *indexed[] = {ph, idx, NULL};
+  cat_path(out, cap, (nm && nm->kind == N_SCALAR) ? named : indexed);
 }
 
 /* Find a cycle in the after graph; on success returns 0, else fills cyc[0..*len-1]
@@ -822,7 +833,7 @@ static int build_model(ld *c, node *mn, const char *base, const char *path, mode
   char p[PB], pp[PB];
   model *m = xcalloc(1, sizeof *m);
   node *x, *phs;
-  const char *s;
+  const char *s = NULL;
   int rc = PS_EINPUT;
   if (check_map(c, mn, base, MODEL_KEYS)) goto fail;
   jp(p, sizeof p, base, "model");
@@ -1181,7 +1192,7 @@ static const node *pick(const node *a, const node *b) {
 static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov, scenario *s) {
   char p[PB];
   node *x, *y;
-  const char *str;
+  const char *str = NULL;
   if (check_map(c, root, "", SCN_KEYS)) return PS_EINPUT;
   s->path = xstrdup(path);
   if (req(c, root, "", "scenario", "the scenario's name (a string)", &x) || rd_str(c, x, "scenario", &str))
