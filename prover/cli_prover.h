@@ -3,6 +3,7 @@
 #ifndef PROVESIM_CLI_PROVER_H
 #define PROVESIM_CLI_PROVER_H
 
+/* provesim prover-bench (bench.c): kernel timings of a backend, against compute floors. */
 int prover_cmd_bench(int argc, char **argv);
 
 #endif

@@ -1,0 +1,405 @@
+/* The backend switch: each entry point of backend.h goes to the plain-C reference
+ * (ntt_cpu.c, msm_cpu.c) or to the CUDA backend (prover/cuda/, when built). Results are
+ * converted to the common forms here (the GPU MSM returns XYZZ, callers get Jacobian). */
+#include "backend.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "msm.h"
+
+#ifdef PROVESIM_HAVE_CUDA
+#include "cuda/cuda_backend.h"
+#endif
+
+typedef enum { BK_CPU, BK_CUDA } bk_kind;
+
+struct ps_backend {
+  bk_kind kind;
+  char device[300];
+  unsigned window; /* 0 = automatic */
+#ifdef PROVESIM_HAVE_CUDA
+  psc_dev *dev;
+#endif
+};
+
+struct backend_msm_bases {
+  ps_backend *b;
+  int g2;
+  size_t n;
+  const void *host; /* cpu: borrowed */
+#ifdef PROVESIM_HAVE_CUDA
+  psc_bases *dev;
+#endif
+};
+
+int backend_has_cuda(void) {
+#ifdef PROVESIM_HAVE_CUDA
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+static unsigned online_cpus(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? (unsigned)n : 1;
+}
+
+ps_backend *backend_open(const char *name, ps_err *e) {
+  if (!name || !strcmp(name, "cpu")) {
+    ps_backend *b = xcalloc(1, sizeof *b);
+    b->kind = BK_CPU;
+    snprintf(b->device, sizeof b->device, "%u CPU threads", online_cpus());
+    return b;
+  }
+  if (!strcmp(name, "cuda")) {
+#ifdef PROVESIM_HAVE_CUDA
+    psc_dev *d = NULL;
+    if (psc_open(0, &d, e) != PS_OK) return NULL;
+    ps_backend *b = xcalloc(1, sizeof *b);
+    b->kind = BK_CUDA;
+    b->dev = d;
+    snprintf(b->device, sizeof b->device, "%s", psc_name(d));
+    return b;
+#else
+    ps_fail(e, PS_ERR,
+            "cuda backend: this provesim was built without CUDA (configure with "
+            "-DPROVESIM_CUDA=ON where nvcc exists); use --backend cpu");
+    return NULL;
+#endif
+  }
+  ps_fail(e, PS_EINPUT, "backend '%s': expected cpu or cuda", name);
+  return NULL;
+}
+
+void backend_close(ps_backend *b) {
+  if (!b) return;
+#ifdef PROVESIM_HAVE_CUDA
+  psc_close(b->dev);
+#endif
+  free(b);
+}
+
+const char *backend_name(const ps_backend *b) { return b->kind == BK_CUDA ? "cuda" : "cpu"; }
+const char *backend_device(const ps_backend *b) { return b->device; }
+
+int backend_ntt(ps_backend *b, fr_t *data, unsigned log_n, size_t batch, int flags, ps_err *e) {
+  if (log_n < 1 || log_n > NTT_MAX_LOG_N)
+    return ps_fail(e, PS_EINPUT, "NTT of size 2^%u: expected 1 <= log2(size) <= %d", log_n,
+                   NTT_MAX_LOG_N);
+  if (flags & ~(NTT_INVERSE | NTT_COSET | NTT_IN_BITREV | NTT_OUT_BITREV))
+    return ps_fail(e, PS_EINPUT, "NTT flags 0x%x: unknown bits", (unsigned)flags);
+  if (batch == 0) return PS_OK;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) return psc_ntt(b->dev, data, log_n, batch, flags, e);
+#endif
+  ntt_cpu(data, log_n, batch, flags, 0);
+  return PS_OK;
+}
+
+static int bases_new(ps_backend *b, int g2, const void *bases, size_t n, backend_msm_bases **out,
+                     ps_err *e) {
+  *out = NULL;
+  if (n > 0 && !bases) return ps_fail(e, PS_EINPUT, "MSM bases: NULL array of %zu points", n);
+  backend_msm_bases *m = xcalloc(1, sizeof *m);
+  m->b = b;
+  m->g2 = g2;
+  m->n = n;
+  m->host = bases;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) {
+    int rc = psc_bases_upload(b->dev, g2, bases, n, &m->dev, e);
+    if (rc) {
+      free(m);
+      return rc;
+    }
+    m->host = NULL;
+  }
+#endif
+  *out = m;
+  return PS_OK;
+}
+
+int backend_msm_bases_g1(ps_backend *b, const g1_affine_t *bases, size_t n,
+                         backend_msm_bases **out, ps_err *e) {
+  return bases_new(b, 0, bases, n, out, e);
+}
+int backend_msm_bases_g2(ps_backend *b, const g2_affine_t *bases, size_t n,
+                         backend_msm_bases **out, ps_err *e) {
+  return bases_new(b, 1, bases, n, out, e);
+}
+
+void backend_msm_bases_free(backend_msm_bases *m) {
+  if (!m) return;
+#ifdef PROVESIM_HAVE_CUDA
+  psc_bases_free(m->dev);
+#endif
+  free(m);
+}
+
+void backend_set_msm_window(ps_backend *b, unsigned window) { b->window = window; }
+
+unsigned backend_msm_window(const ps_backend *b, int g2, size_t n) {
+  if (b->window) return b->window;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) return psc_msm_default_window(g2, n);
+#endif
+  return msm_cpu_window(g2, n);
+}
+
+static int msm_check(ps_backend *b, backend_msm_bases *m, int g2, const fr_t *scalars, size_t n,
+                     ps_err *e) {
+  if (!m || m->b != b)
+    return ps_fail(e, PS_EINPUT, "MSM: the bases were not registered with this backend");
+  if (m->g2 != g2)
+    return ps_fail(e, PS_EINPUT, "MSM: bases registered for G%d, used for G%d", m->g2 + 1, g2 + 1);
+  if (n > m->n)
+    return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu registered bases: too few bases", n, m->n);
+  if (n > 0 && !scalars) return ps_fail(e, PS_EINPUT, "MSM: NULL scalars for %zu points", n);
+  if (b->window > MSM_MAX_WINDOW)
+    return ps_fail(e, PS_EINPUT, "MSM window %u: expected 1..%d bits", b->window, MSM_MAX_WINDOW);
+  return PS_OK;
+}
+
+int backend_msm_g1(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
+                   g1_jac_t *out, ps_err *e) {
+  int rc = msm_check(b, m, 0, scalars, n, e);
+  if (rc) return rc;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) {
+    g1_xyzz_t r;
+    if ((rc = psc_msm(b->dev, m->dev, scalars, n, b->window, &r, e))) return rc;
+    g1_xyzz_to_jac(out, &r);
+    return PS_OK;
+  }
+#endif
+  msm_cpu_g1(out, (const g1_affine_t *)m->host, scalars, n, b->window, 0);
+  return PS_OK;
+}
+
+int backend_msm_g2(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
+                   g2_jac_t *out, ps_err *e) {
+  int rc = msm_check(b, m, 1, scalars, n, e);
+  if (rc) return rc;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) {
+    g2_xyzz_t r;
+    if ((rc = psc_msm(b->dev, m->dev, scalars, n, b->window, &r, e))) return rc;
+    g2_xyzz_to_jac(out, &r);
+    return PS_OK;
+  }
+#endif
+  msm_cpu_g2(out, (const g2_affine_t *)m->host, scalars, n, b->window, 0);
+  return PS_OK;
+}
+
+/* Host buffers carry a 64-byte header recording whether they are pinned. */
+#define HOST_HDR 64
+
+void *backend_host_alloc(ps_backend *b, size_t bytes) {
+  int pinned = 0;
+  unsigned char *p;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA)
+    p = psc_host_alloc(bytes + HOST_HDR, &pinned);
+  else
+#endif
+    p = xmalloc(bytes + HOST_HDR);
+  memcpy(p, &pinned, sizeof pinned);
+  return p + HOST_HDR;
+}
+
+void backend_host_free(ps_backend *b, void *q) {
+  if (!q) return;
+  unsigned char *p = (unsigned char *)q - HOST_HDR;
+  int pinned;
+  memcpy(&pinned, p, sizeof pinned);
+#ifdef PROVESIM_HAVE_CUDA
+  if (pinned) {
+    psc_host_free(p, 1);
+    return;
+  }
+#endif
+  (void)b;
+  free(p);
+}
+
+/* ---- measurements ---- */
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+#define CPU_FB_ITERS 200000
+
+typedef struct fb_arg {
+  int fp;
+  double rate;
+} fb_arg;
+
+static void *field_worker(void *p) {
+  fb_arg *a = p;
+  double t0 = ps_now();
+  if (a->fp) {
+    fp_t x[4], y;
+    fp_from_u64(&y, 0x1234567);
+    for (int c = 0; c < 4; c++) fp_from_u64(&x[c], 7 + c);
+    for (int i = 0; i < CPU_FB_ITERS / 4; i++)
+      for (int c = 0; c < 4; c++) fp_mul(&x[c], &x[c], &y);
+    if (fp_is_zero(&x[0]) && fp_is_zero(&x[3])) a->rate = -1;
+  } else {
+    fr_t x[4], y;
+    fr_from_u64(&y, 0x1234567);
+    for (int c = 0; c < 4; c++) fr_from_u64(&x[c], 7 + c);
+    for (int i = 0; i < CPU_FB_ITERS / 4; i++)
+      for (int c = 0; c < 4; c++) fr_mul(&x[c], &x[c], &y);
+    if (fr_is_zero(&x[0]) && fr_is_zero(&x[3])) a->rate = -1;
+  }
+  a->rate = CPU_FB_ITERS / (ps_now() - t0);
+  return NULL;
+}
+
+int backend_bench_field(ps_backend *b, int fp, double *mults_per_s, ps_err *e) {
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) return psc_bench_field(b->dev, fp, mults_per_s, e);
+#endif
+  /* One thread per online CPU, each timing its own chain; the rates add up. */
+  unsigned nt = online_cpus();
+  pthread_t *th = xcalloc(nt, sizeof *th);
+  fb_arg *args = xcalloc(nt, sizeof *args);
+  double sum = 0;
+  for (unsigned i = 0; i < nt; i++) {
+    args[i].fp = fp;
+    if (pthread_create(&th[i], NULL, field_worker, &args[i])) {
+      field_worker(&args[i]);
+      th[i] = 0;
+    }
+  }
+  for (unsigned i = 0; i < nt; i++) {
+    if (th[i]) pthread_join(th[i], NULL);
+    sum += args[i].rate;
+  }
+  free(th);
+  free(args);
+  *mults_per_s = sum;
+  return PS_OK;
+}
+
+static uint64_t splitmix(void *s) {
+  uint64_t z = (*(uint64_t *)s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+int backend_bench_ntt(ps_backend *b, unsigned log_n, int flags, int reps, double *median_ms,
+                      ps_err *e) {
+  if (reps < 1) reps = 1;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) return psc_bench_ntt(b->dev, log_n, flags, reps, median_ms, e);
+#endif
+  if (log_n < 1 || log_n > NTT_MAX_LOG_N)
+    return ps_fail(e, PS_EINPUT, "NTT of size 2^%u: expected 1 <= log2(size) <= %d", log_n,
+                   NTT_MAX_LOG_N);
+  size_t n = (size_t)1 << log_n;
+  fr_t *a = xmalloc(n * sizeof *a);
+  double *ms = xcalloc((size_t)reps, sizeof *ms);
+  uint64_t st = 42;
+  for (size_t i = 0; i < n; i++) fr_random(&a[i], splitmix, &st);
+  for (int r = 0; r < reps; r++) {
+    double t0 = ps_now();
+    ntt_cpu(a, log_n, 1, flags, 0);
+    ms[r] = (ps_now() - t0) * 1e3;
+  }
+  qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+  *median_ms = ms[reps / 2];
+  free(ms);
+  free(a);
+  return PS_OK;
+}
+
+int backend_bench_msm(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
+                      int reps, double *median_ms, ps_err *e) {
+  int rc = PS_OK;
+  if (reps < 1) reps = 1;
+  if ((rc = msm_check(b, m, m ? m->g2 : 0, scalars, n, e))) return rc;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) return psc_bench_msm(b->dev, m->dev, scalars, n, b->window, reps, median_ms, e);
+#endif
+  double *ms = xcalloc((size_t)reps, sizeof *ms);
+  for (int r = 0; r < reps && rc == PS_OK; r++) {
+    double t0 = ps_now();
+    if (m->g2) {
+      g2_jac_t o;
+      rc = backend_msm_g2(b, m, scalars, n, &o, e);
+    } else {
+      g1_jac_t o;
+      rc = backend_msm_g1(b, m, scalars, n, &o, e);
+    }
+    ms[r] = (ps_now() - t0) * 1e3;
+  }
+  qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+  *median_ms = ms[reps / 2];
+  free(ms);
+  return rc;
+}
+
+/* ---- random inputs ---- */
+
+typedef struct rnd_job {
+  int kind; /* 0 g1, 1 g2, 2 scalars (canonical), 3 Fr (Montgomery) */
+  void *out;
+  size_t lo, hi;
+  uint64_t seed;
+} rnd_job;
+
+static void *rnd_worker(void *p) {
+  rnd_job *j = p;
+  uint64_t st = j->seed ^ (0x5851f42d4c957f2dull * (j->lo + 1));
+  size_t n = j->hi - j->lo;
+  switch (j->kind) {
+  case 0: g1_random_many((g1_affine_t *)j->out + j->lo, n, splitmix, &st); break;
+  case 1: g2_random_many((g2_affine_t *)j->out + j->lo, n, splitmix, &st); break;
+  default:
+    for (size_t i = j->lo; i < j->hi; i++) fr_random((fr_t *)j->out + i, splitmix, &st);
+    break;
+  }
+  return NULL;
+}
+
+static void random_fill(int kind, void *out, size_t n, uint64_t seed) {
+  unsigned nt = online_cpus();
+  size_t chunk = (size_t)1 << 16; /* fixed chunks: the result does not depend on nt */
+  size_t nchunks = (n + chunk - 1) / chunk;
+  rnd_job *jobs = xcalloc(nchunks ? nchunks : 1, sizeof *jobs);
+  pthread_t *th = xcalloc(nt, sizeof *th);
+  for (size_t c = 0; c < nchunks; c++) {
+    jobs[c].kind = kind;
+    jobs[c].out = out;
+    jobs[c].lo = c * chunk;
+    jobs[c].hi = (c + 1) * chunk < n ? (c + 1) * chunk : n;
+    jobs[c].seed = seed;
+  }
+  for (size_t c0 = 0; c0 < nchunks; c0 += nt) {
+    unsigned k = 0;
+    for (; k < nt && c0 + k < nchunks; k++)
+      if (pthread_create(&th[k], NULL, rnd_worker, &jobs[c0 + k])) {
+        rnd_worker(&jobs[c0 + k]);
+        th[k] = 0;
+      }
+    for (unsigned i = 0; i < k; i++)
+      if (th[i]) pthread_join(th[i], NULL);
+  }
+  free(th);
+  free(jobs);
+}
+
+void backend_random_g1(g1_affine_t *out, size_t n, uint64_t seed) { random_fill(0, out, n, seed); }
+void backend_random_g2(g2_affine_t *out, size_t n, uint64_t seed) { random_fill(1, out, n, seed); }
+void backend_random_scalars(fr_t *out, size_t n, uint64_t seed) { random_fill(2, out, n, seed); }
+void backend_random_fr(fr_t *out, size_t n, uint64_t seed) { random_fill(3, out, n, seed); }

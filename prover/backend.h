@@ -1,0 +1,86 @@
+/* One API over the prover's two backends: "cpu" (plain C, the reference, runs anywhere)
+ * and "cuda" (the GPU kernels of prover/cuda/, present when the build has CUDA). A caller
+ * opens a backend by name, runs NTTs over Fr and MSMs on G1/G2 through it, and gets the
+ * same results from either: the conventions are those of ntt.h and msm.h. MSM bases are
+ * registered once (uploaded to the GPU by the cuda backend) and reused across calls, since
+ * a prover's bases are fixed. Errors are recoverable: a negative code and a message in
+ * the caller's ps_err. */
+#ifndef PROVESIM_BACKEND_H
+#define PROVESIM_BACKEND_H
+
+#include <stddef.h>
+
+#include "../common/util.h"
+#include "curve.h"
+#include "ntt.h"
+
+typedef struct ps_backend ps_backend;
+typedef struct backend_msm_bases backend_msm_bases;
+
+/* Opens the backend called name ("cpu" or "cuda"). NULL with e filled when the name is
+ * unknown, when the build has no CUDA, or when no GPU is usable (the message suggests
+ * --backend cpu). Caller closes with backend_close (which accepts NULL). */
+ps_backend *backend_open(const char *name, ps_err *e);
+void backend_close(ps_backend *b);
+/* "cpu" or "cuda"; borrowed, valid until backend_close. */
+const char *backend_name(const ps_backend *b);
+/* What it runs on: the GPU's name, or "N CPU threads"; borrowed, valid until close. */
+const char *backend_device(const ps_backend *b);
+/* 1 when the build includes the CUDA backend. */
+int backend_has_cuda(void);
+
+/* In-place NTTs of batch vectors of 2^log_n elements in host memory; flags are ntt.h's
+ * NTT_INVERSE | NTT_COSET | NTT_IN_BITREV | NTT_OUT_BITREV. 1 <= log_n <= NTT_MAX_LOG_N.
+ * Returns PS_OK, PS_EINPUT (bad size) or PS_ERR (device failure, not enough memory: the
+ * message names the need and what is free). */
+int backend_ntt(ps_backend *b, fr_t *data, unsigned log_n, size_t batch, int flags, ps_err *e);
+
+/* Registers n fixed bases for later MSMs. The cpu backend borrows the array (it must stay
+ * valid and unchanged until backend_msm_bases_free); the cuda backend copies it to the
+ * GPU, so the caller may free it on return. Free with backend_msm_bases_free (NULL ok). */
+int backend_msm_bases_g1(ps_backend *b, const g1_affine_t *bases, size_t n,
+                         backend_msm_bases **out, ps_err *e);
+int backend_msm_bases_g2(ps_backend *b, const g2_affine_t *bases, size_t n,
+                         backend_msm_bases **out, ps_err *e);
+void backend_msm_bases_free(backend_msm_bases *m);
+
+/* out = sum_{i<n} scalars[i] * bases[i], n <= the registered count, scalars canonical
+ * integers (msm.h). Scalars in memory from backend_host_alloc upload fastest. The window
+ * is the backend's choice unless backend_set_msm_window set one. */
+int backend_msm_g1(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
+                   g1_jac_t *out, ps_err *e);
+int backend_msm_g2(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
+                   g2_jac_t *out, ps_err *e);
+/* Fixes the MSM window (bits) for later calls; 0 restores the automatic choice. */
+void backend_set_msm_window(ps_backend *b, unsigned window);
+/* The window an MSM of n points would use. */
+unsigned backend_msm_window(const ps_backend *b, int g2, size_t n);
+
+/* Host memory for scalars and NTT data: page-locked for the cuda backend (falls back to
+ * ordinary memory), ordinary for cpu. Aborts on out-of-memory like xmalloc. Free with
+ * backend_host_free. */
+void *backend_host_alloc(ps_backend *b, size_t bytes);
+void backend_host_free(ps_backend *b, void *p);
+
+/* ---- Measurements for prover-bench ----
+ * Field multiplications per second on the whole backend (fp = 0: Fr, 1: Fp). */
+int backend_bench_field(ps_backend *b, int fp, double *mults_per_s, ps_err *e);
+/* Median time (ms) of one NTT of 2^log_n elements over reps runs. cuda: data resident on
+ * the GPU, device events around the kernels; cpu: wall clock. */
+int backend_bench_ntt(ps_backend *b, unsigned log_n, int flags, int reps, double *median_ms,
+                      ps_err *e);
+/* Median wall time (ms) of backend_msm_g1/g2 over reps runs on registered bases; for cuda
+ * the scalars are uploaded from the given memory in every run (inside the timing). */
+int backend_bench_msm(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
+                      int reps, double *median_ms, ps_err *e);
+
+/* ---- Random inputs for benchmarks and checks (reproducible from seed, made on all
+ * CPUs): subgroup points from curve.h's *_random_many in independent chunks, and
+ * canonical scalars uniform below r. */
+void backend_random_g1(g1_affine_t *out, size_t n, uint64_t seed);
+void backend_random_g2(g2_affine_t *out, size_t n, uint64_t seed);
+void backend_random_scalars(fr_t *out, size_t n, uint64_t seed);
+/* Montgomery-form field elements uniform in Fr (NTT inputs). */
+void backend_random_fr(fr_t *out, size_t n, uint64_t seed);
+
+#endif

@@ -1,0 +1,251 @@
+/* provesim prover-bench: how fast the prover's kernels run on a backend, and how far each
+ * is from its compute floor. The floor of a kernel is the number of field
+ * multiplications its algorithm needs divided by the backend's measured multiplication
+ * rate, so "x floor" says how much time goes to anything but multiplying (memory, sorting,
+ * idle lanes). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "cli_prover.h"
+
+typedef struct bench_opts {
+  const char *backend;
+  int lo, hi;       /* --sizes; 0 = the per-kernel defaults */
+  int reps;
+  int do_field, do_ntt, do_g1, do_g2;
+  int wlo, whi;     /* --windows: sweep MSM windows (0 = the backend's choice) */
+} bench_opts;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: provesim prover-bench [--backend cpu|cuda] [--sizes A..B] [--reps N]\n"
+          "                             [--only field,ntt,msm-g1,msm-g2] [--windows A..B]\n"
+          "\n"
+          "Times the prover's kernels on one backend and prints a table: field\n"
+          "multiplications per second (Fr, Fp), NTTs over Fr (forward natural->bit-reversed,\n"
+          "coset forward, inverse), and MSMs on G1 and G2 (Pippenger). Each time is the median\n"
+          "of N runs after a warm-up. Beside each time: the field multiplications the\n"
+          "algorithm needs, the compute floor (those multiplications at the measured rate) and\n"
+          "the ratio time / floor, so the distance to the floor is visible.\n"
+          "\n"
+          "How it times. cuda: NTT data stays on the GPU and device events bracket the\n"
+          "kernels; an MSM is timed on the host clock around the whole call, bases resident on\n"
+          "the GPU and scalars uploaded from pinned host memory in every call (as sppark's\n"
+          "figures are). cpu: wall clock, all CPUs.\n"
+          "\n"
+          "options:\n"
+          "  --backend cpu|cuda  the backend (default: cuda when built with CUDA, else cpu)\n"
+          "  --sizes A..B        log2 sizes to run (default cuda: NTT 16..26, MSM G1 16..24,\n"
+          "                      G2 16..22; cpu: NTT 10..20, G1 10..16, G2 10..14); a single\n"
+          "                      number N means N..N\n"
+          "  --reps N            runs per measurement, the median is shown (default 5)\n"
+          "  --only LIST         comma-separated subset of field,ntt,msm-g1,msm-g2\n"
+          "  --windows A..B      also time every MSM window A..B bits (tuning); default: the\n"
+          "                      backend's choice only\n"
+          "\n"
+          "Progress goes to stderr; the table to stdout.\n"
+          "\n"
+          "example:\n"
+          "  provesim prover-bench --backend cuda --sizes 20..24 --only ntt,msm-g1\n");
+}
+
+static int parse_range(const char *s, int *lo, int *hi) {
+  char *end;
+  long a = strtol(s, &end, 10), b = a;
+  if (end == s) return -1;
+  if (*end == '.' && end[1] == '.') {
+    const char *q = end + 2;
+    b = strtol(q, &end, 10);
+    if (end == q) return -1;
+  }
+  if (*end || a < 1 || b < a || b > 31) return -1;
+  *lo = (int)a;
+  *hi = (int)b;
+  return 0;
+}
+
+static int parse_only(const char *s, bench_opts *o) {
+  char *dup = xstrdup(s), *save = NULL;
+  o->do_field = o->do_ntt = o->do_g1 = o->do_g2 = 0;
+  for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+    if (!strcmp(t, "field")) o->do_field = 1;
+    else if (!strcmp(t, "ntt")) o->do_ntt = 1;
+    else if (!strcmp(t, "msm-g1")) o->do_g1 = 1;
+    else if (!strcmp(t, "msm-g2")) o->do_g2 = 1;
+    else {
+      fprintf(stderr, "provesim prover-bench: --only: unknown kernel '%s' (expected field, ntt, msm-g1, msm-g2)\n", t);
+      free(dup);
+      return -1;
+    }
+  }
+  free(dup);
+  return 0;
+}
+
+static void range_for(const bench_opts *o, int cuda, int kind, int *lo, int *hi) {
+  static const int dc[3][2] = {{16, 26}, {16, 24}, {16, 22}}, dp[3][2] = {{10, 20}, {10, 16}, {10, 14}};
+  if (o->lo) {
+    *lo = o->lo;
+    *hi = o->hi;
+  } else {
+    *lo = cuda ? dc[kind][0] : dp[kind][0];
+    *hi = cuda ? dc[kind][1] : dp[kind][1];
+  }
+}
+
+/* Field multiplications of the algorithms, counted as implemented. */
+static double ntt_mults(int log_n, int flags) {
+  double n = (double)(1ull << log_n), m = n / 2 * log_n;
+  if (flags & NTT_COSET) m += 2 * n;           /* power table product and the scaling */
+  else if (flags & NTT_INVERSE) m += n;        /* 1/n */
+  return m;
+}
+/* In Fp multiplications; a G2 (Fp2) multiplication is 3 Fp multiplications. */
+static double msm_mults(int g2, int log_n, unsigned c) {
+  double n = (double)(1ull << log_n), w = (256 + c - 1) / c, nb = (double)(1u << (c - 1));
+  double madd = 10, add = 14, dbl = 9;                /* XYZZ formulas, field mults */
+  double m = n * w * madd + w * nb * 2 * add + 256 * dbl;
+  return g2 ? 3 * m : m;
+}
+
+static void fmt_size(char *buf, size_t n, int log_n) { snprintf(buf, n, "2^%d", log_n); }
+
+int prover_cmd_bench(int argc, char **argv) {
+  bench_opts o = {backend_has_cuda() ? "cuda" : "cpu", 0, 0, 5, 1, 1, 1, 1, 0, 0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      return PS_EXIT_OK;
+    }
+    if (i + 1 >= argc && (!strcmp(a, "--backend") || !strcmp(a, "--sizes") || !strcmp(a, "--reps") ||
+                          !strcmp(a, "--only") || !strcmp(a, "--windows"))) {
+      fprintf(stderr, "provesim prover-bench: %s needs a value (provesim prover-bench --help)\n", a);
+      return PS_EXIT_USAGE;
+    }
+    if (!strcmp(a, "--backend")) {
+      o.backend = argv[++i];
+    } else if (!strcmp(a, "--sizes")) {
+      if (parse_range(argv[++i], &o.lo, &o.hi)) {
+        fprintf(stderr, "provesim prover-bench: --sizes '%s': expected A..B or N with 1 <= A <= B <= 31\n", argv[i]);
+        return PS_EXIT_USAGE;
+      }
+    } else if (!strcmp(a, "--windows")) {
+      if (parse_range(argv[++i], &o.wlo, &o.whi) || o.wlo < 2 || o.whi > 24) {
+        fprintf(stderr, "provesim prover-bench: --windows '%s': expected A..B with 2 <= A <= B <= 24\n", argv[i]);
+        return PS_EXIT_USAGE;
+      }
+    } else if (!strcmp(a, "--reps")) {
+      char *end;
+      long r = strtol(argv[++i], &end, 10);
+      if (*end || r < 1 || r > 1000) {
+        fprintf(stderr, "provesim prover-bench: --reps '%s': expected an integer 1..1000\n", argv[i]);
+        return PS_EXIT_USAGE;
+      }
+      o.reps = (int)r;
+    } else if (!strcmp(a, "--only")) {
+      if (parse_only(argv[++i], &o)) return PS_EXIT_USAGE;
+    } else {
+      fprintf(stderr, "provesim prover-bench: unknown argument '%s' (provesim prover-bench --help)\n", a);
+      return PS_EXIT_USAGE;
+    }
+  }
+
+  ps_err e = {{0}};
+  ps_backend *b = backend_open(o.backend, &e);
+  if (!b) {
+    fprintf(stderr, "provesim prover-bench: %s\n", e.msg);
+    return PS_EXIT_FAIL;
+  }
+  int cuda = !strcmp(backend_name(b), "cuda"), rc = PS_EXIT_OK;
+  double fr_rate = 0, fp_rate = 0;
+  char date[32];
+  time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+  fprintf(stderr, "[prover-bench] backend %s on %s\n", backend_name(b), backend_device(b));
+  if (backend_bench_field(b, 0, &fr_rate, &e) || backend_bench_field(b, 1, &fp_rate, &e)) goto fail;
+
+  printf("provesim prover-bench: backend %s on %s, %s, median of %d runs\n\n", backend_name(b),
+         backend_device(b), date, o.reps);
+  if (o.do_field) {
+    printf("field  multiplications/s\n");
+    printf("Fr     %.3e\n", fr_rate);
+    printf("Fp     %.3e\n\n", fp_rate);
+  }
+  printf("%-14s %-6s %6s %11s %12s %10s %8s\n", "kernel", "size", "window", "median ms",
+         "field mults", "floor ms", "x floor");
+  fflush(stdout);
+
+  if (o.do_ntt) {
+    int lo, hi;
+    static const struct { const char *name; int flags; } v[] = {
+        {"ntt", NTT_OUT_BITREV}, {"ntt-coset", NTT_COSET | NTT_OUT_BITREV}, {"intt", NTT_INVERSE | NTT_IN_BITREV}};
+    range_for(&o, cuda, 0, &lo, &hi);
+    for (int k = lo; k <= hi; k++)
+      for (size_t j = 0; j < sizeof v / sizeof v[0]; j++) {
+        double ms;
+        char sz[16];
+        fprintf(stderr, "[prover-bench] %s 2^%d\n", v[j].name, k);
+        if (backend_bench_ntt(b, (unsigned)k, v[j].flags, o.reps, &ms, &e)) goto fail;
+        double m = ntt_mults(k, v[j].flags), floor_ms = m / fr_rate * 1e3;
+        fmt_size(sz, sizeof sz, k);
+        printf("%-14s %-6s %6s %11.3f %12.3e %10.3f %8.2f\n", v[j].name, sz, "-", ms, m, floor_ms, ms / floor_ms);
+        fflush(stdout);
+      }
+  }
+  for (int g2 = 0; g2 <= 1; g2++) {
+    if (g2 ? !o.do_g2 : !o.do_g1) continue;
+    int lo, hi;
+    range_for(&o, cuda, 1 + g2, &lo, &hi);
+    size_t nmax = (size_t)1 << hi;
+    void *bases = xmalloc(nmax * (g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t)));
+    fr_t *sc = backend_host_alloc(b, nmax * sizeof(fr_t));
+    backend_msm_bases *mb = NULL;
+    fprintf(stderr, "[prover-bench] making 2^%d random %s bases and scalars\n", hi, g2 ? "G2" : "G1");
+    if (g2) backend_random_g2(bases, nmax, 7);
+    else backend_random_g1(bases, nmax, 7);
+    backend_random_scalars(sc, nmax, 8);
+    if ((g2 ? backend_msm_bases_g2(b, bases, nmax, &mb, &e) : backend_msm_bases_g1(b, bases, nmax, &mb, &e))) {
+      free(bases);
+      backend_host_free(b, sc);
+      goto fail;
+    }
+    for (int k = lo; k <= hi && rc == PS_EXIT_OK; k++) {
+      size_t n = (size_t)1 << k;
+      unsigned w0 = o.wlo ? (unsigned)o.wlo : 0, w1 = o.wlo ? (unsigned)o.whi : 0;
+      for (unsigned w = w0; w <= w1; w++) {
+        double ms;
+        char sz[16], wb[8];
+        backend_set_msm_window(b, w);
+        unsigned c = backend_msm_window(b, g2, n);
+        fprintf(stderr, "[prover-bench] msm-%s 2^%d window %u\n", g2 ? "g2" : "g1", k, c);
+        if (backend_bench_msm(b, mb, sc, n, o.reps, &ms, &e)) {
+          rc = PS_EXIT_FAIL;
+          break;
+        }
+        double m = msm_mults(g2, k, c), floor_ms = m / fp_rate * 1e3;
+        fmt_size(sz, sizeof sz, k);
+        snprintf(wb, sizeof wb, "%u", c);
+        printf("%-14s %-6s %6s %11.3f %12.3e %10.3f %8.2f\n", g2 ? "msm-g2" : "msm-g1", sz, wb, ms, m,
+               floor_ms, ms / floor_ms);
+        fflush(stdout);
+      }
+      backend_set_msm_window(b, 0);
+    }
+    backend_msm_bases_free(mb);
+    backend_host_free(b, sc);
+    free(bases);
+    if (rc) goto fail;
+  }
+  printf("\nfield mults: Fr for NTTs, Fp for MSMs (a G2 Fp2 multiplication counts 3);\n"
+         "floor ms = field mults / measured rate; x floor = median / floor.\n");
+  backend_close(b);
+  return PS_EXIT_OK;
+fail:
+  fprintf(stderr, "provesim prover-bench: %s\n", e.msg);
+  backend_close(b);
+  return PS_EXIT_FAIL;
+}

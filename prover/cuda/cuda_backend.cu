@@ -1,0 +1,170 @@
+/* The CUDA backend's device handle: opening a GPU (with a clear failure when there is
+ * none), memory accounting that names what did not fit, pinned host memory, reusable
+ * work buffers, and the field-multiplication rate measurement of prover-bench. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_field.cuh"
+#include "psc_int.cuh"
+
+extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
+  int rc = PS_OK, count = 0;
+  psc_dev *d = NULL;
+  cudaDeviceProp prop;
+  *out = NULL;
+  cudaError_t ce = cudaGetDeviceCount(&count);
+  if (ce != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    return ps_fail(e, PS_ERR,
+                   "cuda backend: no usable NVIDIA GPU (%s); run on a machine with a GPU and "
+                   "driver, or use --backend cpu",
+                   ce != cudaSuccess ? cudaGetErrorString(ce) : "the driver reports 0 devices");
+  }
+  if (ordinal < 0 || ordinal >= count)
+    return ps_fail(e, PS_EINPUT, "cuda backend: GPU %d requested, but %d GPU(s) present", ordinal, count);
+  d = (psc_dev *)xcalloc(1, sizeof *d);
+  d->ordinal = ordinal;
+  PSC_CHECK(cudaSetDevice(ordinal));
+  PSC_CHECK(cudaGetDeviceProperties(&prop, ordinal));
+  snprintf(d->name, sizeof d->name, "%s", prop.name);
+  d->sm_count = prop.multiProcessorCount;
+  PSC_CHECK(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+  *out = d;
+  return PS_OK;
+fail:
+  free(d);
+  return rc;
+}
+
+extern "C" void psc_close(psc_dev *d) {
+  if (!d) return;
+  cudaSetDevice(d->ordinal);
+  for (int i = 0; i < 2; i++)
+    for (int j = 0; j < 32; j++) cudaFree(d->tw[i][j]);
+  for (int i = 0; i < PSC_WS_SLOTS; i++) cudaFree(d->ws[i]);
+  if (d->stream) cudaStreamDestroy(d->stream);
+  free(d);
+}
+
+extern "C" const char *psc_name(const psc_dev *d) { return d->name; }
+
+extern "C" void psc_mem_info(psc_dev *d, size_t *free_b, size_t *total_b) {
+  size_t f = 0, t = 0;
+  cudaSetDevice(d->ordinal);
+  if (cudaMemGetInfo(&f, &t) != cudaSuccess) cudaGetLastError();
+  *free_b = f;
+  *total_b = t;
+}
+
+int psc__alloc(psc_dev *d, void **p, size_t bytes, const char *what, ps_err *e) {
+  size_t f = 0, t = 0;
+  *p = NULL;
+  if (bytes == 0) bytes = 1;
+  cudaError_t ce = cudaMalloc(p, bytes);
+  if (ce == cudaSuccess) return PS_OK;
+  cudaGetLastError();
+  *p = NULL;
+  psc_mem_info(d, &f, &t);
+  return ps_fail(e, PS_ERR,
+                 "cuda backend: %s needs %.1f MiB of GPU memory, but only %.1f MiB of %.1f MiB "
+                 "are free on %s (%s); use a smaller size or --backend cpu",
+                 what, bytes / 1048576.0, f / 1048576.0, t / 1048576.0, d->name, cudaGetErrorString(ce));
+}
+
+int psc__ws(psc_dev *d, int slot, size_t bytes, const char *what, void **p, ps_err *e) {
+  int rc;
+  if (d->ws_cap[slot] >= bytes && d->ws[slot]) {
+    *p = d->ws[slot];
+    return PS_OK;
+  }
+  cudaFree(d->ws[slot]);
+  d->ws[slot] = NULL;
+  d->ws_cap[slot] = 0;
+  if ((rc = psc__alloc(d, &d->ws[slot], bytes, what, e))) return rc;
+  d->ws_cap[slot] = bytes;
+  *p = d->ws[slot];
+  return PS_OK;
+}
+
+extern "C" void *psc_host_alloc(size_t bytes, int *pinned) {
+  void *p = NULL;
+  if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) == cudaSuccess) {
+    *pinned = 1;
+    return p;
+  }
+  cudaGetLastError();
+  *pinned = 0;
+  return xmalloc(bytes ? bytes : 1);
+}
+
+extern "C" void psc_host_free(void *p, int pinned) {
+  if (!p) return;
+  if (pinned)
+    cudaFreeHost(p);
+  else
+    free(p);
+}
+
+/* ---- field multiplication rate ---- */
+#define FB_ITERS 256
+#define FB_CHAINS 4
+
+__global__ void bench_fr_mul(fr_t *out, uint32_t seed) {
+  fr_t x[FB_CHAINS], y = c_fr_one;
+  y.v[0] ^= seed;
+  for (int c = 0; c < FB_CHAINS; c++) {
+    x[c] = c_fr_one;
+    x[c].v[0] += threadIdx.x + c + blockIdx.x;
+  }
+  for (int i = 0; i < FB_ITERS; i++)
+#pragma unroll
+    for (int c = 0; c < FB_CHAINS; c++) fr_mul_d(&x[c], &x[c], &y);
+  fr_t s = x[0];
+  for (int c = 1; c < FB_CHAINS; c++) fr_add_d(&s, &s, &x[c]);
+  if (fr_is_zero_d(&s)) out[0] = s; /* keeps the work alive */
+}
+
+__global__ void bench_fp_mul(fp_t *out, uint32_t seed) {
+  fp_t x[FB_CHAINS], y = c_fp_one;
+  y.v[0] ^= seed;
+  for (int c = 0; c < FB_CHAINS; c++) {
+    x[c] = c_fp_one;
+    x[c].v[0] += threadIdx.x + c + blockIdx.x;
+  }
+  for (int i = 0; i < FB_ITERS; i++)
+#pragma unroll
+    for (int c = 0; c < FB_CHAINS; c++) fp_mul_d(&x[c], &x[c], &y);
+  fp_t s = x[0];
+  for (int c = 1; c < FB_CHAINS; c++) fp_add_d(&s, &s, &x[c]);
+  if (fp_is_zero_d(&s)) out[0] = s;
+}
+
+extern "C" int psc_bench_field(psc_dev *d, int fp, double *mults_per_s, ps_err *e) {
+  int rc = PS_OK;
+  void *out = NULL;
+  cudaEvent_t ev0 = NULL, ev1 = NULL;
+  unsigned threads = 256, blocks = (unsigned)d->sm_count * 16;
+  float best = 1e30f;
+  if ((rc = psc__alloc(d, &out, sizeof(fp_t), "field benchmark", e))) return rc;
+  PSC_CHECK(cudaEventCreate(&ev0));
+  PSC_CHECK(cudaEventCreate(&ev1));
+  for (int r = 0; r < 4; r++) {
+    float t;
+    PSC_CHECK(cudaEventRecord(ev0, d->stream));
+    if (fp)
+      bench_fp_mul<<<blocks, threads, 0, d->stream>>>((fp_t *)out, 12345u + r);
+    else
+      bench_fr_mul<<<blocks, threads, 0, d->stream>>>((fr_t *)out, 12345u + r);
+    PSC_CHECK_LAUNCH();
+    PSC_CHECK(cudaEventRecord(ev1, d->stream));
+    PSC_CHECK(cudaEventSynchronize(ev1));
+    PSC_CHECK(cudaEventElapsedTime(&t, ev0, ev1));
+    if (r > 0 && t < best) best = t; /* the first run is the warm-up */
+  }
+  *mults_per_s = (double)blocks * threads * FB_ITERS * FB_CHAINS / (best * 1e-3);
+fail:
+  if (ev0) cudaEventDestroy(ev0);
+  if (ev1) cudaEventDestroy(ev1);
+  cudaFree(out);
+  return rc;
+}

@@ -1,0 +1,338 @@
+/* Pippenger MSM on G1 and G2 on the GPU. Scalars (canonical, reduced mod r here) are cut
+ * into W = ceil(256/c) signed c-bit digits, so each window has 2^(c-1) buckets. The
+ * (window, bucket, point) triples are sorted by bucket with a counting sort (histogram,
+ * scan, scatter); then a thread per bucket sums its points with mixed XYZZ additions,
+ * buckets are reduced per window (segment running sums, then merges of segments in
+ * shared memory), and the W window sums are combined on the host (Horner), where one
+ * thread is faster than one GPU thread. Bases stay on the device between calls. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_curves.cuh"
+#include "psc_int.cuh"
+
+extern "C" {
+#include "../curve.h"
+}
+
+#define MSM_MERGE_G 128 /* segments merged per block */
+
+/* ---- scalars to digits ---- */
+
+/* Canonical scalars < 2^256 reduced mod r (r > 2^254, so at most two subtractions). */
+__device__ __forceinline__ void msm_reduce_scalar(uint32_t *k) {
+  for (int rep = 0; rep < 2; rep++) psf_reduce_once_8(k, k, c_fr_r.v);
+}
+
+__device__ __forceinline__ uint32_t msm_bits(const uint32_t *k, unsigned pos, unsigned c) {
+  unsigned limb = pos >> 5, sh = pos & 31;
+  uint64_t w = k[limb];
+  if (limb + 1 < 8) w |= (uint64_t)k[limb + 1] << 32;
+  return (uint32_t)(w >> sh) & ((1u << c) - 1);
+}
+
+/* Thread per scalar: signed digits for all windows; digit[w*n+i] = bucket | sign<<31
+ * (bucket 0 = no point); count[w*nb + bucket-1] += 1. */
+__global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restrict__ scalars,
+                           size_t n, unsigned c, unsigned nwin) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  fr_t s = scalars[i];
+  msm_reduce_scalar(s.v);
+  const uint32_t half = 1u << (c - 1), nb = half;
+  uint32_t carry = 0;
+  for (unsigned w = 0; w < nwin; w++) {
+    unsigned pos = w * c;
+    uint32_t raw = pos < 256 ? msm_bits(s.v, pos, c) : 0;
+    raw += carry;
+    uint32_t out;
+    if (raw > half) {
+      out = ((1u << c) - raw) | 0x80000000u;
+      carry = 1;
+    } else {
+      out = raw;
+      carry = 0;
+    }
+    digit[(size_t)w * n + i] = out;
+    if (out & 0x7fffffffu) atomicAdd(&count[(size_t)w * nb + (out & 0x7fffffffu) - 1], 1u);
+  }
+}
+
+/* Scatter of point indices into bucket order. */
+__global__ void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint32_t *__restrict__ digit,
+                            size_t n, unsigned nb, unsigned nwin) {
+  size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (id >= n * nwin) return;
+  size_t w = id / n, i = id % n;
+  uint32_t d = digit[id], b = d & 0x7fffffffu;
+  if (!b) return;
+  uint32_t pos = atomicAdd(&cursor[w * nb + b - 1], 1u);
+  sorted[pos] = (uint32_t)i | (d & 0x80000000u);
+}
+
+/* Exclusive scan of m counts in three steps: per-thread chunk sums, a one-block scan of
+ * those, per-thread chunk rescans. */
+#define SCAN_THREADS 1024
+#define SCAN_CHUNKS (64 * SCAN_THREADS)
+__global__ void scan_chunk_sums(uint32_t *part, const uint32_t *in, size_t m, size_t chunk) {
+  size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= SCAN_CHUNKS) return;
+  uint32_t s = 0;
+  for (size_t i = t * chunk; i < (t + 1) * chunk && i < m; i++) s += in[i];
+  part[t] = s;
+}
+__global__ void scan_parts(uint32_t *part) {
+  __shared__ uint32_t sh[SCAN_THREADS];
+  const unsigned per = SCAN_CHUNKS / SCAN_THREADS, t = threadIdx.x;
+  uint32_t s = 0;
+  for (unsigned i = 0; i < per; i++) s += part[t * per + i];
+  sh[t] = s;
+  __syncthreads();
+  for (unsigned d = 1; d < SCAN_THREADS; d <<= 1) {
+    uint32_t v = t >= d ? sh[t - d] : 0;
+    __syncthreads();
+    sh[t] += v;
+    __syncthreads();
+  }
+  uint32_t run = sh[t] - s; /* exclusive */
+  for (unsigned i = 0; i < per; i++) {
+    uint32_t x = part[t * per + i];
+    part[t * per + i] = run;
+    run += x;
+  }
+}
+__global__ void scan_apply(uint32_t *out, uint32_t *out2, const uint32_t *in, const uint32_t *part,
+                           size_t m, size_t chunk) {
+  size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= SCAN_CHUNKS) return;
+  uint32_t run = part[t];
+  for (size_t i = t * chunk; i < (t + 1) * chunk && i < m; i++) {
+    out[i] = run;
+    out2[i] = run;
+    run += in[i];
+  }
+}
+
+/* ---- group kernels ---- */
+#define MK_AFF g1_affine_t
+#define MK_XYZZ g1_xyzz_t
+#define MK_EC(x) g1_##x##_d
+#define MK_FN(op) fp_##op##_d
+#define MK_K(x) g1_##x
+#include "msm_kernels.cuh"
+#undef MK_AFF
+#undef MK_XYZZ
+#undef MK_EC
+#undef MK_FN
+#undef MK_K
+#define MK_AFF g2_affine_t
+#define MK_XYZZ g2_xyzz_t
+#define MK_EC(x) g2_##x##_d
+#define MK_FN(op) fp2_##op##_d
+#define MK_K(x) g2_##x
+#include "msm_kernels.cuh"
+#undef MK_AFF
+#undef MK_XYZZ
+#undef MK_EC
+#undef MK_FN
+#undef MK_K
+
+/* ---- host side ---- */
+
+extern "C" unsigned psc_msm_default_window(int g2, size_t n) {
+  unsigned lg = 0;
+  while (((size_t)1 << lg) < n) lg++;
+  /* Measured on the H200 (docs/performance.md); between the measured sizes, the nearest. */
+  static const unsigned g1w[33] = {4, 4, 4, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12,
+                                   13, 14, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16, 16};
+  unsigned c = g1w[lg > 32 ? 32 : lg];
+  if (g2 && c > 4) c--;
+  return c;
+}
+
+extern "C" int psc_bases_upload(psc_dev *d, int g2, const void *bases, size_t n, psc_bases **out,
+                                ps_err *e) {
+  int rc = PS_OK;
+  size_t sz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+  psc_bases *b = (psc_bases *)xcalloc(1, sizeof *b);
+  *out = NULL;
+  if (n >= 0x80000000u) {
+    rc = ps_fail(e, PS_EINPUT, "MSM of %zu points: at most 2^31 - 1 points per call", n);
+    goto fail;
+  }
+  b->dev = d;
+  b->g2 = g2;
+  b->n = n;
+  if ((rc = psc__alloc(d, &b->d_bases, n * sz, g2 ? "MSM bases (G2)" : "MSM bases (G1)", e))) goto fail;
+  PSC_CHECK(cudaMemcpy(b->d_bases, bases, n * sz, cudaMemcpyHostToDevice));
+  *out = b;
+  return PS_OK;
+fail:
+  if (b->d_bases) cudaFree(b->d_bases);
+  free(b);
+  return rc;
+}
+
+extern "C" void psc_bases_free(psc_bases *b) {
+  if (!b) return;
+  cudaFree(b->d_bases);
+  free(b);
+}
+
+extern "C" size_t psc_bases_count(const psc_bases *b) { return b->n; }
+
+/* Work-buffer slots of psc_dev used by the MSM. */
+enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
+       WS_SEG_ACC, WS_SEG_SUM };
+
+static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned c, void *out,
+                   ps_err *e) {
+  int rc = PS_OK;
+  struct {
+    fr_t *scalars;
+    uint32_t *digit, *sorted, *count, *start, *cursor, *part;
+    void *buckets, *seg_acc, *seg_sum;
+  } m;
+  const int g2 = b->g2;
+  const size_t psz = g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t);
+  const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1);
+  const size_t nkeys = (size_t)nwin * nb;
+  /* Segments: lseg buckets each, merged in groups of MSM_MERGE_G until one per window. */
+  unsigned log_nb = c - 1, log_g = 7, log_nseg = log_nb < 10 ? log_nb : 10;
+  unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
+  void *win = NULL;
+  char *final_acc = NULL;
+  if (n == 0) {
+    if (g2) g2_xyzz_set_inf((g2_xyzz_t *)out);
+    else g1_xyzz_set_inf((g1_xyzz_t *)out);
+    return PS_OK;
+  }
+  if ((rc = psc__ws(d, WS_SCALARS, n * sizeof(fr_t), "MSM scalars", (void **)&m.scalars, e))) goto fail;
+  if ((rc = psc__ws(d, WS_DIGIT, n * nwin * sizeof(uint32_t), "MSM digits", (void **)&m.digit, e))) goto fail;
+  if ((rc = psc__ws(d, WS_SORTED, n * nwin * sizeof(uint32_t), "MSM sorted digits", (void **)&m.sorted, e))) goto fail;
+  if ((rc = psc__ws(d, WS_COUNT, nkeys * sizeof(uint32_t), "MSM bucket counts", (void **)&m.count, e))) goto fail;
+  if ((rc = psc__ws(d, WS_START, nkeys * sizeof(uint32_t), "MSM bucket offsets", (void **)&m.start, e))) goto fail;
+  if ((rc = psc__ws(d, WS_CURSOR, nkeys * sizeof(uint32_t), "MSM bucket cursors", (void **)&m.cursor, e))) goto fail;
+  if ((rc = psc__ws(d, WS_PART, SCAN_CHUNKS * sizeof(uint32_t), "MSM scan", (void **)&m.part, e))) goto fail;
+  if ((rc = psc__ws(d, WS_BUCKETS, nkeys * psz, "MSM buckets", &m.buckets, e))) goto fail;
+  if ((rc = psc__ws(d, WS_SEG_ACC, 2 * (size_t)nwin * nseg * psz, "MSM segments", &m.seg_acc, e))) goto fail;
+  if ((rc = psc__ws(d, WS_SEG_SUM, 2 * (size_t)nwin * nseg * psz, "MSM segments", &m.seg_sum, e))) goto fail;
+
+  PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
+  PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
+  msm_digits<<<psc__blocks(n, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, n, c, nwin);
+  PSC_CHECK_LAUNCH();
+  {
+    size_t chunk = (nkeys + SCAN_CHUNKS - 1) / SCAN_CHUNKS;
+    scan_chunk_sums<<<SCAN_CHUNKS / 256, 256, 0, d->stream>>>(m.part, m.count, nkeys, chunk);
+    PSC_CHECK_LAUNCH();
+    scan_parts<<<1, SCAN_THREADS, 0, d->stream>>>(m.part);
+    PSC_CHECK_LAUNCH();
+    scan_apply<<<SCAN_CHUNKS / 256, 256, 0, d->stream>>>(m.start, m.cursor, m.count, m.part, nkeys, chunk);
+    PSC_CHECK_LAUNCH();
+  }
+  msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin);
+  PSC_CHECK_LAUNCH();
+  {
+    unsigned nseg_all = nwin * nseg, g, log_l = log_lseg, left = log_nseg;
+    if (!g2) {
+      g1_bucket_sum<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>(
+          (g1_xyzz_t *)m.buckets, m.sorted, m.start, m.count, (const g1_affine_t *)b->d_bases, nkeys);
+      PSC_CHECK_LAUNCH();
+      g1_segment_sum<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
+          (g1_xyzz_t *)m.seg_acc, (g1_xyzz_t *)m.seg_sum, (const g1_xyzz_t *)m.buckets, nb, nseg,
+          1u << log_lseg, nwin);
+      PSC_CHECK_LAUNCH();
+    } else {
+      g2_bucket_sum<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>(
+          (g2_xyzz_t *)m.buckets, m.sorted, m.start, m.count, (const g2_affine_t *)b->d_bases, nkeys);
+      PSC_CHECK_LAUNCH();
+      g2_segment_sum<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
+          (g2_xyzz_t *)m.seg_acc, (g2_xyzz_t *)m.seg_sum, (const g2_xyzz_t *)m.buckets, nb, nseg,
+          1u << log_lseg, nwin);
+      PSC_CHECK_LAUNCH();
+    }
+    /* Merge segments: groups of 2^lg consecutive segments (never across windows, since
+     * each window has 2^left segments and groups are powers of two). */
+    size_t half = (size_t)nwin * nseg * psz;
+    char *acc_in = (char *)m.seg_acc, *sum_in = (char *)m.seg_sum;
+    char *acc_out = acc_in + half, *sum_out = sum_in + half;
+    while (left > 0) {
+      unsigned lg = left < log_g ? left : log_g;
+      g = 1u << lg;
+      unsigned groups = (nwin << left) >> lg;
+      if (!g2)
+        g1_segment_merge<<<groups, g, g * sizeof(g1_xyzz_t), d->stream>>>(
+            (g1_xyzz_t *)acc_out, (g1_xyzz_t *)sum_out, (const g1_xyzz_t *)acc_in,
+            (const g1_xyzz_t *)sum_in, g, log_l);
+      else
+        g2_segment_merge<<<groups, g, g * sizeof(g2_xyzz_t), d->stream>>>(
+            (g2_xyzz_t *)acc_out, (g2_xyzz_t *)sum_out, (const g2_xyzz_t *)acc_in,
+            (const g2_xyzz_t *)sum_in, g, log_l);
+      PSC_CHECK_LAUNCH();
+      char *t;
+      t = acc_in; acc_in = acc_out; acc_out = t;
+      t = sum_in; sum_in = sum_out; sum_out = t;
+      log_l += lg;
+      left -= lg;
+    }
+    final_acc = acc_in;
+  }
+  /* Window sums to the host, Horner there. */
+  win = xmalloc(nwin * psz);
+  PSC_CHECK(cudaMemcpyAsync(win, final_acc, nwin * psz, cudaMemcpyDeviceToHost, d->stream));
+  PSC_CHECK(cudaStreamSynchronize(d->stream));
+  if (!g2) {
+    g1_xyzz_t acc, *ws = (g1_xyzz_t *)win;
+    g1_xyzz_set_inf(&acc);
+    for (int w = (int)nwin - 1; w >= 0; w--) {
+      for (unsigned i = 0; i < c && w != (int)nwin - 1; i++) g1_xyzz_dbl(&acc, &acc);
+      g1_xyzz_add(&acc, &acc, &ws[w]);
+    }
+    *(g1_xyzz_t *)out = acc;
+  } else {
+    g2_xyzz_t acc, *ws = (g2_xyzz_t *)win;
+    g2_xyzz_set_inf(&acc);
+    for (int w = (int)nwin - 1; w >= 0; w--) {
+      for (unsigned i = 0; i < c && w != (int)nwin - 1; i++) g2_xyzz_dbl(&acc, &acc);
+      g2_xyzz_add(&acc, &acc, &ws[w]);
+    }
+    *(g2_xyzz_t *)out = acc;
+  }
+fail:
+  free(win);
+  return rc;
+}
+
+extern "C" int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window,
+                       void *out_xyzz, ps_err *e) {
+  if (n > b->n)
+    return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n, b->n);
+  if (window == 0) window = psc_msm_default_window(b->g2, n);
+  if (window < 2 || window > 24)
+    return ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", window);
+  return msm_run(d, b, scalars, n, window, out_xyzz, e);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+extern "C" int psc_bench_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window,
+                             int reps, double *median_ms, ps_err *e) {
+  int rc = PS_OK;
+  double *ms = (double *)xcalloc((size_t)reps + 1, sizeof(double));
+  g2_xyzz_t out; /* large enough for either group */
+  if ((rc = psc_msm(d, b, scalars, n, window, &out, e))) goto out; /* warm-up */
+  for (int r = 0; r < reps; r++) {
+    double t0 = ps_now();
+    if ((rc = psc_msm(d, b, scalars, n, window, &out, e))) goto out;
+    ms[r] = (ps_now() - t0) * 1e3;
+  }
+  qsort(ms, (size_t)reps, sizeof(double), cmp_double);
+  *median_ms = ms[reps / 2];
+out:
+  free(ms);
+  return rc;
+}

@@ -1,0 +1,376 @@
+/* NTT over Fr on the GPU. A transform of 2^log_n elements is radix-2 Cooley-Tukey run as
+ * a few passes, each pass doing k consecutive stages of 2^(k+c) elements (2^k rows of the
+ * stage's butterfly span times 2^c adjacent columns, so global loads stay coalesced) in
+ * shared memory. Decimation in frequency maps natural order to bit-reversed order,
+ * decimation in time (the transposed network, same twiddles, stages reversed) maps
+ * bit-reversed to natural; a bit-reversal permutation kernel gives the other two orders.
+ * Twiddles w_n^j (j < n/2) are a table on the device, built once per size and direction;
+ * coset shifts and 1/n are one element-wise pass with two-level power tables. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ps_field.cuh"
+#include "psc_int.cuh"
+
+extern "C" {
+#include "../fr.h"
+}
+
+#define NTT_LOG_BLOCK 10 /* log2 of the elements one block holds in shared memory */
+#define NTT_MAX_K 8      /* stages per pass when the pass is not the last */
+#define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
+
+/* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
+__global__ void ntt_build_powers(fr_t *out, size_t count, const fr_t *lo, const fr_t *hi) {
+  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  fr_t a = lo[j & ((1u << POW_LO_BITS) - 1)], b = hi[j >> POW_LO_BITS], r;
+  fr_mul_d(&r, &a, &b);
+  out[j] = r;
+}
+
+/* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
+ * network over 2^log_n elements; c column bits per block. */
+__global__ void __launch_bounds__(512) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
+                                               unsigned c, const fr_t *__restrict__ tw, int dit) {
+  extern __shared__ fr_t sh[];
+  const unsigned L = log_n - s - k;
+  const size_t lo_group = blockIdx.x & ((1u << (L - c)) - 1);
+  const size_t hi = (size_t)blockIdx.x >> (L - c);
+  const unsigned nel = 1u << (k + c), cmask = (1u << c) - 1;
+  const size_t base = (hi << (log_n - s)) | (lo_group << c);
+  for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
+    sh[e] = d[base | ((size_t)(e >> c) << L) | (e & cmask)];
+  __syncthreads();
+  const unsigned nbf = nel >> 1;
+  for (unsigned tt = 0; tt < k; tt++) {
+    const unsigned t = dit ? k - 1 - tt : tt;
+    const unsigned lhr = k - 1 - t, hr = 1u << lhr, S = s + t;
+    for (unsigned j = threadIdx.x; j < nbf; j += blockDim.x) {
+      unsigned col = j & cmask, q = j >> c;
+      unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
+      unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
+      size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
+      fr_t a = sh[e0], b = sh[e1], x, y;
+      if (!dit) {
+        fr_add_d(&x, &a, &b);
+        fr_sub_d(&y, &a, &b);
+        if (ti) {
+          fr_t w = tw[ti];
+          fr_mul_d(&y, &y, &w);
+        }
+      } else {
+        if (ti) {
+          fr_t w = tw[ti];
+          fr_mul_d(&b, &b, &w);
+        }
+        fr_add_d(&x, &a, &b);
+        fr_sub_d(&y, &a, &b);
+      }
+      sh[e0] = x;
+      sh[e1] = y;
+    }
+    __syncthreads();
+  }
+  for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
+    d[base | ((size_t)(e >> c) << L) | (e & cmask)] = sh[e];
+}
+
+__global__ void ntt_bitrev(fr_t *out, const fr_t *in, unsigned log_n) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >> log_n) return;
+  size_t j = (size_t)(__brevll((unsigned long long)i) >> (64 - log_n));
+  out[j] = in[i];
+}
+
+/* d[j] *= lo[e & 4095] * hi[e >> 12], e = j or bitrev(j): coset shifts with 1/n folded in. */
+__global__ void ntt_scale(fr_t *d, unsigned log_n, const fr_t *lo, const fr_t *hi, int brev) {
+  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >> log_n) return;
+  size_t x = brev ? (size_t)(__brevll((unsigned long long)j) >> (64 - log_n)) : j;
+  fr_t a = lo[x & ((1u << POW_LO_BITS) - 1)], b = hi[x >> POW_LO_BITS], v = d[j];
+  fr_mul_d(&a, &a, &b);
+  fr_mul_d(&v, &v, &a);
+  d[j] = v;
+}
+
+/* d[j] *= s */
+__global__ void ntt_scale_const(fr_t *d, unsigned log_n, fr_t s) {
+  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >> log_n) return;
+  fr_t v = d[j];
+  fr_mul_d(&v, &v, &s);
+  d[j] = v;
+}
+
+/* ---- host side ---- */
+
+static void host_root(fr_t *w, unsigned log_n, int inverse) {
+  static const fr_t root = BLS_FR_ROOT_OF_UNITY, root_inv = BLS_FR_ROOT_OF_UNITY_INV;
+  *w = inverse ? root_inv : root;
+  for (unsigned i = log_n; i < BLS_FR_TWO_ADICITY; i++) fr_sqr(w, w);
+}
+
+/* lo[i] = b^i (i < 4096), hi[i] = scale * b^(4096 i) (i < nhi), on the host. */
+static void host_pow_tables(fr_t *lo, fr_t *hi, size_t nhi, const fr_t *b, const fr_t *scale) {
+  fr_one(&lo[0]);
+  for (size_t i = 1; i < (1u << POW_LO_BITS); i++) fr_mul(&lo[i], &lo[i - 1], b);
+  fr_t step;
+  fr_mul(&step, &lo[(1u << POW_LO_BITS) - 1], b);
+  hi[0] = *scale;
+  for (size_t i = 1; i < nhi; i++) fr_mul(&hi[i], &hi[i - 1], &step);
+}
+
+/* Uploads power tables of b (with scale) for exponents < count to fresh device memory. */
+static int upload_pow_tables(psc_dev *d, const fr_t *b, const fr_t *scale, size_t count,
+                             fr_t **d_lo, fr_t **d_hi, ps_err *e) {
+  int rc = PS_OK;
+  size_t nhi = (count >> POW_LO_BITS) + 1;
+  fr_t *lo = (fr_t *)xmalloc(sizeof(fr_t) << POW_LO_BITS), *hi = (fr_t *)xmalloc(sizeof(fr_t) * nhi);
+  *d_lo = *d_hi = NULL;
+  host_pow_tables(lo, hi, nhi, b, scale);
+  if ((rc = psc__alloc(d, (void **)d_lo, sizeof(fr_t) << POW_LO_BITS, "NTT power table", e))) goto fail;
+  if ((rc = psc__alloc(d, (void **)d_hi, sizeof(fr_t) * nhi, "NTT power table", e))) goto fail;
+  PSC_CHECK(cudaMemcpy(*d_lo, lo, sizeof(fr_t) << POW_LO_BITS, cudaMemcpyHostToDevice));
+  PSC_CHECK(cudaMemcpy(*d_hi, hi, sizeof(fr_t) * nhi, cudaMemcpyHostToDevice));
+  free(lo);
+  free(hi);
+  return PS_OK;
+fail:
+  cudaFree(*d_lo);
+  cudaFree(*d_hi);
+  *d_lo = *d_hi = NULL;
+  free(lo);
+  free(hi);
+  return rc;
+}
+
+/* The twiddle table w_n^j (j < n/2) for this size and direction, built on first use. */
+static int twiddles(psc_dev *d, unsigned log_n, int inverse, const fr_t **out, ps_err *e) {
+  int rc = PS_OK;
+  fr_t *d_lo = NULL, *d_hi = NULL, *t = NULL;
+  if (d->tw[inverse][log_n]) {
+    *out = d->tw[inverse][log_n];
+    return PS_OK;
+  }
+  size_t half = (size_t)1 << (log_n - 1);
+  fr_t w, one;
+  host_root(&w, log_n, inverse);
+  fr_one(&one);
+  if ((rc = upload_pow_tables(d, &w, &one, half, &d_lo, &d_hi, e))) return rc;
+  if ((rc = psc__alloc(d, (void **)&t, sizeof(fr_t) * half, "NTT twiddle table", e))) goto fail;
+  ntt_build_powers<<<psc__blocks(half, 256), 256, 0, d->stream>>>(t, half, d_lo, d_hi);
+  PSC_CHECK_LAUNCH();
+  PSC_CHECK(cudaStreamSynchronize(d->stream));
+  cudaFree(d_lo);
+  cudaFree(d_hi);
+  d->tw[inverse][log_n] = t;
+  *out = t;
+  return PS_OK;
+fail:
+  cudaFree(d_lo);
+  cudaFree(d_hi);
+  cudaFree(t);
+  return rc;
+}
+
+/* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
+static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
+  int rc = PS_OK;
+  unsigned ps[8], pk[8], np = 0;
+  if (log_n <= NTT_LOG_BLOCK) {
+    ps[0] = 0;
+    pk[0] = log_n;
+    np = 1;
+  } else {
+    unsigned rest = log_n - NTT_LOG_BLOCK, npre = (rest + NTT_MAX_K - 1) / NTT_MAX_K, s = 0;
+    for (unsigned i = 0; i < npre; i++) {
+      unsigned k = rest / (npre - i);
+      ps[np] = s;
+      pk[np++] = k;
+      s += k;
+      rest -= k;
+    }
+    ps[np] = s;
+    pk[np++] = NTT_LOG_BLOCK;
+  }
+  for (unsigned ii = 0; ii < np; ii++) {
+    unsigned i = dit ? np - 1 - ii : ii;
+    unsigned s = ps[i], k = pk[i], L = log_n - s - k;
+    unsigned c = NTT_LOG_BLOCK - k < L ? NTT_LOG_BLOCK - k : L;
+    unsigned nel = 1u << (k + c), threads = nel / 2 < 32 ? 32 : nel / 2;
+    size_t blocks = (size_t)1 << (log_n - k - c);
+    ntt_pass<<<(unsigned)blocks, threads, nel * sizeof(fr_t), d->stream>>>(data, log_n, s, k, c, tw, dit);
+    PSC_CHECK_LAUNCH();
+  }
+  return PS_OK;
+fail:
+  return rc;
+}
+
+/* Holds what one transform size and flag set needs on the device. */
+typedef struct ntt_plan {
+  unsigned log_n;
+  int flags;
+  const fr_t *tw;
+  fr_t *scratch;        /* n elements for the bit-reversal permutation, or NULL */
+  fr_t *p_lo, *p_hi;    /* coset power tables (with 1/n folded in), or NULL */
+  fr_t scale;           /* 1/n for a plain inverse */
+} ntt_plan;
+
+static void plan_free(ntt_plan *p) {
+  cudaFree(p->scratch);
+  cudaFree(p->p_lo);
+  cudaFree(p->p_hi);
+  memset(p, 0, sizeof *p);
+}
+
+static int plan_make(psc_dev *d, unsigned log_n, int flags, ntt_plan *p, ps_err *e) {
+  int rc;
+  int inv = !!(flags & PSC_NTT_INVERSE), in_r = !!(flags & PSC_NTT_IN_BITREV),
+      out_r = !!(flags & PSC_NTT_OUT_BITREV);
+  memset(p, 0, sizeof *p);
+  p->log_n = log_n;
+  p->flags = flags;
+  if ((rc = twiddles(d, log_n, inv, &p->tw, e))) return rc;
+  if (in_r == out_r &&
+      (rc = psc__alloc(d, (void **)&p->scratch, sizeof(fr_t) << log_n, "NTT scratch buffer", e)))
+    goto fail;
+  fr_one(&p->scale);
+  if (inv) {
+    fr_t n;
+    fr_from_u64(&n, (uint64_t)1 << log_n);
+    fr_inv(&p->scale, &n);
+  }
+  if (flags & PSC_NTT_COSET) {
+    static const fr_t g = BLS_FR_GENERATOR, gi = BLS_FR_GENERATOR_INV;
+    if ((rc = upload_pow_tables(d, inv ? &gi : &g, &p->scale, (size_t)1 << log_n, &p->p_lo,
+                                &p->p_hi, e)))
+      goto fail;
+  }
+  return PS_OK;
+fail:
+  plan_free(p);
+  return rc;
+}
+
+/* One transform of the vector at data (device memory), queued on d's stream. */
+static int plan_run(psc_dev *d, const ntt_plan *p, fr_t *data, ps_err *e) {
+  int rc = PS_OK;
+  unsigned log_n = p->log_n;
+  size_t n = (size_t)1 << log_n;
+  int inv = !!(p->flags & PSC_NTT_INVERSE), coset = !!(p->flags & PSC_NTT_COSET);
+  int in_r = !!(p->flags & PSC_NTT_IN_BITREV), out_r = !!(p->flags & PSC_NTT_OUT_BITREV);
+  unsigned nb = psc__blocks(n, 256);
+  /* Forward coset: scale the input by g^i first (i the natural index of the element). */
+  if (coset && !inv) {
+    ntt_scale<<<nb, 256, 0, d->stream>>>(data, log_n, p->p_lo, p->p_hi, in_r);
+    PSC_CHECK_LAUNCH();
+  }
+  if (!in_r) {
+    if ((rc = run_network(d, data, log_n, p->tw, 0, e))) return rc; /* now bit-reversed */
+    if (!out_r) {
+      ntt_bitrev<<<nb, 256, 0, d->stream>>>(p->scratch, data, log_n);
+      PSC_CHECK_LAUNCH();
+      PSC_CHECK(cudaMemcpyAsync(data, p->scratch, n * sizeof(fr_t), cudaMemcpyDeviceToDevice, d->stream));
+    }
+  } else {
+    if (out_r) {
+      ntt_bitrev<<<nb, 256, 0, d->stream>>>(p->scratch, data, log_n);
+      PSC_CHECK_LAUNCH();
+      PSC_CHECK(cudaMemcpyAsync(data, p->scratch, n * sizeof(fr_t), cudaMemcpyDeviceToDevice, d->stream));
+      if ((rc = run_network(d, data, log_n, p->tw, 0, e))) return rc;
+    } else if ((rc = run_network(d, data, log_n, p->tw, 1, e))) {
+      return rc;
+    }
+  }
+  if (inv) {
+    if (coset) {
+      ntt_scale<<<nb, 256, 0, d->stream>>>(data, log_n, p->p_lo, p->p_hi, out_r);
+    } else {
+      ntt_scale_const<<<nb, 256, 0, d->stream>>>(data, log_n, p->scale);
+    }
+    PSC_CHECK_LAUNCH();
+  }
+  return PS_OK;
+fail:
+  return rc;
+}
+
+extern "C" int psc_ntt(psc_dev *d, fr_t *data, unsigned log_n, size_t batch, int flags, ps_err *e) {
+  int rc = PS_OK;
+  fr_t *buf = NULL;
+  ntt_plan plan;
+  memset(&plan, 0, sizeof plan);
+  if (log_n < 1 || log_n > 31)
+    return ps_fail(e, PS_EINPUT, "NTT size 2^%u: expected 1 <= log2(size) <= 31", log_n);
+  size_t n = (size_t)1 << log_n;
+  if ((rc = plan_make(d, log_n, flags, &plan, e))) return rc;
+  if ((rc = psc__alloc(d, (void **)&buf, n * sizeof(fr_t), "NTT data buffer", e))) goto fail;
+  for (size_t b = 0; b < batch; b++) {
+    PSC_CHECK(cudaMemcpyAsync(buf, data + b * n, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
+    if ((rc = plan_run(d, &plan, buf, e))) goto fail;
+    PSC_CHECK(cudaMemcpyAsync(data + b * n, buf, n * sizeof(fr_t), cudaMemcpyDeviceToHost, d->stream));
+  }
+  PSC_CHECK(cudaStreamSynchronize(d->stream));
+fail:
+  cudaFree(buf);
+  plan_free(&plan);
+  return rc;
+}
+
+/* Random-looking field elements (Montgomery form of hashes of the index), made on the device. */
+__global__ void ntt_fill_random(fr_t *d, size_t n, uint64_t seed) {
+  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  fr_t v;
+  uint64_t x = seed ^ (j * 0x9e3779b97f4a7c15ull);
+  for (int i = 0; i < 8; i++) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    v.v[i] = (uint32_t)x;
+  }
+  v.v[7] &= 0x3fffffff; /* < r */
+  d[j] = v;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+extern "C" int psc_bench_ntt(psc_dev *d, unsigned log_n, int flags, int reps, double *median_ms, ps_err *e) {
+  int rc = PS_OK;
+  fr_t *buf = NULL;
+  ntt_plan plan;
+  cudaEvent_t ev0 = NULL, ev1 = NULL;
+  double *ms = (double *)xcalloc((size_t)reps + 1, sizeof(double));
+  size_t n = (size_t)1 << log_n;
+  memset(&plan, 0, sizeof plan);
+  if ((rc = plan_make(d, log_n, flags, &plan, e))) goto fail;
+  if ((rc = psc__alloc(d, (void **)&buf, n * sizeof(fr_t), "NTT data buffer", e))) goto fail;
+  ntt_fill_random<<<psc__blocks(n, 256), 256, 0, d->stream>>>(buf, n, 12345);
+  PSC_CHECK_LAUNCH();
+  PSC_CHECK(cudaEventCreate(&ev0));
+  PSC_CHECK(cudaEventCreate(&ev1));
+  if ((rc = plan_run(d, &plan, buf, e))) goto fail; /* warm-up */
+  for (int r = 0; r < reps; r++) {
+    float t;
+    PSC_CHECK(cudaEventRecord(ev0, d->stream));
+    if ((rc = plan_run(d, &plan, buf, e))) goto fail;
+    PSC_CHECK(cudaEventRecord(ev1, d->stream));
+    PSC_CHECK(cudaEventSynchronize(ev1));
+    PSC_CHECK(cudaEventElapsedTime(&t, ev0, ev1));
+    ms[r] = t;
+  }
+  qsort(ms, (size_t)reps, sizeof(double), cmp_double);
+  *median_ms = ms[reps / 2];
+fail:
+  if (ev0) cudaEventDestroy(ev0);
+  if (ev1) cudaEventDestroy(ev1);
+  cudaFree(buf);
+  plan_free(&plan);
+  free(ms);
+  return rc;
+}

@@ -1,0 +1,183 @@
+/* Device arithmetic of BLS12-381's fields for the CUDA backend: Fr (8 limbs) and Fp (12
+ * limbs) in Montgomery form with 32-bit limbs, and Fp2 = Fp[u]/(u^2+1). The layouts and
+ * constants come from prover/bls12_381.h, shared with the plain-C backend, so a value
+ * copied between host and device needs no conversion. Multiplication is CIOS Montgomery
+ * with PTX carry chains (mad.lo.cc / madc.hi.cc); both moduli leave a spare top bit, so
+ * the running sum fits in N+1 limbs and one conditional subtraction ends it. */
+#ifndef PROVESIM_PS_FIELD_CUH
+#define PROVESIM_PS_FIELD_CUH
+
+#include <stdint.h>
+
+#include "../bls12_381.h"
+
+static __constant__ fp_t c_fp_p = BLS_FP_P;
+static __constant__ fp_t c_fp_one = BLS_FP_ONE;
+static __constant__ fr_t c_fr_r = BLS_FR_R;
+static __constant__ fr_t c_fr_one = BLS_FR_ONE;
+
+#define PSF_INL static __device__ __forceinline__
+
+/* The body of a Montgomery multiplication r = a*b/R mod m over N limbs (a, b < m). */
+#define PSF_MONT_MUL_BODY(N, MOD, INV)                                                     \
+  uint32_t t[N + 1];                                                                       \
+  _Pragma("unroll") for (int j = 0; j <= N; j++) t[j] = 0;                                 \
+  _Pragma("unroll") for (int i = 0; i < N; i++) {                                          \
+    uint32_t bi = b[i];                                                                    \
+    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));                \
+    _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
+      asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));             \
+    asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));                                               \
+    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));                \
+    _Pragma("unroll") for (int j = 1; j < N - 1; j++)                                      \
+      asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));         \
+    asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));              \
+    uint32_t m = t[0] * (INV);                                                             \
+    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(MOD[0]));               \
+    _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
+      asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(MOD[j]));            \
+    asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));                                               \
+    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(MOD[0]));               \
+    _Pragma("unroll") for (int j = 1; j < N - 1; j++)                                      \
+      asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(MOD[j]));        \
+    asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(MOD[N - 1]));             \
+    _Pragma("unroll") for (int j = 0; j < N; j++) t[j] = t[j + 1];                         \
+    t[N] = 0;                                                                              \
+  }                                                                                        \
+  psf_reduce_once_##N(r, t, MOD);
+
+/* r = t - m if t >= m else t (t < 2m, N limbs). */
+#define PSF_REDUCE_ONCE(N)                                                                 \
+  PSF_INL void psf_reduce_once_##N(uint32_t *r, const uint32_t *t, const uint32_t *mod) {  \
+    uint32_t s[N], borrow;                                                                 \
+    asm("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));                   \
+    _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
+      asm("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));                \
+    asm("subc.u32 %0, 0, 0;" : "=r"(borrow));                                              \
+    _Pragma("unroll") for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : s[j];             \
+  }                                                                                        \
+  /* r = a + b mod m (a, b < m; m has a spare top bit so a + b fits). */                  \
+  PSF_INL void psf_add_##N(uint32_t *r, const uint32_t *a, const uint32_t *b,              \
+                           const uint32_t *mod) {                                          \
+    uint32_t t[N];                                                                         \
+    asm("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));                     \
+    _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
+      asm("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));                  \
+    psf_reduce_once_##N(r, t, mod);                                                        \
+  }                                                                                        \
+  /* r = a - b mod m. */                                                                   \
+  PSF_INL void psf_sub_##N(uint32_t *r, const uint32_t *a, const uint32_t *b,              \
+                           const uint32_t *mod) {                                          \
+    uint32_t t[N], s[N], borrow;                                                           \
+    asm("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));                     \
+    _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
+      asm("subc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));                  \
+    asm("subc.u32 %0, 0, 0;" : "=r"(borrow));                                              \
+    asm("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));                   \
+    _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
+      asm("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));                \
+    _Pragma("unroll") for (int j = 0; j < N; j++) r[j] = borrow ? s[j] : t[j];             \
+  }                                                                                        \
+  PSF_INL int psf_is_zero_##N(const uint32_t *a) {                                         \
+    uint32_t x = 0;                                                                        \
+    _Pragma("unroll") for (int j = 0; j < N; j++) x |= a[j];                               \
+    return x == 0;                                                                         \
+  }                                                                                        \
+  PSF_INL int psf_eq_##N(const uint32_t *a, const uint32_t *b) {                           \
+    uint32_t x = 0;                                                                        \
+    _Pragma("unroll") for (int j = 0; j < N; j++) x |= a[j] ^ b[j];                        \
+    return x == 0;                                                                         \
+  }
+
+PSF_REDUCE_ONCE(8)
+PSF_REDUCE_ONCE(12)
+
+/* ---- Fr ---- */
+PSF_INL void fr_mul_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
+  const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fr_r.v;
+  uint32_t r[8];
+  PSF_MONT_MUL_BODY(8, MOD, BLS_FR_INV32)
+#pragma unroll
+  for (int j = 0; j < 8; j++) rr->v[j] = r[j];
+}
+PSF_INL void fr_add_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_add_8(r->v, a->v, b->v, c_fr_r.v); }
+PSF_INL void fr_sub_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_sub_8(r->v, a->v, b->v, c_fr_r.v); }
+PSF_INL int fr_is_zero_d(const fr_t *a) { return psf_is_zero_8(a->v); }
+
+/* From Montgomery form to the canonical integer: a * 1 / R. */
+PSF_INL void fr_from_mont_d(fr_t *r, const fr_t *a) {
+  fr_t one;
+#pragma unroll
+  for (int j = 0; j < 8; j++) one.v[j] = j == 0;
+  fr_mul_d(r, a, &one);
+}
+
+/* ---- Fp ---- */
+PSF_INL void fp_mul_d(fp_t *rr, const fp_t *aa, const fp_t *bb) {
+  const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fp_p.v;
+  uint32_t r[12];
+  PSF_MONT_MUL_BODY(12, MOD, BLS_FP_INV32)
+#pragma unroll
+  for (int j = 0; j < 12; j++) rr->v[j] = r[j];
+}
+PSF_INL void fp_sqr_d(fp_t *r, const fp_t *a) { fp_mul_d(r, a, a); }
+PSF_INL void fp_add_d(fp_t *r, const fp_t *a, const fp_t *b) { psf_add_12(r->v, a->v, b->v, c_fp_p.v); }
+PSF_INL void fp_sub_d(fp_t *r, const fp_t *a, const fp_t *b) { psf_sub_12(r->v, a->v, b->v, c_fp_p.v); }
+PSF_INL int fp_is_zero_d(const fp_t *a) { return psf_is_zero_12(a->v); }
+PSF_INL int fp_eq_d(const fp_t *a, const fp_t *b) { return psf_eq_12(a->v, b->v); }
+PSF_INL void fp_neg_d(fp_t *r, const fp_t *a) {
+  fp_t z;
+#pragma unroll
+  for (int j = 0; j < 12; j++) z.v[j] = 0;
+  fp_sub_d(r, &z, a);
+}
+PSF_INL void fp_set_one_d(fp_t *r) { *r = c_fp_one; }
+PSF_INL void fp_set_zero_d(fp_t *r) {
+#pragma unroll
+  for (int j = 0; j < 12; j++) r->v[j] = 0;
+}
+
+/* ---- Fp2 = Fp[u]/(u^2 + 1) ---- */
+PSF_INL void fp2_mul_d(fp2_t *r, const fp2_t *a, const fp2_t *b) {
+  fp_t t0, t1, s0, s1;
+  fp_mul_d(&t0, &a->c0, &b->c0);
+  fp_mul_d(&t1, &a->c1, &b->c1);
+  fp_add_d(&s0, &a->c0, &a->c1);
+  fp_add_d(&s1, &b->c0, &b->c1);
+  fp_mul_d(&s0, &s0, &s1);
+  fp_sub_d(&r->c0, &t0, &t1);
+  fp_sub_d(&s0, &s0, &t0);
+  fp_sub_d(&r->c1, &s0, &t1);
+}
+PSF_INL void fp2_sqr_d(fp2_t *r, const fp2_t *a) {
+  /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
+  fp_t s, d, m;
+  fp_add_d(&s, &a->c0, &a->c1);
+  fp_sub_d(&d, &a->c0, &a->c1);
+  fp_mul_d(&m, &a->c0, &a->c1);
+  fp_mul_d(&r->c0, &s, &d);
+  fp_add_d(&r->c1, &m, &m);
+}
+PSF_INL void fp2_add_d(fp2_t *r, const fp2_t *a, const fp2_t *b) {
+  fp_add_d(&r->c0, &a->c0, &b->c0);
+  fp_add_d(&r->c1, &a->c1, &b->c1);
+}
+PSF_INL void fp2_sub_d(fp2_t *r, const fp2_t *a, const fp2_t *b) {
+  fp_sub_d(&r->c0, &a->c0, &b->c0);
+  fp_sub_d(&r->c1, &a->c1, &b->c1);
+}
+PSF_INL int fp2_is_zero_d(const fp2_t *a) { return fp_is_zero_d(&a->c0) & fp_is_zero_d(&a->c1); }
+PSF_INL void fp2_neg_d(fp2_t *r, const fp2_t *a) {
+  fp_neg_d(&r->c0, &a->c0);
+  fp_neg_d(&r->c1, &a->c1);
+}
+PSF_INL void fp2_set_one_d(fp2_t *r) {
+  fp_set_one_d(&r->c0);
+  fp_set_zero_d(&r->c1);
+}
+PSF_INL void fp2_set_zero_d(fp2_t *r) {
+  fp_set_zero_d(&r->c0);
+  fp_set_zero_d(&r->c1);
+}
+
+#endif
