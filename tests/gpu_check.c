@@ -1,0 +1,173 @@
+/* gpu_check: the CUDA backend against the plain-C backend on random inputs, bit for bit.
+ * NTTs of sizes 2^1..2^max in every order/direction/coset combination (the large sizes in
+ * the common ones), MSMs on G1 up to 2^22 and on G2 up to 2^20 with random scalars, edge
+ * cases (zero, one, r-1, scalars >= r, 2^256-1, repeated bases, the point at infinity),
+ * and a sweep of MSM windows. Needs a GPU, so it is not registered with ctest; the
+ * device run script (prover/cuda/device_run.sh) runs it on the H200. Prints one line per
+ * check and exits with the number of failures.
+ *
+ * usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick] */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "msm.h"
+
+static int fails = 0, checks = 0;
+
+static void report(const char *what, int ok, double gpu_ms, double cpu_ms) {
+  checks++;
+  if (!ok) fails++;
+  printf("%-46s %s   gpu %9.2f ms   cpu %9.2f ms\n", what, ok ? "ok  " : "FAIL", gpu_ms, cpu_ms);
+  fflush(stdout);
+}
+
+static void die(const char *where, const ps_err *e) {
+  fprintf(stderr, "gpu_check: %s: %s\n", where, e->msg);
+  exit(100);
+}
+
+static void check_ntt(ps_backend *gpu, ps_backend *cpu, unsigned log_n, int flags, uint64_t seed) {
+  size_t n = (size_t)1 << log_n, batch = log_n <= 10 ? 3 : 1;
+  fr_t *a = xmalloc(n * batch * sizeof *a), *b = xmalloc(n * batch * sizeof *b);
+  ps_err e = {{0}};
+  backend_random_fr(a, n * batch, seed);
+  memcpy(b, a, n * batch * sizeof *a);
+  double t0 = ps_now();
+  if (backend_ntt(gpu, a, log_n, batch, flags, &e)) die("cuda NTT", &e);
+  double t1 = ps_now();
+  if (backend_ntt(cpu, b, log_n, batch, flags, &e)) die("cpu NTT", &e);
+  double t2 = ps_now();
+  char what[96];
+  snprintf(what, sizeof what, "ntt 2^%-2u x%zu %s%s%s%s", log_n, batch, flags & NTT_INVERSE ? "inverse" : "forward",
+           flags & NTT_COSET ? " coset" : "", flags & NTT_IN_BITREV ? " in:rev" : " in:nat",
+           flags & NTT_OUT_BITREV ? " out:rev" : " out:nat");
+  report(what, !memcmp(a, b, n * batch * sizeof *a), (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+  free(a);
+  free(b);
+}
+
+/* Scalars: random, with edge cases sprinkled in when edge is set. */
+static void make_scalars(fr_t *s, size_t n, uint64_t seed, int edge) {
+  static const fr_t r = BLS_FR_R;
+  backend_random_scalars(s, n, seed);
+  if (!edge) return;
+  for (size_t i = 0; i < n; i++) {
+    switch (i % 11) {
+    case 0: memset(&s[i], 0, sizeof s[i]); break;                    /* zero */
+    case 1: memset(&s[i], 0, sizeof s[i]); s[i].v[0] = 1; break;     /* one */
+    case 2: s[i] = r; s[i].v[0] -= 1; break;                         /* r - 1 */
+    case 3: s[i] = r; break;                                         /* r (= 0) */
+    case 4: s[i] = r; s[i].v[0] += 5; break;                         /* r + 5 */
+    case 5: memset(&s[i], 0xff, sizeof s[i]); break;                 /* 2^256 - 1 */
+    case 6: memset(&s[i], 0, sizeof s[i]); s[i].v[7] = 0x80000000u; break; /* 2^255 */
+    default: break;
+    }
+  }
+}
+
+static void check_msm(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsigned window, int edge,
+                      uint64_t seed) {
+  ps_err e = {{0}};
+  size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+  unsigned char *bases = xmalloc(n * psz + 1);
+  fr_t *s = backend_host_alloc(gpu, n * sizeof(fr_t) + 1);
+  if (g2) backend_random_g2((g2_affine_t *)bases, n, seed);
+  else backend_random_g1((g1_affine_t *)bases, n, seed);
+  make_scalars(s, n, seed + 1, edge);
+  if (edge && n >= 8) {
+    /* The point at infinity, a repeated base and a base with its negation. */
+    memset(bases + 3 * psz, 0, psz);
+    memcpy(bases + 5 * psz, bases + 4 * psz, psz);
+    if (g2) g2_affine_neg((g2_affine_t *)(bases + 7 * psz), (g2_affine_t *)(bases + 6 * psz));
+    else g1_affine_neg((g1_affine_t *)(bases + 7 * psz), (g1_affine_t *)(bases + 6 * psz));
+    s[7] = s[6];
+  }
+  backend_msm_bases *mg = NULL, *mc = NULL;
+  if ((g2 ? backend_msm_bases_g2(gpu, (g2_affine_t *)bases, n, &mg, &e)
+          : backend_msm_bases_g1(gpu, (g1_affine_t *)bases, n, &mg, &e)))
+    die("cuda bases", &e);
+  if ((g2 ? backend_msm_bases_g2(cpu, (g2_affine_t *)bases, n, &mc, &e)
+          : backend_msm_bases_g1(cpu, (g1_affine_t *)bases, n, &mc, &e)))
+    die("cpu bases", &e);
+  backend_set_msm_window(gpu, window);
+  int ok;
+  double t0, t1, t2;
+  if (!g2) {
+    g1_jac_t a, b;
+    t0 = ps_now();
+    if (backend_msm_g1(gpu, mg, s, n, &a, &e)) die("cuda MSM", &e);
+    t1 = ps_now();
+    if (backend_msm_g1(cpu, mc, s, n, &b, &e)) die("cpu MSM", &e);
+    t2 = ps_now();
+    ok = g1_jac_eq(&a, &b) && g1_jac_is_on_curve(&a);
+  } else {
+    g2_jac_t a, b;
+    t0 = ps_now();
+    if (backend_msm_g2(gpu, mg, s, n, &a, &e)) die("cuda MSM", &e);
+    t1 = ps_now();
+    if (backend_msm_g2(cpu, mc, s, n, &b, &e)) die("cpu MSM", &e);
+    t2 = ps_now();
+    ok = g2_jac_eq(&a, &b) && g2_jac_is_on_curve(&a);
+  }
+  char what[96];
+  snprintf(what, sizeof what, "msm-%s n=%zu window=%u%s", g2 ? "g2" : "g1", n,
+           backend_msm_window(gpu, g2, n), edge ? " edge-cases" : "");
+  report(what, ok, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+  backend_set_msm_window(gpu, 0);
+  backend_msm_bases_free(mg);
+  backend_msm_bases_free(mc);
+  backend_host_free(gpu, s);
+  free(bases);
+}
+
+int main(int argc, char **argv) {
+  unsigned ntt_max = 24, g1_max = 22, g2_max = 20;
+  int quick = 0;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--ntt-max") && i + 1 < argc) ntt_max = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--g1-max") && i + 1 < argc) g1_max = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--g2-max") && i + 1 < argc) g2_max = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--quick")) quick = 1;
+    else {
+      fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]\n");
+      return 100;
+    }
+  }
+  ps_err e = {{0}};
+  ps_backend *gpu = backend_open("cuda", &e);
+  if (!gpu) die("opening the cuda backend", &e);
+  ps_backend *cpu = backend_open("cpu", &e);
+  if (!cpu) die("opening the cpu backend", &e);
+  printf("gpu_check: %s against the plain-C backend (%s)\n", backend_device(gpu), backend_device(cpu));
+
+  uint64_t seed = 1000;
+  for (unsigned k = 1; k <= ntt_max; k++) {
+    if (k <= 12 && !quick) {
+      for (int f = 0; f < 16; f++) check_ntt(gpu, cpu, k, f, seed++);
+    } else {
+      static const int common[] = {NTT_OUT_BITREV, NTT_COSET | NTT_OUT_BITREV, NTT_INVERSE | NTT_IN_BITREV,
+                                   NTT_COSET | NTT_INVERSE | NTT_IN_BITREV, 0, NTT_INVERSE};
+      size_t nc = k >= 22 ? 4 : 6;
+      for (size_t j = 0; j < nc; j++) check_ntt(gpu, cpu, k, common[j], seed++);
+    }
+  }
+  static const size_t small[] = {1, 2, 3, 7, 8, 33, 100, 1000, 4097};
+  for (int g2 = 0; g2 <= 1; g2++) {
+    for (size_t j = 0; j < sizeof small / sizeof small[0]; j++) {
+      check_msm(gpu, cpu, g2, small[j], 0, 0, seed++);
+      check_msm(gpu, cpu, g2, small[j], 0, 1, seed++);
+    }
+    unsigned kmax = g2 ? g2_max : g1_max;
+    for (unsigned k = 12; k <= kmax; k += (k < 16 ? 2 : 1)) check_msm(gpu, cpu, g2, (size_t)1 << k, 0, k == 16, seed++);
+  }
+  /* Every window size on one input size (tests the digit, scan and reduction paths). */
+  for (unsigned w = 2; w <= (quick ? 8u : 20u); w++) check_msm(gpu, cpu, 0, 3000, w, 1, seed++);
+  for (unsigned w = 4; w <= 16; w += 3) check_msm(gpu, cpu, 1, 2000, w, 1, seed++);
+
+  printf("gpu_check: %d of %d checks failed\n", fails, checks);
+  backend_close(gpu);
+  backend_close(cpu);
+  return fails;
+}

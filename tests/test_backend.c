@@ -1,0 +1,261 @@
+/* Check suite of prover/backend.h with the cpu backend (CI has no GPU): opening by name
+ * and the error of each wrong name, NTTs and MSMs through the API against the plain-C
+ * references, every error path of the MSM/NTT calls, the measurement entry points, and
+ * that the cuda backend fails cleanly, naming --backend cpu, where no GPU is usable. The
+ * CLI tests run provesim prover-bench through PROVESIM_BIN. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "backend.h"
+#include "msm.h"
+
+static ps_backend *open_cpu(void) {
+  ps_err e = {{0}};
+  ps_backend *b = backend_open("cpu", &e);
+  ck_assert_msg(b != NULL, "backend_open(cpu): %s", e.msg);
+  return b;
+}
+
+START_TEST(test_open_cpu) {
+  ps_backend *b = open_cpu();
+  ck_assert_str_eq(backend_name(b), "cpu");
+  ck_assert_ptr_nonnull(strstr(backend_device(b), "CPU"));
+  backend_close(b);
+  backend_close(NULL);
+}
+END_TEST
+
+START_TEST(test_open_unknown) {
+  ps_err e = {{0}};
+  ck_assert_ptr_null(backend_open("tpu", &e));
+  ck_assert_ptr_nonnull(strstr(e.msg, "backend 'tpu': expected cpu or cuda"));
+}
+END_TEST
+
+START_TEST(test_open_cuda_without_gpu) {
+  ps_err e = {{0}};
+  ps_backend *b = backend_open("cuda", &e);
+  if (b) { /* a machine with a usable GPU: nothing to test here */
+    ck_assert_str_eq(backend_name(b), "cuda");
+    backend_close(b);
+    return;
+  }
+  ck_assert_msg(strstr(e.msg, "--backend cpu") != NULL, "message: %s", e.msg);
+  ck_assert_msg(strstr(e.msg, "cuda backend") != NULL, "message: %s", e.msg);
+}
+END_TEST
+
+START_TEST(test_ntt_roundtrip_and_reference) {
+  ps_backend *b = open_cpu();
+  ps_err e = {{0}};
+  const unsigned log_n = 6;
+  const size_t n = (size_t)1 << log_n, batch = 3;
+  fr_t *a = xmalloc(n * batch * sizeof *a), *c = xmalloc(n * batch * sizeof *c);
+  backend_random_fr(a, n * batch, 5);
+  memcpy(c, a, n * batch * sizeof *a);
+  /* Through the API == the reference called directly. */
+  ck_assert_int_eq(backend_ntt(b, a, log_n, batch, NTT_COSET | NTT_OUT_BITREV, &e), PS_OK);
+  ntt_cpu(c, log_n, batch, NTT_COSET | NTT_OUT_BITREV, 1);
+  ck_assert_int_eq(memcmp(a, c, n * batch * sizeof *a), 0);
+  /* And back. */
+  ck_assert_int_eq(backend_ntt(b, a, log_n, batch, NTT_COSET | NTT_INVERSE | NTT_IN_BITREV, &e), PS_OK);
+  backend_random_fr(c, n * batch, 5);
+  ck_assert_int_eq(memcmp(a, c, n * batch * sizeof *a), 0);
+  /* Forward natural -> natural against direct evaluation at w^k. */
+  fr_t w, x, pw, acc, t;
+  ntt_root_of_unity(&w, log_n);
+  memcpy(a, c, n * sizeof *a);
+  ck_assert_int_eq(backend_ntt(b, a, log_n, 1, 0, &e), PS_OK);
+  for (size_t k = 0; k < n; k += 7) {
+    fr_one(&x);
+    for (size_t i = 0; i < k; i++) fr_mul(&x, &x, &w);
+    fr_zero(&acc);
+    fr_one(&pw);
+    for (size_t i = 0; i < n; i++) {
+      fr_mul(&t, &c[i], &pw);
+      fr_add(&acc, &acc, &t);
+      fr_mul(&pw, &pw, &x);
+    }
+    ck_assert_msg(fr_eq(&acc, &a[k]), "NTT output %zu differs from direct evaluation", k);
+  }
+  ck_assert_int_eq(backend_ntt(b, a, log_n, 0, 0, &e), PS_OK); /* empty batch */
+  free(a);
+  free(c);
+  backend_close(b);
+}
+END_TEST
+
+START_TEST(test_ntt_errors) {
+  ps_backend *b = open_cpu();
+  ps_err e = {{0}};
+  fr_t a[4];
+  ck_assert_int_eq(backend_ntt(b, a, 0, 1, 0, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "expected 1 <= log2(size) <= 27"));
+  ck_assert_int_eq(backend_ntt(b, a, 40, 1, 0, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "2^40"));
+  ck_assert_int_eq(backend_ntt(b, a, 2, 1, 0x40, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "unknown bits"));
+  backend_close(b);
+}
+END_TEST
+
+START_TEST(test_msm_g1_g2_against_naive) {
+  ps_backend *b = open_cpu();
+  ps_err e = {{0}};
+  const size_t n = 37;
+  g1_affine_t *p1 = xmalloc(n * sizeof *p1);
+  g2_affine_t *p2 = xmalloc(n * sizeof *p2);
+  fr_t *s = backend_host_alloc(b, n * sizeof *s);
+  backend_random_g1(p1, n, 1);
+  backend_random_g2(p2, n, 2);
+  backend_random_scalars(s, n, 3);
+  memset(&s[0], 0, sizeof s[0]);   /* zero scalar */
+  memset(&s[1], 0xff, sizeof s[1]); /* 2^256 - 1 >= r */
+  g1_affine_set_inf(&p1[2]);        /* point at infinity */
+  p1[4] = p1[3];                    /* repeated base */
+  backend_msm_bases *m1 = NULL, *m2 = NULL;
+  ck_assert_int_eq(backend_msm_bases_g1(b, p1, n, &m1, &e), PS_OK);
+  ck_assert_int_eq(backend_msm_bases_g2(b, p2, n, &m2, &e), PS_OK);
+  for (size_t k = 0; k <= n; k += 12) {
+    g1_jac_t r1, ref1;
+    g2_jac_t r2, ref2;
+    ck_assert_int_eq(backend_msm_g1(b, m1, s, k, &r1, &e), PS_OK);
+    msm_naive_g1(&ref1, p1, s, k);
+    ck_assert_msg(g1_jac_eq(&r1, &ref1), "G1 MSM of %zu points differs from the naive sum", k);
+    ck_assert_int_eq(backend_msm_g2(b, m2, s, k, &r2, &e), PS_OK);
+    msm_naive_g2(&ref2, p2, s, k);
+    ck_assert_msg(g2_jac_eq(&r2, &ref2), "G2 MSM of %zu points differs from the naive sum", k);
+  }
+  /* A fixed window gives the same point. */
+  g1_jac_t r1, ref1;
+  backend_set_msm_window(b, 3);
+  ck_assert_uint_eq(backend_msm_window(b, 0, n), 3);
+  ck_assert_int_eq(backend_msm_g1(b, m1, s, n, &r1, &e), PS_OK);
+  backend_set_msm_window(b, 0);
+  msm_naive_g1(&ref1, p1, s, n);
+  ck_assert(g1_jac_eq(&r1, &ref1));
+  backend_msm_bases_free(m1);
+  backend_msm_bases_free(m2);
+  backend_msm_bases_free(NULL);
+  backend_host_free(b, s);
+  backend_host_free(b, NULL);
+  free(p1);
+  free(p2);
+  backend_close(b);
+}
+END_TEST
+
+START_TEST(test_msm_errors) {
+  ps_backend *b = open_cpu(), *other = open_cpu();
+  ps_err e = {{0}};
+  g1_affine_t p[4];
+  fr_t s[8];
+  g1_jac_t r;
+  g2_jac_t r2;
+  backend_random_g1(p, 4, 9);
+  backend_random_scalars(s, 8, 9);
+  backend_msm_bases *m = NULL;
+  ck_assert_int_eq(backend_msm_bases_g1(b, p, 4, &m, &e), PS_OK);
+  ck_assert_int_eq(backend_msm_g1(b, m, s, 8, &r, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "MSM of 8 scalars over 4 registered bases"));
+  ck_assert_int_eq(backend_msm_g2(b, m, s, 2, &r2, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "bases registered for G1, used for G2"));
+  ck_assert_int_eq(backend_msm_g1(other, m, s, 2, &r, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "not registered with this backend"));
+  ck_assert_int_eq(backend_msm_g1(b, m, NULL, 2, &r, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "NULL scalars"));
+  backend_set_msm_window(b, 30);
+  ck_assert_int_eq(backend_msm_g1(b, m, s, 2, &r, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "MSM window 30"));
+  backend_set_msm_window(b, 0);
+  backend_msm_bases *bad = NULL;
+  ck_assert_int_eq(backend_msm_bases_g1(b, NULL, 4, &bad, &e), PS_EINPUT);
+  ck_assert_ptr_null(bad);
+  backend_msm_bases_free(m);
+  backend_close(b);
+  backend_close(other);
+}
+END_TEST
+
+START_TEST(test_measurements) {
+  ps_backend *b = open_cpu();
+  ps_err e = {{0}};
+  double rate = 0, ms = -1;
+  ck_assert_int_eq(backend_bench_field(b, 0, &rate, &e), PS_OK);
+  ck_assert(rate > 1e5);
+  ck_assert_int_eq(backend_bench_field(b, 1, &rate, &e), PS_OK);
+  ck_assert(rate > 1e5);
+  ck_assert_int_eq(backend_bench_ntt(b, 8, NTT_OUT_BITREV, 3, &ms, &e), PS_OK);
+  ck_assert(ms >= 0);
+  ck_assert_int_eq(backend_bench_ntt(b, 0, 0, 3, &ms, &e), PS_EINPUT);
+  g1_affine_t p[64];
+  fr_t s[64];
+  backend_random_g1(p, 64, 4);
+  backend_random_scalars(s, 64, 4);
+  backend_msm_bases *m = NULL;
+  ck_assert_int_eq(backend_msm_bases_g1(b, p, 64, &m, &e), PS_OK);
+  ck_assert_int_eq(backend_bench_msm(b, m, s, 64, 2, &ms, &e), PS_OK);
+  ck_assert(ms >= 0);
+  backend_msm_bases_free(m);
+  backend_close(b);
+}
+END_TEST
+
+/* Runs provesim with the arguments; returns the exit status, output in out (if any). */
+static int run_cli(const char *args, char *out, size_t outn) {
+  const char *bin = getenv("PROVESIM_BIN");
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s %s 2>&1", bin, args);
+  FILE *f = popen(cmd, "r");
+  ck_assert_ptr_nonnull(f);
+  size_t got = fread(out, 1, outn - 1, f);
+  out[got] = 0;
+  int st = pclose(f);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(test_cli_bench) {
+  if (!getenv("PROVESIM_BIN")) return;
+  static char out[65536];
+  ck_assert_int_eq(run_cli("prover-bench --backend cpu --sizes 6 --reps 1", out, sizeof out), 0);
+  ck_assert_msg(strstr(out, "msm-g1") && strstr(out, "ntt-coset") && strstr(out, "x floor"), "%s", out);
+  ck_assert_int_eq(run_cli("prover-bench --help", out, sizeof out), 0);
+  ck_assert_ptr_nonnull(strstr(out, "--backend cpu|cuda"));
+  ck_assert_int_eq(run_cli("prover-bench --sizes 9..3", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "--sizes '9..3'"));
+  ck_assert_int_eq(run_cli("prover-bench --only fft", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "unknown kernel 'fft'"));
+  ck_assert_int_eq(run_cli("prover-bench --reps", out, sizeof out), 2);
+  ck_assert_int_eq(run_cli("prover-bench --backend tpu", out, sizeof out), 1);
+  ck_assert_ptr_nonnull(strstr(out, "expected cpu or cuda"));
+  int rc = run_cli("prover-bench --backend cuda --sizes 6 --reps 1", out, sizeof out);
+  if (rc != 0) { /* no GPU here: a clear message, not a crash */
+    ck_assert_int_eq(rc, 1);
+    ck_assert_msg(strstr(out, "--backend cpu") != NULL, "%s", out);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("backend");
+  TCase *tc = tcase_create("cpu");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_open_cpu);
+  tcase_add_test(tc, test_open_unknown);
+  tcase_add_test(tc, test_open_cuda_without_gpu);
+  tcase_add_test(tc, test_ntt_roundtrip_and_reference);
+  tcase_add_test(tc, test_ntt_errors);
+  tcase_add_test(tc, test_msm_g1_g2_against_naive);
+  tcase_add_test(tc, test_msm_errors);
+  tcase_add_test(tc, test_measurements);
+  tcase_add_test(tc, test_cli_bench);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf;
+}
