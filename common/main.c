@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../prover/cli_prove.h"
 #include "../prover/cli_prover.h"
+#include "../sim/cli_calib.h"
 #include "../sim/cli_sim.h"
 #include "../sim/cli_whatif.h"
 #include "util.h"
@@ -19,7 +21,11 @@ static const command commands[] = {
     {"sweep", sim_cmd_sweep, "simulate a grid of what-ifs (--vary KEY=VALUES) in parallel; table, CSV, JSON"},
     {"plan", sim_cmd_plan, "cheapest GPUs/workers/batch/mutex/cores meeting a proofs-per-hour target"},
     {"estimate", sim_cmd_estimate, "closed-form, machine-repairman and MVA answers beside the simulation"},
+    {"calibrate", sim_cmd_calibrate, "fit each phase's duration distribution from spans; write a model"},
+    {"validate", sim_cmd_validate, "prediction beside a measurement (report or spans), metric by metric"},
     {"trace", sim_cmd_trace, "turn a spans file into a Chrome/Perfetto timeline"},
+    {"prove", prover_cmd_prove, "make a Groth16 proof of a circuit instance; write proof/vk/public JSON"},
+    {"verify", prover_cmd_verify, "check a Groth16 proof directory written by prove (exit 0 valid, 1 invalid)"},
     {"prover-bench", prover_cmd_bench, "field, NTT and MSM timings of a prover backend, as a table"},
 };
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int ps_fail(ps_err *e, int code, const char *fmt, ...) {
@@ -115,7 +116,19 @@ void ps_buf_free(ps_buf *b) {
   b->len = b->cap = 0;
 }
 
+/* A target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is
+ * written in place: renaming over it would replace the device with a file. */
+static int write_in_place(const char *path, const char *data, size_t n, ps_err *e) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
+  size_t w = fwrite(data, 1, n, f);
+  int bad = (w != n) | (fclose(f) != 0);
+  return bad ? ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno)) : PS_OK;
+}
+
 int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e) {
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, data, n, e);
   char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "wb");
   if (!f) {
@@ -134,4 +147,50 @@ int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e
   }
   free(tmp);
   return PS_OK;
+}
+
+int ps_out_open(ps_outfile *o, const char *path, ps_err *e) {
+  struct stat st;
+  o->path = (char *)path;
+  o->tmp = NULL;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    o->f = fopen(path, "w");
+  } else {
+    o->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+    o->f = fopen(o->tmp, "w");
+  }
+  if (!o->f) {
+    int rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
+    free(o->tmp);
+    o->tmp = NULL;
+    return rc;
+  }
+  return PS_OK;
+}
+
+int ps_out_commit(ps_outfile *o, ps_err *e) {
+  int bad = ferror(o->f) | (fclose(o->f) != 0);
+  int err = errno;
+  o->f = NULL;
+  if (!bad && o->tmp && rename(o->tmp, o->path) != 0) {
+    bad = 1;
+    err = errno;
+  }
+  if (bad) {
+    if (o->tmp) unlink(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    return ps_fail(e, PS_ERR, "%s: cannot write: %s", o->path, strerror(err));
+  }
+  free(o->tmp);
+  o->tmp = NULL;
+  return PS_OK;
+}
+
+void ps_out_abort(ps_outfile *o) {
+  if (o->f) fclose(o->f);
+  o->f = NULL;
+  if (o->tmp) unlink(o->tmp);
+  free(o->tmp);
+  o->tmp = NULL;
 }

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,6 +59,18 @@ void ps_buf_free(ps_buf *b);
 /* Write n bytes to path atomically: a temporary file beside it, then rename. Nothing is
  * left behind on failure. Returns PS_OK or PS_ERR with e filled. */
 int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e);
+
+/* An output file that appears whole or not at all: written to a temporary name beside
+ * the target and renamed by ps_out_commit; ps_out_abort removes it. A target that exists
+ * and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written in place. */
+typedef struct ps_outfile {
+  FILE *f;
+  char *path; /* borrowed */
+  char *tmp;  /* NULL when writing in place */
+} ps_outfile;
+int ps_out_open(ps_outfile *o, const char *path, ps_err *e);
+int ps_out_commit(ps_outfile *o, ps_err *e); /* closes; PS_OK or PS_ERR (nothing left behind) */
+void ps_out_abort(ps_outfile *o);             /* closes and removes; accepts an unopened o */
 
 #ifdef __cplusplus
 }

@@ -58,8 +58,8 @@ static const char trace_help[] =
 
 /* Spans streamed to a temporary file, renamed on success. */
 typedef struct span_sink {
-  FILE *f;
-  char *path, *tmp;
+  FILE *f;   /* out.f while spans are being written */
+  ps_outfile out;
   ps_buf buf;
   trace *tr;
   int err;
@@ -157,15 +157,13 @@ int sim_cmd_simulate(int argc, char **argv) {
 
   span_sink sink = {0};
   if (spans) {
-    sink.tmp = xasprintf("%s.tmp.%ld", spans, (long)getpid());
-    sink.f = fopen(sink.tmp, "w");
-    if (!sink.f) {
-      fprintf(stderr, "provesim simulate: %s: cannot write: %s\n", spans, strerror(errno));
-      free(sink.tmp);
+    if (ps_out_open(&sink.out, spans, &e) != PS_OK) {
+      fprintf(stderr, "provesim simulate: %s\n", e.msg);
       scn_free(s);
       rc = PS_EXIT_FAIL;
       goto done;
     }
+    sink.f = sink.out.f;
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     span_header h = {"sim", s->name, host, NULL};
@@ -175,26 +173,15 @@ int sim_cmd_simulate(int argc, char **argv) {
   sim_opts o = {.threads = threads, .on_span = (spans || tracef) ? on_span : NULL, .span_ctx = &sink};
   sim_result *res = NULL;
   int sr = sim_run(s, &o, &res, &e);
+  if (sr != PS_OK) fprintf(stderr, "provesim simulate: %s\n", e.msg);
   if (sr == PS_OK && sink.f) {
     sink_flush(&sink);
-    if (fclose(sink.f) != 0 && !sink.err) sink.err = errno;
-    sink.f = NULL;
     if (sink.err) {
       fprintf(stderr, "provesim simulate: %s: cannot write: %s\n", spans, strerror(sink.err));
       sr = PS_ERR;
-    } else if (rename(sink.tmp, spans) != 0) {
-      fprintf(stderr, "provesim simulate: %s: cannot write: %s\n", spans, strerror(errno));
-      sr = PS_ERR;
     }
-  } else if (sr != PS_OK) {
-    fprintf(stderr, "provesim simulate: %s\n", e.msg);
   }
-  if (sink.f) fclose(sink.f);
-  if (sink.tmp) {
-    unlink(sink.tmp); /* no-op after a successful rename */
-    free(sink.tmp);
-  }
-  ps_buf_free(&sink.buf);
+  /* The trace is written before the spans are committed, so a failure leaves neither. */
   if (sr == PS_OK && tracef) {
     ps_buf tb = {0};
     trace_render(sink.tr, &tb);
@@ -204,9 +191,19 @@ int sim_cmd_simulate(int argc, char **argv) {
     }
     ps_buf_free(&tb);
   }
+  if (spans) {
+    if (sr == PS_OK) {
+      if (ps_out_commit(&sink.out, &e) != PS_OK) {
+        fprintf(stderr, "provesim simulate: %s\n", e.msg);
+        sr = PS_ERR;
+      }
+    } else {
+      ps_out_abort(&sink.out);
+    }
+  }
+  ps_buf_free(&sink.buf);
   trace_free(sink.tr);
   if (sr != PS_OK) {
-    if (spans && sr != PS_OK) unlink(spans);
     sim_result_free(res);
     scn_free(s);
     rc = sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;

@@ -1,0 +1,551 @@
+/* Implementation of sim/calib.h. Maximum-likelihood fits in closed form (normal,
+ * lognormal, exponential) or by Newton's method on the shape (gamma, started from
+ * Minka's approximation); log-densities are written out rather than taken as log(pdf) so
+ * that large samples do not underflow. */
+#include "calib.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_sf_psi.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/spans.h"
+#include "scn.h"
+
+static const char *family_names[] = {"auto",        "const",     "normal",  "lognormal",
+                                     "gamma",       "exponential", "empirical", "uniform"};
+
+const char *calib_family_name(calib_family f) {
+  return (unsigned)f < sizeof family_names / sizeof family_names[0] ? family_names[f] : "?";
+}
+
+int calib_family_parse(const char *s) {
+  for (int i = 0; i < (int)(sizeof family_names / sizeof family_names[0]); i++)
+    if (!strcmp(s, family_names[i])) return i;
+  return -1;
+}
+
+static int dcmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Parameters of each candidate, kept to compute the KS distance of the winner. */
+typedef struct fitpar {
+  double m, sd;        /* normal */
+  double mu, s;        /* lognormal */
+  double k, theta;     /* gamma */
+  double em;           /* exponential mean */
+  double lo, hi;       /* uniform */
+} fitpar;
+
+static double cdf(calib_family f, const fitpar *p, double x) {
+  switch (f) {
+  case CALIB_NORMAL: return gsl_cdf_gaussian_P(x - p->m, p->sd);
+  case CALIB_LOGNORMAL: return x > 0 ? gsl_cdf_lognormal_P(x, p->mu, p->s) : 0;
+  case CALIB_GAMMA: return gsl_cdf_gamma_P(x, p->k, p->theta);
+  case CALIB_EXPONENTIAL: return gsl_cdf_exponential_P(x, p->em);
+  case CALIB_UNIFORM: return x <= p->lo ? 0 : x >= p->hi ? 1 : (x - p->lo) / (p->hi - p->lo);
+  default: return NAN;
+  }
+}
+
+int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *out, ps_err *e) {
+  memset(out, 0, sizeof *out);
+  for (int i = 0; i < 8; i++) out->loglik[i] = NAN;
+  if (n == 0) return ps_fail(e, PS_EINPUT, "no samples to fit");
+  double sum = 0, minx = INFINITY, maxx = -INFINITY;
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(x[i]) || x[i] < 0) return ps_fail(e, PS_EINPUT, "sample %zu is %g: expected seconds >= 0", i, x[i]);
+    sum += x[i];
+    if (x[i] < minx) minx = x[i];
+    if (x[i] > maxx) maxx = x[i];
+  }
+  double mean = sum / (double)n, ss = 0;
+  for (size_t i = 0; i < n; i++) ss += (x[i] - mean) * (x[i] - mean);
+  double sd_mle = sqrt(ss / (double)n), sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+  out->n = n;
+  out->mean = mean;
+  out->cv = mean > 0 ? sd / mean : 0;
+  const char *why = NULL;
+
+  int constant = n == 1 || sd_mle <= 1e-9 * fmax(mean, 1e-12);
+  if (want == CALIB_CONST || (want == CALIB_AUTO && constant)) {
+    out->family = CALIB_CONST;
+    return dist_const(&out->d, mean, &why) ? ps_fail(e, PS_EINPUT, "const fit: expected %s", why) : PS_OK;
+  }
+  if (want == CALIB_EMPIRICAL) {
+    double *cp = xmalloc(n * sizeof *cp);
+    memcpy(cp, x, n * sizeof *cp);
+    out->family = CALIB_EMPIRICAL;
+    return dist_empirical(&out->d, cp, n, &why) ? ps_fail(e, PS_EINPUT, "empirical fit: expected %s", why) : PS_OK;
+  }
+  if (constant) return ps_fail(e, PS_EINPUT, "%zu samples all equal %g: only a const distribution fits", n, mean);
+
+  fitpar p = {.m = mean, .sd = sd_mle, .em = mean, .lo = minx, .hi = maxx};
+  /* uniform: the MLE is the sample's range */
+  out->loglik[CALIB_UNIFORM] = -(double)n * log(maxx - minx);
+  const double L2PI = log(2 * M_PI);
+  /* normal */
+  double ll = 0;
+  for (size_t i = 0; i < n; i++) ll += -0.5 * L2PI - log(p.sd) - (x[i] - p.m) * (x[i] - p.m) / (2 * p.sd * p.sd);
+  out->loglik[CALIB_NORMAL] = ll;
+  /* exponential */
+  if (mean > 0) out->loglik[CALIB_EXPONENTIAL] = -(double)n * log(mean) - sum / mean;
+  if (minx > 0) {
+    /* lognormal */
+    double sl = 0, sl2 = 0;
+    for (size_t i = 0; i < n; i++) sl += log(x[i]);
+    p.mu = sl / (double)n;
+    for (size_t i = 0; i < n; i++) sl2 += (log(x[i]) - p.mu) * (log(x[i]) - p.mu);
+    p.s = sqrt(sl2 / (double)n);
+    if (p.s > 0) {
+      ll = 0;
+      for (size_t i = 0; i < n; i++) {
+        double lx = log(x[i]);
+        ll += -lx - log(p.s) - 0.5 * L2PI - (lx - p.mu) * (lx - p.mu) / (2 * p.s * p.s);
+      }
+      out->loglik[CALIB_LOGNORMAL] = ll;
+    }
+    /* gamma: s = ln(mean) - mean(ln x) > 0 by Jensen. */
+    double s = log(mean) - p.mu;
+    if (s > 0) {
+      double k = (3 - s + sqrt((s - 3) * (s - 3) + 24 * s)) / (12 * s);
+      for (int it = 0; it < 20; it++) {
+        double f = log(k) - gsl_sf_psi(k) - s, df = 1 / k - gsl_sf_psi_1(k);
+        double nk = k - f / df;
+        if (!(nk > 0)) nk = k / 2;
+        if (fabs(nk - k) < 1e-12 * k) {
+          k = nk;
+          break;
+        }
+        k = nk;
+      }
+      p.k = k;
+      p.theta = mean / k;
+      ll = 0;
+      double lg = lgamma(k), lt = log(p.theta);
+      for (size_t i = 0; i < n; i++) ll += (k - 1) * log(x[i]) - x[i] / p.theta - lg - k * lt;
+      out->loglik[CALIB_GAMMA] = ll;
+    }
+  }
+
+  calib_family best = CALIB_AUTO;
+  if (want != CALIB_AUTO) {
+    if (!isfinite(out->loglik[want]))
+      return ps_fail(e, PS_EINPUT, "a %s distribution cannot fit these samples%s", calib_family_name(want),
+                     minx <= 0 ? " (some durations are 0)" : "");
+    best = want;
+  } else {
+    double best_aic = INFINITY;
+    for (int f = CALIB_NORMAL; f <= CALIB_UNIFORM; f++) {
+      if (f == CALIB_EMPIRICAL || !isfinite(out->loglik[f])) continue;
+      double aic = 2.0 * (f == CALIB_EXPONENTIAL ? 1 : 2) - 2 * out->loglik[f];
+      if (aic < best_aic) {
+        best_aic = aic;
+        best = (calib_family)f;
+      }
+    }
+  }
+  out->family = best;
+  int rc = 0;
+  switch (best) {
+  case CALIB_NORMAL: rc = dist_normal(&out->d, p.m, p.sd, &why); break;
+  case CALIB_LOGNORMAL: rc = dist_lognormal_mu_sigma(&out->d, p.mu, p.s, &why); break;
+  case CALIB_GAMMA: rc = dist_gamma_mean_cv(&out->d, p.k * p.theta, 1 / sqrt(p.k), &why); break;
+  case CALIB_EXPONENTIAL: rc = dist_exponential(&out->d, p.em, &why); break;
+  case CALIB_UNIFORM: rc = dist_uniform(&out->d, p.lo, p.hi, &why); break;
+  default: PS_ASSERT(0);
+  }
+  if (rc) return ps_fail(e, PS_EINPUT, "%s fit: expected %s", calib_family_name(best), why);
+  /* Kolmogorov-Smirnov distance of the chosen fit. */
+  double *srt = xmalloc(n * sizeof *srt);
+  memcpy(srt, x, n * sizeof *srt);
+  qsort(srt, n, sizeof *srt, dcmp);
+  double D = 0;
+  for (size_t i = 0; i < n; i++) {
+    double F = cdf(best, &p, srt[i]);
+    D = fmax(D, fmax((double)(i + 1) / (double)n - F, F - (double)i / (double)n));
+  }
+  free(srt);
+  out->ks = D;
+  return PS_OK;
+}
+
+/* ---------------------------------------------------------------- calib_model */
+
+typedef struct obs {
+  int file, rep, gpu, worker;
+  int64_t call;
+  int phase; /* index in the template */
+  int k;
+  double d;
+  int rank; /* call's rank within its (file, rep, gpu, worker) */
+} obs;
+
+typedef struct collect_ctx {
+  const model *m;
+  int file;
+  obs *o;
+  size_t n, cap;
+} collect_ctx;
+
+static int collect_cb(void *ctx, const span_rec *r) {
+  collect_ctx *c = ctx;
+  if (r->kind != SPAN_PHASE) return 0;
+  int p = scn_phase_index(c->m, r->phase);
+  if (p < 0) return 0; /* mutex spans and phases the template does not name */
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 1024;
+    c->o = xrealloc(c->o, c->cap * sizeof *c->o);
+  }
+  c->o[c->n++] = (obs){.file = c->file, .rep = r->rep, .gpu = r->gpu, .worker = r->worker, .call = r->call,
+                       .phase = p, .k = r->npartitions > 0 ? r->npartitions : 1, .d = r->t1 - r->t0};
+  return 0;
+}
+
+static int obs_by_worker_call(const void *a, const void *b) {
+  const obs *x = a, *y = b;
+#define CMP(f) \
+  if (x->f != y->f) return x->f < y->f ? -1 : 1;
+  CMP(file) CMP(rep) CMP(gpu) CMP(worker) CMP(call)
+#undef CMP
+  return 0;
+}
+
+int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
+                calib_phase_report **reports, ps_err *e) {
+  collect_ctx c = {.m = tmpl};
+  for (int f = 0; f < nfiles; f++) {
+    c.file = f;
+    int rc = spans_read(files[f], NULL, collect_cb, &c, e);
+    if (rc != PS_OK) {
+      free(c.o);
+      return rc;
+    }
+  }
+  /* Rank calls within each worker, to leave the first skip_calls out. */
+  qsort(c.o, c.n, sizeof *c.o, obs_by_worker_call);
+  for (size_t i = 0; i < c.n; i++) {
+    if (i == 0) {
+      c.o[i].rank = 0;
+      continue;
+    }
+    obs *a = &c.o[i - 1], *b = &c.o[i];
+    int same_worker = a->file == b->file && a->rep == b->rep && a->gpu == b->gpu && a->worker == b->worker;
+    b->rank = !same_worker ? 0 : a->call == b->call ? a->rank : a->rank + 1;
+  }
+  calib_phase_report *rep = xcalloc((size_t)tmpl->nphases, sizeof *rep);
+  double *buf = xmalloc((c.n + 1) * sizeof *buf);
+  int rc = PS_OK;
+  for (int p = 0; p < tmpl->nphases && rc == PS_OK; p++) {
+    phase *ph = &tmpl->phases[p];
+    rep[p].phase = ph->name;
+    int kmax = 0, kmin = 0;
+    for (size_t i = 0; i < c.n; i++) {
+      if (c.o[i].phase != p) continue;
+      if (c.o[i].rank < skip_calls) {
+        rep[p].skipped++;
+        continue;
+      }
+      if (c.o[i].k > kmax) kmax = c.o[i].k;
+      if (!kmin || c.o[i].k < kmin) kmin = c.o[i].k;
+    }
+    if (kmax == 0) {
+      rc = ps_fail(e, PS_EINPUT, "phase %s: no spans of this phase in the spans files (after skipping %d warm-up calls)",
+                   ph->name, skip_calls);
+      break;
+    }
+    /* The time distribution: calls of the smallest k seen, per partition. */
+    size_t nb = 0;
+    for (size_t i = 0; i < c.n; i++)
+      if (c.o[i].phase == p && c.o[i].rank >= skip_calls && c.o[i].k == kmin) buf[nb++] = c.o[i].d / kmin;
+    calib_fit_result fr;
+    rc = calib_fit(buf, nb, want, &fr, e);
+    if (rc != PS_OK) {
+      char msg[sizeof e->msg];
+      snprintf(msg, sizeof msg, "%s", e->msg);
+      rc = ps_fail(e, PS_EINPUT, "phase %s: %s", ph->name, msg);
+      break;
+    }
+    rep[p].fit = fr;
+    dist_free(&ph->time);
+    dist_copy(&ph->time, &fr.d);
+    if (ph->has_fixed) dist_free(&ph->fixed);
+    ph->has_fixed = 0; /* the per-call part is inside the fitted time and the multipliers */
+    free(ph->scale);
+    ph->scale = NULL;
+    ph->nscale = 0;
+    /* Batch multipliers when calls of k = 1, 2, ..., K partitions were all seen. */
+    if (kmin == 1 && kmax > 1) {
+      double *sum = xcalloc((size_t)kmax + 1, sizeof *sum);
+      long *cnt = xcalloc((size_t)kmax + 1, sizeof *cnt);
+      for (size_t i = 0; i < c.n; i++)
+        if (c.o[i].phase == p && c.o[i].rank >= skip_calls) {
+          sum[c.o[i].k] += c.o[i].d;
+          cnt[c.o[i].k]++;
+        }
+      int K = 1;
+      while (K < kmax && cnt[K + 1] > 0) K++;
+      if (K > 1) {
+        ph->scale = xmalloc((size_t)K * sizeof *ph->scale);
+        double m1 = sum[1] / (double)cnt[1];
+        for (int k = 1; k <= K; k++) ph->scale[k - 1] = (sum[k] / (double)cnt[k]) / m1;
+        ph->nscale = K;
+      }
+      rep[p].nscale = ph->nscale;
+      free(sum);
+      free(cnt);
+    }
+  }
+  free(buf);
+  free(c.o);
+  if (rc != PS_OK) {
+    for (int p = 0; p < tmpl->nphases; p++) dist_free(&rep[p].fit.d);
+    free(rep);
+    return rc;
+  }
+  *reports = rep;
+  return PS_OK;
+}
+
+/* ---------------------------------------------------------------- YAML */
+
+static void yaml_str(ps_buf *b, const char *s) {
+  ps_buf_append(b, "\"", 1);
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') ps_buf_append(b, "\\", 1);
+    if ((unsigned char)*s >= 0x20) ps_buf_append(b, s, 1);
+  }
+  ps_buf_append(b, "\"", 1);
+}
+
+static void yaml_dist(ps_buf *b, const dist *d) {
+  switch (d->kind) {
+  case DIST_CONST: ps_buf_printf(b, "{dist: const, value: %.10g}", d->a); break;
+  case DIST_UNIFORM: ps_buf_printf(b, "{dist: uniform, min: %.10g, max: %.10g}", d->a, d->b); break;
+  case DIST_NORMAL: ps_buf_printf(b, "{dist: normal, mean: %.10g, sd: %.10g}", d->a, d->b); break;
+  case DIST_LOGNORMAL: ps_buf_printf(b, "{dist: lognormal, mu: %.10g, sigma: %.10g}", d->a, d->b); break;
+  case DIST_GAMMA: ps_buf_printf(b, "{dist: gamma, mean: %.10g, cv: %.10g}", d->a * d->b, 1 / sqrt(d->a)); break;
+  case DIST_EXPONENTIAL: ps_buf_printf(b, "{dist: exponential, mean: %.10g}", d->a); break;
+  case DIST_EMPIRICAL:
+    ps_buf_printf(b, "{dist: empirical, samples: [");
+    for (size_t i = 0; i < d->n; i++) ps_buf_printf(b, i ? ", %.9g" : "%.9g", d->samples[i]);
+    ps_buf_printf(b, "]}");
+    break;
+  }
+}
+
+void calib_model_yaml(ps_buf *b, const model *m) {
+  static const char *res[] = {"cpu", "gpu", "pcie", "none"};
+  ps_buf_printf(b, "model: %s\n", m->name);
+  if (m->source) {
+    ps_buf_printf(b, "source: ");
+    yaml_str(b, m->source);
+    ps_buf_printf(b, "\n");
+  }
+  ps_buf_printf(b, "phases:\n");
+  for (int p = 0; p < m->nphases; p++) {
+    const phase *ph = &m->phases[p];
+    ps_buf_printf(b, "  - name: %s\n    resource: %s\n", ph->name, res[ph->resource]);
+    if (ph->resource == RES_CPU) ps_buf_printf(b, "    threads: %d\n", ph->threads);
+    ps_buf_printf(b, "    time: ");
+    yaml_dist(b, &ph->time);
+    ps_buf_printf(b, "\n");
+    if (ph->has_fixed) {
+      ps_buf_printf(b, "    fixed: ");
+      yaml_dist(b, &ph->fixed);
+      ps_buf_printf(b, "\n");
+    }
+    if (ph->nscale > 0) {
+      ps_buf_printf(b, "    batch: {scale: [");
+      for (int k = 0; k < ph->nscale; k++) ps_buf_printf(b, k ? ", %.6g" : "%.6g", ph->scale[k]);
+      ps_buf_printf(b, "]}\n");
+    }
+    ps_buf_printf(b, "    after: [");
+    for (int i = 0; i < ph->nafter; i++) ps_buf_printf(b, i ? ", %s" : "%s", m->phases[ph->after[i]].name);
+    ps_buf_printf(b, "]\n");
+    if (ph->host_mem_gib > 0) ps_buf_printf(b, "    host_mem_gib: %.6g\n", ph->host_mem_gib);
+  }
+  if (m->nscopes > 0) {
+    ps_buf_printf(b, "scopes:\n");
+    for (int i = 0; i < m->nscopes; i++)
+      ps_buf_printf(b, "  %s: {from: %s, to: %s}\n", m->scopes[i].name, m->phases[m->scopes[i].from].name,
+                    m->phases[m->scopes[i].to].name);
+  }
+}
+
+/* ---------------------------------------------------------------- span_metrics */
+
+typedef struct sm_span {
+  int gpu, worker, kind; /* kind: 0 phase, 1 gpu phase, 2 kernel, 3 mutex_wait, 4 mutex_held */
+  int64_t call;
+  int k;
+  double t0, t1;
+} sm_span;
+
+typedef struct sm_ctx {
+  int rep, bad_gpu;
+  sm_span *s;
+  size_t n, cap;
+} sm_ctx;
+
+static int sm_cb(void *ctx, const span_rec *r) {
+  sm_ctx *c = ctx;
+  if (r->rep != c->rep || r->kind == SPAN_MEMCPY) return 0;
+  if (c->n == c->cap) {
+    c->cap = c->cap ? 2 * c->cap : 4096;
+    c->s = xrealloc(c->s, c->cap * sizeof *c->s);
+  }
+  sm_span x = {.gpu = r->gpu, .worker = r->worker, .call = r->call, .k = r->npartitions > 0 ? r->npartitions : 1,
+               .t0 = r->t0, .t1 = r->t1};
+  if (r->kind == SPAN_KERNEL)
+    x.kind = 2;
+  else if (!strcmp(r->phase, "mutex_wait"))
+    x.kind = 3;
+  else if (!strcmp(r->phase, "mutex_held"))
+    x.kind = 4;
+  else
+    x.kind = r->resource && !strcmp(r->resource, "gpu") ? 1 : 0;
+  if (x.gpu < 0 || x.gpu >= 64) {
+    c->bad_gpu = 1;
+    return 1;
+  }
+  c->s[c->n++] = x;
+  return 0;
+}
+
+static int sm_by_call(const void *a, const void *b) {
+  const sm_span *x = a, *y = b;
+  if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
+  if (x->worker != y->worker) return x->worker < y->worker ? -1 : 1;
+  if (x->call != y->call) return x->call < y->call ? -1 : 1;
+  return 0;
+}
+
+typedef struct callrec {
+  double t0, t1;
+  int k;
+} callrec;
+
+static int call_by_end(const void *a, const void *b) {
+  const callrec *x = a, *y = b;
+  return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
+}
+
+typedef struct ivl {
+  double a, b;
+} ivl;
+
+static int ivl_cmp(const void *x, const void *y) {
+  const ivl *p = x, *q = y;
+  return p->a < q->a ? -1 : p->a > q->a;
+}
+
+int span_metrics_file(const char *path, int rep, long warmup, long cooldown, span_metrics *out, ps_err *e) {
+  sm_ctx c = {.rep = rep};
+  int rc = spans_read(path, NULL, sm_cb, &c, e);
+  if (rc != PS_OK) {
+    if (c.bad_gpu) rc = ps_fail(e, PS_EINPUT, "%s: a span names a GPU outside 0..63", path);
+    free(c.s);
+    return rc;
+  }
+  memset(out, 0, sizeof *out);
+  /* Calls: group phase and mutex spans by (gpu, worker, call). */
+  sm_span *ph = xmalloc((c.n + 1) * sizeof *ph);
+  size_t np = 0;
+  int have_kernels = 0, maxgpu = -1;
+  for (size_t i = 0; i < c.n; i++) {
+    if (c.s[i].kind == 2)
+      have_kernels = 1;
+    else
+      ph[np++] = c.s[i];
+    if (c.s[i].gpu > maxgpu) maxgpu = c.s[i].gpu;
+  }
+  qsort(ph, np, sizeof *ph, sm_by_call);
+  callrec *calls = xmalloc((np + 1) * sizeof *calls);
+  size_t nc = 0;
+  long total = 0;
+  for (size_t i = 0; i < np; i++) {
+    if (i == 0 || sm_by_call(&ph[i - 1], &ph[i]) != 0) {
+      calls[nc++] = (callrec){ph[i].t0, ph[i].t1, ph[i].k};
+      total += ph[i].k;
+    } else {
+      callrec *cr = &calls[nc - 1];
+      cr->t0 = fmin(cr->t0, ph[i].t0);
+      cr->t1 = fmax(cr->t1, ph[i].t1);
+    }
+  }
+  rc = PS_OK;
+  if (nc == 0 || total - cooldown <= warmup) {
+    rc = ps_fail(e, PS_EINPUT, "%s: replication %d has %ld partitions, too few for warm-up %ld and cool-down %ld", path,
+                 rep, total, warmup, cooldown);
+    goto out;
+  }
+  qsort(calls, nc, sizeof *calls, call_by_end);
+  double w0 = warmup == 0 ? 0 : NAN, w1 = NAN;
+  long done = 0;
+  for (size_t i = 0; i < nc; i++) {
+    long before = done;
+    done += calls[i].k;
+    if (warmup > 0 && before < warmup && done >= warmup) w0 = calls[i].t1;
+    if (before < total - cooldown && done >= total - cooldown) w1 = calls[i].t1;
+  }
+  if (!(w1 > w0)) {
+    rc = ps_fail(e, PS_EINPUT, "%s: the measurement window of replication %d has zero length", path, rep);
+    goto out;
+  }
+  out->window_s = w1 - w0;
+  out->completed = total - cooldown - warmup;
+  out->throughput_pps = (double)out->completed / out->window_s;
+  out->from_kernels = have_kernels;
+  out->ngpus = maxgpu + 1;
+  double cs = 0;
+  long cn = 0;
+  for (size_t i = 0; i < nc; i++)
+    if (calls[i].t1 > w0 && calls[i].t1 <= w1) {
+      cs += calls[i].t1 - calls[i].t0;
+      cn++;
+    }
+  out->call_mean = cn ? cs / (double)cn : NAN;
+  double ws = 0;
+  long wn = 0;
+  for (size_t i = 0; i < c.n; i++)
+    if (c.s[i].kind == 3 && c.s[i].t1 > w0 && c.s[i].t1 <= w1) {
+      ws += c.s[i].t1 - c.s[i].t0;
+      wn++;
+    }
+  out->mutex_wait_mean = wn ? ws / (double)wn : NAN;
+  ivl *iv = xmalloc((c.n + 1) * sizeof *iv);
+  double um = 0;
+  for (int g = 0; g < out->ngpus; g++) {
+    size_t ni = 0;
+    for (size_t i = 0; i < c.n; i++)
+      if (c.s[i].gpu == g && c.s[i].kind == (have_kernels ? 2 : 1)) {
+        double a = fmax(c.s[i].t0, w0), b = fmin(c.s[i].t1, w1);
+        if (b > a) iv[ni++] = (ivl){a, b};
+      }
+    qsort(iv, ni, sizeof *iv, ivl_cmp);
+    double busy = 0, ca = 0, cb = -INFINITY;
+    for (size_t i = 0; i < ni; i++) {
+      if (iv[i].a > cb) {
+        if (cb > ca) busy += cb - ca;
+        ca = iv[i].a;
+        cb = iv[i].b;
+      } else if (iv[i].b > cb) {
+        cb = iv[i].b;
+      }
+    }
+    if (cb > ca) busy += cb - ca;
+    out->gpu_util[g] = busy / out->window_s;
+    um += out->gpu_util[g];
+  }
+  out->gpu_util_mean = out->ngpus ? um / out->ngpus : NAN;
+  free(iv);
+out:
+  free(calls);
+  free(ph);
+  free(c.s);
+  return rc;
+}

@@ -1,0 +1,86 @@
+/* Calibration and validation: turning recorded spans (from `measure`, or from `simulate`
+ * for tests) into a model, and putting a prediction beside a measurement.
+ *
+ * calib_fit fits one phase's durations: normal, lognormal, gamma and exponential by
+ * maximum likelihood (const when they do not vary), and keeps the family with the best
+ * AIC. calib_model builds a whole model from a template (the phase graph, resources and
+ * scopes) and the spans. span_metrics recomputes the DESIGN's metrics from spans alone,
+ * with the same window rule as the simulator. */
+#ifndef PROVESIM_CALIB_H
+#define PROVESIM_CALIB_H
+
+#include <stddef.h>
+
+#include "../common/util.h"
+#include "model.h"
+
+typedef enum calib_family {
+  CALIB_AUTO,
+  CALIB_CONST,
+  CALIB_NORMAL,
+  CALIB_LOGNORMAL,
+  CALIB_GAMMA,
+  CALIB_EXPONENTIAL,
+  CALIB_EMPIRICAL,
+  CALIB_UNIFORM
+} calib_family;
+
+/* Result of fitting one sample. */
+typedef struct calib_fit_result {
+  dist d;                 /* the chosen distribution (owned when empirical) */
+  calib_family family;
+  size_t n;
+  double mean, cv;        /* of the sample */
+  double loglik[8];       /* per family (NAN when not applicable), indexed by calib_family */
+  double ks;              /* Kolmogorov-Smirnov distance of the chosen fit (0 for const/empirical) */
+} calib_fit_result;
+
+/* Fit x[0..n-1] (seconds, >= 0). want = CALIB_AUTO picks by AIC among normal,
+ * lognormal, gamma, exponential and uniform. Returns PS_OK or
+ * PS_EINPUT (no samples, negative values, a family that cannot fit, e.g. lognormal with
+ * a zero duration). x is not modified. */
+int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *out, ps_err *e);
+const char *calib_family_name(calib_family f);
+/* Parses "auto", "lognormal", ...; -1 when unknown. */
+int calib_family_parse(const char *s);
+
+/* Per-phase report of calib_model, for the command's table. */
+typedef struct calib_phase_report {
+  const char *phase;      /* borrowed from the model */
+  calib_fit_result fit;
+  int nscale;             /* batch multipliers fitted (k = 1..nscale) */
+  int skipped;            /* spans left out as warm-up */
+} calib_phase_report;
+
+/* Fill the template model's phase times from the phase spans in files[0..nfiles-1]:
+ * spans named like a template phase are grouped; the first `skip_calls` calls of each
+ * (rep, gpu, worker) are left out (warm-up effects); spans of one-partition calls give
+ * the time distribution; calls of k partitions give batch multipliers scale[k-1] =
+ * mean(k) / mean(1) for k = 1.. as long as every k was seen. A template phase without
+ * spans is an error. On success the template is modified in place and reports (one per
+ * phase, caller frees with free()) is filled. */
+int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
+                calib_phase_report **reports, ps_err *e);
+
+/* The model as YAML (the format of the files in models/), appended to b. */
+void calib_model_yaml(ps_buf *b, const model *m);
+
+/* Metrics recomputed from spans (one replication), with the simulator's window rule:
+ * from the warmup-th completion to completion number (total - cooldown). A partition
+ * completes when the last span of its call ends; utilization is the union of kernel
+ * spans of a GPU when the file has any, else of its GPU-phase spans. */
+typedef struct span_metrics {
+  int ngpus;
+  double gpu_util[64];
+  double gpu_util_mean;
+  double throughput_pps;
+  double call_mean;       /* call start (first span of the call) to its end */
+  double mutex_wait_mean; /* NAN when there are no mutex_wait spans */
+  double window_s;
+  long completed;
+  int from_kernels;       /* utilization came from kernel spans */
+} span_metrics;
+
+int span_metrics_file(const char *path, int rep, long warmup, long cooldown, span_metrics *out, ps_err *e);
+
+#endif

@@ -1,0 +1,231 @@
+/* Check suite of calibration and validation (sim/calib.c, `calibrate`, `validate`):
+ * maximum-likelihood fits recover known distributions and pick the right family; bad
+ * samples are refused; a model calibrated from simulated spans reproduces the model that
+ * made them; batch multipliers come from calls of several partitions; span metrics equal
+ * the simulator's report; validate agrees with itself and flags a wrong scenario. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib.h"
+#include "cli_harness.h"
+#include "dist.h"
+#include "scn.h"
+
+static double *draw(const dist *d, size_t n, unsigned long seed) {
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, seed);
+  double *x = xmalloc(n * sizeof *x);
+  for (size_t i = 0; i < n; i++) x[i] = dist_draw(d, r);
+  gsl_rng_free(r);
+  return x;
+}
+
+static void fit_case(const dist *truth, calib_family expect) {
+  const size_t n = 20000;
+  double *x = draw(truth, n, 7);
+  calib_fit_result f;
+  ps_err e;
+  ck_assert_int_eq(calib_fit(x, n, CALIB_AUTO, &f, &e), PS_OK);
+  ck_assert_msg(f.family == expect, "fitted %s, expected %s", calib_family_name(f.family), calib_family_name(expect));
+  double m = dist_mean(truth);
+  ck_assert_double_eq_tol(dist_mean(&f.d), m, 0.01 * m);
+  ck_assert_msg(f.ks < 0.02, "KS distance %g", f.ks);
+  dist_free(&f.d);
+  free(x);
+}
+
+START_TEST(fits_recover_families) {
+  dist d;
+  dist_lognormal_mean_cv(&d, 1.91, 0.10, NULL);
+  fit_case(&d, CALIB_LOGNORMAL);
+  dist_gamma_mean_cv(&d, 0.6, 0.7, NULL);
+  fit_case(&d, CALIB_GAMMA);
+  dist_normal(&d, 1.13, 0.04, NULL);
+  fit_case(&d, CALIB_NORMAL);
+  dist_exponential(&d, 0.5, NULL);
+  fit_case(&d, CALIB_EXPONENTIAL);
+  dist_uniform(&d, 0.4, 0.7, NULL);
+  fit_case(&d, CALIB_UNIFORM);
+  dist_const(&d, 0.12, NULL);
+  fit_case(&d, CALIB_CONST);
+}
+END_TEST
+
+START_TEST(fit_parameters) {
+  /* Lognormal MLE: mu and sigma of the logs; gamma: shape from the Newton iteration. */
+  dist d;
+  dist_gamma_mean_cv(&d, 2.0, 0.5, NULL); /* shape 4, scale 0.5 */
+  double *x = draw(&d, 50000, 11);
+  calib_fit_result f;
+  ck_assert_int_eq(calib_fit(x, 50000, CALIB_GAMMA, &f, NULL), PS_OK);
+  ck_assert_double_eq_tol(f.d.a, 4.0, 0.1);
+  ck_assert_double_eq_tol(f.d.b, 0.5, 0.02);
+  ck_assert_double_eq_tol(f.cv, 0.5, 0.01);
+  free(x);
+}
+END_TEST
+
+START_TEST(fit_errors) {
+  calib_fit_result f;
+  ps_err e;
+  double neg[] = {1.0, -0.5};
+  ck_assert_int_eq(calib_fit(neg, 0, CALIB_AUTO, &f, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "no samples"));
+  ck_assert_int_eq(calib_fit(neg, 2, CALIB_AUTO, &f, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "expected seconds >= 0"));
+  double zero[] = {0.0, 0.3, 0.4};
+  ck_assert_int_eq(calib_fit(zero, 3, CALIB_LOGNORMAL, &f, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "cannot fit"));
+  double same[] = {0.2, 0.2, 0.2};
+  ck_assert_int_eq(calib_fit(same, 3, CALIB_NORMAL, &f, &e), PS_EINPUT);
+  ck_assert_int_eq(calib_fit(same, 3, CALIB_AUTO, &f, &e), PS_OK);
+  ck_assert_int_eq(f.family, CALIB_CONST);
+}
+END_TEST
+
+static char *sh(const char *fmt, const char *a) {
+  char *s = xasprintf(fmt, a, a, a, a);
+  return s;
+}
+
+/* simulate (1 worker) -> spans -> calibrate -> a model whose phase means match the seed
+ * model's; validate of the same scenario agrees within 1 pp; of another, disagrees. */
+START_TEST(calibrate_roundtrip_and_validate) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml"), *tmpl = src("models/seed-field.yaml");
+  char *a = xasprintf("simulate %s --set system.workers_per_gpu=1 --set run.replications=2 --spans one.jsonl -o r.txt",
+                      cfg);
+  ck_assert_int_eq(run(a, NULL, NULL), 0);
+  free(a);
+  char *out;
+  a = xasprintf("calibrate one.jsonl --model %s -o cal.yaml --skip-calls 5", tmpl);
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "wrote cal.yaml"));
+  free(out);
+  free(a);
+  model *truth = NULL, *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/cal.yaml", tmpdir);
+  ck_assert_int_eq(scn_load_model(tmpl, &truth, &e), PS_OK);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  ck_assert_int_eq(cal->nphases, truth->nphases);
+  for (int p = 0; p < cal->nphases; p++) {
+    double mt = dist_mean(&truth->phases[p].time), mc = dist_mean(&cal->phases[p].time);
+    ck_assert_msg(fabs(mc - mt) <= 0.01 * mt, "phase %s: calibrated mean %g, true %g", cal->phases[p].name, mc, mt);
+    ck_assert_int_eq(cal->phases[p].nafter, truth->phases[p].nafter);
+  }
+  ck_assert_int_eq(cal->nscopes, truth->nscopes);
+  scn_model_free(truth);
+  scn_model_free(cal);
+  free(calp);
+  a = xasprintf("validate %s --measured one.jsonl --set system.workers_per_gpu=1 --max-error-pp 1", cfg);
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "agree"));
+  free(out);
+  free(a);
+  a = xasprintf("validate %s --measured one.jsonl --set system.mutex=kernels --max-error-pp 1", cfg);
+  ck_assert_int_eq(run(a, &out, NULL), 1);
+  ck_assert_ptr_nonnull(strstr(out, "DISAGREE"));
+  free(out);
+  free(a);
+  /* validate also reads a report. */
+  a = xasprintf("simulate %s --json -o rep.json --set run.seed=5", cfg);
+  ck_assert_int_eq(run(a, NULL, NULL), 0);
+  free(a);
+  a = xasprintf("validate %s --measured rep.json --max-error-pp 0.5", cfg);
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  free(out);
+  free(a);
+  free(cfg);
+  free(tmpl);
+}
+END_TEST
+
+/* Calls of 1 and 2 partitions give the multipliers [1, ~2] (a call of k partitions takes
+ * the sum of k draws in the simulator). */
+START_TEST(batch_multipliers) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml"), *tmpl = src("models/seed-field.yaml");
+  char *a = sh("simulate %s --set run.replications=1 --spans b1.jsonl -o r1.txt", cfg);
+  ck_assert_int_eq(run(a, NULL, NULL), 0);
+  free(a);
+  a = sh("simulate %s --set run.replications=1 --set system.batch=2 --spans b2.jsonl -o r2.txt", cfg);
+  ck_assert_int_eq(run(a, NULL, NULL), 0);
+  free(a);
+  a = xasprintf("calibrate b1.jsonl b2.jsonl --model %s -o cal.yaml", tmpl);
+  char *out;
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  free(out);
+  free(a);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/cal.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  int p = scn_phase_index(cal, "msm");
+  ck_assert_int_eq(cal->phases[p].nscale, 2);
+  ck_assert_double_eq_tol(cal->phases[p].scale[0], 1.0, 1e-12);
+  ck_assert_double_eq_tol(cal->phases[p].scale[1], 2.0, 0.02);
+  scn_model_free(cal);
+  free(calp);
+  free(cfg);
+  free(tmpl);
+}
+END_TEST
+
+START_TEST(calibrate_errors) {
+  char *tmpl = src("models/seed-field.yaml"), *err;
+  ck_assert_int_eq(run("calibrate", NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "expected at least one spans file"));
+  free(err);
+  char *a = xasprintf("calibrate nope.jsonl --model %s -o cal.yaml", tmpl);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "nope.jsonl"));
+  ck_assert(!exists("cal.yaml"));
+  free(err);
+  free(a);
+  /* Spans that lack a template phase. */
+  char *sp = xasprintf("%s/few.jsonl", tmpdir);
+  FILE *f = fopen(sp, "w");
+  fprintf(f, "{\"schema\":\"provesim.spans/1\",\"source\":\"prover\",\"scenario\":\"x\",\"t_unit\":\"s\"}\n"
+             "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":0,\"partitions\":[0],\"phase\":\"setup\",\"resource\":\"cpu\","
+             "\"t0\":0.0,\"t1\":0.3}\n");
+  fclose(f);
+  a = xasprintf("calibrate few.jsonl --model %s -o cal.yaml", tmpl);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "phase prep: no spans"));
+  ck_assert(!exists("cal.yaml"));
+  free(err);
+  free(a);
+  a = xasprintf("calibrate few.jsonl --model %s -o cal.yaml --dist weibull", tmpl);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--dist weibull"));
+  free(err);
+  free(a);
+  free(sp);
+  free(tmpl);
+}
+END_TEST
+
+int main(void) {
+  Suite *su = suite_create("calib");
+  TCase *tf = tcase_create("fit");
+  tcase_add_test(tf, fits_recover_families);
+  tcase_add_test(tf, fit_parameters);
+  tcase_add_test(tf, fit_errors);
+  suite_add_tcase(su, tf);
+  TCase *tc = tcase_create("cli");
+  tcase_add_checked_fixture(tc, cli_tmp_setup, cli_tmp_teardown);
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, calibrate_roundtrip_and_validate);
+  tcase_add_test(tc, batch_multipliers);
+  tcase_add_test(tc, calibrate_errors);
+  suite_add_tcase(su, tc);
+  SRunner *sr = srunner_create(su);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? 1 : 0;
+}
