@@ -92,6 +92,10 @@ int g16_prove(g16_ctx *c, uint64_t instance_seed, uint64_t rng_seed, g16_proof *
  * proof verifies, 0 when it does not, negative on malformed input. */
 int g16_verify(const g16_vk *vk, const g16_proof *p, const fr_t *pub, int npub, ps_err *e);
 
+/* The circuit the keys are for (borrowed, valid until g16_keys_free). */
+struct r1cs;
+const struct r1cs *g16_keys_r1cs(const g16_keys *k);
+
 #ifdef __cplusplus
 }
 #endif

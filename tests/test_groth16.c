@@ -1,0 +1,541 @@
+/* Check suite of the Groth16 prover (prover/groth16.c, r1cs.c, pairing.c) on the cpu
+ * backend at small sizes: the pairing against py_ecc's values and its algebra; the
+ * circuit family; every proof verifies, alone or in batched jobs driven phase by phase
+ * (prep beside ntt_h, as the runner does); tampered proofs, wrong public inputs and wrong
+ * verifying keys fail; the key cache; the JSON files and the prove/verify commands. */
+#include <check.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_prove.h"
+#include "groth16.h"
+#include "pairing.h"
+#include "r1cs.h"
+#include "util.h"
+#include "vectors/vec.h"
+
+static ps_backend *BK;
+static char TMP[256];
+
+static g16_keys *keys_or_die(int64_t n, uint64_t seed, double f, const char *cache) {
+  g16_circuit_params p = {NULL, n, f, seed};
+  g16_keys *k = NULL;
+  ps_err e = {{0}};
+  int rc = g16_keys_get(&p, cache, NULL, NULL, &k, &e);
+  ck_assert_msg(rc == PS_OK, "g16_keys_get: %s", e.msg);
+  return k;
+}
+
+/* ---- pairing ---- */
+
+static void scalar_u64(fr_t *k, uint64_t x) {
+  memset(k, 0, sizeof *k);
+  k->v[0] = (uint32_t)x;
+  k->v[1] = (uint32_t)(x >> 32);
+}
+
+static void g1_times(g1_affine_t *r, const fr_t *k) {
+  g1_affine_t g;
+  g1_jac_t j;
+  g1_generator(&g);
+  g1_affine_mul(&j, &g, k);
+  g1_jac_to_affine(r, &j);
+}
+
+static void g2_times(g2_affine_t *r, const fr_t *k) {
+  g2_affine_t g;
+  g2_jac_t j;
+  g2_generator(&g);
+  g2_affine_mul(&j, &g, k);
+  g2_jac_to_affine(r, &j);
+}
+
+START_TEST(test_pairing_vectors) {
+  const char *src = getenv("PROVESIM_SRC");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/tests/vectors/pairing_bls12_381.txt", src ? src : ".");
+  FILE *f = fopen(path, "r");
+  ck_assert_msg(f != NULL, "%s: cannot open (set PROVESIM_SRC)", path);
+  char line[8192], buf[8192], *tok[VEC_MAX_TOK];
+  int cases = 0;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    if (strncmp(line, "pairing ", 8)) continue;
+    int nt = vec_split(line, buf, sizeof buf, tok, VEC_MAX_TOK);
+    ck_assert_int_eq(nt, 15);
+    fr_t a, b;
+    vec_scalar(tok[1], &a);
+    vec_scalar(tok[2], &b);
+    fp12_t want, got;
+    fp2_t *slots[6] = {&want.c0.c0, &want.c0.c1, &want.c0.c2, &want.c1.c0, &want.c1.c1, &want.c1.c2};
+    for (int i = 0; i < 6; i++) vec_fp2(tok + 3 + 2 * i, slots[i]);
+    fp12_conj(&want, &want); /* py_ecc's value is the inverse of ours (pairing.h) */
+    g1_affine_t p;
+    g2_affine_t q;
+    g1_times(&p, &a);
+    g2_times(&q, &b);
+    pairing(&got, &p, &q);
+    ck_assert_msg(fp12_eq(&got, &want), "pairing %s %s differs from py_ecc", tok[1], tok[2]);
+    cases++;
+  }
+  fclose(f);
+  ck_assert_int_ge(cases, 3);
+}
+END_TEST
+
+START_TEST(test_pairing_bilinear) {
+  static const fr_t R = BLS_FR_R;
+  fr_t a, b, ab, one;
+  scalar_u64(&a, 0x9c1f25a3d7e80b41ull);
+  scalar_u64(&b, 0x1234abcd5678ef01ull);
+  scalar_u64(&one, 1);
+  /* ab mod r as a canonical integer */
+  fr_t am, bm;
+  fr_from_canon(&am, &a);
+  fr_from_canon(&bm, &b);
+  fr_mul(&ab, &am, &bm);
+  fr_to_canon(&ab, &ab);
+  g1_affine_t p, ap;
+  g2_affine_t q, bq;
+  g1_times(&p, &one);
+  g2_times(&q, &one);
+  g1_times(&ap, &a);
+  g2_times(&bq, &b);
+  fp12_t e, eab, lhs, t;
+  pairing(&e, &p, &q);
+  ck_assert_msg(!fp12_is_one(&e), "e(G1, G2) = 1: degenerate");
+  fp12_pow(&t, &e, R.v, BLS_FR_LIMBS);
+  ck_assert_msg(fp12_is_one(&t), "e(G1, G2)^r != 1");
+  pairing(&lhs, &ap, &bq);
+  fp12_pow(&eab, &e, ab.v, BLS_FR_LIMBS);
+  ck_assert_msg(fp12_eq(&lhs, &eab), "e(aP, bQ) != e(P, Q)^(ab)");
+  /* e(aP, Q) = e(P, aQ) and the product check: e(aP, -Q) e(P, aQ) = 1 */
+  g2_affine_t aq, nq;
+  g2_times(&aq, &a);
+  g2_affine_neg(&nq, &q);
+  g1_affine_t ps[2] = {ap, p};
+  g2_affine_t qs[2] = {nq, aq};
+  ck_assert(pairing_product_is_one(ps, qs, 2));
+  qs[0] = q;
+  ck_assert(!pairing_product_is_one(ps, qs, 2));
+  /* infinity pairs contribute 1 */
+  g1_affine_t inf;
+  g1_affine_set_inf(&inf);
+  pairing(&t, &inf, &q);
+  ck_assert(fp12_is_one(&t));
+  /* Fp12 inverse */
+  fp12_inv(&t, &e);
+  fp12_mul(&t, &t, &e);
+  ck_assert(fp12_is_one(&t));
+}
+END_TEST
+
+/* ---- circuits ---- */
+
+START_TEST(test_r1cs_family) {
+  double fracs[] = {0.0, 0.5, 0.9, 0.98};
+  for (int i = 0; i < 4; i++) {
+    r1cs *cs = NULL;
+    ps_err e = {{0}};
+    ck_assert_int_eq(r1cs_new(NULL, 1000, fracs[i], &cs, &e), PS_OK);
+    ck_assert_int_eq(cs->nrows, 1024);
+    ck_assert_int_eq(cs->npub, 2);
+    ck_assert_msg(cs->boolean_fraction > fracs[i] - 0.05 && cs->boolean_fraction < fracs[i] + 0.05,
+                  "boolean fraction %g for %g", cs->boolean_fraction, fracs[i]);
+    fr_t *z = xmalloc((size_t)cs->nvars * sizeof *z);
+    r1cs_witness(cs, 42 + (uint64_t)i, z);
+    ck_assert_int_eq(r1cs_check(cs, z), -1);
+    /* the witness's share of 0/1 values is what was asked */
+    fr_t one;
+    fr_one(&one);
+    int64_t nb = 0;
+    for (int64_t v = 3; v < cs->nvars; v++) nb += fr_is_zero(&z[v]) || fr_eq(&z[v], &one);
+    double share = (double)nb / (double)(cs->nvars - 3);
+    ck_assert_msg(share >= cs->boolean_fraction - 0.01, "boolean share %g", share);
+    /* a changed value breaks a constraint */
+    fr_add(&z[cs->nvars / 2], &z[cs->nvars / 2], &one);
+    ck_assert_int_ge(r1cs_check(cs, z), 0);
+    free(z);
+    r1cs_free(cs);
+  }
+  r1cs *cs = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(r1cs_new("sha", 1024, -1, &cs, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "circuit 'sha'"));
+  ck_assert_int_eq(r1cs_new(NULL, 1024, 0.99, &cs, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "[0, 0.98]"));
+  ck_assert_int_eq(r1cs_new(NULL, (int64_t)1 << 30, -1, &cs, &e), PS_EINPUT);
+  ck_assert_int_eq(r1cs_new(NULL, 0, -1, &cs, &e), PS_EINPUT);
+  ck_assert_int_eq(r1cs_new(NULL, 1025, -1, &cs, &e), PS_OK);
+  ck_assert_int_eq(cs->nrows, 2048);
+  r1cs_free(cs);
+}
+END_TEST
+
+/* ---- proving and verifying ---- */
+
+static void check_proof_variants(const g16_vk *vk, const g16_proof *pr, const fr_t *pub, int npub,
+                                 const g16_vk *other_vk) {
+  ps_err e = {{0}};
+  ck_assert_int_eq(g16_verify(vk, pr, pub, npub, &e), 1);
+  /* tampered proof: A + G1 */
+  g16_proof t = *pr;
+  g1_jac_t j;
+  g1_affine_t g;
+  g1_generator(&g);
+  g1_jac_from_affine(&j, &t.a);
+  g1_jac_add_affine(&j, &j, &g);
+  g1_jac_to_affine(&t.a, &j);
+  ck_assert_int_eq(g16_verify(vk, &t, pub, npub, &e), 0);
+  /* tampered C: swapped with A */
+  t = *pr;
+  t.c = pr->a;
+  ck_assert_int_eq(g16_verify(vk, &t, pub, npub, &e), 0);
+  /* wrong public input */
+  fr_t bad[8];
+  memcpy(bad, pub, (size_t)npub * sizeof *pub);
+  fr_t one;
+  fr_one(&one);
+  fr_add(&bad[npub - 1], &bad[npub - 1], &one);
+  ck_assert_int_eq(g16_verify(vk, pr, bad, npub, &e), 0);
+  /* wrong verifying key */
+  if (other_vk) ck_assert_int_eq(g16_verify(other_vk, pr, pub, npub, &e), 0);
+  /* malformed: a point off the curve, a wrong count of inputs */
+  t = *pr;
+  fp_add(&t.a.y, &t.a.y, &t.a.x);
+  ck_assert_int_lt(g16_verify(vk, &t, pub, npub, &e), 0);
+  ck_assert_ptr_nonnull(strstr(e.msg, "not on the curve"));
+  ck_assert_int_lt(g16_verify(vk, pr, pub, npub - 1, &e), 0);
+  ck_assert_ptr_nonnull(strstr(e.msg, "public inputs"));
+}
+
+START_TEST(test_prove_sizes) {
+  g16_keys *other = keys_or_die(1024, 99, -1, NULL);
+  for (int64_t n = 1024; n <= 4096; n *= 2) {
+    double t0 = ps_now();
+    g16_keys *k = keys_or_die(n, 7, -1, NULL);
+    double t1 = ps_now();
+    g16_ctx *c = NULL;
+    ps_err e = {{0}};
+    ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
+    g16_proof pr;
+    fr_t pub[4];
+    int npub = 0;
+    ck_assert_int_eq(g16_prove(c, 1000 + (uint64_t)n, 5, &pr, pub, &npub, &e), PS_OK);
+    double t2 = ps_now();
+    ck_assert_int_eq(npub, 2);
+    check_proof_variants(g16_keys_vk(k), &pr, pub, npub, n == 1024 ? g16_keys_vk(other) : NULL);
+    double t3 = ps_now();
+    printf("groth16 2^%d: setup %.2f s, prove %.2f s, 7 verifications %.2f s\n",
+           __builtin_ctzll((unsigned long long)n), t1 - t0, t2 - t1, t3 - t2);
+    g16_ctx_close(c);
+    g16_keys_free(k);
+  }
+  g16_keys_free(other);
+}
+END_TEST
+
+typedef struct phase_arg {
+  int (*fn)(g16_job *, ps_err *);
+  g16_job *j;
+  int rc;
+  ps_err e;
+} phase_arg;
+
+static void *phase_thread(void *p) {
+  phase_arg *a = p;
+  a->rc = a->fn(a->j, &a->e);
+  return NULL;
+}
+
+/* Runs fn1 and fn2 of one job at the same time, as the runner's graph allows. */
+static void run_pair(int (*fn1)(g16_job *, ps_err *), int (*fn2)(g16_job *, ps_err *), g16_job *j) {
+  phase_arg a = {fn1, j, 0, {{0}}}, b = {fn2, j, 0, {{0}}};
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, phase_thread, &b), 0);
+  phase_thread(&a);
+  pthread_join(t, NULL);
+  ck_assert_msg(a.rc == PS_OK, "%s", a.e.msg);
+  ck_assert_msg(b.rc == PS_OK, "%s", b.e.msg);
+}
+
+START_TEST(test_batched_jobs) {
+  g16_keys *k = keys_or_die(2048, 11, 0.75, NULL);
+  g16_ctx *c = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
+  uint64_t seeds[3] = {1, 2, 3};
+  g16_job *j = g16_job_new(c, 3, seeds, 77);
+  /* out of order: refused, nothing done */
+  ck_assert_int_eq(g16_msm(j, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "before g16_prep"));
+  ck_assert_int_eq(g16_ntt_h(j, &e), PS_EINPUT);
+  ck_assert_int_eq(g16_synth(j, &e), PS_OK);
+  ck_assert_int_eq(g16_epilogue(j, &e), PS_EINPUT);
+  run_pair(g16_prep, g16_ntt_h, j); /* prep beside ntt_h */
+  run_pair(g16_msm, g16_b_g2, j);   /* b_g2 beside msm */
+  ck_assert_int_eq(g16_epilogue(j, &e), PS_OK);
+  for (int i = 0; i < 3; i++) {
+    int npub;
+    const fr_t *pub = g16_job_public(j, i, &npub);
+    ck_assert_int_eq(g16_verify(g16_keys_vk(k), g16_job_proof(j, i), pub, npub, &e), 1);
+    /* another partition's public inputs do not fit this proof */
+    const fr_t *other = g16_job_public(j, (i + 1) % 3, &npub);
+    ck_assert_int_eq(g16_verify(g16_keys_vk(k), g16_job_proof(j, i), other, npub, &e), 0);
+  }
+  /* a job of one partition with the same seed proves the same statement */
+  g16_job *j1 = g16_job_new(c, 1, &seeds[1], 5);
+  ck_assert_int_eq(g16_synth(j1, &e), PS_OK);
+  ck_assert_int_eq(g16_ntt_h(j1, &e), PS_OK);
+  ck_assert_int_eq(g16_prep(j1, &e), PS_OK);
+  ck_assert_int_eq(g16_b_g2(j1, &e), PS_OK);
+  ck_assert_int_eq(g16_msm(j1, &e), PS_OK);
+  ck_assert_int_eq(g16_epilogue(j1, &e), PS_OK);
+  int np;
+  ck_assert(fr_eq(&g16_job_public(j1, 0, &np)[1], &g16_job_public(j, 1, &np)[1]));
+  ck_assert_int_eq(g16_verify(g16_keys_vk(k), g16_job_proof(j1, 0), g16_job_public(j1, 0, &np), np, &e), 1);
+  g16_job_free(j1);
+  g16_job_free(j);
+  ck_assert_uint_gt(g16_ctx_bytes(k), 0);
+  ck_assert_uint_gt(g16_job_bytes(k, 2), g16_job_bytes(k, 1));
+  g16_ctx_close(c);
+  g16_keys_free(k);
+}
+END_TEST
+
+/* ---- key cache ---- */
+
+static int count_progress;
+static void on_progress(double f, void *ctx) {
+  double *last = ctx;
+  ck_assert(f >= *last - 1e-12 && f <= 1.0 + 1e-12);
+  *last = f;
+  count_progress++;
+}
+
+START_TEST(test_key_cache) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/cache", TMP);
+  g16_circuit_params p = {"mimc", 1024, -1, 3};
+  g16_keys *k1 = NULL, *k2 = NULL;
+  ps_err e = {{0}};
+  double last = 0;
+  count_progress = 0;
+  ck_assert_int_eq(g16_keys_get(&p, dir, on_progress, &last, &k1, &e), PS_OK);
+  ck_assert_int_gt(count_progress, 1);
+  ck_assert(last > 0.999);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/groth16-mimc-2^10-seed3-bool0.9000.keys", dir);
+  ck_assert_int_eq(access(path, R_OK), 0);
+  double t0 = ps_now();
+  ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
+  double tl = ps_now() - t0;
+  const g16_vk *v1 = g16_keys_vk(k1), *v2 = g16_keys_vk(k2);
+  ck_assert(g2_affine_eq(&v1->delta_g2, &v2->delta_g2));
+  ck_assert(g1_affine_eq(&v1->ic[2], &v2->ic[2]));
+  g16_ctx *c = NULL;
+  ck_assert_int_eq(g16_ctx_open(BK, k2, &c, &e), PS_OK);
+  g16_proof pr;
+  fr_t pub[4];
+  int npub;
+  ck_assert_int_eq(g16_prove(c, 9, 9, &pr, pub, &npub, &e), PS_OK);
+  ck_assert_int_eq(g16_verify(v1, &pr, pub, npub, &e), 1);
+  g16_ctx_close(c);
+  g16_keys_free(k2);
+  printf("key cache 2^10: load %.3f s\n", tl);
+  /* a corrupted file is detected by the checksum and rewritten */
+  FILE *f = fopen(path, "r+b");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 5000, SEEK_SET);
+  fputc(0x5a ^ fgetc(f), f);
+  fclose(f);
+  ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
+  ck_assert(g1_affine_eq(&g16_keys_vk(k2)->ic[1], &v1->ic[1]));
+  g16_keys_free(k2);
+  /* another seed is another file with other keys */
+  p.seed = 4;
+  ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
+  ck_assert(!g2_affine_eq(&g16_keys_vk(k2)->delta_g2, &v1->delta_g2));
+  g16_keys_free(k2);
+  g16_keys_free(k1);
+}
+END_TEST
+
+
+/* ---- JSON files and the commands ---- */
+
+static int run_cmd(const char *fmt, const char *a, const char *b) {
+  const char *bin = getenv("PROVESIM_BIN");
+  char *args = xasprintf(fmt, a, b);
+  char *cmd = xasprintf("'%s' %s >'%s/out.txt' 2>&1", bin ? bin : "./provesim", args, TMP);
+  int st = system(cmd);
+  free(args);
+  free(cmd);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  ps_buf b = {0};
+  char tmp[4096];
+  size_t n;
+  while ((n = fread(tmp, 1, sizeof tmp, f)) > 0) ps_buf_append(&b, tmp, n);
+  fclose(f);
+  ps_buf_append(&b, "", 1);
+  return b.p;
+}
+
+static void spit(const char *path, const char *s) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_ptr_nonnull(f);
+  fputs(s, f);
+  fclose(f);
+}
+
+/* Replaces the first occurrence of from in the file with to. */
+static void edit_file(const char *path, const char *from, const char *to) {
+  char *s = slurp(path), *p = strstr(s, from);
+  ck_assert_msg(p != NULL, "%s: no '%s'", path, from);
+  char *t = xasprintf("%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
+  spit(path, t);
+  free(s);
+  free(t);
+}
+
+START_TEST(test_json_roundtrip) {
+  g16_keys *k = keys_or_die(1024, 21, -1, NULL);
+  g16_ctx *c = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
+  g16_proof pr, pr2;
+  fr_t pub[4], *pub2;
+  int npub, npub2;
+  ck_assert_int_eq(g16_prove(c, 3, 3, &pr, pub, &npub, &e), PS_OK);
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s/json", TMP);
+  g16_meta m = {"mimc", 1024, 21, 3, 0.9};
+  ck_assert_int_eq(g16_json_write(dir, g16_keys_vk(k), &pr, pub, npub, &m, &e), PS_OK);
+  g16_vk vk;
+  ck_assert_msg(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e) == PS_OK, "%s", e.msg);
+  const g16_vk *v = g16_keys_vk(k);
+  ck_assert_int_eq(npub2, npub);
+  for (int i = 0; i < npub; i++) ck_assert(fr_eq(&pub[i], &pub2[i]));
+  ck_assert(g1_affine_eq(&pr.a, &pr2.a) && g2_affine_eq(&pr.b, &pr2.b) && g1_affine_eq(&pr.c, &pr2.c));
+  ck_assert(g1_affine_eq(&vk.alpha_g1, &v->alpha_g1) && g2_affine_eq(&vk.beta_g2, &v->beta_g2));
+  ck_assert(g2_affine_eq(&vk.gamma_g2, &v->gamma_g2) && g2_affine_eq(&vk.delta_g2, &v->delta_g2));
+  ck_assert_int_eq(vk.nic, v->nic);
+  for (int i = 0; i < vk.nic; i++) ck_assert(g1_affine_eq(&vk.ic[i], &v->ic[i]));
+  ck_assert_int_eq(g16_verify(&vk, &pr2, pub2, npub2, &e), 1);
+  g16_vk_clear(&vk);
+  free(pub2);
+  /* bad input names the file and the field */
+  char path[1024];
+  snprintf(path, sizeof path, "%s/proof.json", dir);
+  char *orig = slurp(path);
+  edit_file(path, "\"a\": \"", "\"a\": \"zz");
+  ck_assert_int_eq(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "proof.json: a: expected 96 hex digits"));
+  spit(path, orig);
+  edit_file(path, "\"c\": \"", "\"c\" \"");
+  ck_assert_int_eq(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "malformed JSON: expected ':'"));
+  spit(path, orig);
+  /* a compressed x that is not on the curve: the decoder says so */
+  uint8_t bytes[48] = {0x80 | 0x00};
+  bytes[47] = 5;
+  char hx[97];
+  for (int i = 0; i < 48; i++) snprintf(hx + 2 * i, 3, "%02x", bytes[i]);
+  char *s = slurp(path), *p = strstr(s, "\"c\": \"") + 6;
+  memcpy(p, hx, 96);
+  spit(path, s);
+  free(s);
+  ck_assert_int_eq(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "proof.json: c:"));
+  spit(path, orig);
+  free(orig);
+  snprintf(path, sizeof path, "%s/public.json", dir);
+  edit_file(path, "provesim.groth16.public/1", "other/1");
+  ck_assert_int_eq(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "schema: expected \"provesim.groth16.public/1\""));
+  g16_ctx_close(c);
+  g16_keys_free(k);
+}
+END_TEST
+
+START_TEST(test_commands) {
+  char dir[512], cache[512], path[1024];
+  snprintf(dir, sizeof dir, "%s/cmd", TMP);
+  snprintf(cache, sizeof cache, "%s/cmdcache", TMP);
+  ck_assert_int_eq(run_cmd("prove --constraints 2^10 --seed 5 --cache %s --out %s", cache, dir), 0);
+  ck_assert_int_eq(run_cmd("verify %s%s", dir, ""), 0);
+  snprintf(path, sizeof path, "%s/out.txt", TMP);
+  char *out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "valid Groth16 proof"));
+  free(out);
+  /* a tampered proof: take A from another instance */
+  char dir2[512];
+  snprintf(dir2, sizeof dir2, "%s/cmd2", TMP);
+  ck_assert_int_eq(run_cmd("prove --constraints 1024 --seed 5 --instance 2 --cache %s --out %s", cache, dir2), 0);
+  snprintf(path, sizeof path, "%s/proof.json", dir2);
+  char *p2 = slurp(path), *a2 = strstr(p2, "\"a\": \"");
+  snprintf(path, sizeof path, "%s/proof.json", dir);
+  char *p1 = slurp(path), *a1 = strstr(p1, "\"a\": \"");
+  memcpy(a1, a2, 6 + 96);
+  spit(path, p1);
+  ck_assert_int_eq(run_cmd("verify %s%s", dir, ""), 1);
+  snprintf(path, sizeof path, "%s/out.txt", TMP);
+  out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "INVALID"));
+  free(out);
+  free(p1);
+  free(p2);
+  /* bad input */
+  ck_assert_int_eq(run_cmd("verify %s/nowhere%s", TMP, ""), 2);
+  ck_assert_int_eq(run_cmd("prove --constraints two --out %s%s", dir, ""), 2);
+  ck_assert_int_eq(run_cmd("prove --circuit sha --out %s%s", dir, ""), 2);
+  ck_assert_int_eq(run_cmd("prove --help%s%s", "", ""), 0);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("groth16");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_pairing_vectors);
+  tcase_add_test(tc, test_pairing_bilinear);
+  tcase_add_test(tc, test_r1cs_family);
+  tcase_add_test(tc, test_prove_sizes);
+  tcase_add_test(tc, test_batched_jobs);
+  tcase_add_test(tc, test_key_cache);
+  tcase_add_test(tc, test_json_roundtrip);
+  tcase_add_test(tc, test_commands);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  ps_err e = {{0}};
+  BK = backend_open("cpu", &e);
+  if (!BK) {
+    fprintf(stderr, "%s\n", e.msg);
+    return 1;
+  }
+  snprintf(TMP, sizeof TMP, "/tmp/test_groth16.XXXXXX");
+  if (!mkdtemp(TMP)) return 1;
+  SRunner *sr = srunner_create(suite());
+  srunner_set_fork_status(sr, CK_NOFORK);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  backend_close(BK);
+  char *cmd = xasprintf("rm -rf '%s'", TMP);
+  if (system(cmd) != 0) nf++;
+  free(cmd);
+  return nf;
+}
