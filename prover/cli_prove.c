@@ -40,14 +40,15 @@ static void hex_g2(ps_buf *b, const g2_affine_t *p) {
   hex(b, x, sizeof x);
 }
 
-static void json_head(ps_buf *b, const char *schema, const g16_meta *m) {
+static void json_head(ps_buf *b, const char *schema, const g16_meta *m, int with_instance) {
   ps_buf_printf(b, "{\n  \"schema\": \"%s\",\n  \"protocol\": \"groth16\",\n  \"curve\": \"bls12_381\",\n",
                 schema);
   if (m)
     ps_buf_printf(b,
                   "  \"circuit\": \"%s\",\n  \"constraints\": %lld,\n  \"setup_seed\": %llu,\n"
-                  "  \"boolean_fraction\": %.4f,\n  \"instance\": %llu,\n",
-                  m->circuit, m->constraints, m->seed, m->boolean_fraction, m->instance);
+                  "  \"boolean_fraction\": %.4f,\n",
+                  m->circuit, m->constraints, m->seed, m->boolean_fraction);
+  if (m && with_instance) ps_buf_printf(b, "  \"instance\": %llu,\n", m->instance);
 }
 
 int g16_json_write(const char *dir, const g16_vk *vk, const g16_proof *p, const fr_t *pub, int npub,
@@ -55,7 +56,7 @@ int g16_json_write(const char *dir, const g16_vk *vk, const g16_proof *p, const 
   if (mkdir(dir, 0777) && errno != EEXIST)
     return ps_fail(e, PS_ERR, "%s: cannot create the directory: %s", dir, strerror(errno));
   ps_buf b[3] = {{0}};
-  json_head(&b[0], "provesim.groth16.proof/1", meta);
+  json_head(&b[0], "provesim.groth16.proof/1", meta, 1);
   ps_buf_printf(&b[0], "  \"encoding\": \"zcash-compressed-hex\",\n  \"a\": ");
   hex_g1(&b[0], &p->a);
   ps_buf_printf(&b[0], ",\n  \"b\": ");
@@ -64,7 +65,7 @@ int g16_json_write(const char *dir, const g16_vk *vk, const g16_proof *p, const 
   hex_g1(&b[0], &p->c);
   ps_buf_printf(&b[0], "\n}\n");
 
-  json_head(&b[1], "provesim.groth16.vk/1", meta);
+  json_head(&b[1], "provesim.groth16.vk/1", meta, 0);
   ps_buf_printf(&b[1], "  \"encoding\": \"zcash-compressed-hex\",\n  \"alpha_g1\": ");
   hex_g1(&b[1], &vk->alpha_g1);
   ps_buf_printf(&b[1], ",\n  \"beta_g2\": ");
@@ -80,7 +81,7 @@ int g16_json_write(const char *dir, const g16_vk *vk, const g16_proof *p, const 
   }
   ps_buf_printf(&b[1], "\n  ]\n}\n");
 
-  json_head(&b[2], "provesim.groth16.public/1", meta);
+  json_head(&b[2], "provesim.groth16.public/1", meta, 1);
   ps_buf_printf(&b[2], "  \"encoding\": \"fr-big-endian-hex\",\n  \"inputs\": [");
   for (int i = 0; i < npub; i++) {
     uint8_t x[32];
@@ -535,8 +536,9 @@ int prover_cmd_prove(int argc, char **argv) {
          "instance %llu, on %s (%s)\n",
          cs->circuit, cs->log_n, (long long)cs->nvars, 100 * cs->boolean_fraction, seed, instance,
          backend_name(b), backend_device(b));
-  printf("keys %.2f s%s, proof %.2f s; wrote %s/proof.json, vk.json, public.json; %s\n", t1 - t0,
-         cache ? " (cache)" : "", t2 - t1, out, ok == 1 ? "the proof verifies" : "THE PROOF DOES NOT VERIFY");
+  printf("keys %.2f s (%s), proof %.2f s; wrote %s/proof.json, vk.json, public.json; %s\n", t1 - t0,
+         g16_keys_from_cache(k) ? "loaded from the cache" : cache ? "setup, saved to the cache" : "setup",
+         t2 - t1, out, ok == 1 ? "the proof verifies" : "THE PROOF DOES NOT VERIFY");
   code = ok == 1 ? PS_EXIT_OK : PS_EXIT_FAIL;
   goto done;
 fail:

@@ -207,6 +207,7 @@ struct g16_keys {
   g1_affine_t *a, *b_g1, *l, *h;
   g2_affine_t *b_g2;
   g16_vk vk; /* vk.ic owned */
+  int from_cache;
 };
 
 void g16_keys_free(g16_keys *k) {
@@ -219,6 +220,7 @@ void g16_keys_free(g16_keys *k) {
 const g16_vk *g16_keys_vk(const g16_keys *k) { return &k->vk; }
 int64_t g16_keys_constraints(const g16_keys *k) { return k->cs->nrows; }
 const r1cs *g16_keys_r1cs(const g16_keys *k) { return k->cs; }
+int g16_keys_from_cache(const g16_keys *k) { return k->from_cache; }
 
 static void keys_alloc(g16_keys *k) {
   k->n = (size_t)k->cs->nrows;
@@ -570,6 +572,7 @@ int g16_keys_get(const g16_circuit_params *p, const char *cache_dir, void (*prog
   char why[256];
   if (path && keyfile_load(path, k, why, sizeof why)) {
     keys_fill_vk(k);
+    k->from_cache = 1;
     if (progress) progress(1.0, progress_ctx);
   } else {
     if (path && access(path, F_OK) == 0)

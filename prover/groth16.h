@@ -95,6 +95,8 @@ int g16_verify(const g16_vk *vk, const g16_proof *p, const fr_t *pub, int npub, 
 /* The circuit the keys are for (borrowed, valid until g16_keys_free). */
 struct r1cs;
 const struct r1cs *g16_keys_r1cs(const g16_keys *k);
+/* 1 when g16_keys_get loaded the keys from its cache, 0 when it ran the setup. */
+int g16_keys_from_cache(const g16_keys *k);
 
 #ifdef __cplusplus
 }

@@ -328,6 +328,7 @@ START_TEST(test_key_cache) {
   count_progress = 0;
   ck_assert_int_eq(g16_keys_get(&p, dir, on_progress, &last, &k1, &e), PS_OK);
   ck_assert_int_gt(count_progress, 1);
+  ck_assert(!g16_keys_from_cache(k1));
   ck_assert(last > 0.999);
   char path[1024];
   snprintf(path, sizeof path, "%s/groth16-mimc-2^10-seed3-bool0.9000.keys", dir);
@@ -335,6 +336,7 @@ START_TEST(test_key_cache) {
   double t0 = ps_now();
   ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
   double tl = ps_now() - t0;
+  ck_assert(g16_keys_from_cache(k2));
   const g16_vk *v1 = g16_keys_vk(k1), *v2 = g16_keys_vk(k2);
   ck_assert(g2_affine_eq(&v1->delta_g2, &v2->delta_g2));
   ck_assert(g1_affine_eq(&v1->ic[2], &v2->ic[2]));
@@ -356,6 +358,7 @@ START_TEST(test_key_cache) {
   fclose(f);
   ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
   ck_assert(g1_affine_eq(&g16_keys_vk(k2)->ic[1], &v1->ic[1]));
+  ck_assert(!g16_keys_from_cache(k2));
   g16_keys_free(k2);
   /* another seed is another file with other keys */
   p.seed = 4;
