@@ -121,7 +121,7 @@ static unsigned fb_window(size_t n, unsigned cap) {
   return best;
 }
 
-#define FB_DEFINE(G, AFF, JAC)                                                                  \
+#define FB_DEFINE(G, F, FT, AFF, JAC)                                                                  \
   typedef struct G##_fb {                                                                       \
     unsigned w, nwin;                                                                           \
     size_t per; /* 2^w - 1 entries per window */                                                \
@@ -156,29 +156,75 @@ static unsigned fb_window(size_t n, unsigned cap) {
     fb->bases = NULL;                                                                           \
   }                                                                                             \
                                                                                                 \
-  static void G##_fb_mul(const G##_fb *fb, const fr_t *mont, JAC *out) {                        \
-    fr_t k;                                                                                     \
-    fr_to_canon(&k, mont);                                                                      \
-    G##_jac_set_inf(out);                                                                       \
-    for (unsigned i = 0; i < fb->nwin; i++) {                                                   \
-      unsigned bits = 255 - i * fb->w < fb->w ? 255 - i * fb->w : fb->w;                        \
-      unsigned d = scalar_bits(&k, i * fb->w, bits);                                            \
-      if (d) G##_jac_add_affine(out, out, &fb->t[i * fb->per + d - 1]);                         \
-    }                                                                                           \
-  }                                                                                             \
-                                                                                                \
   typedef struct G##_fb_job {                                                                   \
     const G##_fb *fb;                                                                           \
     const fr_t *k;                                                                              \
     AFF *out;                                                                                   \
   } G##_fb_job;                                                                                 \
                                                                                                 \
+  /* The chunk's k[i] G, window by window, with affine accumulators: each window's additions   \
+   * share one field inversion (Montgomery's trick). The rare exceptional sums (equal x)        \
+   * go through the Jacobian formulas. */                                                       \
   static void G##_fb_many_range(void *ctx, size_t lo, size_t hi) {                              \
     G##_fb_job *j = ctx;                                                                        \
-    JAC *tmp = xmalloc((hi - lo) * sizeof *tmp);                                                \
-    for (size_t i = lo; i < hi; i++) G##_fb_mul(j->fb, &j->k[i], &tmp[i - lo]);                 \
-    G##_jac_batch_to_affine(j->out + lo, tmp, hi - lo);                                         \
-    free(tmp);                                                                                  \
+    const G##_fb *fb = j->fb;                                                                   \
+    size_t m = hi - lo;                                                                         \
+    AFF *acc = j->out + lo;                                                                     \
+    fr_t *k = xmalloc(m * sizeof *k);                                                           \
+    FT *den = xmalloc(m * sizeof *den), *pre = xmalloc(m * sizeof *pre);                        \
+    const AFF **add = xmalloc(m * sizeof *add);                                                 \
+    unsigned char *live = xcalloc(m, 1);                                                        \
+    for (size_t e = 0; e < m; e++) {                                                            \
+      fr_to_canon(&k[e], &j->k[lo + e]);                                                        \
+      G##_affine_set_inf(&acc[e]);                                                              \
+    }                                                                                           \
+    for (unsigned i = 0; i < fb->nwin; i++) {                                                   \
+      unsigned bits = 255 - i * fb->w < fb->w ? 255 - i * fb->w : fb->w;                        \
+      FT run;                                                                                   \
+      F##_one(&run);                                                                            \
+      for (size_t e = 0; e < m; e++) {                                                          \
+        unsigned d = scalar_bits(&k[e], i * fb->w, bits);                                       \
+        add[e] = NULL;                                                                          \
+        if (!d) continue;                                                                       \
+        const AFF *t = &fb->t[i * fb->per + d - 1];                                             \
+        if (!live[e]) {                                                                         \
+          acc[e] = *t;                                                                          \
+          live[e] = 1;                                                                          \
+        } else if (!memcmp(&acc[e].x, &t->x, 4) && F##_eq(&acc[e].x, &t->x)) {                 \
+          JAC r;                                                                                \
+          G##_jac_from_affine(&r, &acc[e]);                                                     \
+          G##_jac_add_affine(&r, &r, t);                                                        \
+          G##_jac_to_affine(&acc[e], &r);                                                       \
+          live[e] = !G##_jac_is_inf(&r);                                                        \
+        } else {                                                                                \
+          add[e] = t;                                                                           \
+          F##_sub(&den[e], &t->x, &acc[e].x);                                                   \
+          pre[e] = run;                                                                         \
+          F##_mul(&run, &run, &den[e]);                                                         \
+        }                                                                                       \
+      }                                                                                         \
+      FT inv;                                                                                   \
+      F##_inv(&inv, &run);                                                                      \
+      for (size_t e = m; e-- > 0;) {                                                            \
+        if (!add[e]) continue;                                                                  \
+        FT di, lam, x3, y3;                                                                     \
+        F##_mul(&di, &inv, &pre[e]);                                                            \
+        F##_mul(&inv, &inv, &den[e]);                                                           \
+        F##_sub(&lam, &add[e]->y, &acc[e].y);                                                   \
+        F##_mul(&lam, &lam, &di);                                                               \
+        F##_sqr(&x3, &lam);                                                                     \
+        F##_sub(&x3, &x3, &acc[e].x);                                                           \
+        F##_sub(&x3, &x3, &add[e]->x);                                                          \
+        F##_sub(&y3, &acc[e].x, &x3);                                                           \
+        F##_mul(&y3, &y3, &lam);                                                                \
+        F##_sub(&y3, &y3, &acc[e].y);                                                           \
+        acc[e].x = x3;                                                                          \
+        acc[e].y = y3;                                                                          \
+      }                                                                                         \
+    }                                                                                           \
+    for (size_t e = 0; e < m; e++)                                                              \
+      if (!live[e]) G##_affine_set_inf(&acc[e]);                                                \
+    free(k), free(den), free(pre), free(add), free(live);                                       \
   }                                                                                             \
                                                                                                 \
   /* out[i] = k[i] G for Montgomery-form k. */                                                  \
@@ -186,13 +232,13 @@ static unsigned fb_window(size_t n, unsigned cap) {
                           setup_progress *sp) {                                                 \
     G##_fb_job j = {fb, k, out};                                                                \
     sp->total = n;                                                                              \
-    par_for(n, 512, G##_fb_many_range, &j, progress_tick, sp);                                  \
+    par_for(n, 2048, G##_fb_many_range, &j, progress_tick, sp);                                  \
   }                                                                                             \
                                                                                                 \
   static void G##_fb_free(G##_fb *fb) { free(fb->t); }
 
-FB_DEFINE(g1, g1_affine_t, g1_jac_t)
-FB_DEFINE(g2, g2_affine_t, g2_jac_t)
+FB_DEFINE(g1, fp, fp_t, g1_affine_t, g1_jac_t)
+FB_DEFINE(g2, fp2, fp2_t, g2_affine_t, g2_jac_t)
 
 /* ---- keys ---- */
 
