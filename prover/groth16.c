@@ -417,18 +417,23 @@ static void setup(g16_keys *k, void (*progress)(double, void *), void *pctx) {
   g1_fb fb1;
   g1_fb_build(&fb1, &g1gen, w1);
   if (progress) progress(c1t / tot, pctx);
-  g1_affine_t *o1 = xmalloc(n1 * sizeof *o1);
-  sp.lo = c1t / tot, sp.span = c1 / tot;
-  g1_fb_many(&fb1, s1, o1, n1, &sp);
+  /* Straight into the key's arrays (no second copy of the G1 keys), segment by segment. */
+  g1_affine_t ox[3];
+  struct {
+    const fr_t *k;
+    g1_affine_t *out;
+    size_t n;
+  } seg[6] = {{s1, k->a, nv},          {s1 + nv, k->b_g1, nv}, {sl, k->l, k->nl},
+              {sh, k->h, k->nh},       {sic, k->vk.ic, nic},   {sx, ox, 3}};
+  size_t before = 0;
+  for (int i = 0; i < 6; i++) {
+    sp.lo = (c1t + c1 * (double)before / (double)n1) / tot;
+    sp.span = c1 * (double)seg[i].n / (double)n1 / tot;
+    g1_fb_many(&fb1, seg[i].k, seg[i].out, seg[i].n, &sp);
+    before += seg[i].n;
+  }
   g1_fb_free(&fb1);
-  memcpy(k->a, o1, nv * sizeof *o1);
-  memcpy(k->b_g1, o1 + nv, nv * sizeof *o1);
-  memcpy(k->l, o1 + 2 * nv, k->nl * sizeof *o1);
-  memcpy(k->h, o1 + 2 * nv + k->nl, k->nh * sizeof *o1);
-  memcpy(k->vk.ic, o1 + 2 * nv + k->nl + k->nh, nic * sizeof *o1);
-  g1_affine_t *ox = o1 + 2 * nv + k->nl + k->nh + nic;
   k->alpha_g1 = ox[0], k->beta_g1 = ox[1], k->delta_g1 = ox[2];
-  free(o1);
   free(s1);
 
   g2_affine_t g2gen;
