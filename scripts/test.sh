@@ -3,6 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+. scripts/cuda-flag.sh
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPROVESIM_CUDA="$PROVESIM_CUDA" >/dev/null
 cmake --build build -j"$(nproc)"
 cd build && ctest --output-on-failure -j"$(nproc)"
