@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../prover/cli_measure.h"
 #include "../prover/cli_prove.h"
 #include "../prover/cli_prover.h"
 #include "../sim/cli_calib.h"
@@ -26,6 +27,7 @@ static const command commands[] = {
     {"trace", sim_cmd_trace, "turn a spans file into a Chrome/Perfetto timeline"},
     {"prove", prover_cmd_prove, "make a Groth16 proof of a circuit instance; write proof/vk/public JSON"},
     {"verify", prover_cmd_verify, "check a Groth16 proof directory written by prove (exit 0 valid, 1 invalid)"},
+    {"measure", prover_cmd_measure, "run a scenario on the real prover (or synthetic phases); measured GPU utilization"},
     {"prover-bench", prover_cmd_bench, "field, NTT and MSM timings of a prover backend, as a table"},
 };
 

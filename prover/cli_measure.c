@@ -1,0 +1,223 @@
+/* The `measure` subcommand (cli_measure.h): arguments, Ctrl-C, the report and the spans
+ * file. Outputs are written atomically; on bad input nothing is written (exit 2); when a
+ * run fails or is interrupted the spans recorded so far are still written (exit 1). */
+#define _GNU_SOURCE
+#include "cli_measure.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/cli.h"
+#include "../sim/scn.h"
+#include "runner.h"
+
+static const char measure_help[] =
+    "usage: provesim measure SCENARIO [options]\n"
+    "\n"
+    "Runs the scenario for real: worker threads pinned to GPUs (worker i on GPU i mod gpus), one\n"
+    "pthread mutex per GPU held exactly over the scope region (FIFO handoff), the model's phase\n"
+    "graph per call with concurrent phases on helper threads, batching, closed backlog or\n"
+    "arrivals, warm-up and cool-down partitions left out exactly as `simulate` does. Reports, in\n"
+    "the same format as `simulate`: true GPU utilization (union of kernel intervals from CUPTI\n"
+    "over the window), the nvidia-smi figure beside it (gpu_util_nvml), throughput, latencies,\n"
+    "mutex wait and hold, and time statistics per phase.\n"
+    "\n"
+    "options:\n"
+    "  --backend cuda|cpu     where GPU work runs (default cuda). cpu: GPU phases run on the\n"
+    "                         CPU and GPU utilization comes from the GPU phase spans\n"
+    "  --executor groth16|synthetic\n"
+    "                         groth16: the real prover; the model must name the phases synth,\n"
+    "                         prep, ntt_h, msm, b_g2, epilogue (models/provesim-groth16.yaml) and\n"
+    "                         the scenario its size (prover: {circuit, constraints}).\n"
+    "                         synthetic: any model; each phase burns its drawn duration (cpu:\n"
+    "                         busy-spin, gpu: a spin kernel, or a sleep on --backend cpu).\n"
+    "                         Default: groth16 when the scenario has a prover: section\n"
+    "  --set KEY=VALUE        override a scenario or model key (repeatable), as in simulate:\n"
+    "                         --set system.workers_per_gpu=2  --set phases.msm.time.mean=0.2\n"
+    "  --spans FILE           write every span (phases, mutex wait/held, kernels, memcpys;\n"
+    "                         provesim.spans/1) to FILE; also written when the run fails\n"
+    "  --json                 print the provesim.report/1 JSON document instead of the table\n"
+    "  --csv                  print one CSV header line and one row\n"
+    "  -o, --out FILE         write the report to FILE instead of standard output\n"
+    "  --cache DIR            Groth16 key cache (default $XDG_CACHE_HOME/provesim or\n"
+    "                         ~/.cache/provesim; 'none' for no cache)\n"
+    "  --no-cupti             time kernels with CUDA events instead of CUPTI (synthetic only)\n"
+    "  --nvml-period S        NVML sampling period in seconds (default 0.1)\n"
+    "  -h, --help             this text\n"
+    "\n"
+    "Ctrl-C stops the run cleanly: running phases end, mutexes are released, the spans so far\n"
+    "are written, no report.\n"
+    "\n"
+    "exit codes: 0 success; 1 run failure (no GPU for --backend cuda, not enough GPU memory, a\n"
+    "failing phase, Ctrl-C, I/O); 2 bad input (arguments, scenario, a model the executor cannot\n"
+    "run), with nothing written\n"
+    "\n"
+    "examples:\n"
+    "  provesim measure configs/measure-seed.yaml --backend cpu\n"
+    "  provesim measure configs/measure-groth16.yaml --set system.mutex=kernels --spans s.jsonl\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
+static char *default_cache(void) {
+  const char *x = getenv("XDG_CACHE_HOME");
+  if (x && *x) return xasprintf("%s/provesim", x);
+  const char *h = getenv("HOME");
+  if (h && *h) return xasprintf("%s/.cache/provesim", h);
+  return NULL;
+}
+
+int prover_cmd_measure(int argc, char **argv) {
+  const char *path = NULL, *out = NULL, *spans = NULL, *backend = "cuda", *executor = NULL, *cache = NULL;
+  const char **sets = xcalloc((size_t)argc, sizeof *sets);
+  int nsets = 0, json = 0, csv = 0, no_cupti = 0, rc = PS_EXIT_USAGE;
+  double period = 0.1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v;
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(measure_help, stdout);
+      free(sets);
+      return PS_EXIT_OK;
+    } else if (cli_is_opt(a, "--set")) {
+      if (!(v = cli_optval(argc, argv, &i, "--set"))) goto missing;
+      if (!strchr(v, '=')) {
+        rc = cli_usage_error("measure", "--set %s: expected KEY=VALUE", v);
+        goto done;
+      }
+      sets[nsets++] = v;
+    } else if (cli_is_opt(a, "--backend")) {
+      if (!(v = cli_optval(argc, argv, &i, "--backend"))) goto missing;
+      if (strcmp(v, "cuda") && strcmp(v, "cpu")) {
+        rc = cli_usage_error("measure", "--backend: expected cuda or cpu, got \"%s\"", v);
+        goto done;
+      }
+      backend = v;
+    } else if (cli_is_opt(a, "--executor")) {
+      if (!(v = cli_optval(argc, argv, &i, "--executor"))) goto missing;
+      if (strcmp(v, "groth16") && strcmp(v, "synthetic")) {
+        rc = cli_usage_error("measure", "--executor: expected groth16 or synthetic, got \"%s\"", v);
+        goto done;
+      }
+      executor = v;
+    } else if (!strcmp(a, "--json")) {
+      json = 1;
+    } else if (!strcmp(a, "--csv")) {
+      csv = 1;
+    } else if (!strcmp(a, "--no-cupti")) {
+      no_cupti = 1;
+    } else if (cli_is_opt(a, "--out") || !strcmp(a, "-o")) {
+      if (!(v = cli_optval(argc, argv, &i, a[1] == 'o' ? "-o" : "--out"))) goto missing;
+      out = v;
+    } else if (cli_is_opt(a, "--spans")) {
+      if (!(v = cli_optval(argc, argv, &i, "--spans"))) goto missing;
+      spans = v;
+    } else if (cli_is_opt(a, "--cache")) {
+      if (!(v = cli_optval(argc, argv, &i, "--cache"))) goto missing;
+      cache = v;
+    } else if (cli_is_opt(a, "--nvml-period")) {
+      if (!(v = cli_optval(argc, argv, &i, "--nvml-period"))) goto missing;
+      char *end;
+      period = strtod(v, &end);
+      if (*end || !(period >= 0.01 && period <= 10)) {
+        rc = cli_usage_error("measure", "--nvml-period: expected seconds in [0.01, 10], got \"%s\"", v);
+        goto done;
+      }
+    } else if (a[0] == '-' && a[1]) {
+      rc = cli_usage_error("measure", "unknown option %s", a);
+      goto done;
+    } else if (!path) {
+      path = a;
+    } else {
+      rc = cli_usage_error("measure", "unexpected argument %s: one scenario at a time", a);
+      goto done;
+    }
+    continue;
+  missing:
+    rc = cli_usage_error("measure", "%s: expected a value", a);
+    goto done;
+  }
+  if (!path) {
+    rc = cli_usage_error("measure", "%s", "expected a scenario file");
+    goto done;
+  }
+  if (json && csv) {
+    rc = cli_usage_error("measure", "%s", "--json and --csv: choose one");
+    goto done;
+  }
+
+  scenario *s = NULL;
+  ps_err e = {{0}};
+  int lr = scn_load(path, sets, nsets, &s, &e);
+  if (lr != PS_OK) {
+    fprintf(stderr, "provesim measure: %s\n", e.msg);
+    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    goto done;
+  }
+  if (!executor) executor = s->prover_constraints > 0 ? "groth16" : "synthetic";
+  char *cache_dir = NULL;
+  if (!cache)
+    cache_dir = default_cache();
+  else if (strcmp(cache, "none"))
+    cache_dir = xstrdup(cache);
+
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, &old);
+  interrupted = 0;
+  runner_opts o = {.backend = backend, .executor = executor, .interrupt = &interrupted, .keep_spans = spans != NULL,
+                   .cache_dir = cache_dir, .nvml_period_s = period, .no_cupti = no_cupti};
+  runner_result *res = NULL;
+  double t0 = ps_now();
+  int r = runner_run(s, &o, &res, &e);
+  double wall = ps_now() - t0;
+  sigaction(SIGINT, &old, NULL);
+  if (r != PS_OK) fprintf(stderr, "provesim measure: %s\n", e.msg);
+  rc = r == PS_OK ? PS_EXIT_OK : r == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+  if (res && spans) {
+    ps_err we = {{0}};
+    if (ps_write_file_atomic(spans, res->spans.p, res->spans.len, &we) != PS_OK) {
+      fprintf(stderr, "provesim measure: %s\n", we.msg);
+      rc = PS_EXIT_FAIL;
+    } else if (r != PS_OK) {
+      fprintf(stderr, "provesim measure: the spans recorded so far are in %s\n", spans);
+    }
+  }
+  if (r == PS_OK && rc == PS_EXIT_OK) {
+    ps_buf b = {0};
+    if (json) {
+      cJSON *doc = runner_report_json(s, &o, res);
+      char *txt = cJSON_Print(doc);
+      ps_buf_printf(&b, "%s\n", txt);
+      free(txt);
+      cJSON_Delete(doc);
+    } else if (csv) {
+      runner_report_csv(&b, s, res);
+    } else {
+      runner_report_table(&b, s, &o, res, wall);
+    }
+    if (out) {
+      if (ps_write_file_atomic(out, b.p, b.len, &e) != PS_OK) {
+        fprintf(stderr, "provesim measure: %s\n", e.msg);
+        rc = PS_EXIT_FAIL;
+      }
+    } else {
+      fwrite(b.p, 1, b.len, stdout);
+    }
+    ps_buf_free(&b);
+  }
+  runner_result_free(res);
+  free(cache_dir);
+  scn_free(s);
+done:
+  free(sets);
+  return rc;
+}

@@ -1,0 +1,114 @@
+/* What the scenario runner (runner.c) and its executors share: the executor interface
+ * (an executor runs the phases of a call for real: the synthetic one burns the model's
+ * drawn durations, the groth16 one calls groth16.h), a FIFO lock, and the device side of
+ * measurement (CUDA spin kernel, CUPTI, CUDA events, NVML), whose CUDA parts exist only
+ * when the build has CUDA (PROVESIM_HAVE_CUDA) and otherwise answer "not available". */
+#ifndef PROVESIM_MEASURE_EXEC_H
+#define PROVESIM_MEASURE_EXEC_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../common/spans.h"
+#include "../common/util.h"
+#include "../sim/model.h"
+
+/* ---- A FIFO lock: tickets taken in order, served in order. */
+typedef struct mfifo {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  uint64_t next, serving;
+} mfifo;
+void mfifo_init(mfifo *f);
+void mfifo_destroy(mfifo *f);
+void mfifo_lock(mfifo *f);
+void mfifo_unlock(mfifo *f);
+
+/* ---- The run, as executors and the measurement modules see it (runner.c). */
+typedef struct mrun mrun;
+/* Records a kernel or memcpy interval on GPU gpu, times on the ps_now() clock (absolute
+ * seconds of CLOCK_MONOTONIC); thread-safe. name is copied. */
+void mrun_device_span(mrun *r, int gpu, span_kind kind, const char *name, double t0, double t1);
+/* 1 once the run is stopping (a worker failed, or Ctrl-C); long phases may end early. */
+int mrun_stopping(const mrun *r);
+
+/* How kernel intervals are measured on this run. */
+typedef enum mtiming {
+  MT_PHASES,  /* cpu backend: from the GPU phase spans */
+  MT_CUPTI,   /* CUPTI activity records */
+  MT_EVENTS   /* CUDA events around the work the executor launches (CUPTI unavailable) */
+} mtiming;
+
+typedef struct mexec_env {
+  const scenario *s;
+  int cuda;            /* 1: cuda backend, 0: cpu backend */
+  mtiming timing;
+  mrun *run;
+  const char *cache_dir; /* groth16 keys cache (NULL: no cache) */
+} mexec_env;
+
+/* An executor. open checks that it can run the scenario (PS_EINPUT names what is wrong)
+ * and sets *st; gpu_bytes is the device memory the run needs on each GPU, checked
+ * against what is free before any work; worker_open prepares worker `worker` (global
+ * index) on GPU `gpu`; call_begin starts a call of k partitions (indices parts[0..k-1]);
+ * phase runs phase p of the current call (list index in the model), from any thread,
+ * concurrently with other phases of the same call as the DAG allows, and reports when
+ * its resource started serving it (t0) and when it ended (t1), on the ps_now() clock;
+ * call_end ends the call (also after a failed phase). */
+typedef struct mexec_ops {
+  const char *name;
+  int (*open)(const mexec_env *env, void **st, ps_err *e);
+  size_t (*gpu_bytes)(void *st);
+  int (*worker_open)(void *st, int worker, int gpu, void **ws, ps_err *e);
+  int (*call_begin)(void *ws, int rep, int64_t call, const int64_t *parts, int k, ps_err *e);
+  int (*phase)(void *ws, int p, double *t0, double *t1, ps_err *e);
+  void (*call_end)(void *ws);
+  void (*worker_close)(void *ws);
+  void (*close)(void *st);
+} mexec_ops;
+
+extern const mexec_ops mexec_synthetic;
+extern const mexec_ops mexec_groth16;
+
+/* Sleeps until the ps_now() deadline, waking every 50 ms to check mrun_stopping. */
+void mrun_sleep_until(const mrun *r, double deadline);
+
+/* ---- CUDA (measure_cuda.c). Every function answers PS_ERR with a message when the
+ * build has no CUDA. */
+/* Number of usable GPUs; PS_ERR with a message suggesting --backend cpu when there are
+ * none (no driver, no device, no CUDA in the build). */
+int mcuda_device_count(int *n, ps_err *e);
+/* Name, PCI bus id, free and total memory of device dev. */
+int mcuda_device_info(int dev, char *name, size_t nname, char *pci, size_t npci, size_t *free_b, size_t *total_b,
+                      ps_err *e);
+/* A stream on device dev and a loaded spin kernel (one per worker). */
+typedef struct mcuda_spin mcuda_spin;
+int mcuda_spin_open(int dev, mcuda_spin **out, ps_err *e);
+/* Runs the spin kernel for `seconds` on the stream and waits for it. With events != 0,
+ * CUDA events around it give *k0, *k1 on the ps_now() clock (else both are 0). */
+int mcuda_spin_run(mcuda_spin *s, double seconds, int events, double *k0, double *k1, ps_err *e);
+void mcuda_spin_close(mcuda_spin *s);
+/* Waits for all work on device dev. */
+int mcuda_sync(int dev, ps_err *e);
+
+/* CUPTI activity records (CONCURRENT_KERNEL, MEMCPY) delivered to mrun_device_span on
+ * the ps_now() clock. start: PS_ERR with the reason when CUPTI is unavailable; *how
+ * says how the clocks are joined. flush: delivers what is buffered (call after the
+ * device is synchronized). */
+int mcupti_start(mrun *r, const char **how, ps_err *e);
+void mcupti_flush(void);
+void mcupti_stop(void);
+
+/* ---- NVML (measure_nvml.c), loaded with dlopen. */
+typedef struct mnvml mnvml;
+/* Samples nvmlDeviceGetUtilizationRates of the devices with the given PCI bus ids (or,
+ * when pci is NULL, NVML indices 0..n-1) every period_s in a thread. PS_ERR when NVML is
+ * not there. */
+int mnvml_start(int n, const char *const *pci, double period_s, mnvml **out, ps_err *e);
+/* Mean of the samples taken in [t0, t1] (ps_now() clock) for device i, as a fraction;
+ * NaN when none; *count gets the number of samples. */
+double mnvml_mean(mnvml *m, int i, double t0, double t1, int *count);
+void mnvml_stop(mnvml *m); /* accepts NULL */
+
+#endif

@@ -1,0 +1,177 @@
+/* The groth16 executor: binds the model's phases synth, prep, ntt_h, msm, b_g2 and
+ * epilogue to groth16.h's g16_* functions, so `measure` times the real prover. The keys
+ * (scenario's prover: {circuit, constraints}; setup seed 1) are made once, or loaded from
+ * the cache, and shared; each worker opens its own backend handle and g16 context; each
+ * call is one g16 job of k partitions. The model must name exactly those six phases, in a
+ * DAG that implies groth16.h's graph (the phases of one job may run in no other order). */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../sim/pipe.h"
+#include "backend.h"
+#include "groth16.h"
+#include "measure_exec.h"
+
+enum { G_SYNTH, G_PREP, G_NTT_H, G_MSM, G_B_G2, G_EPILOGUE, G_N };
+static const char *const g_names[G_N] = {"synth", "prep", "ntt_h", "msm", "b_g2", "epilogue"};
+typedef int (*g_fn)(g16_job *, ps_err *);
+static const g_fn g_fns[G_N] = {g16_synth, g16_prep, g16_ntt_h, g16_msm, g16_b_g2, g16_epilogue};
+/* groth16.h's graph: each phase and the phases it needs. */
+static const int g_needs[G_N][2] = {{-1, -1}, {G_SYNTH, -1}, {G_SYNTH, -1}, {G_PREP, G_NTT_H}, {G_PREP, -1}, {G_MSM, G_B_G2}};
+
+typedef struct g_st {
+  mexec_env env;
+  g16_keys *keys;
+  int map[G_N]; /* model phase index -> g16 phase */
+} g_st;
+
+typedef struct g_w {
+  g_st *st;
+  int worker, gpu;
+  ps_backend *b;
+  g16_ctx *ctx;
+  g16_job *job;
+  int64_t part0;
+  int k;
+} g_w;
+
+/* 1 when phase a precedes phase b in the model's DAG (b depends on a, transitively). */
+static int precedes(const model *m, int a, int b, int depth) {
+  if (depth > m->nphases) return 0;
+  for (int i = 0; i < m->phases[b].nafter; i++) {
+    int x = m->phases[b].after[i];
+    if (x == a || precedes(m, a, x, depth + 1)) return 1;
+  }
+  return 0;
+}
+
+static int g_open(const mexec_env *env, void **out, ps_err *e) {
+  const scenario *s = env->s;
+  const model *m = s->model;
+  int idx[G_N];
+  for (int g = 0; g < G_N; g++) idx[g] = -1;
+  for (int p = 0; p < m->nphases; p++) {
+    int g = 0;
+    while (g < G_N && strcmp(m->phases[p].name, g_names[g])) g++;
+    if (g == G_N)
+      return ps_fail(e, PS_EINPUT,
+                     "model %s: phase %s: the groth16 executor runs only the phases synth, prep, ntt_h, msm, b_g2 "
+                     "and epilogue (models/provesim-groth16.yaml); use --executor synthetic for other models",
+                     m->name, m->phases[p].name);
+    idx[g] = p;
+  }
+  for (int g = 0; g < G_N; g++)
+    if (idx[g] < 0)
+      return ps_fail(e, PS_EINPUT, "model %s: the groth16 executor needs a phase named %s (models/provesim-groth16.yaml)",
+                     m->name, g_names[g]);
+  for (int g = 0; g < G_N; g++)
+    for (int i = 0; i < 2; i++) {
+      int need = g_needs[g][i];
+      if (need >= 0 && !precedes(m, idx[need], idx[g], 0))
+        return ps_fail(e, PS_EINPUT,
+                       "model %s: phase %s must come after %s (through its after: list), as groth16.h's graph "
+                       "requires",
+                       m->name, g_names[g], g_names[need]);
+    }
+  if (s->prover_constraints <= 0)
+    return ps_fail(e, PS_EINPUT,
+                   "%s: the groth16 executor needs the circuit size: add  prover: {circuit: mimc, constraints: 2^16}  "
+                   "(or --set prover.constraints=65536)",
+                   s->path ? s->path : s->name);
+  if (env->cuda && s->gpus > 1)
+    return ps_fail(e, PS_EINPUT,
+                   "system.gpus: the groth16 executor opens the cuda backend on GPU 0 only (backend.h has no device "
+                   "choice yet); use gpus: 1, or --executor synthetic");
+  g16_circuit_params p = {s->prover_circuit, s->prover_constraints, -1.0, 1};
+  g16_keys *k = NULL;
+  int rc = g16_keys_get(&p, env->cache_dir, NULL, NULL, &k, e);
+  if (rc != PS_OK) return rc;
+  g_st *st = xcalloc(1, sizeof *st);
+  st->env = *env;
+  st->keys = k;
+  for (int g = 0; g < G_N; g++) st->map[idx[g]] = g;
+  *out = st;
+  return PS_OK;
+}
+
+static size_t g_gpu_bytes(void *p) {
+  g_st *st = p;
+  return g16_ctx_bytes(st->keys) + g16_job_bytes(st->keys, st->env.s->batch);
+}
+
+static void g_close(void *p) {
+  g_st *st = p;
+  if (!st) return;
+  g16_keys_free(st->keys);
+  free(st);
+}
+
+static int g_worker_open(void *p, int worker, int gpu, void **out, ps_err *e) {
+  g_st *st = p;
+  g_w *w = xcalloc(1, sizeof *w);
+  w->st = st;
+  w->worker = worker;
+  w->gpu = gpu;
+  w->b = backend_open(st->env.cuda ? "cuda" : "cpu", e);
+  if (!w->b) {
+    free(w);
+    return PS_ERR;
+  }
+  int rc = g16_ctx_open(w->b, st->keys, &w->ctx, e);
+  if (rc != PS_OK) {
+    backend_close(w->b);
+    free(w);
+    return rc;
+  }
+  *out = w;
+  return PS_OK;
+}
+
+static void g_worker_close(void *p) {
+  g_w *w = p;
+  if (!w) return;
+  g16_job_free(w->job);
+  g16_ctx_close(w->ctx);
+  backend_close(w->b);
+  free(w);
+}
+
+static int g_call_begin(void *p, int rep, int64_t call, const int64_t *parts, int k, ps_err *e) {
+  g_w *w = p;
+  uint64_t seeds[256];
+  if (k > 256) return ps_fail(e, PS_EINPUT, "system.batch: at most 256 partitions per call, got %d", k);
+  uint64_t base = sim_rep_seed(w->st->env.s->seed, rep);
+  for (int i = 0; i < k; i++) seeds[i] = (base ^ (uint64_t)parts[i] * 0x9e3779b97f4a7c15ULL) | 1;
+  w->job = g16_job_new(w->ctx, k, seeds, sim_rep_seed(base, (int)(call & 0x7fffffff)));
+  w->part0 = parts[0];
+  w->k = k;
+  return PS_OK;
+}
+
+static int g_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {
+  g_w *w = p;
+  *t0 = ps_now();
+  int rc = g_fns[w->st->map[pi]](w->job, e);
+  *t1 = ps_now();
+  return rc;
+}
+
+static void g_call_end(void *p) {
+  g_w *w = p;
+  g16_job_free(w->job);
+  w->job = NULL;
+}
+
+const mexec_ops mexec_groth16 = {
+    .name = "groth16",
+    .open = g_open,
+    .gpu_bytes = g_gpu_bytes,
+    .worker_open = g_worker_open,
+    .call_begin = g_call_begin,
+    .phase = g_phase,
+    .call_end = g_call_end,
+    .worker_close = g_worker_close,
+    .close = g_close,
+};

@@ -1,0 +1,152 @@
+/* The nvidia-smi figure (measure_exec.h): NVML loaded with dlopen("libnvidia-ml.so.1")
+ * and nvmlDeviceGetUtilizationRates sampled in a thread. NVML's "gpu" figure is the share
+ * of the driver's last sample period (1/6 s to 1 s) during which some kernel ran, which
+ * is why it reads higher than the union of kernel intervals when kernels come and go.
+ * The few NVML types are declared here: nvml.h is not on every build machine. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "measure_exec.h"
+
+typedef int nvml_return;
+typedef struct nvml_device_st *nvml_device;
+typedef struct nvml_utilization {
+  unsigned int gpu, memory;
+} nvml_utilization;
+
+typedef struct nvml_sample {
+  double t, u;
+} nvml_sample;
+
+struct mnvml {
+  void *lib;
+  nvml_return (*shutdown)(void);
+  nvml_return (*util)(nvml_device, nvml_utilization *);
+  int n;
+  nvml_device *dev;
+  nvml_sample **s;
+  size_t *ns, *cap;
+  double period;
+  pthread_t th;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  int stop;
+};
+
+static void *sampler(void *p) {
+  mnvml *m = p;
+  pthread_mutex_lock(&m->mu);
+  while (!m->stop) {
+    for (int i = 0; i < m->n; i++) {
+      nvml_utilization u;
+      if (m->util(m->dev[i], &u) != 0) continue;
+      if (m->ns[i] == m->cap[i]) {
+        m->cap[i] = m->cap[i] ? 2 * m->cap[i] : 1024;
+        m->s[i] = xrealloc(m->s[i], m->cap[i] * sizeof *m->s[i]);
+      }
+      m->s[i][m->ns[i]++] = (nvml_sample){ps_now(), u.gpu / 100.0};
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    long ns = ts.tv_nsec + (long)(m->period * 1e9);
+    ts.tv_sec += ns / 1000000000L;
+    ts.tv_nsec = ns % 1000000000L;
+    while (!m->stop && pthread_cond_timedwait(&m->cv, &m->mu, &ts) != ETIMEDOUT) {
+    }
+  }
+  pthread_mutex_unlock(&m->mu);
+  return NULL;
+}
+
+int mnvml_start(int n, const char *const *pci, double period_s, mnvml **out, ps_err *e) {
+  *out = NULL;
+  void *lib = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (!lib) return ps_fail(e, PS_ERR, "cannot load libnvidia-ml.so.1: %s", dlerror());
+  nvml_return (*init)(void);
+  nvml_return (*by_index)(unsigned int, nvml_device *);
+  nvml_return (*by_pci)(const char *, nvml_device *);
+  const char *(*errstr)(nvml_return);
+  mnvml *m = xcalloc(1, sizeof *m);
+  m->lib = lib;
+  *(void **)&init = dlsym(lib, "nvmlInit_v2");
+  *(void **)&by_index = dlsym(lib, "nvmlDeviceGetHandleByIndex_v2");
+  *(void **)&by_pci = dlsym(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+  *(void **)&errstr = dlsym(lib, "nvmlErrorString");
+  *(void **)&m->shutdown = dlsym(lib, "nvmlShutdown");
+  *(void **)&m->util = dlsym(lib, "nvmlDeviceGetUtilizationRates");
+  if (!init || !by_index || !by_pci || !m->shutdown || !m->util) {
+    dlclose(lib);
+    free(m);
+    return ps_fail(e, PS_ERR, "libnvidia-ml.so.1 lacks the functions provesim uses");
+  }
+  nvml_return r = init();
+  if (r != 0) {
+    dlclose(lib);
+    free(m);
+    return ps_fail(e, PS_ERR, "nvmlInit: %s", errstr ? errstr(r) : "error");
+  }
+  m->n = n;
+  m->dev = xcalloc((size_t)n, sizeof *m->dev);
+  for (int i = 0; i < n; i++) {
+    r = pci ? by_pci(pci[i], &m->dev[i]) : by_index((unsigned)i, &m->dev[i]);
+    if (r != 0) {
+      m->shutdown();
+      dlclose(lib);
+      free(m->dev);
+      free(m);
+      return ps_fail(e, PS_ERR, "NVML cannot find GPU %d%s%s: %s", i, pci ? " at " : "", pci ? pci[i] : "",
+                     errstr ? errstr(r) : "error");
+    }
+  }
+  m->s = xcalloc((size_t)n, sizeof *m->s);
+  m->ns = xcalloc((size_t)n, sizeof *m->ns);
+  m->cap = xcalloc((size_t)n, sizeof *m->cap);
+  m->period = period_s > 0 ? period_s : 0.1;
+  pthread_mutex_init(&m->mu, NULL);
+  pthread_cond_init(&m->cv, NULL);
+  int pr = pthread_create(&m->th, NULL, sampler, m);
+  if (pr != 0) {
+    m->shutdown();
+    dlclose(lib);
+    free(m->dev), free(m->s), free(m->ns), free(m->cap), free(m);
+    return ps_fail(e, PS_ERR, "cannot start the NVML sampling thread: %s", strerror(pr));
+  }
+  *out = m;
+  return PS_OK;
+}
+
+double mnvml_mean(mnvml *m, int i, double t0, double t1, int *count) {
+  *count = 0;
+  if (!m || i < 0 || i >= m->n) return NAN;
+  pthread_mutex_lock(&m->mu);
+  double s = 0;
+  int c = 0;
+  for (size_t j = 0; j < m->ns[i]; j++)
+    if (m->s[i][j].t >= t0 && m->s[i][j].t <= t1) s += m->s[i][j].u, c++;
+  pthread_mutex_unlock(&m->mu);
+  *count = c;
+  return c ? s / c : NAN;
+}
+
+void mnvml_stop(mnvml *m) {
+  if (!m) return;
+  pthread_mutex_lock(&m->mu);
+  m->stop = 1;
+  pthread_cond_broadcast(&m->cv);
+  pthread_mutex_unlock(&m->mu);
+  pthread_join(m->th, NULL);
+  m->shutdown();
+  dlclose(m->lib);
+  for (int i = 0; i < m->n; i++) free(m->s[i]);
+  free(m->s), free(m->ns), free(m->cap), free(m->dev);
+  pthread_mutex_destroy(&m->mu);
+  pthread_cond_destroy(&m->cv);
+  free(m);
+}

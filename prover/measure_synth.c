@@ -1,0 +1,210 @@
+/* The synthetic executor: runs ANY model by burning, for every phase of a call, the
+ * duration drawn from the model's distribution (the simulator's batch rule: fixed part
+ * plus k draws, or the scale multipliers). cpu phases busy-spin on `threads` CPU cores;
+ * gpu phases launch a spin kernel of that duration on the worker's stream (cuda backend)
+ * or sleep (cpu backend); pcie and none phases sleep. Like the simulator's stations, the
+ * GPU (gpu_sharing: exclusive) and the PCIe link of each GPU serve one phase at a time
+ * in FIFO order, and a phase's span starts when its station starts serving it. What
+ * differs from the simulator: cpu phases spin to a wall-clock deadline, so when more
+ * threads spin than there are cores they do not slow down as processor sharing would.
+ * With known phase times this is what checks the simulator against reality, and what
+ * tests the runner without a GPU. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "../sim/pipe.h"
+#include "measure_exec.h"
+
+typedef struct syn_st {
+  mexec_env env;
+  mfifo *gpu_q;  /* per GPU, NULL with gpu_sharing: shared */
+  mfifo *pcie_q; /* per GPU */
+} syn_st;
+
+typedef struct syn_w {
+  syn_st *st;
+  int worker, gpu, rep;
+  gsl_rng *rng;
+  double *dur; /* this call's drawn durations, per phase */
+  mcuda_spin *spin;
+} syn_w;
+
+static int syn_open(const mexec_env *env, void **out, ps_err *e) {
+  syn_st *st = xcalloc(1, sizeof *st);
+  st->env = *env;
+  int G = env->s->gpus;
+  if (!env->s->gpu_shared) {
+    st->gpu_q = xcalloc((size_t)G, sizeof *st->gpu_q);
+    for (int g = 0; g < G; g++) mfifo_init(&st->gpu_q[g]);
+  }
+  st->pcie_q = xcalloc((size_t)G, sizeof *st->pcie_q);
+  for (int g = 0; g < G; g++) mfifo_init(&st->pcie_q[g]);
+  *out = st;
+  return PS_OK;
+}
+
+static size_t syn_gpu_bytes(void *st) {
+  (void)st;
+  return 0; /* the spin kernel touches no memory */
+}
+
+static void syn_close(void *p) {
+  syn_st *st = p;
+  if (!st) return;
+  for (int g = 0; g < st->env.s->gpus; g++) {
+    if (st->gpu_q) mfifo_destroy(&st->gpu_q[g]);
+    mfifo_destroy(&st->pcie_q[g]);
+  }
+  free(st->gpu_q);
+  free(st->pcie_q);
+  free(st);
+}
+
+static int syn_worker_open(void *p, int worker, int gpu, void **out, ps_err *e) {
+  syn_st *st = p;
+  syn_w *w = xcalloc(1, sizeof *w);
+  w->st = st;
+  w->worker = worker;
+  w->gpu = gpu;
+  w->rep = -1;
+  w->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  w->dur = xcalloc((size_t)st->env.s->model->nphases, sizeof *w->dur);
+  if (st->env.cuda) {
+    int rc = mcuda_spin_open(gpu, &w->spin, e);
+    if (rc != PS_OK) {
+      gsl_rng_free(w->rng);
+      free(w->dur);
+      free(w);
+      return rc;
+    }
+  }
+  *out = w;
+  return PS_OK;
+}
+
+static void syn_worker_close(void *p) {
+  syn_w *w = p;
+  if (!w) return;
+  mcuda_spin_close(w->spin);
+  gsl_rng_free(w->rng);
+  free(w->dur);
+  free(w);
+}
+
+/* The simulator's rule for a call of k partitions. */
+static double draw_duration(const phase *ph, int k, gsl_rng *r) {
+  double d = ph->has_fixed ? dist_draw(&ph->fixed, r) : 0;
+  if (ph->nscale > 0) {
+    double sc = k <= ph->nscale ? ph->scale[k - 1] : ph->scale[ph->nscale - 1] * (double)k / ph->nscale;
+    d += sc * dist_draw(&ph->time, r);
+  } else {
+    for (int i = 0; i < k; i++) d += dist_draw(&ph->time, r);
+  }
+  return d;
+}
+
+static int syn_call_begin(void *p, int rep, int64_t call, const int64_t *parts, int k, ps_err *e) {
+  syn_w *w = p;
+  const model *m = w->st->env.s->model;
+  if (rep != w->rep) {
+    w->rep = rep;
+    uint64_t seed = sim_rep_seed(w->st->env.s->seed, rep) ^ (0xd1b54a32d192ed03ULL * (uint64_t)(w->worker + 1));
+    gsl_rng_set(w->rng, (unsigned long)seed);
+  }
+  for (int i = 0; i < m->nphases; i++) w->dur[i] = draw_duration(&m->phases[i], k, w->rng);
+  return PS_OK;
+}
+
+static void syn_call_end(void *p) {
+  (void)p;
+}
+
+typedef struct spin_arg {
+  const mrun *run;
+  double deadline;
+} spin_arg;
+
+static void spin_until(const mrun *run, double deadline) {
+  unsigned n = 0;
+  while (ps_now() < deadline)
+    if ((++n & 1023) == 0 && mrun_stopping(run)) return;
+}
+
+static void *spin_thread(void *p) {
+  spin_arg *a = p;
+  spin_until(a->run, a->deadline);
+  return NULL;
+}
+
+static int syn_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {
+  syn_w *w = p;
+  const mexec_env *env = &w->st->env;
+  const phase *ph = &env->s->model->phases[pi];
+  double d = w->dur[pi];
+  int rc = PS_OK;
+  switch (ph->resource) {
+  case RES_CPU: {
+    int extra = ph->threads > 1 ? ph->threads - 1 : 0;
+    pthread_t th[64];
+    spin_arg a = {env->run, 0};
+    *t0 = ps_now();
+    a.deadline = *t0 + d;
+    int started = 0;
+    for (int i = 0; i < extra && i < 64; i++, started++)
+      if (pthread_create(&th[i], NULL, spin_thread, &a) != 0) break;
+    spin_until(env->run, a.deadline);
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    *t1 = ps_now();
+    break;
+  }
+  case RES_GPU: {
+    mfifo *q = w->st->gpu_q ? &w->st->gpu_q[w->gpu] : NULL;
+    if (q) mfifo_lock(q);
+    *t0 = ps_now();
+    if (env->cuda) {
+      double k0 = 0, k1 = 0;
+      int ev = env->timing == MT_EVENTS;
+      rc = mcuda_spin_run(w->spin, d, ev, &k0, &k1, e);
+      if (rc == PS_OK && ev) mrun_device_span(env->run, w->gpu, SPAN_KERNEL, "provesim_spin", k0, k1);
+    } else {
+      mrun_sleep_until(env->run, *t0 + d);
+    }
+    *t1 = ps_now();
+    if (q) mfifo_unlock(q);
+    break;
+  }
+  case RES_PCIE: {
+    mfifo *q = &w->st->pcie_q[w->gpu];
+    mfifo_lock(q);
+    *t0 = ps_now();
+    mrun_sleep_until(env->run, *t0 + d);
+    *t1 = ps_now();
+    mfifo_unlock(q);
+    break;
+  }
+  case RES_NONE:
+    *t0 = ps_now();
+    mrun_sleep_until(env->run, *t0 + d);
+    *t1 = ps_now();
+    break;
+  }
+  return rc;
+}
+
+const mexec_ops mexec_synthetic = {
+    .name = "synthetic",
+    .open = syn_open,
+    .gpu_bytes = syn_gpu_bytes,
+    .worker_open = syn_worker_open,
+    .call_begin = syn_call_begin,
+    .phase = syn_phase,
+    .call_end = syn_call_end,
+    .worker_close = syn_worker_close,
+    .close = syn_close,
+};

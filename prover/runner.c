@@ -1,0 +1,1106 @@
+/* The scenario runner (runner.h). Each worker is a thread that takes calls from a shared
+ * queue and drives the call's phase DAG; the phases run on a small pool of helper
+ * threads per worker (one per phase of the model, so every phase the DAG allows can run
+ * at once), and a "holder" thread per worker owns the GPU mutex: it takes a FIFO ticket,
+ * locks the GPU's pthread_mutex_t when the ticket is served, keeps it while the region's
+ * phases run on the pool, and unlocks it when the last of them has ended (a pthread mutex
+ * must be unlocked by the thread that locked it, and the region's phases run on several
+ * threads). Tickets give the FIFO order of the simulator's mutex queue; the pthread
+ * mutex is what is held. Whoever ends a phase or gets the mutex advances the call
+ * (starts what became ready, asks for or gives back the mutex) under the worker's lock,
+ * so the mutex is asked for the moment the region's first phase is ready and released
+ * the moment its last phase ends, give or take a thread wake-up (microseconds).
+ *
+ * Everything is recorded as spans in memory; the metrics are then computed from the
+ * spans exactly as the simulator defines them (docs/design.md, "Measurement window and
+ * metrics"), so a report and its spans file always agree. */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "../common/spans.h"
+#include "../sim/report.h"
+#include "../sim/scn.h"
+#include "measure_exec.h"
+
+/* ---- FIFO lock ---- */
+
+void mfifo_init(mfifo *f) {
+  pthread_mutex_init(&f->mu, NULL);
+  pthread_cond_init(&f->cv, NULL);
+  f->next = f->serving = 0;
+}
+
+void mfifo_destroy(mfifo *f) {
+  pthread_mutex_destroy(&f->mu);
+  pthread_cond_destroy(&f->cv);
+}
+
+void mfifo_lock(mfifo *f) {
+  pthread_mutex_lock(&f->mu);
+  uint64_t my = f->next++;
+  while (f->serving != my) pthread_cond_wait(&f->cv, &f->mu);
+  pthread_mutex_unlock(&f->mu);
+}
+
+void mfifo_unlock(mfifo *f) {
+  pthread_mutex_lock(&f->mu);
+  f->serving++;
+  pthread_cond_broadcast(&f->cv);
+  pthread_mutex_unlock(&f->mu);
+}
+
+/* ---- Recorded spans and calls ---- */
+
+enum { SP_WAIT = -1, SP_HELD = -2, SP_KERNEL = -3, SP_MEMCPY = -4 };
+
+typedef struct rspan {
+  int gpu, worker; /* worker: index on its GPU; -1 for device spans */
+  int phase;       /* phase index, or SP_* */
+  int k;
+  int64_t call, part0;
+  const char *name; /* device spans: interned */
+  double t0, t1;    /* seconds from the replication's start */
+} rspan;
+
+typedef struct rspans {
+  rspan *v;
+  size_t n, cap;
+} rspans;
+
+static void rspans_push(rspans *a, const rspan *s) {
+  if (a->n == a->cap) {
+    a->cap = a->cap ? 2 * a->cap : 256;
+    a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+  }
+  a->v[a->n++] = *s;
+}
+
+typedef struct rcall {
+  int gpu, worker, k;
+  int64_t call, part0;
+  double t_start, t_end;
+  int has_mx;
+  double mx_req, mx_acq, mx_rel;
+} rcall;
+
+enum { MX_NONE, MX_REQ, MX_HELD, MX_RELREQ, MX_RELEASED };
+
+typedef struct rgpu {
+  mfifo tickets;
+  pthread_mutex_t held; /* the GPU's mutex: locked exactly over a region */
+} rgpu;
+
+typedef struct rworker rworker;
+
+struct mrun {
+  const scenario *s;
+  const runner_opts *o;
+  const mexec_ops *ops;
+  void *xst;
+  int cuda;
+  mtiming timing;
+  int np;
+  char *in_region;
+  int **succ;
+  int *nsucc;
+
+  int rep;
+  double base; /* ps_now() at the replication's start */
+  volatile int stop;
+  pthread_mutex_t fail_mu;
+  int failed;
+  ps_err err;
+
+  pthread_mutex_t qmu;
+  int64_t next_part, total, ncalls;
+  double *arrive; /* arrivals: absolute arrival time of each partition */
+
+  rgpu *gpus;
+  rworker *w;
+  int nw;
+
+  pthread_mutex_t dmu; /* device spans and interned names */
+  rspans dev;
+  char **names;
+  int nnames, capnames;
+  int accept_dev; /* 0 while device spans are discarded (setup) */
+};
+
+struct rworker {
+  mrun *R;
+  int idx, gpu, wig;
+  void *xs;
+  pthread_t th, holder, *pool;
+  int npool;
+  pthread_mutex_t mu;
+  pthread_cond_t cv_co, cv_pool, cv_hold;
+  int *q;
+  int qh, qn, running, exiting, finished, ndone, region_left, failed;
+  int *deps_left;
+  char *started;
+  int mx;
+  double mx_req, mx_acq, mx_rel, last_t1;
+  int64_t call, part0;
+  int k;
+  rspans spans;
+  rcall *calls;
+  size_t ncalls, ccap;
+};
+
+int mrun_stopping(const mrun *r) {
+  return r->stop || (r->o->interrupt && *r->o->interrupt);
+}
+
+void mrun_sleep_until(const mrun *r, double deadline) {
+  for (;;) {
+    double now = ps_now();
+    if (now >= deadline || mrun_stopping(r)) return;
+    double d = deadline - now;
+    if (d > 0.05) d = 0.05;
+    struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+    nanosleep(&ts, NULL);
+  }
+}
+
+static const char *intern(mrun *r, const char *name) {
+  for (int i = r->nnames - 1; i >= 0; i--)
+    if (!strcmp(r->names[i], name)) return r->names[i];
+  if (r->nnames == r->capnames) {
+    r->capnames = r->capnames ? 2 * r->capnames : 16;
+    r->names = xrealloc(r->names, (size_t)r->capnames * sizeof *r->names);
+  }
+  return r->names[r->nnames++] = xstrdup(name);
+}
+
+void mrun_device_span(mrun *r, int gpu, span_kind kind, const char *name, double t0, double t1) {
+  pthread_mutex_lock(&r->dmu);
+  if (r->accept_dev && gpu >= 0 && gpu < r->s->gpus) {
+    rspan s = {.gpu = gpu, .worker = -1, .phase = kind == SPAN_KERNEL ? SP_KERNEL : SP_MEMCPY, .call = -1,
+               .name = intern(r, name ? name : "?"), .t0 = t0 - r->base, .t1 = t1 - r->base};
+    rspans_push(&r->dev, &s);
+  }
+  pthread_mutex_unlock(&r->dmu);
+}
+
+static void run_fail(mrun *r, const ps_err *e) {
+  pthread_mutex_lock(&r->fail_mu);
+  if (!r->failed) {
+    r->failed = 1;
+    r->err = *e;
+  }
+  r->stop = 1;
+  pthread_mutex_unlock(&r->fail_mu);
+}
+
+/* ---- One call's DAG ---- */
+
+/* Starts what became ready, asks for or gives back the mutex, and notices the end of the
+ * call. Called with w->mu held by whoever changed the call's state. */
+static void advance(rworker *w) {
+  mrun *R = w->R;
+  int stopping = w->failed || mrun_stopping(R);
+  if (!stopping) {
+    for (int p = 0; p < R->np; p++) {
+      if (w->started[p] || w->deps_left[p] > 0) continue;
+      if (R->in_region[p]) {
+        if (w->mx == MX_NONE) {
+          w->mx = MX_REQ;
+          w->mx_req = ps_now();
+          pthread_cond_broadcast(&w->cv_hold);
+        }
+        if (w->mx != MX_HELD) continue;
+      }
+      w->started[p] = 1;
+      w->q[(w->qh + w->qn++) % R->np] = p;
+      w->running++;
+      pthread_cond_signal(&w->cv_pool);
+    }
+  }
+  if (w->mx == MX_HELD && (w->region_left == 0 || (stopping && w->running == 0))) {
+    w->mx = MX_RELREQ;
+    pthread_cond_broadcast(&w->cv_hold);
+  }
+  if (w->running == 0 && (w->mx == MX_NONE || w->mx == MX_RELEASED) && (w->ndone == R->np || stopping)) {
+    w->finished = 1;
+    pthread_cond_broadcast(&w->cv_co);
+  }
+}
+
+static void *pool_main(void *arg) {
+  rworker *w = arg;
+  mrun *R = w->R;
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (!w->qn && !w->exiting) pthread_cond_wait(&w->cv_pool, &w->mu);
+    if (!w->qn) break;
+    int p = w->q[w->qh];
+    w->qh = (w->qh + 1) % R->np;
+    w->qn--;
+    int skip = w->failed || mrun_stopping(R);
+    pthread_mutex_unlock(&w->mu);
+    double t0 = 0, t1 = 0;
+    ps_err e = {{0}};
+    int rc = skip ? PS_OK : R->ops->phase(w->xs, p, &t0, &t1, &e);
+    pthread_mutex_lock(&w->mu);
+    if (!skip && rc == PS_OK) {
+      rspan s = {.gpu = w->gpu, .worker = w->wig, .phase = p, .k = w->k, .call = w->call, .part0 = w->part0,
+                 .t0 = t0 - R->base, .t1 = t1 - R->base};
+      rspans_push(&w->spans, &s);
+      if (t1 > w->last_t1) w->last_t1 = t1;
+    } else if (!skip) {
+      ps_err full;
+      snprintf(full.msg, sizeof full.msg, "worker %d (GPU %d), call %lld, phase %.60s: %.900s", w->wig, w->gpu,
+               (long long)w->call, R->s->model->phases[p].name, e.msg);
+      w->failed = 1;
+      run_fail(R, &full);
+    }
+    w->running--;
+    w->ndone++;
+    if (R->in_region[p]) w->region_left--;
+    for (int i = 0; i < R->nsucc[p]; i++) w->deps_left[R->succ[p][i]]--;
+    advance(w);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+static void *holder_main(void *arg) {
+  rworker *w = arg;
+  rgpu *g = &w->R->gpus[w->gpu];
+  pthread_mutex_lock(&w->mu);
+  for (;;) {
+    while (w->mx != MX_REQ && !w->exiting) pthread_cond_wait(&w->cv_hold, &w->mu);
+    if (w->mx != MX_REQ) break;
+    pthread_mutex_unlock(&w->mu);
+    mfifo_lock(&g->tickets);
+    pthread_mutex_lock(&g->held);
+    double acq = ps_now();
+    pthread_mutex_lock(&w->mu);
+    w->mx = MX_HELD;
+    w->mx_acq = acq;
+    advance(w);
+    while (w->mx != MX_RELREQ) pthread_cond_wait(&w->cv_hold, &w->mu);
+    pthread_mutex_unlock(&w->mu);
+    double rel = ps_now();
+    pthread_mutex_unlock(&g->held);
+    mfifo_unlock(&g->tickets);
+    pthread_mutex_lock(&w->mu);
+    w->mx = MX_RELEASED;
+    w->mx_rel = rel;
+    advance(w);
+  }
+  pthread_mutex_unlock(&w->mu);
+  return NULL;
+}
+
+/* Takes the next batch; 0 when no work is left (or the run is stopping). */
+static int take_batch(rworker *w, double *t_start) {
+  mrun *R = w->R;
+  const scenario *s = R->s;
+  for (;;) {
+    pthread_mutex_lock(&R->qmu);
+    if (R->next_part >= R->total || mrun_stopping(R)) {
+      pthread_mutex_unlock(&R->qmu);
+      return 0;
+    }
+    double now = ps_now();
+    if (R->arrive && R->arrive[R->next_part] > now) {
+      double t = R->arrive[R->next_part];
+      pthread_mutex_unlock(&R->qmu);
+      mrun_sleep_until(R, t);
+      continue;
+    }
+    int k = 0;
+    while (k < s->batch && R->next_part + k < R->total && (!R->arrive || R->arrive[R->next_part + k] <= now)) k++;
+    w->part0 = R->next_part;
+    w->k = k;
+    w->call = R->ncalls++;
+    R->next_part += k;
+    *t_start = ps_now();
+    pthread_mutex_unlock(&R->qmu);
+    return 1;
+  }
+}
+
+static void *worker_main(void *arg) {
+  rworker *w = arg;
+  mrun *R = w->R;
+  int np = R->np;
+  double t_start;
+  while (take_batch(w, &t_start)) {
+    int64_t parts[64];
+    int kk = w->k < 64 ? w->k : 64;
+    for (int i = 0; i < kk; i++) parts[i] = w->part0 + i;
+    ps_err e = {{0}};
+    if (R->ops->call_begin(w->xs, R->rep, w->call, parts, w->k, &e) != PS_OK) {
+      run_fail(R, &e);
+      break;
+    }
+    pthread_mutex_lock(&w->mu);
+    for (int p = 0; p < np; p++) {
+      w->deps_left[p] = R->s->model->phases[p].nafter;
+      w->started[p] = 0;
+    }
+    w->ndone = w->running = w->finished = 0;
+    w->region_left = R->s->mutex_from >= 0 ? R->s->mutex_to - R->s->mutex_from + 1 : 0;
+    w->mx = MX_NONE;
+    w->last_t1 = t_start;
+    advance(w);
+    while (!w->finished) pthread_cond_wait(&w->cv_co, &w->mu);
+    int complete = w->ndone == np && !w->failed && !mrun_stopping(R);
+    int had_mx = w->mx == MX_RELEASED;
+    pthread_mutex_unlock(&w->mu);
+    R->ops->call_end(w->xs);
+    if (had_mx) {
+      rspan ws = {.gpu = w->gpu, .worker = w->wig, .phase = SP_WAIT, .k = w->k, .call = w->call,
+                  .part0 = w->part0, .t0 = w->mx_req - R->base, .t1 = w->mx_acq - R->base};
+      rspan hs = ws;
+      hs.phase = SP_HELD;
+      hs.t0 = w->mx_acq - R->base;
+      hs.t1 = w->mx_rel - R->base;
+      rspans_push(&w->spans, &ws);
+      rspans_push(&w->spans, &hs);
+    }
+    if (!complete) break;
+    if (w->ncalls == w->ccap) {
+      w->ccap = w->ccap ? 2 * w->ccap : 64;
+      w->calls = xrealloc(w->calls, w->ccap * sizeof *w->calls);
+    }
+    double t_end = w->last_t1;
+    if (had_mx && w->mx_rel > t_end) t_end = w->mx_rel;
+    w->calls[w->ncalls++] = (rcall){.gpu = w->gpu, .worker = w->wig, .k = w->k, .call = w->call,
+                                    .part0 = w->part0, .t_start = t_start - R->base, .t_end = t_end - R->base,
+                                    .has_mx = had_mx, .mx_req = w->mx_req - R->base,
+                                    .mx_acq = w->mx_acq - R->base, .mx_rel = w->mx_rel - R->base};
+  }
+  return NULL;
+}
+
+/* ---- Metrics from spans ---- */
+
+typedef struct ival {
+  double a, b;
+} ival;
+
+static int cmp_ival(const void *x, const void *y) {
+  const ival *p = x, *q = y;
+  return p->a < q->a ? -1 : p->a > q->a ? 1 : 0;
+}
+
+/* Sorts and merges v in place; returns the new count. */
+static size_t merge_ivals(ival *v, size_t n) {
+  if (!n) return 0;
+  qsort(v, n, sizeof *v, cmp_ival);
+  size_t m = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (v[i].a <= v[m].b) {
+      if (v[i].b > v[m].b) v[m].b = v[i].b;
+    } else {
+      v[++m] = v[i];
+    }
+  }
+  return m + 1;
+}
+
+static double clip_len(const ival *v, size_t n, double t0, double t1) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) {
+    double a = v[i].a > t0 ? v[i].a : t0, b = v[i].b < t1 ? v[i].b : t1;
+    if (b > a) s += b - a;
+  }
+  return s;
+}
+
+/* Length of the intersection of two merged interval lists, clipped to [t0, t1]. */
+static double inter_len(const ival *x, size_t nx, const ival *y, size_t ny, double t0, double t1) {
+  double s = 0;
+  size_t i = 0, j = 0;
+  while (i < nx && j < ny) {
+    double a = fmax(fmax(x[i].a, y[j].a), t0), b = fmin(fmin(x[i].b, y[j].b), t1);
+    if (b > a) s += b - a;
+    if (x[i].b < y[j].b)
+      i++;
+    else
+      j++;
+  }
+  return s;
+}
+
+typedef struct cdone {
+  double t;
+  int64_t seq;
+  const rcall *c;
+} cdone;
+
+static int cmp_cdone(const void *x, const void *y) {
+  const cdone *p = x, *q = y;
+  if (p->t != q->t) return p->t < q->t ? -1 : 1;
+  return p->seq < q->seq ? -1 : p->seq > q->seq;
+}
+
+typedef struct dvec {
+  double *v;
+  size_t n, cap;
+} dvec;
+
+static void dvec_push(dvec *d, double x) {
+  if (d->n == d->cap) {
+    d->cap = d->cap ? 2 * d->cap : 64;
+    d->v = xrealloc(d->v, d->cap * sizeof *d->v);
+  }
+  d->v[d->n++] = x;
+}
+
+static int cmp_double(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* Exact order statistic (nearest rank, linear interpolation), x sorted. */
+static double quant(const double *x, size_t n, double q) {
+  if (!n) return NAN;
+  double h = q * (double)(n - 1);
+  size_t i = (size_t)h;
+  if (i + 1 >= n) return x[n - 1];
+  return x[i] + (h - (double)i) * (x[i + 1] - x[i]);
+}
+
+static double mean_of(const dvec *d) {
+  if (!d->n) return NAN;
+  double s = 0;
+  for (size_t i = 0; i < d->n; i++) s += d->v[i];
+  return s / (double)d->n;
+}
+
+static double q_of(dvec *d, double q) {
+  qsort(d->v, d->n, sizeof *d->v, cmp_double);
+  return quant(d->v, d->n, q);
+}
+
+/* Computes one replication's metrics from its calls and spans, pooling phase durations
+ * into pd (np + 2 vectors: phases, mutex_wait, mutex_held); the window comes back in
+ * *win_t0, *win_t1 (seconds from the replication's start). */
+static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double *win_t1, ps_err *e) {
+  const scenario *s = R->s;
+  size_t nc = 0;
+  for (int i = 0; i < R->nw; i++) nc += R->w[i].ncalls;
+  cdone *cd = xmalloc((nc ? nc : 1) * sizeof *cd);
+  size_t j = 0;
+  for (int i = 0; i < R->nw; i++)
+    for (size_t c = 0; c < R->w[i].ncalls; c++) {
+      cd[j] = (cdone){R->w[i].calls[c].t_end, R->w[i].calls[c].call, &R->w[i].calls[c]};
+      j++;
+    }
+  qsort(cd, nc, sizeof *cd, cmp_cdone);
+  int64_t end_at = s->partitions - s->cooldown, done = 0;
+  double T0 = s->warmup == 0 ? 0.0 : NAN, T1 = NAN;
+  dvec lat = {0}, call = {0}, wait = {0}, held = {0}, proof = {0};
+  int64_t nproofs = s->arrivals != ARR_CLOSED ? (s->partitions + s->partitions_per_proof - 1) / s->partitions_per_proof : 0;
+  int *proof_left = NULL;
+  if (nproofs) {
+    proof_left = xmalloc((size_t)nproofs * sizeof *proof_left);
+    for (int64_t p = 0; p < nproofs; p++) {
+      int64_t last = (p + 1) * s->partitions_per_proof;
+      if (last > s->partitions) last = s->partitions;
+      proof_left[p] = (int)(last - p * s->partitions_per_proof);
+    }
+  }
+  for (size_t i = 0; i < nc; i++) {
+    const rcall *c = cd[i].c;
+    int inw = !isnan(T0) && isnan(T1);
+    if (inw) dvec_push(&call, c->t_end - c->t_start);
+    for (int q = 0; q < c->k; q++) {
+      done++;
+      int64_t part = c->part0 + q;
+      double arr = R->arrive ? R->arrive[part] - R->base : c->t_start;
+      inw = !isnan(T0) && isnan(T1);
+      if (inw) dvec_push(&lat, c->t_end - arr);
+      if (nproofs) {
+        int64_t pf = part / s->partitions_per_proof;
+        if (--proof_left[pf] == 0 && inw) dvec_push(&proof, c->t_end - (R->arrive[pf * s->partitions_per_proof] - R->base));
+      }
+      if (isnan(T0) && done == s->warmup) T0 = c->t_end;
+      if (!isnan(T0) && isnan(T1) && done == end_at) T1 = c->t_end;
+    }
+  }
+  free(proof_left);
+  if (isnan(T0) || isnan(T1) || !(T1 > T0)) {
+    free(cd);
+    free(lat.v), free(call.v), free(wait.v), free(held.v), free(proof.v);
+    return ps_fail(e, PS_EINPUT,
+                   "the measurement window (from the %lld-th completion to the %lld-th) has zero length: lower "
+                   "run.warmup or run.cooldown, or raise workload.partitions",
+                   (long long)s->warmup, (long long)end_at);
+  }
+  double W = T1 - T0;
+  for (size_t i = 0; i < nc; i++) {
+    const rcall *c = cd[i].c;
+    if (!c->has_mx) continue;
+    if (c->mx_acq > T0 && c->mx_acq <= T1) dvec_push(&wait, c->mx_acq - c->mx_req);
+    if (c->mx_rel > T0 && c->mx_rel <= T1) dvec_push(&held, c->mx_rel - c->mx_acq);
+  }
+  free(cd);
+
+  memset(m, 0, sizeof *m);
+  m->ngpus = s->gpus;
+  m->gpu_util = xcalloc((size_t)s->gpus, sizeof(double));
+  double held_idle = 0, free_idle = 0, cpu_core_s = 0;
+  int64_t nspans = 0;
+  for (int g = 0; g < s->gpus; g++) {
+    size_t nb = 0, nh = 0, cb = 64, ch = 64;
+    ival *busy = xmalloc(cb * sizeof *busy), *hv = xmalloc(ch * sizeof *hv);
+    if (R->timing != MT_PHASES) {
+      for (size_t i = 0; i < R->dev.n; i++) {
+        const rspan *d = &R->dev.v[i];
+        if (d->gpu != g || d->phase != SP_KERNEL) continue;
+        if (nb == cb) busy = xrealloc(busy, (cb *= 2) * sizeof *busy);
+        busy[nb++] = (ival){d->t0, d->t1};
+      }
+    }
+    for (int wi = 0; wi < R->nw; wi++) {
+      const rworker *w = &R->w[wi];
+      if (w->gpu != g) continue;
+      for (size_t i = 0; i < w->spans.n; i++) {
+        const rspan *sp = &w->spans.v[i];
+        if (sp->phase == SP_HELD) {
+          if (nh == ch) hv = xrealloc(hv, (ch *= 2) * sizeof *hv);
+          hv[nh++] = (ival){sp->t0, sp->t1};
+        } else if (sp->phase >= 0) {
+          const phase *ph = &s->model->phases[sp->phase];
+          nspans++;
+          if (ph->resource == RES_GPU && R->timing == MT_PHASES) {
+            if (nb == cb) busy = xrealloc(busy, (cb *= 2) * sizeof *busy);
+            busy[nb++] = (ival){sp->t0, sp->t1};
+          }
+          if (ph->resource == RES_CPU) {
+            double a = fmax(sp->t0, T0), b = fmin(sp->t1, T1);
+            if (b > a) cpu_core_s += (b - a) * ph->threads;
+          }
+          if (sp->t1 > T0 && sp->t1 <= T1) dvec_push(&pd[sp->phase], sp->t1 - sp->t0);
+        }
+      }
+    }
+    nb = merge_ivals(busy, nb);
+    nh = merge_ivals(hv, nh);
+    double b = clip_len(busy, nb, T0, T1), h = clip_len(hv, nh, T0, T1), hb = inter_len(busy, nb, hv, nh, T0, T1);
+    m->gpu_util[g] = b / W;
+    m->gpu_util_mean += m->gpu_util[g] / s->gpus;
+    held_idle += (h - hb) / W / s->gpus;
+    free_idle += (W - b - (h - hb)) / W / s->gpus;
+    free(busy);
+    free(hv);
+  }
+  for (size_t i = 0; i < wait.n; i++) dvec_push(&pd[R->np], wait.v[i]);
+  for (size_t i = 0; i < held.n; i++) dvec_push(&pd[R->np + 1], held.v[i]);
+  m->idle_mutex_cpu = held_idle;
+  m->idle_no_holder = free_idle;
+  m->cpu_util = cpu_core_s / ((double)s->cpu_cores * W);
+  m->window_s = W;
+  m->completed = end_at - s->warmup;
+  m->throughput_pps = (double)m->completed / W;
+  m->lat_mean = mean_of(&lat);
+  m->lat_p50 = q_of(&lat, 0.50);
+  m->lat_p95 = q_of(&lat, 0.95);
+  m->lat_p99 = q_of(&lat, 0.99);
+  if (s->mutex_from >= 0) {
+    m->mutex_wait_mean = mean_of(&wait);
+    m->mutex_wait_p99 = q_of(&wait, 0.99);
+    m->mutex_held_mean = mean_of(&held);
+  }
+  m->call_mean = mean_of(&call);
+  m->call_p99 = q_of(&call, 0.99);
+  if (proof.n) {
+    m->has_proofs = 1;
+    m->proof_lat_mean = mean_of(&proof);
+    m->proof_lat_p50 = q_of(&proof, 0.50);
+    m->proof_lat_p95 = q_of(&proof, 0.95);
+    m->proof_lat_p99 = q_of(&proof, 0.99);
+  }
+  m->events = nspans;
+  *win_t0 = T0;
+  *win_t1 = T1;
+  free(lat.v), free(call.v), free(wait.v), free(held.v), free(proof.v);
+  return PS_OK;
+}
+
+/* ---- Spans document ---- */
+
+static int cmp_rspan(const void *x, const void *y) {
+  const rspan *p = x, *q = y;
+  if (p->t0 != q->t0) return p->t0 < q->t0 ? -1 : 1;
+  return (p->t1 > q->t1) - (p->t1 < q->t1);
+}
+
+static void append_rep_spans(mrun *R, ps_buf *b) {
+  rspans all = {0};
+  for (int i = 0; i < R->nw; i++)
+    for (size_t j = 0; j < R->w[i].spans.n; j++) rspans_push(&all, &R->w[i].spans.v[j]);
+  for (size_t j = 0; j < R->dev.n; j++) rspans_push(&all, &R->dev.v[j]);
+  if (all.n) qsort(all.v, all.n, sizeof *all.v, cmp_rspan);
+  int64_t parts[256];
+  for (size_t j = 0; j < all.n; j++) {
+    const rspan *sp = &all.v[j];
+    span_rec r = {.rep = R->rep, .gpu = sp->gpu, .worker = sp->worker, .call = sp->call, .t0 = sp->t0, .t1 = sp->t1};
+    if (sp->phase == SP_KERNEL || sp->phase == SP_MEMCPY) {
+      r.kind = sp->phase == SP_KERNEL ? SPAN_KERNEL : SPAN_MEMCPY;
+      r.name = sp->name;
+    } else {
+      r.kind = SPAN_PHASE;
+      int k = sp->k < 256 ? sp->k : 256;
+      for (int i = 0; i < k; i++) parts[i] = sp->part0 + i;
+      r.partitions = parts;
+      r.npartitions = k;
+      if (sp->phase >= 0) {
+        r.phase = R->s->model->phases[sp->phase].name;
+        r.resource = scn_res_name(R->s->model->phases[sp->phase].resource);
+      } else {
+        r.phase = sp->phase == SP_WAIT ? "mutex_wait" : "mutex_held";
+        r.resource = "none";
+      }
+    }
+    spans_format(b, &r);
+  }
+  free(all.v);
+}
+
+/* ---- The run ---- */
+
+static void make_arrivals(mrun *R) {
+  const scenario *s = R->s;
+  free(R->arrive);
+  R->arrive = NULL;
+  if (s->arrivals == ARR_CLOSED) return;
+  R->arrive = xmalloc((size_t)s->partitions * sizeof *R->arrive);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, (unsigned long)(sim_rep_seed(s->seed, R->rep) ^ 0x9e3779b97f4a7c15ULL));
+  double gap = 3600.0 / s->proofs_per_hour, t = 0;
+  for (int64_t p = 0; p < s->partitions; p++) {
+    if (p > 0 && p % s->partitions_per_proof == 0)
+      t += s->arrivals == ARR_POISSON ? gsl_ran_exponential(rng, gap) : gap;
+    R->arrive[p] = R->base + t;
+  }
+  gsl_rng_free(rng);
+}
+
+static void worker_reset(rworker *w) {
+  w->spans.n = 0;
+  w->ncalls = 0;
+  w->exiting = 0;
+  w->qh = w->qn = 0;
+}
+
+static int start_worker(rworker *w, ps_err *e) {
+  int rc;
+  for (int i = 0; i < w->npool; i++)
+    if ((rc = pthread_create(&w->pool[i], NULL, pool_main, w)) != 0)
+      return ps_fail(e, PS_ERR, "cannot start a thread: %s", strerror(rc));
+  if ((rc = pthread_create(&w->holder, NULL, holder_main, w)) != 0)
+    return ps_fail(e, PS_ERR, "cannot start a thread: %s", strerror(rc));
+  if ((rc = pthread_create(&w->th, NULL, worker_main, w)) != 0)
+    return ps_fail(e, PS_ERR, "cannot start a thread: %s", strerror(rc));
+  return PS_OK;
+}
+
+static void join_worker(rworker *w) {
+  pthread_join(w->th, NULL);
+  pthread_mutex_lock(&w->mu);
+  w->exiting = 1;
+  pthread_cond_broadcast(&w->cv_pool);
+  pthread_cond_broadcast(&w->cv_hold);
+  pthread_mutex_unlock(&w->mu);
+  for (int i = 0; i < w->npool; i++) pthread_join(w->pool[i], NULL);
+  pthread_join(w->holder, NULL);
+}
+
+void runner_result_free(runner_result *r) {
+  if (!r) return;
+  for (int i = 0; i < r->sim.nreps; i++) sim_metrics_free(&r->sim.reps[i]);
+  free(r->sim.reps);
+  free(r->gpu_util_nvml);
+  free(r->phases);
+  ps_buf_free(&r->spans);
+  free(r);
+}
+
+int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_err *e) {
+  *out = NULL;
+  const mexec_ops *ops;
+  if (!o->executor || !strcmp(o->executor, "synthetic"))
+    ops = &mexec_synthetic;
+  else if (!strcmp(o->executor, "groth16"))
+    ops = &mexec_groth16;
+  else
+    return ps_fail(e, PS_EINPUT, "--executor: expected groth16 or synthetic, got \"%s\"", o->executor);
+  int cuda;
+  if (!o->backend || !strcmp(o->backend, "cuda"))
+    cuda = 1;
+  else if (!strcmp(o->backend, "cpu"))
+    cuda = 0;
+  else
+    return ps_fail(e, PS_EINPUT, "--backend: expected cuda or cpu, got \"%s\"", o->backend);
+  if (s->batch > 256)
+    return ps_fail(e, PS_EINPUT, "system.batch: measure runs calls of at most 256 partitions, got %d", s->batch);
+
+  mrun *R = xcalloc(1, sizeof *R);
+  R->s = s;
+  R->o = o;
+  R->ops = ops;
+  R->cuda = cuda;
+  R->np = s->model->nphases;
+  pthread_mutex_init(&R->fail_mu, NULL);
+  pthread_mutex_init(&R->qmu, NULL);
+  pthread_mutex_init(&R->dmu, NULL);
+  R->in_region = xcalloc((size_t)R->np, 1);
+  if (s->mutex_from >= 0)
+    for (int p = s->mutex_from; p <= s->mutex_to; p++) R->in_region[p] = 1;
+  R->succ = xcalloc((size_t)R->np, sizeof *R->succ);
+  R->nsucc = xcalloc((size_t)R->np, sizeof *R->nsucc);
+  for (int p = 0; p < R->np; p++) {
+    const phase *ph = &s->model->phases[p];
+    for (int i = 0; i < ph->nafter; i++) {
+      int a = ph->after[i];
+      R->succ[a] = xrealloc(R->succ[a], (size_t)(R->nsucc[a] + 1) * sizeof(int));
+      R->succ[a][R->nsucc[a]++] = p;
+    }
+  }
+
+  int rc = PS_OK, cupti_on = 0;
+  runner_result *res = NULL;
+  mnvml *nv = NULL;
+  char notes[1024] = "", devname[256] = "";
+  char **pci = NULL;
+  if (cuda) {
+    int n = 0;
+    if ((rc = mcuda_device_count(&n, e)) != PS_OK) goto out;
+    if (s->gpus > n) {
+      rc = ps_fail(e, PS_ERR, "the scenario wants %d GPUs (system.gpus) and this machine has %d", s->gpus, n);
+      goto out;
+    }
+    pci = xcalloc((size_t)s->gpus, sizeof *pci);
+    for (int g = 0; g < s->gpus; g++) {
+      char name[256], bus[64];
+      size_t fr, tot;
+      if ((rc = mcuda_device_info(g, name, sizeof name, bus, sizeof bus, &fr, &tot, e)) != PS_OK) goto out;
+      pci[g] = xstrdup(bus);
+      if (g == 0) snprintf(devname, sizeof devname, "%s", name);
+    }
+    const char *how = NULL;
+    ps_err ce = {{0}};
+    if (o->no_cupti) {
+      R->timing = MT_EVENTS;
+      snprintf(notes, sizeof notes, "CUPTI not used (--no-cupti): kernel times from CUDA events");
+    } else if (mcupti_start(R, &how, &ce) == PS_OK) {
+      R->timing = MT_CUPTI;
+      cupti_on = 1;
+      snprintf(notes, sizeof notes, "kernel and memcpy spans from CUPTI activity records (%s)", how);
+    } else {
+      R->timing = MT_EVENTS;
+      snprintf(notes, sizeof notes, "CUPTI unavailable (%.900s): kernel times from CUDA events", ce.msg);
+    }
+  } else {
+    R->timing = MT_PHASES;
+    snprintf(devname, sizeof devname, "%ld CPU threads", sysconf(_SC_NPROCESSORS_ONLN));
+    snprintf(notes, sizeof notes, "cpu backend: GPU phases run on the CPU; GPU utilization from the GPU phase spans");
+  }
+
+  if (R->timing == MT_EVENTS && ops != &mexec_synthetic) {
+    /* Only the synthetic executor launches its own kernels and can put events around them. */
+    R->timing = MT_PHASES;
+    size_t l = strlen(notes);
+    snprintf(notes + l, sizeof notes - l, "; the %s executor has no events of its own, so GPU utilization comes "
+                                          "from the GPU phase spans (an upper bound)", ops->name);
+  }
+  mexec_env env = {.s = s, .cuda = cuda, .timing = R->timing, .run = R, .cache_dir = o->cache_dir};
+  if ((rc = ops->open(&env, &R->xst, e)) != PS_OK) goto out;
+
+  R->nw = s->gpus * s->workers_per_gpu;
+  if (cuda) {
+    size_t per_worker = ops->gpu_bytes(R->xst);
+    for (int g = 0; g < s->gpus; g++) {
+      char name[256], bus[64];
+      size_t fr = 0, tot = 0;
+      if ((rc = mcuda_device_info(g, name, sizeof name, bus, sizeof bus, &fr, &tot, e)) != PS_OK) goto out;
+      double need = (double)per_worker * s->workers_per_gpu;
+      if (need > (double)fr) {
+        rc = ps_fail(e, PS_ERR,
+                     "GPU %d (%s) has %.2f GiB free of %.2f GiB; the scenario needs %.2f GiB there (%d worker%s x "
+                     "%.2f GiB): lower system.workers_per_gpu, system.batch or prover.constraints",
+                     g, name, (double)fr / 1073741824.0, (double)tot / 1073741824.0, need / 1073741824.0,
+                     s->workers_per_gpu, s->workers_per_gpu > 1 ? "s" : "", (double)per_worker / 1073741824.0);
+        goto out;
+      }
+    }
+  }
+
+  res = xcalloc(1, sizeof *res);
+  res->ngpus = s->gpus;
+  res->gpu_util_nvml = xcalloc((size_t)s->gpus, sizeof(double));
+  for (int g = 0; g < s->gpus; g++) res->gpu_util_nvml[g] = NAN;
+  res->gpu_timing = R->timing == MT_CUPTI ? "cupti" : R->timing == MT_EVENTS ? "cuda-events" : "phase-spans";
+  snprintf(res->device, sizeof res->device, "%s", devname);
+  if (o->keep_spans) {
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    span_header h = {"prover", s->name, host, devname};
+    spans_format_header(&res->spans, &h);
+  }
+
+  R->gpus = xcalloc((size_t)s->gpus, sizeof *R->gpus);
+  for (int g = 0; g < s->gpus; g++) {
+    mfifo_init(&R->gpus[g].tickets);
+    pthread_mutex_init(&R->gpus[g].held, NULL);
+  }
+  R->w = xcalloc((size_t)R->nw, sizeof *R->w);
+  int nopen = 0;
+  for (int i = 0; i < R->nw; i++) {
+    rworker *w = &R->w[i];
+    w->R = R;
+    w->idx = i;
+    w->gpu = i % s->gpus;
+    w->wig = i / s->gpus;
+    w->npool = R->np;
+    w->pool = xcalloc((size_t)w->npool, sizeof *w->pool);
+    w->q = xcalloc((size_t)R->np, sizeof *w->q);
+    w->deps_left = xcalloc((size_t)R->np, sizeof *w->deps_left);
+    w->started = xcalloc((size_t)R->np, 1);
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv_co, NULL);
+    pthread_cond_init(&w->cv_pool, NULL);
+    pthread_cond_init(&w->cv_hold, NULL);
+  }
+  for (int i = 0; i < R->nw; i++, nopen++)
+    if ((rc = ops->worker_open(R->xst, i, R->w[i].gpu, &R->w[i].xs, e)) != PS_OK) goto out;
+
+  if (cuda) {
+    ps_err ne = {{0}};
+    double period = o->nvml_period_s > 0 ? o->nvml_period_s : 0.1;
+    if (mnvml_start(s->gpus, (const char *const *)pci, period, &nv, &ne) != PS_OK) {
+      size_t l = strlen(notes);
+      snprintf(notes + l, sizeof notes - l, "; NVML unavailable (%.600s): no nvidia-smi figure", ne.msg);
+    }
+    for (int g = 0; g < s->gpus; g++) mcuda_sync(g, &ne);
+    if (cupti_on) mcupti_flush(); /* setup's uploads are not part of any replication */
+  }
+
+  res->sim.reps = xcalloc((size_t)s->replications, sizeof *res->sim.reps);
+  dvec *pd = xcalloc((size_t)R->np + 2, sizeof *pd);
+  double *nvml_sum = xcalloc((size_t)s->gpus, sizeof *nvml_sum);
+  int *nvml_n = xcalloc((size_t)s->gpus, sizeof *nvml_n);
+  double t_all = ps_now();
+  for (int rep = 0; rep < s->replications && rc == PS_OK; rep++) {
+    R->rep = rep;
+    R->next_part = 0;
+    R->ncalls = 0;
+    R->total = s->partitions;
+    pthread_mutex_lock(&R->dmu);
+    R->dev.n = 0;
+    R->base = ps_now();
+    R->accept_dev = 1;
+    pthread_mutex_unlock(&R->dmu);
+    make_arrivals(R);
+    for (int i = 0; i < R->nw; i++) worker_reset(&R->w[i]);
+    int started = 0;
+    for (int i = 0; i < R->nw; i++, started++)
+      if (start_worker(&R->w[i], e) != PS_OK) {
+        run_fail(R, e);
+        break;
+      }
+    for (int i = 0; i < started; i++) join_worker(&R->w[i]);
+    if (cuda) {
+      ps_err se = {{0}};
+      for (int g = 0; g < s->gpus; g++)
+        if (mcuda_sync(g, &se) != PS_OK) run_fail(R, &se);
+      if (cupti_on) mcupti_flush();
+    }
+    pthread_mutex_lock(&R->dmu);
+    R->accept_dev = 0;
+    pthread_mutex_unlock(&R->dmu);
+    if (o->keep_spans) append_rep_spans(R, &res->spans);
+    if (R->failed) {
+      rc = ps_fail(e, PS_ERR, "%s", R->err.msg);
+      break;
+    }
+    if (o->interrupt && *o->interrupt) {
+      rc = ps_fail(e, PS_ERR, "interrupted during replication %d: the mutexes were released and the spans so far "
+                              "kept; no report", rep);
+      break;
+    }
+    double w0 = 0, w1 = 0;
+    if ((rc = rep_metrics(R, &res->sim.reps[rep], pd, &w0, &w1, e)) != PS_OK) break;
+    res->sim.nreps++;
+    res->sim.events += res->sim.reps[rep].events;
+    res->completed_reps++;
+    for (int g = 0; nv && g < s->gpus; g++) {
+      int cnt = 0;
+      double u = mnvml_mean(nv, g, R->base + w0, R->base + w1, &cnt);
+      if (cnt > 0) {
+        nvml_sum[g] += u;
+        nvml_n[g]++;
+        res->nvml_samples += cnt;
+      }
+    }
+  }
+  res->sim.wall_s = ps_now() - t_all;
+  for (int g = 0; g < s->gpus; g++)
+    if (nvml_n[g]) res->gpu_util_nvml[g] = nvml_sum[g] / nvml_n[g];
+  free(nvml_sum);
+  free(nvml_n);
+  res->nphases = R->np + 2;
+  res->phases = xcalloc((size_t)res->nphases, sizeof *res->phases);
+  for (int p = 0; p < R->np + 2; p++) {
+    runner_phase_stats *ps = &res->phases[p];
+    ps->name = p < R->np ? s->model->phases[p].name : p == R->np ? "mutex_wait" : "mutex_held";
+    ps->resource = p < R->np ? scn_res_name(s->model->phases[p].resource) : "none";
+    ps->n = (int64_t)pd[p].n;
+    ps->mean = mean_of(&pd[p]);
+    ps->p50 = q_of(&pd[p], 0.50);
+    ps->p95 = quant(pd[p].v, pd[p].n, 0.95);
+    ps->p99 = quant(pd[p].v, pd[p].n, 0.99);
+    ps->min = pd[p].n ? pd[p].v[0] : NAN;
+    ps->max = pd[p].n ? pd[p].v[pd[p].n - 1] : NAN;
+    free(pd[p].v);
+  }
+  free(pd);
+  if (o->interrupt && *o->interrupt && rc == PS_OK)
+    rc = ps_fail(e, PS_ERR, "interrupted: the mutexes were released and the spans so far kept; no report");
+  snprintf(res->notes, sizeof res->notes, "%s", notes);
+
+out:
+  if (R->w) {
+    for (int i = 0; i < nopen; i++) ops->worker_close(R->w[i].xs);
+    for (int i = 0; i < R->nw; i++) {
+      rworker *w = &R->w[i];
+      free(w->pool), free(w->q), free(w->deps_left), free(w->started), free(w->spans.v), free(w->calls);
+      pthread_mutex_destroy(&w->mu);
+      pthread_cond_destroy(&w->cv_co);
+      pthread_cond_destroy(&w->cv_pool);
+      pthread_cond_destroy(&w->cv_hold);
+    }
+    free(R->w);
+  }
+  mnvml_stop(nv);
+  if (R->xst) ops->close(R->xst);
+  if (cupti_on) mcupti_stop();
+  if (R->gpus) {
+    for (int g = 0; g < s->gpus; g++) {
+      mfifo_destroy(&R->gpus[g].tickets);
+      pthread_mutex_destroy(&R->gpus[g].held);
+    }
+    free(R->gpus);
+  }
+  if (pci)
+    for (int g = 0; g < s->gpus; g++) free(pci[g]);
+  free(pci);
+  for (int p = 0; p < R->np; p++) free(R->succ[p]);
+  free(R->succ), free(R->nsucc), free(R->in_region), free(R->arrive), free(R->dev.v);
+  for (int i = 0; i < R->nnames; i++) free(R->names[i]);
+  free(R->names);
+  pthread_mutex_destroy(&R->fail_mu);
+  pthread_mutex_destroy(&R->qmu);
+  pthread_mutex_destroy(&R->dmu);
+  free(R);
+  *out = res;
+  return rc;
+}
+
+/* ---- Reports ---- */
+
+static void jnum(cJSON *o, const char *k, double v) {
+  if (isfinite(v))
+    cJSON_AddNumberToObject(o, k, v);
+  else
+    cJSON_AddNullToObject(o, k);
+}
+
+cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_result *r) {
+  report_summary sum;
+  report_summarize(&r->sim, &sum);
+  cJSON *doc = report_json(s, &sum);
+  report_summary_free(&sum);
+  cJSON_ReplaceItemInObject(doc, "source", cJSON_CreateString("prover"));
+  cJSON *met = cJSON_GetObjectItem(doc, "metrics");
+  cJSON *nv = cJSON_CreateArray();
+  for (int g = 0; g < r->ngpus; g++)
+    cJSON_AddItemToArray(nv, isfinite(r->gpu_util_nvml[g]) ? cJSON_CreateNumber(r->gpu_util_nvml[g]) : cJSON_CreateNull());
+  cJSON_AddItemToObject(met, "gpu_util_nvml", nv);
+  cJSON *ph = cJSON_AddObjectToObject(met, "phases_s");
+  for (int p = 0; p < r->nphases; p++) {
+    const runner_phase_stats *x = &r->phases[p];
+    cJSON *o1 = cJSON_AddObjectToObject(ph, x->name);
+    cJSON_AddStringToObject(o1, "resource", x->resource);
+    cJSON_AddNumberToObject(o1, "n", (double)x->n);
+    jnum(o1, "mean", x->mean);
+    jnum(o1, "p50", x->p50);
+    jnum(o1, "p95", x->p95);
+    jnum(o1, "p99", x->p99);
+    jnum(o1, "min", x->min);
+    jnum(o1, "max", x->max);
+  }
+  cJSON *m = cJSON_AddObjectToObject(doc, "measurement");
+  cJSON_AddStringToObject(m, "backend", o->backend ? o->backend : "cuda");
+  cJSON_AddStringToObject(m, "executor", o->executor ? o->executor : "synthetic");
+  cJSON_AddStringToObject(m, "device", r->device);
+  cJSON_AddStringToObject(m, "gpu_timing", r->gpu_timing);
+  cJSON_AddNumberToObject(m, "nvml_samples", r->nvml_samples);
+  cJSON_AddNumberToObject(m, "wall_s", r->sim.wall_s);
+  cJSON_AddStringToObject(m, "notes", r->notes);
+  return doc;
+}
+
+void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, const runner_result *r, double wall_s) {
+  report_summary sum;
+  report_summarize(&r->sim, &sum);
+  ps_buf_printf(b, "measured  %s executor, %s backend on %s; kernel times from %s\n",
+                o->executor ? o->executor : "synthetic", o->backend ? o->backend : "cuda", r->device, r->gpu_timing);
+  report_table(b, s, &sum, wall_s);
+  ps_buf_printf(b, "\n");
+  for (int g = 0; g < r->ngpus && g < 16; g++) {
+    if (isfinite(r->gpu_util_nvml[g]))
+      ps_buf_printf(b, "  GPU %d: true utilization %.2f%%, nvidia-smi (NVML) reads %.2f%%\n", g, 100 * sum.gpu_util[g],
+                    100 * r->gpu_util_nvml[g]);
+  }
+  ps_buf_printf(b, "\n  %-14s %-8s %8s %10s %10s %10s %10s\n", "phase", "resource", "n", "mean (s)", "p50 (s)",
+                "p99 (s)", "max (s)");
+  for (int p = 0; p < r->nphases; p++) {
+    const runner_phase_stats *x = &r->phases[p];
+    if (!x->n) continue;
+    ps_buf_printf(b, "  %-14s %-8s %8lld %10.4f %10.4f %10.4f %10.4f\n", x->name, x->resource, (long long)x->n, x->mean,
+                  x->p50, x->p99, x->max);
+  }
+  ps_buf_printf(b, "\nnote: %s\n", r->notes);
+  report_summary_free(&sum);
+}
+
+void runner_report_csv(ps_buf *b, const scenario *s, const runner_result *r) {
+  report_summary sum;
+  report_summarize(&r->sim, &sum);
+  ps_buf tmp = {0};
+  report_csv(&tmp, s, &sum);
+  report_summary_free(&sum);
+  double nv = 0;
+  int n = 0;
+  for (int g = 0; g < r->ngpus; g++)
+    if (isfinite(r->gpu_util_nvml[g])) nv += r->gpu_util_nvml[g], n++;
+  char *nl = memchr(tmp.p, '\n', tmp.len);
+  PS_ASSERT(nl && tmp.p[tmp.len - 1] == '\n');
+  ps_buf_append(b, tmp.p, (size_t)(nl - tmp.p));
+  ps_buf_printf(b, ",gpu_util_nvml,gpu_timing\n");
+  ps_buf_append(b, nl + 1, tmp.len - (size_t)(nl + 1 - tmp.p) - 1);
+  if (n)
+    ps_buf_printf(b, ",%.17g,%s\n", nv / n, r->gpu_timing);
+  else
+    ps_buf_printf(b, ",,%s\n", r->gpu_timing);
+  ps_buf_free(&tmp);
+}

@@ -1,0 +1,64 @@
+/* The scenario runner behind `provesim measure`: runs a scenario for real, with worker
+ * threads pinned to GPUs, one pthread mutex per GPU held exactly over the scope region,
+ * the model's phase DAG per call (concurrent phases on helper threads), batching, closed
+ * backlog or arrivals, and records what happened as provesim.spans/1 spans (phases, mutex
+ * wait/held, kernels and memcpys) and as the simulator's metrics, computed from those
+ * spans over the same measurement window. */
+#ifndef PROVESIM_RUNNER_H
+#define PROVESIM_RUNNER_H
+
+#include <cjson/cJSON.h>
+#include <signal.h>
+
+#include "../common/util.h"
+#include "../sim/model.h"
+#include "../sim/pipe.h"
+
+typedef struct runner_opts {
+  const char *backend;   /* "cpu" or "cuda" */
+  const char *executor;  /* "synthetic" or "groth16" */
+  const volatile sig_atomic_t *interrupt; /* set by a SIGINT handler; may be NULL */
+  int keep_spans;        /* 1: the result carries the spans document */
+  const char *cache_dir; /* groth16 key cache; NULL = none */
+  double nvml_period_s;  /* NVML sampling period; 0 = 0.1 s */
+  int no_cupti;          /* 1: act as if CUPTI were unavailable (tests, comparisons) */
+} runner_opts;
+
+/* Time statistics of one phase (or of mutex_wait / mutex_held) over the window, pooled
+ * over replications. */
+typedef struct runner_phase_stats {
+  const char *name;      /* borrowed from the scenario, or a static string */
+  const char *resource;
+  int64_t n;
+  double mean, p50, p95, p99, min, max;
+} runner_phase_stats;
+
+typedef struct runner_result {
+  sim_result sim;        /* per-replication metrics in the simulator's terms */
+  int ngpus;
+  double *gpu_util_nvml; /* ngpus entries, mean over replications; NaN when NVML is absent */
+  int nvml_samples;
+  const char *gpu_timing;   /* "cupti", "cuda-events" or "phase-spans" */
+  char notes[1024];         /* what the reader must know (fallbacks, interruptions) */
+  char device[256];         /* "NVIDIA H200" or "cpu backend" */
+  runner_phase_stats *phases;
+  int nphases;
+  ps_buf spans;             /* the provesim.spans/1 document when keep_spans */
+  int completed_reps;       /* replications that ran to the end */
+} runner_result;
+
+/* Runs every replication of s. *out is set whenever the run started (also when it then
+ * failed or was interrupted, so the caller can write the spans it recorded); the caller
+ * frees it with runner_result_free. Returns PS_OK; PS_EINPUT when the scenario cannot
+ * run with this executor (names what is wrong, nothing ran); PS_ERR for a device failure,
+ * not enough GPU memory (names need and free), a failing phase, or an interruption. */
+int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_err *e);
+void runner_result_free(runner_result *r); /* accepts NULL */
+
+/* The provesim.report/1 document ("source": "prover"): the simulator's metrics plus
+ * gpu_util_nvml, per-phase statistics and a "measurement" member saying how. */
+cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_result *r);
+void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, const runner_result *r, double wall_s);
+void runner_report_csv(ps_buf *b, const scenario *s, const runner_result *r);
+
+#endif
