@@ -341,6 +341,11 @@ static double union_len(iv *v, size_t n, double lo, double hi) {
   return tot;
 }
 
+static int dcmp(const void *x, const void *y) {
+  double a = *(const double *)x, b = *(const double *)y;
+  return a < b ? -1 : a > b;
+}
+
 static scenario *random_scenario(gsl_rng *g) {
   int np = 2 + (int)gsl_rng_uniform_int(g, 5);
   scenario *s = mk(np);
@@ -452,10 +457,6 @@ START_TEST(operational_laws) {
         /* Sweep: integrate N(t) over [first, last]. */
         double *e0 = xmalloc(n * sizeof *e0), *e1 = xmalloc(n * sizeof *e1);
         for (size_t i = 0; i < n; i++) e0[i] = cv[i].t0, e1[i] = cv[i].t1;
-        int dcmp(const void *x, const void *y) {
-          double a1 = *(const double *)x, b1 = *(const double *)y;
-          return a1 < b1 ? -1 : a1 > b1;
-        }
         qsort(e0, n, sizeof *e0, dcmp);
         qsort(e1, n, sizeof *e1, dcmp);
         double area = 0, t = first;
