@@ -138,6 +138,7 @@ __global__ void scan_apply(uint32_t *out, uint32_t *out2, const uint32_t *in, co
 #undef MK_K
 
 /* ---- host side ---- */
+#include <stdio.h>
 
 extern "C" unsigned psc_msm_default_window(int g2, size_t n) {
   unsigned lg = 0;
@@ -202,6 +203,15 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
   void *win = NULL;
   char *final_acc = NULL;
+  /* PSC_MSM_PROFILE=1 in the environment prints the time of each phase to stderr. */
+  static const char *ph_name[] = {"upload", "digits", "scan", "scatter", "buckets", "segments", "merges"};
+  cudaEvent_t ph[8] = {0};
+  int prof = getenv("PSC_MSM_PROFILE") != NULL;
+  double t_host0 = 0;
+#define PH(i) \
+  if (prof) PSC_CHECK(cudaEventRecord(ph[i], d->stream))
+  if (prof)
+    for (int i = 0; i < 8; i++) PSC_CHECK(cudaEventCreate(&ph[i]));
   if (n == 0) {
     if (g2) g2_xyzz_set_inf((g2_xyzz_t *)out);
     else g1_xyzz_set_inf((g1_xyzz_t *)out);
@@ -218,10 +228,13 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   if ((rc = psc__ws(d, WS_SEG_ACC, 2 * (size_t)nwin * nseg * psz, "MSM segments", &m.seg_acc, e))) goto fail;
   if ((rc = psc__ws(d, WS_SEG_SUM, 2 * (size_t)nwin * nseg * psz, "MSM segments", &m.seg_sum, e))) goto fail;
 
+  PH(0);
   PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
   PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
+  PH(1);
   msm_digits<<<psc__blocks(n, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, n, c, nwin);
   PSC_CHECK_LAUNCH();
+  PH(2);
   {
     size_t chunk = (nkeys + SCAN_CHUNKS - 1) / SCAN_CHUNKS;
     scan_chunk_sums<<<SCAN_CHUNKS / 256, 256, 0, d->stream>>>(m.part, m.count, nkeys, chunk);
@@ -231,14 +244,17 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
     scan_apply<<<SCAN_CHUNKS / 256, 256, 0, d->stream>>>(m.start, m.cursor, m.count, m.part, nkeys, chunk);
     PSC_CHECK_LAUNCH();
   }
+  PH(3);
   msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin);
   PSC_CHECK_LAUNCH();
+  PH(4);
   {
     unsigned nseg_all = nwin * nseg, g, log_l = log_lseg, left = log_nseg;
     if (!g2) {
       g1_bucket_sum<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>(
           (g1_xyzz_t *)m.buckets, m.sorted, m.start, m.count, (const g1_affine_t *)b->d_bases, nkeys);
       PSC_CHECK_LAUNCH();
+      PH(5);
       g1_segment_sum<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
           (g1_xyzz_t *)m.seg_acc, (g1_xyzz_t *)m.seg_sum, (const g1_xyzz_t *)m.buckets, nb, nseg,
           1u << log_lseg, nwin);
@@ -247,6 +263,7 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
       g2_bucket_sum<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>(
           (g2_xyzz_t *)m.buckets, m.sorted, m.start, m.count, (const g2_affine_t *)b->d_bases, nkeys);
       PSC_CHECK_LAUNCH();
+      PH(5);
       g2_segment_sum<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
           (g2_xyzz_t *)m.seg_acc, (g2_xyzz_t *)m.seg_sum, (const g2_xyzz_t *)m.buckets, nb, nseg,
           1u << log_lseg, nwin);
@@ -254,6 +271,7 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
     }
     /* Merge segments: groups of 2^lg consecutive segments (never across windows, since
      * each window has 2^left segments and groups are powers of two). */
+    PH(6);
     size_t half = (size_t)nwin * nseg * psz;
     char *acc_in = (char *)m.seg_acc, *sum_in = (char *)m.seg_sum;
     char *acc_out = acc_in + half, *sum_out = sum_in + half;
@@ -277,11 +295,13 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
       left -= lg;
     }
     final_acc = acc_in;
+    PH(7);
   }
   /* Window sums to the host, Horner there. */
   win = xmalloc(nwin * psz);
   PSC_CHECK(cudaMemcpyAsync(win, final_acc, nwin * psz, cudaMemcpyDeviceToHost, d->stream));
   PSC_CHECK(cudaStreamSynchronize(d->stream));
+  t_host0 = ps_now();
   if (!g2) {
     g1_xyzz_t acc, *ws = (g1_xyzz_t *)win;
     g1_xyzz_set_inf(&acc);
@@ -299,7 +319,18 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
     }
     *(g2_xyzz_t *)out = acc;
   }
+  if (prof) {
+    fprintf(stderr, "[msm profile] n=%zu c=%u g%d:", n, c, g2 + 1);
+    for (int i = 0; i < 7; i++) {
+      float t = 0;
+      PSC_CHECK(cudaEventElapsedTime(&t, ph[i], ph[i + 1]));
+      fprintf(stderr, " %s %.3f", ph_name[i], t);
+    }
+    fprintf(stderr, " horner(host) %.3f ms\n", (ps_now() - t_host0) * 1e3);
+  }
 fail:
+  for (int i = 0; i < 8; i++)
+    if (ph[i]) cudaEventDestroy(ph[i]);
   free(win);
   return rc;
 }

@@ -24,23 +24,23 @@ static __constant__ fr_t c_fr_one = BLS_FR_ONE;
   _Pragma("unroll") for (int j = 0; j <= N; j++) t[j] = 0;                                 \
   _Pragma("unroll") for (int i = 0; i < N; i++) {                                          \
     uint32_t bi = b[i];                                                                    \
-    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));                \
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));                \
     _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
-      asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));             \
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));                                               \
-    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));                \
+      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));             \
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));                                               \
+    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));                \
     _Pragma("unroll") for (int j = 1; j < N - 1; j++)                                      \
-      asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));         \
-    asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));              \
+      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));         \
+    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));              \
     uint32_t m = t[0] * (INV);                                                             \
-    asm("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(MOD[0]));               \
+    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(MOD[0]));               \
     _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
-      asm("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(MOD[j]));            \
-    asm("addc.u32 %0, %0, 0;" : "+r"(t[N]));                                               \
-    asm("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(MOD[0]));               \
+      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(MOD[j]));            \
+    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));                                               \
+    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(MOD[0]));               \
     _Pragma("unroll") for (int j = 1; j < N - 1; j++)                                      \
-      asm("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(MOD[j]));        \
-    asm("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(MOD[N - 1]));             \
+      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(MOD[j]));        \
+    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(MOD[N - 1]));             \
     _Pragma("unroll") for (int j = 0; j < N; j++) t[j] = t[j + 1];                         \
     t[N] = 0;                                                                              \
   }                                                                                        \
@@ -50,32 +50,32 @@ static __constant__ fr_t c_fr_one = BLS_FR_ONE;
 #define PSF_REDUCE_ONCE(N)                                                                 \
   PSF_INL void psf_reduce_once_##N(uint32_t *r, const uint32_t *t, const uint32_t *mod) {  \
     uint32_t s[N], borrow;                                                                 \
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));                   \
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));                   \
     _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
-      asm("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));                \
-    asm("subc.u32 %0, 0, 0;" : "=r"(borrow));                                              \
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));                \
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));                                              \
     _Pragma("unroll") for (int j = 0; j < N; j++) r[j] = borrow ? t[j] : s[j];             \
   }                                                                                        \
   /* r = a + b mod m (a, b < m; m has a spare top bit so a + b fits). */                  \
   PSF_INL void psf_add_##N(uint32_t *r, const uint32_t *a, const uint32_t *b,              \
                            const uint32_t *mod) {                                          \
     uint32_t t[N];                                                                         \
-    asm("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));                     \
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));                     \
     _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
-      asm("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));                  \
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));                  \
     psf_reduce_once_##N(r, t, mod);                                                        \
   }                                                                                        \
   /* r = a - b mod m. */                                                                   \
   PSF_INL void psf_sub_##N(uint32_t *r, const uint32_t *a, const uint32_t *b,              \
                            const uint32_t *mod) {                                          \
     uint32_t t[N], s[N], borrow;                                                           \
-    asm("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));                     \
+    asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(t[0]) : "r"(a[0]), "r"(b[0]));                     \
     _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
-      asm("subc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));                  \
-    asm("subc.u32 %0, 0, 0;" : "=r"(borrow));                                              \
-    asm("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));                   \
+      asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(t[j]) : "r"(a[j]), "r"(b[j]));                  \
+    asm volatile("subc.u32 %0, 0, 0;" : "=r"(borrow));                                              \
+    asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(s[0]) : "r"(t[0]), "r"(mod[0]));                   \
     _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
-      asm("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));                \
+      asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(s[j]) : "r"(t[j]), "r"(mod[j]));                \
     _Pragma("unroll") for (int j = 0; j < N; j++) r[j] = borrow ? s[j] : t[j];             \
   }                                                                                        \
   PSF_INL int psf_is_zero_##N(const uint32_t *a) {                                         \
