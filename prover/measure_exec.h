@@ -109,6 +109,9 @@ int mnvml_start(int n, const char *const *pci, double period_s, mnvml **out, ps_
 /* Mean of the samples taken in [t0, t1] (ps_now() clock) for device i, as a fraction;
  * NaN when none; *count gets the number of samples. */
 double mnvml_mean(mnvml *m, int i, double t0, double t1, int *count);
+/* Copies the samples of device i taken in [t0, t1] (fractions) to out (up to max);
+ * returns how many. */
+int mnvml_samples(mnvml *m, int i, double t0, double t1, double *out, int max);
 void mnvml_stop(mnvml *m); /* accepts NULL */
 
 #endif

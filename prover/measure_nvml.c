@@ -135,6 +135,16 @@ double mnvml_mean(mnvml *m, int i, double t0, double t1, int *count) {
   return c ? s / c : NAN;
 }
 
+int mnvml_samples(mnvml *m, int i, double t0, double t1, double *out, int max) {
+  if (!m || i < 0 || i >= m->n) return 0;
+  pthread_mutex_lock(&m->mu);
+  int c = 0;
+  for (size_t j = 0; j < m->ns[i] && c < max; j++)
+    if (m->s[i][j].t >= t0 && m->s[i][j].t <= t1) out[c++] = m->s[i][j].u;
+  pthread_mutex_unlock(&m->mu);
+  return c;
+}
+
 void mnvml_stop(mnvml *m) {
   if (!m) return;
   pthread_mutex_lock(&m->mu);

@@ -729,6 +729,7 @@ void runner_result_free(runner_result *r) {
   for (int i = 0; i < r->sim.nreps; i++) sim_metrics_free(&r->sim.reps[i]);
   free(r->sim.reps);
   free(r->gpu_util_nvml);
+  free(r->nvml_spread);
   free(r->phases);
   ps_buf_free(&r->spans);
   free(r);
@@ -897,6 +898,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   res->sim.reps = xcalloc((size_t)s->replications, sizeof *res->sim.reps);
   dvec *pd = xcalloc((size_t)R->np + 2, sizeof *pd);
   double *nvml_sum = xcalloc((size_t)s->gpus, sizeof *nvml_sum);
+  dvec *nvml_all = xcalloc((size_t)s->gpus, sizeof *nvml_all);
   int *nvml_n = xcalloc((size_t)s->gpus, sizeof *nvml_n);
   double t_all = ps_now();
   for (int rep = 0; rep < s->replications && rc == PS_OK; rep++) {
@@ -949,12 +951,24 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
         nvml_sum[g] += u;
         nvml_n[g]++;
         res->nvml_samples += cnt;
+        double *tmp = xmalloc((size_t)cnt * sizeof *tmp);
+        int got = mnvml_samples(nv, g, R->base + w0, R->base + w1, tmp, cnt);
+        for (int i = 0; i < got; i++) dvec_push(&nvml_all[g], tmp[i]);
+        free(tmp);
       }
     }
   }
   res->sim.wall_s = ps_now() - t_all;
-  for (int g = 0; g < s->gpus; g++)
+  res->nvml_spread = xcalloc((size_t)s->gpus, sizeof *res->nvml_spread);
+  for (int g = 0; g < s->gpus; g++) {
     if (nvml_n[g]) res->gpu_util_nvml[g] = nvml_sum[g] / nvml_n[g];
+    dvec *v = &nvml_all[g];
+    qsort(v->v, v->n, sizeof *v->v, cmp_double);
+    static const double qs[5] = {0, 0.05, 0.5, 0.95, 1};
+    for (int i = 0; i < 5; i++) res->nvml_spread[g][i] = quant(v->v, v->n, qs[i]);
+    free(v->v);
+  }
+  free(nvml_all);
   free(nvml_sum);
   free(nvml_n);
   res->nphases = R->np + 2;
@@ -1035,6 +1049,14 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
   for (int g = 0; g < r->ngpus; g++)
     cJSON_AddItemToArray(nv, isfinite(r->gpu_util_nvml[g]) ? cJSON_CreateNumber(r->gpu_util_nvml[g]) : cJSON_CreateNull());
   cJSON_AddItemToObject(met, "gpu_util_nvml", nv);
+  cJSON *sp = cJSON_CreateArray();
+  for (int g = 0; g < r->ngpus; g++) {
+    cJSON *o1 = cJSON_CreateObject();
+    static const char *const k[5] = {"min", "p05", "p50", "p95", "max"};
+    for (int i = 0; i < 5; i++) jnum(o1, k[i], r->nvml_spread ? r->nvml_spread[g][i] : NAN);
+    cJSON_AddItemToArray(sp, o1);
+  }
+  cJSON_AddItemToObject(met, "gpu_util_nvml_samples", sp);
   cJSON *ph = cJSON_AddObjectToObject(met, "phases_s");
   for (int p = 0; p < r->nphases; p++) {
     const runner_phase_stats *x = &r->phases[p];
@@ -1068,8 +1090,11 @@ void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, con
   ps_buf_printf(b, "\n");
   for (int g = 0; g < r->ngpus && g < 16; g++) {
     if (isfinite(r->gpu_util_nvml[g]))
-      ps_buf_printf(b, "  GPU %d: true utilization %.2f%%, nvidia-smi (NVML) reads %.2f%%\n", g, 100 * sum.gpu_util[g],
-                    100 * r->gpu_util_nvml[g]);
+      ps_buf_printf(b,
+                    "  GPU %d: true utilization %.2f%%, nvidia-smi (NVML) reads %.2f%% on average; single readings "
+                    "%.0f%% (p05) to %.0f%% (p95), %.0f%%..%.0f%%\n",
+                    g, 100 * sum.gpu_util[g], 100 * r->gpu_util_nvml[g], 100 * r->nvml_spread[g][1],
+                    100 * r->nvml_spread[g][3], 100 * r->nvml_spread[g][0], 100 * r->nvml_spread[g][4]);
   }
   ps_buf_printf(b, "\n  %-14s %-8s %8s %10s %10s %10s %10s\n", "phase", "resource", "n", "mean (s)", "p50 (s)",
                 "p99 (s)", "max (s)");

@@ -38,6 +38,9 @@ typedef struct runner_result {
   int ngpus;
   double *gpu_util_nvml; /* ngpus entries, mean over replications; NaN when NVML is absent */
   int nvml_samples;
+  /* Spread of the single NVML readings in the windows, per GPU (what a person watching
+   * nvidia-smi sees): min, p05, p50, p95, max; NaN when none. */
+  double (*nvml_spread)[5];
   const char *gpu_timing;   /* "cupti", "cuda-events" or "phase-spans" */
   char notes[1024];         /* what the reader must know (fallbacks, interruptions) */
   char device[256];         /* "NVIDIA H200" or "cpu backend" */
