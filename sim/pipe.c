@@ -102,7 +102,8 @@ typedef struct gpu_state {
   int mqhead, mqlen, mqcap;
   /* GPU-idle accounting: integrals over time of (gpu idle and mutex held) and
    * (gpu idle and mutex free). */
-  double t_upd, idle_held, idle_free, busy;
+  double t_upd, idle_held, idle_free, idle_nowork, busy;
+  int idle_workers;  /* workers of this GPU without a call */
 } gpu_state;
 
 typedef struct worker {
@@ -158,11 +159,11 @@ typedef struct rep_state {
   /* Window. */
   int in_window;
   double win_t0;
-  double *snap_busy, *snap_held, *snap_free; /* per GPU at window start */
+  double *snap_busy, *snap_held, *snap_free, *snap_nowork; /* per GPU at window start */
   double snap_cpu_used;
   double t_last;
   int win_closed;
-  double *end_busy, *end_held, *end_free; /* per GPU at window end */
+  double *end_busy, *end_held, *end_free, *end_nowork; /* per GPU at window end */
   double end_cpu_used;
   hist *h_lat, *h_proof, *h_wait, *h_call, *h_held;
 
@@ -191,8 +192,10 @@ static inline void gpu_advance(gpu_state *g, double now) {
       g->busy += dt;
     else if (g->mutex_holder >= 0)
       g->idle_held += dt;
-    else
+    else {
       g->idle_free += dt;
+      if (g->idle_workers > 0) g->idle_nowork += dt;
+    }
   }
   g->t_upd = now;
 }
@@ -414,6 +417,7 @@ static void window_open(rep_state *r) {
     r->snap_busy[g] = r->gpus[g].busy;
     r->snap_held[g] = r->gpus[g].idle_held;
     r->snap_free[g] = r->gpus[g].idle_free;
+    r->snap_nowork[g] = r->gpus[g].idle_nowork;
   }
 }
 
@@ -429,6 +433,7 @@ static void window_close(rep_state *r) {
     r->end_busy[g] = r->gpus[g].busy;
     r->end_held[g] = r->gpus[g].idle_held;
     r->end_free[g] = r->gpus[g].idle_free;
+    r->end_nowork[g] = r->gpus[g].idle_nowork;
   }
 }
 
@@ -438,6 +443,13 @@ static void proof_partition_done(rep_state *r, int64_t part) {
   if (--r->proof_left[i] == 0 && r->in_window) hist_add(r->h_proof, r->now - r->proof_t[i]);
   /* Retire completed proofs at the front, so the ring holds only proofs in flight. */
   while (r->proof_base < r->nproofs && r->proof_left[r->proof_base % r->proof_cap] == 0) r->proof_base++;
+}
+
+/* A worker of GPU g starts (+1) or stops (-1) waiting for work. */
+static void worker_idle(rep_state *r, int wi, int delta) {
+  gpu_state *g = &r->gpus[r->w[wi].gpu];
+  gpu_advance(g, r->now);
+  g->idle_workers += delta;
 }
 
 static void call_end(rep_state *r, int wi) {
@@ -451,10 +463,12 @@ static void call_end(rep_state *r, int wi) {
     if (r->in_window && r->completed == r->end_at) window_close(r);
   }
   w->busy = 0;
-  if (r->next_part < r->arrived)
+  if (r->next_part < r->arrived) {
     start_call(r, wi);
-  else
+  } else {
+    worker_idle(r, wi, 1);
     r->idle[(r->idle_head + r->idle_len++) % r->nw] = wi;
+  }
 }
 
 static void phase_end(rep_state *r, uint32_t job) {
@@ -528,6 +542,7 @@ static void arrival(rep_state *r) {
     int wi = r->idle[r->idle_head];
     r->idle_head = (r->idle_head + 1) % r->nw;
     r->idle_len--;
+    worker_idle(r, wi, -1);
     start_call(r, wi);
   }
   if (r->arrived < r->total) {
@@ -586,6 +601,8 @@ static void rep_free(rep_state *r) {
   free(r->snap_busy);
   free(r->snap_held);
   free(r->snap_free);
+  free(r->snap_nowork);
+  free(r->end_nowork);
   free(r->end_busy);
   free(r->end_held);
   free(r->end_free);
@@ -671,6 +688,8 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->snap_busy = xcalloc((size_t)r->G, sizeof(double));
   r->snap_held = xcalloc((size_t)r->G, sizeof(double));
   r->snap_free = xcalloc((size_t)r->G, sizeof(double));
+  r->snap_nowork = xcalloc((size_t)r->G, sizeof(double));
+  r->end_nowork = xcalloc((size_t)r->G, sizeof(double));
   r->end_busy = xcalloc((size_t)r->G, sizeof(double));
   r->end_held = xcalloc((size_t)r->G, sizeof(double));
   r->end_free = xcalloc((size_t)r->G, sizeof(double));
@@ -691,13 +710,18 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   if (s->arrivals == ARR_CLOSED) {
     r->arrived = r->total;
     for (int i = 0; i < r->nw; i++) {
-      if (r->next_part < r->arrived)
+      if (r->next_part < r->arrived) {
         start_call(r, i);
-      else
+      } else {
+        worker_idle(r, i, 1);
         r->idle[(r->idle_head + r->idle_len++) % r->nw] = i;
+      }
     }
   } else {
-    for (int i = 0; i < r->nw; i++) r->idle[r->idle_len++] = i;
+    for (int i = 0; i < r->nw; i++) {
+      worker_idle(r, i, 1);
+      r->idle[r->idle_len++] = i;
+    }
     evq_push(&r->q, 0.0, 0, EV_TYPE_BIT); /* the first proof arrives at t = 0 */
   }
 
@@ -727,16 +751,18 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   memset(out, 0, sizeof *out);
   out->ngpus = r->G;
   out->gpu_util = xcalloc((size_t)r->G, sizeof(double));
-  double held = 0, fre = 0, um = 0;
+  double held = 0, fre = 0, nw = 0, um = 0;
   for (int g = 0; g < r->G; g++) {
     out->gpu_util[g] = (r->end_busy[g] - r->snap_busy[g]) / win;
     um += out->gpu_util[g];
     held += (r->end_held[g] - r->snap_held[g]) / win;
     fre += (r->end_free[g] - r->snap_free[g]) / win;
+    nw += (r->end_nowork[g] - r->snap_nowork[g]) / win;
   }
   out->gpu_util_mean = um / r->G;
   out->idle_mutex_cpu = held / r->G;
   out->idle_no_holder = fre / r->G;
+  out->idle_no_work = nw / r->G;
   out->cpu_util = (r->end_cpu_used - r->snap_cpu_used) / ((double)s->cpu_cores * win);
   out->window_s = win;
   out->completed = r->end_at - r->warmup;

@@ -29,6 +29,10 @@ typedef struct sim_metrics {
   /* Why the GPUs idled, as fractions of GPU-time in the window (mean over GPUs). */
   double idle_mutex_cpu;    /* mutex held but no GPU phase running */
   double idle_no_holder;    /* mutex free (or no mutex) and no GPU phase running */
+  double idle_no_work;      /* part of idle_no_holder with a worker of that GPU waiting for
+                               work (arrivals, or the end of a closed backlog); the rest of
+                               idle_no_holder is idle while every worker is busy elsewhere
+                               (CPU phases, queues) */
   double window_s;
   int64_t completed;        /* partitions completed inside the window */
   int64_t events;           /* events processed (whole run) */

@@ -40,6 +40,8 @@ void report_summarize(const sim_result *r, report_summary *s) {
   COLLECT(cpu_util, s->cpu_util, s->cpu_util_ci);
   COLLECT(idle_mutex_cpu, s->idle_held, s->idle_held_ci);
   COLLECT(idle_no_holder, s->idle_free, s->idle_free_ci);
+  COLLECT(idle_no_work, s->idle_nowork, s->idle_nowork_ci);
+  COLLECT(idle_no_holder - r->reps[i].idle_no_work, s->idle_busy, s->idle_busy_ci);
   s->has_proofs = r->reps[0].has_proofs;
   for (int i = 0; i < n; i++) s->has_proofs &= r->reps[i].has_proofs;
   if (s->has_proofs) {
@@ -97,14 +99,14 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
     snprintf(buf, n, "CPU cores: %.1f%% of %d cores are busy; the GPU idles %.1f%% of the window waiting for CPU "
                      "phases; add cores or lower threads per phase",
              100 * m->cpu_util, s->cpu_cores, 100 * f);
-  } else if (s->arrivals != ARR_CLOSED) {
-    snprintf(buf, n, "offered load: the GPU idles %.1f%% of the window with the mutex free; work arrives "
-                     "slower than it could be served (or add workers per GPU if a queue builds)",
-             100 * f);
+  } else if (m->idle_nowork >= m->idle_busy) {
+    snprintf(buf, n, "offered load: the GPU idles %.1f%% of the window while a worker waits for work; work "
+                     "arrives slower than it could be served",
+             100 * m->idle_nowork);
   } else {
     snprintf(buf, n, "too few workers: the GPU idles %.1f%% of the window with the mutex free while every "
                      "worker is busy elsewhere; add workers per GPU (system.workers_per_gpu=%d)",
-             100 * f, s->workers_per_gpu + 1);
+             100 * m->idle_busy, s->workers_per_gpu + 1);
   }
   return buf;
 }
@@ -149,6 +151,8 @@ cJSON *report_json(const scenario *s, const report_summary *m) {
   cJSON *idle = cJSON_AddObjectToObject(met, "gpu_idle");
   num(idle, "mutex_held", m->idle_held);
   num(idle, "mutex_free", m->idle_free);
+  num(idle, "mutex_free_workers_busy", m->idle_busy);
+  num(idle, "mutex_free_no_work", m->idle_nowork);
   char buf[512];
   cJSON_AddStringToObject(met, "bottleneck", report_bottleneck(s, m, buf, sizeof buf));
   cJSON *ci = cJSON_AddObjectToObject(root, "ci95");
@@ -213,7 +217,8 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
   cell(b, "time inside prove call, p99 (s)", m->call_p99, m->call_p99_ci, 1, "", 3);
   cell(b, "CPU utilization", m->cpu_util, m->cpu_util_ci, 100, "%", 2);
   cell(b, "GPU idle, mutex held by CPU work", m->idle_held, m->idle_held_ci, 100, "%", 2);
-  cell(b, "GPU idle, mutex free", m->idle_free, m->idle_free_ci, 100, "%", 2);
+  cell(b, "GPU idle, workers busy elsewhere", m->idle_busy, m->idle_busy_ci, 100, "%", 2);
+  cell(b, "GPU idle, no work for a worker", m->idle_nowork, m->idle_nowork_ci, 100, "%", 2);
   char buf[512];
   ps_buf_printf(b, "\nlimited by: %s\n", report_bottleneck(s, m, buf, sizeof buf));
   if (m->held_mean > 0 && s->mutex_from >= 0)

@@ -20,7 +20,7 @@ typedef struct report_summary {
   double wait_mean, wait_mean_ci, wait_p99, wait_p99_ci, held_mean, held_mean_ci;
   double call_mean, call_mean_ci, call_p99, call_p99_ci;
   double cpu_util, cpu_util_ci;
-  double idle_held, idle_held_ci, idle_free, idle_free_ci;
+  double idle_held, idle_held_ci, idle_free, idle_free_ci, idle_nowork, idle_nowork_ci, idle_busy, idle_busy_ci;
   int has_proofs;
   double proof_mean, proof_mean_ci, proof_p99, proof_p99_ci;
   int64_t events;

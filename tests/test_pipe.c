@@ -112,6 +112,10 @@ START_TEST(det_kernels_lock) {
     double X = fmin(N / T, 1 / Tg);
     REL_EQ(r->reps[0].throughput_pps, X, 1e-6);
     REL_EQ(r->reps[0].gpu_util[0], X * Tg, 1e-6);
+    /* A closed backlog (drain left out) never leaves a worker without work: the GPU's
+     * idle time outside the lock is all "workers busy elsewhere". */
+    ck_assert_double_eq_tol(r->reps[0].idle_no_work, 0, 1e-12);
+    ck_assert_double_eq_tol(r->reps[0].idle_no_holder + r->reps[0].idle_mutex_cpu, 1 - X * Tg, 1e-6);
     sim_result_free(r);
     free_s(s);
   }
@@ -532,6 +536,8 @@ START_TEST(poisson_arrivals_light_load) {
     REL_EQ(r->reps[i].throughput_pps, 0.2, 0.05);
     REL_EQ(r->reps[i].gpu_util[0], 0.1, 0.05);
     ck_assert(r->reps[i].has_proofs);
+    /* Light load: the GPU mostly idles because workers wait for work. */
+    ck_assert_msg(r->reps[i].idle_no_work > 0.8, "idle with no work %.3f", r->reps[i].idle_no_work);
     ck_assert(r->reps[i].proof_lat_mean >= 1.5);
   }
   sim_result_free(r);
