@@ -14,7 +14,6 @@
 #ifdef PROVESIM_HAVE_CUDA
 
 #include <cuda_runtime_api.h>
-#include <cupti.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <time.h>
@@ -203,6 +202,9 @@ void mcuda_spin_close(mcuda_spin *s) {
 
 /* ---- CUPTI ---- */
 
+#ifdef PROVESIM_HAVE_CUPTI
+#include <cupti.h>
+
 static mrun *cupti_run;
 static double cupti_offset; /* seconds added to CUPTI time to get ps_now() time */
 static int cupti_started;
@@ -302,6 +304,18 @@ void mcupti_stop(void) {
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
   cupti_run = NULL;
 }
+
+#else /* CUDA without CUPTI */
+
+int mcupti_start(mrun *r, const char **how, ps_err *e) {
+  *how = NULL;
+  return ps_fail(e, PS_ERR, "this build found no CUPTI (libcupti) at configure time");
+}
+
+void mcupti_flush(void) {}
+void mcupti_stop(void) {}
+
+#endif
 
 #else /* no CUDA in this build */
 
