@@ -143,11 +143,13 @@ __global__ void scan_apply(uint32_t *out, uint32_t *out2, const uint32_t *in, co
 extern "C" unsigned psc_msm_default_window(int g2, size_t n) {
   unsigned lg = 0;
   while (((size_t)1 << lg) < n) lg++;
-  /* Measured on the H200 (docs/performance.md); between the measured sizes, the nearest. */
-  static const unsigned g1w[33] = {4, 4, 4, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12,
-                                   13, 14, 15, 15, 16, 16, 16, 16, 16, 16, 16, 16, 16};
-  unsigned c = g1w[lg > 32 ? 32 : lg];
-  if (g2 && c > 4) c--;
+  /* Measured on the H200 (docs/performance.md, 2026-11-29). A thread sums one bucket, so
+   * the top window must not be narrow: with W = ceil(256/c) windows it holds bits
+   * (W-1)c .. 254 only, and when those are few, all n points fall into a handful of
+   * buckets summed serially (c = 11 at 2^17 took 1.3 s, c = 14 at 2^21 10.8 s). c = 8
+   * (top window 7 bits) and c = 16 (15 bits) avoid that. */
+  unsigned c = lg >= 20 ? 16 : lg >= 6 ? 8 : 4;
+  (void)g2;
   return c;
 }
 
