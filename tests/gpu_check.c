@@ -2,11 +2,14 @@
  * NTTs of sizes 2^1..2^max in every order/direction/coset combination (the large sizes in
  * the common ones), MSMs on G1 up to 2^22 and on G2 up to 2^20 with random scalars, edge
  * cases (zero, one, r-1, scalars >= r, 2^256-1, repeated bases, the point at infinity),
- * and a sweep of MSM windows. Needs a GPU, so it is not registered with ctest; the
+ * a sweep of MSM windows, and skewed scalars as a Groth16 witness makes them (90% in {0, 1}
+ * and the rest random; all ones; all equal to one random value) at 2^16..2^20 on G1 and G2,
+ * which pile most points into one bucket. Needs a GPU, so it is not registered with ctest; the
  * device run script (prover/cuda/device_run.sh) runs it on the H200. Prints one line per
  * check and exits with the number of failures.
  *
- * usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick] */
+ * usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]
+ *                  [--skew-min K] [--skew-max K] [--skew-only] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,16 +125,122 @@ static void check_msm(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsign
   free(bases);
 }
 
+/* Skewed scalar sets. */
+enum { SKEW_BOOL90, SKEW_ONES, SKEW_SAME, SKEW_KINDS };
+static const char *skew_name[] = {"90% in {0,1}", "all ones", "all equal"};
+
+static uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  x *= 0xc4ceb9fe1a85ec53ULL;
+  x ^= x >> 33;
+  return x;
+}
+
+static void make_skewed(fr_t *s, size_t n, uint64_t seed, int kind) {
+  backend_random_scalars(s, n, seed);
+  for (size_t i = 0; i < n; i++) {
+    if (kind == SKEW_SAME) {
+      s[i] = s[0];
+      continue;
+    }
+    unsigned u = (unsigned)(mix64(seed * 0x9e3779b97f4a7c15ULL + i) % 100);
+    if (kind == SKEW_ONES || u < 90) {
+      memset(&s[i], 0, sizeof s[i]);
+      if (kind == SKEW_ONES || u >= 45) s[i].v[0] = 1;
+    }
+  }
+}
+
+/* MSMs with skewed scalars over the first n of the bases uploaded to both backends. For
+ * all-equal scalars k the reference is k * (CPU MSM of all ones), since the CPU's own
+ * Pippenger would put every point into one bucket per window and take minutes on G2. */
+static void check_skewed(ps_backend *gpu, ps_backend *cpu, int g2, backend_msm_bases *mg,
+                         backend_msm_bases *mc, size_t n, int kind, uint64_t seed) {
+  ps_err e = {{0}};
+  fr_t *s = backend_host_alloc(gpu, n * sizeof(fr_t) + 1);
+  make_skewed(s, n, seed, kind);
+  int ok;
+  double t0, t1, t2;
+  if (!g2) {
+    g1_jac_t a, b;
+    t0 = ps_now();
+    if (backend_msm_g1(gpu, mg, s, n, &a, &e)) die("cuda MSM", &e);
+    t1 = ps_now();
+    if (kind == SKEW_SAME) {
+      fr_t k = s[0];
+      g1_jac_t sum;
+      make_skewed(s, n, seed, SKEW_ONES);
+      if (backend_msm_g1(cpu, mc, s, n, &sum, &e)) die("cpu MSM", &e);
+      g1_jac_mul(&b, &sum, &k);
+    } else if (backend_msm_g1(cpu, mc, s, n, &b, &e)) {
+      die("cpu MSM", &e);
+    }
+    t2 = ps_now();
+    ok = g1_jac_eq(&a, &b) && g1_jac_is_on_curve(&a);
+  } else {
+    g2_jac_t a, b;
+    t0 = ps_now();
+    if (backend_msm_g2(gpu, mg, s, n, &a, &e)) die("cuda MSM", &e);
+    t1 = ps_now();
+    if (kind == SKEW_SAME) {
+      fr_t k = s[0];
+      g2_jac_t sum;
+      make_skewed(s, n, seed, SKEW_ONES);
+      if (backend_msm_g2(cpu, mc, s, n, &sum, &e)) die("cpu MSM", &e);
+      g2_jac_mul(&b, &sum, &k);
+    } else if (backend_msm_g2(cpu, mc, s, n, &b, &e)) {
+      die("cpu MSM", &e);
+    }
+    t2 = ps_now();
+    ok = g2_jac_eq(&a, &b) && g2_jac_is_on_curve(&a);
+  }
+  char what[96];
+  snprintf(what, sizeof what, "msm-%s n=%zu window=%u %s", g2 ? "g2" : "g1", n, backend_msm_window(gpu, g2, n),
+           skew_name[kind]);
+  report(what, ok, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+  backend_host_free(gpu, s);
+}
+
+static void check_skewed_all(ps_backend *gpu, ps_backend *cpu, unsigned kmin, unsigned kmax, uint64_t *seed) {
+  if (kmin > kmax) return;
+  for (int g2 = 0; g2 <= 1; g2++) {
+    ps_err e = {{0}};
+    size_t nmax = (size_t)1 << kmax, psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+    unsigned char *bases = xmalloc(nmax * psz);
+    if (g2) backend_random_g2((g2_affine_t *)bases, nmax, (*seed)++);
+    else backend_random_g1((g1_affine_t *)bases, nmax, (*seed)++);
+    backend_msm_bases *mg = NULL, *mc = NULL;
+    if ((g2 ? backend_msm_bases_g2(gpu, (g2_affine_t *)bases, nmax, &mg, &e)
+            : backend_msm_bases_g1(gpu, (g1_affine_t *)bases, nmax, &mg, &e)))
+      die("cuda bases", &e);
+    if ((g2 ? backend_msm_bases_g2(cpu, (g2_affine_t *)bases, nmax, &mc, &e)
+            : backend_msm_bases_g1(cpu, (g1_affine_t *)bases, nmax, &mc, &e)))
+      die("cpu bases", &e);
+    for (unsigned k = kmin; k <= kmax; k++)
+      for (int kind = 0; kind < SKEW_KINDS; kind++) check_skewed(gpu, cpu, g2, mg, mc, (size_t)1 << k, kind, (*seed)++);
+    backend_msm_bases_free(mg);
+    backend_msm_bases_free(mc);
+    free(bases);
+  }
+}
+
 int main(int argc, char **argv) {
   unsigned ntt_max = 24, g1_max = 22, g2_max = 20;
-  int quick = 0;
+  unsigned skew_min = 16, skew_max = 20;
+  int quick = 0, skew_only = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--ntt-max") && i + 1 < argc) ntt_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--g1-max") && i + 1 < argc) g1_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--g2-max") && i + 1 < argc) g2_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--quick")) quick = 1;
+    else if (!strcmp(argv[i], "--skew-min") && i + 1 < argc) skew_min = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--skew-max") && i + 1 < argc) skew_max = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--skew-only")) skew_only = 1;
     else {
-      fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]\n");
+      fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]\n"
+                      "                 [--skew-min K] [--skew-max K] [--skew-only]\n");
       return 100;
     }
   }
@@ -143,6 +252,8 @@ int main(int argc, char **argv) {
   printf("gpu_check: %s against the plain-C backend (%s)\n", backend_device(gpu), backend_device(cpu));
 
   uint64_t seed = 1000;
+  check_skewed_all(gpu, cpu, skew_min, skew_max, &seed);
+  if (skew_only) goto done;
   for (unsigned k = 1; k <= ntt_max; k++) {
     if (k <= 12 && !quick) {
       for (int f = 0; f < 16; f++) check_ntt(gpu, cpu, k, f, seed++);
@@ -166,6 +277,7 @@ int main(int argc, char **argv) {
   for (unsigned w = 2; w <= (quick ? 8u : 20u); w++) check_msm(gpu, cpu, 0, 3000, w, 1, seed++);
   for (unsigned w = 4; w <= 16; w += 3) check_msm(gpu, cpu, 1, 2000, w, 1, seed++);
 
+done:
   printf("gpu_check: %d of %d checks failed\n", fails, checks);
   backend_close(gpu);
   backend_close(cpu);

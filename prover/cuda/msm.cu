@@ -1,8 +1,10 @@
 /* Pippenger MSM on G1 and G2 on the GPU. Scalars (canonical, reduced mod r here) are cut
  * into W = ceil(256/c) signed c-bit digits, so each window has 2^(c-1) buckets. The
  * (window, bucket, point) triples are sorted by bucket with a counting sort (histogram,
- * scan, scatter); then a thread per bucket sums its points with mixed XYZZ additions,
- * buckets are reduced per window (segment running sums, then merges of segments in
+ * scan, scatter); then the sorted array is cut into chunks of MSM_CHUNK positions, a
+ * thread sums a chunk with mixed XYZZ additions (so a bucket of a million points, as a
+ * witness of 0/1 values makes, is spread over many threads), the parts of buckets that
+ * cross chunks are combined by a segmented tree reduction, buckets are reduced per window (segment running sums, then merges of segments in
  * shared memory), and the W window sums are combined on the host (Horner), where one
  * thread is faster than one GPU thread. Bases stay on the device between calls. */
 #include <stdlib.h>
@@ -16,6 +18,7 @@ extern "C" {
 }
 
 #define MSM_MERGE_G 128 /* segments merged per block */
+#define MSM_CHUNK 64    /* sorted positions summed per thread */
 
 /* ---- scalars to digits ---- */
 
@@ -143,11 +146,13 @@ __global__ void scan_apply(uint32_t *out, uint32_t *out2, const uint32_t *in, co
 extern "C" unsigned psc_msm_default_window(int g2, size_t n) {
   unsigned lg = 0;
   while (((size_t)1 << lg) < n) lg++;
-  /* Measured on the H200 (docs/performance.md, 2026-11-29). A thread sums one bucket, so
-   * the top window must not be narrow: with W = ceil(256/c) windows it holds bits
-   * (W-1)c .. 254 only, and when those are few, all n points fall into a handful of
-   * buckets summed serially (c = 11 at 2^17 took 1.3 s, c = 14 at 2^21 10.8 s). c = 8
-   * (top window 7 bits) and c = 16 (15 bits) avoid that. */
+  /* Measured on the H200 (docs/performance.md, 2026-11-29) when a thread summed a whole
+   * bucket: then the top window had to be wide (W = ceil(256/c) windows, the top one
+   * holds bits (W-1)c .. 254 only; when those are few, all n points fell into a handful
+   * of buckets summed serially: c = 11 at 2^17 took 1.3 s, c = 14 at 2^21 10.8 s), and
+   * c = 8 (top window 7 bits) and c = 16 (15 bits) avoided that. The chunked bucket sums
+   * no longer serialise, so other windows are open again (c = 12 at 2^18: 13.6 ms against
+   * 17.5 ms with c = 10); this table has not been re-tuned yet. */
   unsigned c = lg >= 20 ? 16 : lg >= 6 ? 8 : 4;
   (void)g2;
   return c;
@@ -186,7 +191,7 @@ extern "C" size_t psc_bases_count(const psc_bases *b) { return b->n; }
 
 /* Work-buffer slots of psc_dev used by the MSM. */
 enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
-       WS_SEG_ACC, WS_SEG_SUM };
+       WS_SEG_ACC, WS_SEG_SUM, WS_PARTS, WS_HEAD };
 
 static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned c, void *out,
                    ps_err *e) {
@@ -194,12 +199,15 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   struct {
     fr_t *scalars;
     uint32_t *digit, *sorted, *count, *start, *cursor, *part;
-    void *buckets, *seg_acc, *seg_sum;
+    uint32_t *head;
+    void *buckets, *seg_acc, *seg_sum, *parts;
   } m;
   const int g2 = b->g2;
   const size_t psz = g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t);
   const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1);
   const size_t nkeys = (size_t)nwin * nb;
+  /* Chunks over the largest possible sorted array (every digit nonzero). */
+  const size_t nchunks = (n * nwin + MSM_CHUNK - 1) / MSM_CHUNK;
   /* Segments: lseg buckets each, merged in groups of MSM_MERGE_G until one per window. */
   unsigned log_nb = c - 1, log_g = 7, log_nseg = log_nb < 10 ? log_nb : 10;
   unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
@@ -229,6 +237,9 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   if ((rc = psc__ws(d, WS_BUCKETS, nkeys * psz, "MSM buckets", &m.buckets, e))) goto fail;
   if ((rc = psc__ws(d, WS_SEG_ACC, 2 * (size_t)nwin * nseg * psz, "MSM segments", &m.seg_acc, e))) goto fail;
   if ((rc = psc__ws(d, WS_SEG_SUM, 2 * (size_t)nwin * nseg * psz, "MSM segments", &m.seg_sum, e))) goto fail;
+  if ((rc = psc__ws(d, WS_PARTS, nchunks * psz, "MSM bucket parts", &m.parts, e))) goto fail;
+  if ((rc = psc__ws(d, WS_HEAD, nchunks * sizeof(uint32_t), "MSM bucket part keys", (void **)&m.head, e)))
+    goto fail;
 
   PH(0);
   PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
@@ -253,8 +264,19 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   {
     unsigned nseg_all = nwin * nseg, g, log_l = log_lseg, left = log_nseg;
     if (!g2) {
-      g1_bucket_sum<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>(
-          (g1_xyzz_t *)m.buckets, m.sorted, m.start, m.count, (const g1_affine_t *)b->d_bases, nkeys);
+      g1_bucket_init<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>((g1_xyzz_t *)m.buckets, nkeys);
+      PSC_CHECK_LAUNCH();
+      g1_bucket_chunks<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>(
+          (g1_xyzz_t *)m.buckets, (g1_xyzz_t *)m.parts, m.head, m.sorted, m.start, m.count,
+          (const g1_affine_t *)b->d_bases, nkeys, nchunks, MSM_CHUNK);
+      PSC_CHECK_LAUNCH();
+      for (size_t s = 1; s < nchunks; s <<= 1) {
+        g1_bucket_combine<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
+            (g1_xyzz_t *)m.parts, m.head, m.start, m.count, nchunks, MSM_CHUNK, s);
+        PSC_CHECK_LAUNCH();
+      }
+      g1_bucket_finish<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
+          (g1_xyzz_t *)m.buckets, (const g1_xyzz_t *)m.parts, m.head, m.start, nchunks, MSM_CHUNK);
       PSC_CHECK_LAUNCH();
       PH(5);
       g1_segment_sum<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
@@ -262,8 +284,19 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
           1u << log_lseg, nwin);
       PSC_CHECK_LAUNCH();
     } else {
-      g2_bucket_sum<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>(
-          (g2_xyzz_t *)m.buckets, m.sorted, m.start, m.count, (const g2_affine_t *)b->d_bases, nkeys);
+      g2_bucket_init<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>((g2_xyzz_t *)m.buckets, nkeys);
+      PSC_CHECK_LAUNCH();
+      g2_bucket_chunks<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>(
+          (g2_xyzz_t *)m.buckets, (g2_xyzz_t *)m.parts, m.head, m.sorted, m.start, m.count,
+          (const g2_affine_t *)b->d_bases, nkeys, nchunks, MSM_CHUNK);
+      PSC_CHECK_LAUNCH();
+      for (size_t s = 1; s < nchunks; s <<= 1) {
+        g2_bucket_combine<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
+            (g2_xyzz_t *)m.parts, m.head, m.start, m.count, nchunks, MSM_CHUNK, s);
+        PSC_CHECK_LAUNCH();
+      }
+      g2_bucket_finish<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
+          (g2_xyzz_t *)m.buckets, (const g2_xyzz_t *)m.parts, m.head, m.start, nchunks, MSM_CHUNK);
       PSC_CHECK_LAUNCH();
       PH(5);
       g2_segment_sum<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(

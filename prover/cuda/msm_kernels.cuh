@@ -2,24 +2,98 @@
  * with MK_AFF / MK_XYZZ (point types), MK_EC(x) (the point functions of ps_curves.cuh),
  * MK_FN(op) (the field's functions) and MK_K(x) (the kernel name prefix) set. */
 
-/* Sums the points of each bucket: thread per (window, bucket); sorted[] holds, bucket by
- * bucket, point indices with bit 31 set when the digit was negative. */
-__global__ void MK_K(bucket_sum)(MK_XYZZ *buckets, const uint32_t *__restrict__ sorted,
-                                 const uint32_t *__restrict__ start, const uint32_t *__restrict__ count,
-                                 const MK_AFF *__restrict__ bases, size_t nkeys) {
+/* Bucket accumulation, load-balanced whatever the scalars: the sorted array (all windows'
+ * buckets one after another; sorted[] holds point indices with bit 31 set when the digit
+ * was negative, bucket `key` at start[key] .. start[key] + count[key]) is cut into chunks
+ * of L positions, and a thread sums one chunk, so no thread adds more than L points even
+ * when one bucket holds most of them. Per chunk and per bucket it touches: a bucket that
+ * begins in the chunk is written to buckets[key] by that chunk (its owner); the part of a
+ * bucket that began in an earlier chunk (at most one per chunk, the chunk's "head") goes
+ * to part[chunk], with head[chunk] = key (else PSC_MSM_NO_HEAD). Buckets no chunk touches
+ * stay at infinity (bucket_init). Zero digits are not in sorted[], so they cost nothing. */
+#ifndef PSC_MSM_NO_HEAD
+#define PSC_MSM_NO_HEAD 0xffffffffu
+#endif
+
+__global__ void MK_K(bucket_init)(MK_XYZZ *buckets, size_t nkeys) {
   size_t key = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (key >= nkeys) return;
-  MK_XYZZ acc;
-  MK_EC(set_inf)(&acc);
-  uint32_t s = start[key], cnt = count[key];
-  for (uint32_t i = 0; i < cnt; i++) {
-    uint32_t v = sorted[s + i];
-    MK_AFF a = bases[v & 0x7fffffffu];
-    if (MK_EC(aff_is_inf)(&a)) continue;
-    if (v >> 31) MK_FN(neg)(&a.y, &a.y);
-    MK_EC(madd)(&acc, &a.x, &a.y);
+  if (key < nkeys) MK_EC(set_inf)(&buckets[key]);
+}
+
+__global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head,
+                                    const uint32_t *__restrict__ sorted, const uint32_t *__restrict__ start,
+                                    const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases,
+                                    size_t nkeys, size_t nchunks, unsigned L) {
+  size_t ch = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= nchunks) return;
+  const uint32_t total = start[nkeys - 1] + count[nkeys - 1];
+  const uint64_t p0w = (uint64_t)ch * L;
+  uint32_t hk = PSC_MSM_NO_HEAD;
+  if (p0w < total) {
+    const uint32_t p0 = (uint32_t)p0w, p1 = (uint32_t)(p0w + L < total ? p0w + L : total);
+    /* The last key whose start is <= p0 holds position p0 (start[0] = 0). */
+    size_t lo = 0, hi = nkeys;
+    while (hi - lo > 1) {
+      size_t mid = (lo + hi) / 2;
+      if (start[mid] <= p0) lo = mid;
+      else hi = mid;
+    }
+    size_t k = lo;
+    uint32_t p = p0;
+    while (p < p1) {
+      while (start[k] + count[k] <= p) k++; /* skip empty buckets */
+      uint32_t s = start[k], end = s + count[k], e = end < p1 ? end : p1;
+      MK_XYZZ acc;
+      MK_EC(set_inf)(&acc);
+      for (; p < e; p++) {
+        uint32_t v = sorted[p];
+        MK_AFF a = bases[v & 0x7fffffffu];
+        if (MK_EC(aff_is_inf)(&a)) continue;
+        if (v >> 31) MK_FN(neg)(&a.y, &a.y);
+        MK_EC(madd)(&acc, &a.x, &a.y);
+      }
+      if (s < p0) {
+        part[ch] = acc;
+        hk = (uint32_t)k;
+      } else {
+        buckets[k] = acc;
+      }
+      k++;
+    }
   }
-  buckets[key] = acc;
+  head[ch] = hk;
+}
+
+/* One step of the segmented tree reduction of the head parts: the parts of bucket k lie
+ * in chunks a .. b (a = start[k]/L + 1, b = (start[k] + count[k] - 1)/L); at stride s,
+ * chunk a + 2sj adds in chunk a + 2sj + s when that is <= b. After strides 1, 2, 4, ..
+ * >= b - a, part[a] holds the bucket's whole continuation. */
+__global__ void MK_K(bucket_combine)(MK_XYZZ *part, const uint32_t *__restrict__ head,
+                                     const uint32_t *__restrict__ start, const uint32_t *__restrict__ count,
+                                     size_t nchunks, unsigned L, size_t s) {
+  size_t ch = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= nchunks) return;
+  uint32_t k = head[ch];
+  if (k == PSC_MSM_NO_HEAD) return;
+  size_t a = (size_t)start[k] / L + 1, b = ((size_t)start[k] + count[k] - 1) / L;
+  if ((ch - a) % (2 * s) != 0 || ch + s > b) return;
+  MK_XYZZ x = part[ch + s];
+  MK_XYZZ y = part[ch];
+  MK_EC(add)(&y, &x);
+  part[ch] = y;
+}
+
+/* Adds each bucket's combined continuation (part[a]) to what its owner chunk wrote. */
+__global__ void MK_K(bucket_finish)(MK_XYZZ *buckets, const MK_XYZZ *part, const uint32_t *__restrict__ head,
+                                    const uint32_t *__restrict__ start, size_t nchunks, unsigned L) {
+  size_t ch = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (ch >= nchunks) return;
+  uint32_t k = head[ch];
+  if (k == PSC_MSM_NO_HEAD || ch != (size_t)start[k] / L + 1) return;
+  MK_XYZZ x = part[ch];
+  MK_XYZZ y = buckets[k];
+  MK_EC(add)(&y, &x);
+  buckets[k] = y;
 }
 
 /* Segment sums: the buckets of each window in nseg segments of lseg buckets; for segment
