@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void json_str(ps_buf *b, const char *s) {
   ps_buf_append(b, "\"", 1);
@@ -75,8 +76,28 @@ static const char *str(const cJSON *o, const char *k) {
   return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
+/* A path ending in .gz is read through `gzip -dc` (the committed measurements are
+ * gzipped). The path is passed single-quoted, with embedded quotes escaped. */
+static FILE *open_spans(const char *path, int *piped) {
+  size_t n = strlen(path);
+  *piped = n > 3 && !strcmp(path + n - 3, ".gz");
+  if (!*piped) return fopen(path, "r");
+  if (access(path, R_OK) != 0) return NULL;
+  ps_buf cmd = {0};
+  ps_buf_printf(&cmd, "gzip -dc -- '");
+  for (const char *q = path; *q; q++) {
+    if (*q == '\'') ps_buf_append(&cmd, "'\\''", 4);
+    else ps_buf_append(&cmd, q, 1);
+  }
+  ps_buf_append(&cmd, "'", 1);
+  FILE *f = popen(cmd.p, "r");
+  ps_buf_free(&cmd);
+  return f;
+}
+
 int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx, ps_err *e) {
-  FILE *f = fopen(path, "r");
+  int piped = 0;
+  FILE *f = open_spans(path, &piped);
   if (!f) return ps_fail(e, PS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
   char *line = NULL;
   size_t cap = 0;
@@ -155,6 +176,11 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
   if (rc == PS_OK && !seen_header) rc = ps_fail(e, PS_EINPUT, "%s: empty file, expected a provesim.spans/1 header", path);
   free(parts);
   free(line);
-  fclose(f);
+  if (piped) {
+    int st = pclose(f);
+    if (rc == PS_OK && st != 0) rc = ps_fail(e, PS_EINPUT, "%s: gzip -dc failed (exit status %d)", path, st);
+  } else {
+    fclose(f);
+  }
   return rc;
 }

@@ -175,6 +175,21 @@ START_TEST(spans_agree_with_report) {
   ck_assert_ptr_nonnull(d2);
   ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d2, "traceEvents")), cJSON_GetArraySize(ev));
   cJSON_Delete(d2);
+  /* Gzipped spans (as committed under docs/data/) are read through gzip -dc. */
+  char *gz = xasprintf("cd %s && gzip -k run.jsonl", tmpdir);
+  ck_assert_int_eq(system(gz), 0);
+  free(gz);
+  ck_assert_int_eq(run("trace run.jsonl.gz -o run3.trace.json", NULL, NULL), 0);
+  char *t3 = tmpfile_text("run3.trace.json");
+  cJSON *d3 = cJSON_Parse(t3);
+  ck_assert_ptr_nonnull(d3);
+  ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d3, "traceEvents")), cJSON_GetArraySize(ev));
+  cJSON_Delete(d3);
+  free(t3);
+  char *err3 = NULL;
+  ck_assert_int_eq(run("trace missing.jsonl.gz -o x3.json", NULL, &err3), 2);
+  ck_assert_ptr_nonnull(strstr(err3, "missing.jsonl.gz: cannot open"));
+  free(err3);
   cJSON_Delete(d);
   free(txt);
   free(txt2);
