@@ -171,6 +171,8 @@ typedef struct measured {
 } measured;
 
 static int is_spans_file(const char *path) {
+  size_t n = strlen(path);
+  if (n > 3 && !strcmp(path + n - 3, ".gz")) return 1; /* only spans are gzipped */
   FILE *f = fopen(path, "r");
   if (!f) return 0;
   char line[512];
