@@ -20,6 +20,29 @@ __global__ void MK_K(bucket_init)(MK_XYZZ *buckets, size_t nkeys) {
   if (key < nkeys) MK_EC(set_inf)(&buckets[key]);
 }
 
+/* The last key whose range holds position p, given that key k's range ends at p (so
+ * p < total): key k + 1 when it is not empty (the usual case), else a binary search over
+ * the keys after k, since runs of empty buckets can be long (2^(c-1) - 1 of them when all
+ * scalars are equal) and a walk over them would stall its warp. */
+__device__ __forceinline__ size_t MK_K(next_key)(const uint32_t *__restrict__ start,
+                                                 const uint32_t *__restrict__ count, size_t k,
+                                                 size_t nkeys, uint32_t p) {
+  if (count[k + 1] != 0) return k + 1;
+  size_t lo = k + 1, hi = nkeys; /* start[lo] <= p (= p, empty); find the last such */
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (start[mid] <= p) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* One flat loop over the chunk's positions, the same instruction stream in every lane of
+ * a full chunk: each step does one mixed addition into a running accumulator; when the
+ * position is the first of a new bucket, the accumulator is first flushed (to the bucket,
+ * or to part[] when the bucket began in an earlier chunk) and restarted. Only that short
+ * flush is predicated, so lanes no longer wait for each other's longer buckets (the
+ * nested loop per bucket made a warp run the longest lane's bucket each time). */
 __global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head,
                                     const uint32_t *__restrict__ sorted, const uint32_t *__restrict__ start,
                                     const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases,
@@ -39,26 +62,34 @@ __global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *h
       else hi = mid;
     }
     size_t k = lo;
-    uint32_t p = p0;
-    while (p < p1) {
-      while (start[k] + count[k] <= p) k++; /* skip empty buckets */
-      uint32_t s = start[k], end = s + count[k], e = end < p1 ? end : p1;
-      MK_XYZZ acc;
-      MK_EC(set_inf)(&acc);
-      for (; p < e; p++) {
-        uint32_t v = sorted[p];
-        MK_AFF a = bases[v & 0x7fffffffu];
-        if (MK_EC(aff_is_inf)(&a)) continue;
+    uint32_t s = start[k], end = s + count[k];
+    MK_XYZZ acc;
+    MK_EC(set_inf)(&acc);
+    for (uint32_t p = p0; p < p1; p++) {
+      if (p == end) { /* bucket k ends before p: flush, move to the bucket holding p */
+        if (s < p0) {
+          part[ch] = acc;
+          hk = (uint32_t)k;
+        } else {
+          buckets[k] = acc;
+        }
+        MK_EC(set_inf)(&acc);
+        k = MK_K(next_key)(start, count, k, nkeys, p);
+        s = start[k];
+        end = s + count[k];
+      }
+      uint32_t v = sorted[p];
+      MK_AFF a = bases[v & 0x7fffffffu];
+      if (!MK_EC(aff_is_inf)(&a)) {
         if (v >> 31) MK_FN(neg)(&a.y, &a.y);
         MK_EC(madd)(&acc, &a.x, &a.y);
       }
-      if (s < p0) {
-        part[ch] = acc;
-        hk = (uint32_t)k;
-      } else {
-        buckets[k] = acc;
-      }
-      k++;
+    }
+    if (s < p0) { /* the last bucket touched, complete or cut at p1 */
+      part[ch] = acc;
+      hk = (uint32_t)k;
+    } else {
+      buckets[k] = acc;
     }
   }
   head[ch] = hk;
