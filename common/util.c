@@ -116,8 +116,9 @@ void ps_buf_free(ps_buf *b) {
   b->len = b->cap = 0;
 }
 
-/* A target that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is
- * written in place: renaming over it would replace the device with a file. */
+/* A target that exists and is not a regular file — a device (/dev/null), a FIFO, or a
+ * symbolic link (/dev/stdout, or a link to a file elsewhere) — is written in place:
+ * renaming over it would replace the device or the link with a file. */
 static int write_in_place(const char *path, const char *data, size_t n, ps_err *e) {
   FILE *f = fopen(path, "wb");
   if (!f) return ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
@@ -128,7 +129,7 @@ static int write_in_place(const char *path, const char *data, size_t n, ps_err *
 
 int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e) {
   struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, data, n, e);
+  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, data, n, e);
   char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
   FILE *f = fopen(tmp, "wb");
   if (!f) {
@@ -153,7 +154,7 @@ int ps_out_open(ps_outfile *o, const char *path, ps_err *e) {
   struct stat st;
   o->path = (char *)path;
   o->tmp = NULL;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     o->f = fopen(path, "w");
   } else {
     o->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());

@@ -62,7 +62,8 @@ int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e
 
 /* An output file that appears whole or not at all: written to a temporary name beside
  * the target and renamed by ps_out_commit; ps_out_abort removes it. A target that exists
- * and is not a regular file (/dev/null, /dev/stdout, a FIFO) is written in place. */
+ * and is not a regular file (/dev/null, a FIFO, a symbolic link such as /dev/stdout) is
+ * written in place. */
 typedef struct ps_outfile {
   FILE *f;
   char *path; /* borrowed */

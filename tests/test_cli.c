@@ -75,6 +75,26 @@ START_TEST(bad_input_exit_2_and_no_output) {
     free(args);
     free(cfg);
   }
+  /* An output path that is a symbolic link keeps the link and fills its target (a
+   * rename would have replaced the link, as it once replaced /dev/null). */
+  {
+    char *cfg2 = src("configs/seed-coarse-mutex.yaml");
+    char *mk = xasprintf("cd %s && echo old > real.json && ln -s real.json link.json", tmpdir);
+    ck_assert_int_eq(system(mk), 0);
+    char *args2 = xasprintf("simulate %s --json -o link.json --set run.replications=2", cfg2);
+    ck_assert_int_eq(run(args2, NULL, NULL), 0);
+    char *lp = xasprintf("%s/link.json", tmpdir);
+    struct stat st;
+    ck_assert_int_eq(lstat(lp, &st), 0);
+    ck_assert(S_ISLNK(st.st_mode));
+    char *txt = tmpfile_text("real.json");
+    ck_assert_ptr_nonnull(strstr(txt, "provesim.report/1"));
+    free(txt);
+    free(lp);
+    free(args2);
+    free(mk);
+    free(cfg2);
+  }
   /* A bad override and a bad option. */
   char *cfg = src("configs/seed-coarse-mutex.yaml"), *err;
   char *args = xasprintf("simulate %s --set system.workers_per_gpu=two -o out.json", cfg);
