@@ -116,40 +116,20 @@ void ps_buf_free(ps_buf *b) {
   b->len = b->cap = 0;
 }
 
+int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e) {
+  ps_outfile o;
+  if (ps_out_open(&o, path, e) != PS_OK) return PS_ERR;
+  if (fwrite(data, 1, n, o.f) != n) {
+    int rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
+    ps_out_abort(&o);
+    return rc;
+  }
+  return ps_out_commit(&o, e);
+}
+
 /* A target that exists and is not a regular file — a device (/dev/null), a FIFO, or a
  * symbolic link (/dev/stdout, or a link to a file elsewhere) — is written in place:
  * renaming over it would replace the device or the link with a file. */
-static int write_in_place(const char *path, const char *data, size_t n, ps_err *e) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
-  size_t w = fwrite(data, 1, n, f);
-  int bad = (w != n) | (fclose(f) != 0);
-  return bad ? ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno)) : PS_OK;
-}
-
-int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e) {
-  struct stat st;
-  if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) return write_in_place(path, data, n, e);
-  char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    int rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
-    free(tmp);
-    return rc;
-  }
-  size_t w = fwrite(data, 1, n, f);
-  int bad = (w != n) | (fflush(f) != 0);
-  bad |= (fclose(f) != 0);
-  if (bad || rename(tmp, path) != 0) {
-    int rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return rc;
-  }
-  free(tmp);
-  return PS_OK;
-}
-
 int ps_out_open(ps_outfile *o, const char *path, ps_err *e) {
   struct stat st;
   o->path = (char *)path;

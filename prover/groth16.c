@@ -575,33 +575,24 @@ out:
 static int keyfile_save(const char *dir, const char *path, g16_keys *k, ps_err *e) {
   if (mkdir(dir, 0777) && errno != EEXIST)
     return ps_fail(e, PS_ERR, "%s: cannot create the key cache directory: %s", dir, strerror(errno));
-  char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) {
-    int rc = ps_fail(e, PS_ERR, "%s: cannot write the key cache: %s", tmp, strerror(errno));
-    free(tmp);
-    return rc;
-  }
+  ps_outfile o;
+  if (ps_out_open(&o, path, e) != PS_OK) return PS_ERR;
   keyfile_hdr hd;
   keyfile_hdr_fill(&hd, k);
   uint64_t h = ck_update(0, &hd, sizeof hd);
-  int bad = fwrite(&hd, sizeof hd, 1, f) != 1;
+  int bad = fwrite(&hd, sizeof hd, 1, o.f) != 1;
   keyfile_part parts[16];
   int np = keyfile_parts(k, parts);
   for (int i = 0; i < np && !bad; i++) {
-    if (parts[i].bytes) bad = fwrite(parts[i].p, parts[i].bytes, 1, f) != 1;
+    if (parts[i].bytes) bad = fwrite(parts[i].p, parts[i].bytes, 1, o.f) != 1;
     h = ck_update(h, parts[i].p, parts[i].bytes);
   }
-  if (!bad) bad = fwrite(&h, sizeof h, 1, f) != 1;
-  if (fclose(f)) bad = 1;
-  if (bad || rename(tmp, path)) {
-    int rc = ps_fail(e, PS_ERR, "%s: cannot write the key cache: %s", path, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return rc;
+  if (!bad) bad = fwrite(&h, sizeof h, 1, o.f) != 1;
+  if (bad) {
+    ps_out_abort(&o);
+    return ps_fail(e, PS_ERR, "%s: cannot write the key cache: %s", path, strerror(errno));
   }
-  free(tmp);
-  return PS_OK;
+  return ps_out_commit(&o, e);
 }
 
 int g16_keys_get(const g16_circuit_params *p, const char *cache_dir, void (*progress)(double, void *),

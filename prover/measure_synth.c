@@ -97,18 +97,6 @@ static void syn_worker_close(void *p) {
   free(w);
 }
 
-/* The simulator's rule for a call of k partitions. */
-static double draw_duration(const phase *ph, int k, gsl_rng *r) {
-  double d = ph->has_fixed ? dist_draw(&ph->fixed, r) : 0;
-  if (ph->nscale > 0) {
-    double sc = k <= ph->nscale ? ph->scale[k - 1] : ph->scale[ph->nscale - 1] * (double)k / ph->nscale;
-    d += sc * dist_draw(&ph->time, r);
-  } else {
-    for (int i = 0; i < k; i++) d += dist_draw(&ph->time, r);
-  }
-  return d;
-}
-
 static int syn_call_begin(void *p, int rep, int64_t call, const int64_t *parts, int k, ps_err *e) {
   syn_w *w = p;
   const model *m = w->st->env.s->model;
@@ -117,7 +105,7 @@ static int syn_call_begin(void *p, int rep, int64_t call, const int64_t *parts, 
     uint64_t seed = sim_rep_seed(w->st->env.s->seed, rep) ^ (0xd1b54a32d192ed03ULL * (uint64_t)(w->worker + 1));
     gsl_rng_set(w->rng, (unsigned long)seed);
   }
-  for (int i = 0; i < m->nphases; i++) w->dur[i] = draw_duration(&m->phases[i], k, w->rng);
+  for (int i = 0; i < m->nphases; i++) w->dur[i] = phase_call_draw(&m->phases[i], k, w->rng);
   return PS_OK;
 }
 

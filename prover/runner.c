@@ -29,6 +29,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "../common/ivl.h"
 #include "../common/spans.h"
 #include "../sim/report.h"
 #include "../sim/scn.h"
@@ -390,54 +391,6 @@ static void *worker_main(void *arg) {
 
 /* ---- Metrics from spans ---- */
 
-typedef struct ival {
-  double a, b;
-} ival;
-
-static int cmp_ival(const void *x, const void *y) {
-  const ival *p = x, *q = y;
-  return p->a < q->a ? -1 : p->a > q->a ? 1 : 0;
-}
-
-/* Sorts and merges v in place; returns the new count. */
-static size_t merge_ivals(ival *v, size_t n) {
-  if (!n) return 0;
-  qsort(v, n, sizeof *v, cmp_ival);
-  size_t m = 0;
-  for (size_t i = 1; i < n; i++) {
-    if (v[i].a <= v[m].b) {
-      if (v[i].b > v[m].b) v[m].b = v[i].b;
-    } else {
-      v[++m] = v[i];
-    }
-  }
-  return m + 1;
-}
-
-static double clip_len(const ival *v, size_t n, double t0, double t1) {
-  double s = 0;
-  for (size_t i = 0; i < n; i++) {
-    double a = v[i].a > t0 ? v[i].a : t0, b = v[i].b < t1 ? v[i].b : t1;
-    if (b > a) s += b - a;
-  }
-  return s;
-}
-
-/* Length of the intersection of two merged interval lists, clipped to [t0, t1]. */
-static double inter_len(const ival *x, size_t nx, const ival *y, size_t ny, double t0, double t1) {
-  double s = 0;
-  size_t i = 0, j = 0;
-  while (i < nx && j < ny) {
-    double a = fmax(fmax(x[i].a, y[j].a), t0), b = fmin(fmin(x[i].b, y[j].b), t1);
-    if (b > a) s += b - a;
-    if (x[i].b < y[j].b)
-      i++;
-    else
-      j++;
-  }
-  return s;
-}
-
 typedef struct cdone {
   double t;
   int64_t seq;
@@ -560,13 +513,13 @@ static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double
   int64_t nspans = 0;
   for (int g = 0; g < s->gpus; g++) {
     size_t nb = 0, nh = 0, cb = 64, ch = 64;
-    ival *busy = xmalloc(cb * sizeof *busy), *hv = xmalloc(ch * sizeof *hv);
+    ivl *busy = xmalloc(cb * sizeof *busy), *hv = xmalloc(ch * sizeof *hv);
     if (R->timing != MT_PHASES) {
       for (size_t i = 0; i < R->dev.n; i++) {
         const rspan *d = &R->dev.v[i];
         if (d->gpu != g || d->phase != SP_KERNEL) continue;
         if (nb == cb) busy = xrealloc(busy, (cb *= 2) * sizeof *busy);
-        busy[nb++] = (ival){d->t0, d->t1};
+        busy[nb++] = (ivl){d->t0, d->t1};
       }
     }
     for (int wi = 0; wi < R->nw; wi++) {
@@ -576,13 +529,13 @@ static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double
         const rspan *sp = &w->spans.v[i];
         if (sp->phase == SP_HELD) {
           if (nh == ch) hv = xrealloc(hv, (ch *= 2) * sizeof *hv);
-          hv[nh++] = (ival){sp->t0, sp->t1};
+          hv[nh++] = (ivl){sp->t0, sp->t1};
         } else if (sp->phase >= 0) {
           const phase *ph = &s->model->phases[sp->phase];
           nspans++;
           if (ph->resource == RES_GPU && R->timing == MT_PHASES) {
             if (nb == cb) busy = xrealloc(busy, (cb *= 2) * sizeof *busy);
-            busy[nb++] = (ival){sp->t0, sp->t1};
+            busy[nb++] = (ivl){sp->t0, sp->t1};
           }
           if (ph->resource == RES_CPU) {
             double a = fmax(sp->t0, T0), b = fmin(sp->t1, T1);
@@ -592,9 +545,10 @@ static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double
         }
       }
     }
-    nb = merge_ivals(busy, nb);
-    nh = merge_ivals(hv, nh);
-    double b = clip_len(busy, nb, T0, T1), h = clip_len(hv, nh, T0, T1), hb = inter_len(busy, nb, hv, nh, T0, T1);
+    nb = ivl_merge(busy, nb);
+    nh = ivl_merge(hv, nh);
+    double b = ivl_clip_len(busy, nb, T0, T1), h = ivl_clip_len(hv, nh, T0, T1);
+    double hb = ivl_inter_len(busy, nb, hv, nh, T0, T1);
     m->gpu_util[g] = b / W;
     m->gpu_util_mean += m->gpu_util[g] / s->gpus;
     held_idle += (h - hb) / W / s->gpus;

@@ -297,17 +297,6 @@ int an_bounds_network(const an_station *st, int nst, int n, an_bounds *out, ps_e
 
 /* ---------------------------------------------------------------- scenario assumptions */
 
-/* Mean time of one call of k partitions, the way pipe.c draws it: the fixed part plus k
- * draws, or the calibrated multiple of one draw. */
-static double phase_call_mean(const phase *ph, int k) {
-  double t = ph->has_fixed ? dist_mean(&ph->fixed) : 0;
-  if (ph->nscale > 0) {
-    double sc = k <= ph->nscale ? ph->scale[k - 1] : ph->scale[ph->nscale - 1] * (double)k / ph->nscale;
-    return t + sc * dist_mean(&ph->time);
-  }
-  return t + k * dist_mean(&ph->time);
-}
-
 void an_assumptions(const scenario *s, an_assume *out) {
   memset(out, 0, sizeof *out);
   const model *m = s->model;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/ivl.h"
 #include "../common/spans.h"
 #include "scn.h"
 
@@ -434,15 +435,6 @@ static int call_by_end(const void *a, const void *b) {
   return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
 }
 
-typedef struct ivl {
-  double a, b;
-} ivl;
-
-static int ivl_cmp(const void *x, const void *y) {
-  const ivl *p = x, *q = y;
-  return p->a < q->a ? -1 : p->a > q->a;
-}
-
 int span_metrics_file(const char *path, int rep, long warmup, long cooldown, span_metrics *out, ps_err *e) {
   sm_ctx c = {.rep = rep};
   int rc = spans_read(path, NULL, sm_cb, &c, e);
@@ -522,23 +514,9 @@ int span_metrics_file(const char *path, int rep, long warmup, long cooldown, spa
   for (int g = 0; g < out->ngpus; g++) {
     size_t ni = 0;
     for (size_t i = 0; i < c.n; i++)
-      if (c.s[i].gpu == g && c.s[i].kind == (have_kernels ? 2 : 1)) {
-        double a = fmax(c.s[i].t0, w0), b = fmin(c.s[i].t1, w1);
-        if (b > a) iv[ni++] = (ivl){a, b};
-      }
-    qsort(iv, ni, sizeof *iv, ivl_cmp);
-    double busy = 0, ca = 0, cb = -INFINITY;
-    for (size_t i = 0; i < ni; i++) {
-      if (iv[i].a > cb) {
-        if (cb > ca) busy += cb - ca;
-        ca = iv[i].a;
-        cb = iv[i].b;
-      } else if (iv[i].b > cb) {
-        cb = iv[i].b;
-      }
-    }
-    if (cb > ca) busy += cb - ca;
-    out->gpu_util[g] = busy / out->window_s;
+      if (c.s[i].gpu == g && c.s[i].kind == (have_kernels ? 2 : 1)) iv[ni++] = (ivl){c.s[i].t0, c.s[i].t1};
+    ni = ivl_merge(iv, ni);
+    out->gpu_util[g] = ivl_clip_len(iv, ni, w0, w1) / out->window_s;
     um += out->gpu_util[g];
   }
   out->gpu_util_mean = out->ngpus ? um / out->ngpus : NAN;

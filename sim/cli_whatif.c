@@ -174,16 +174,6 @@ static void short_limit(const char *line, char *out, size_t n) {
   out[k] = 0;
 }
 
-/* Mean time of one call of k partitions of a phase, as pipe.c draws it. */
-static double phase_call_mean(const phase *ph, int k) {
-  double t = ph->has_fixed ? dist_mean(&ph->fixed) : 0;
-  if (ph->nscale > 0) {
-    double sc = k <= ph->nscale ? ph->scale[k - 1] : ph->scale[ph->nscale - 1] * (double)k / ph->nscale;
-    return t + sc * dist_mean(&ph->time);
-  }
-  return t + k * dist_mean(&ph->time);
-}
-
 /* ================================================================ sweep */
 
 static const char sweep_help[] =

@@ -77,4 +77,12 @@ typedef struct scenario {
   int64_t prover_constraints; /* 0 when absent */
 } scenario;
 
+/* The batching rule (shared/DESIGN.md, "Batch scaling"), in one place for the simulator,
+ * the synthetic executor of `measure` and the analytic models: a call of k partitions
+ * takes the fixed part plus k draws of time, or, when the phase has batch.scale, the fixed
+ * part plus scale[k-1] times one draw (beyond the list, the last multiplier grown in
+ * proportion to k). */
+double phase_call_draw(const phase *ph, int k, gsl_rng *r);
+double phase_call_mean(const phase *ph, int k);
+
 #endif

@@ -332,21 +332,10 @@ static void station_done(rep_state *r, station *st, uint32_t job) {
 static void start_call(rep_state *r, int wi);
 static void phase_ready(rep_state *r, int wi, int p);
 
-static double phase_duration(rep_state *r, const phase *ph, int k) {
-  double d = ph->has_fixed ? dist_draw(&ph->fixed, r->rng) : 0;
-  if (ph->nscale > 0) {
-    double sc = k <= ph->nscale ? ph->scale[k - 1] : ph->scale[ph->nscale - 1] * (double)k / ph->nscale;
-    d += sc * dist_draw(&ph->time, r->rng);
-  } else {
-    for (int i = 0; i < k; i++) d += dist_draw(&ph->time, r->rng);
-  }
-  return d;
-}
-
 static void start_phase(rep_state *r, int wi, int p) {
   uint32_t job = (uint32_t)(wi * r->np + p);
   const phase *ph = &r->m->phases[p];
-  r->job_rem[job] = phase_duration(r, ph, r->w[wi].k);
+  r->job_rem[job] = phase_call_draw(ph, r->w[wi].k, r->rng);
   station *st = job_station(r, job);
   if (!st) {
     r->job_t0[job] = r->now;
