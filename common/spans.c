@@ -10,35 +10,19 @@
 #include <string.h>
 #include <unistd.h>
 
-static void json_str(ps_buf *b, const char *s) {
-  ps_buf_append(b, "\"", 1);
-  for (const char *p = s; *p; p++) {
-    unsigned char c = (unsigned char)*p;
-    if (c == '"' || c == '\\') {
-      char t[2] = {'\\', (char)c};
-      ps_buf_append(b, t, 2);
-    } else if (c < 0x20) {
-      ps_buf_printf(b, "\\u%04x", c);
-    } else {
-      ps_buf_append(b, p, 1);
-    }
-  }
-  ps_buf_append(b, "\"", 1);
-}
-
 void spans_format_header(ps_buf *b, const span_header *h) {
   ps_buf_printf(b, "{\"schema\":\"%s\",\"source\":", SPANS_SCHEMA);
-  json_str(b, h->source ? h->source : "sim");
+  ps_buf_json_str(b, h->source ? h->source : "sim");
   ps_buf_printf(b, ",\"scenario\":");
-  json_str(b, h->scenario ? h->scenario : "");
+  ps_buf_json_str(b, h->scenario ? h->scenario : "");
   ps_buf_printf(b, ",\"t_unit\":\"s\"");
   if (h->host) {
     ps_buf_printf(b, ",\"host\":");
-    json_str(b, h->host);
+    ps_buf_json_str(b, h->host);
   }
   if (h->gpu) {
     ps_buf_printf(b, ",\"gpu\":");
-    json_str(b, h->gpu);
+    ps_buf_json_str(b, h->gpu);
   }
   ps_buf_append(b, "}\n", 2);
 }
@@ -54,12 +38,12 @@ void spans_format(ps_buf *b, const span_rec *r) {
       ps_buf_append(b, "]", 1);
     }
     ps_buf_append(b, ",\"phase\":", 9);
-    json_str(b, r->phase);
+    ps_buf_json_str(b, r->phase);
     ps_buf_append(b, ",\"resource\":", 12);
-    json_str(b, r->resource ? r->resource : "none");
+    ps_buf_json_str(b, r->resource ? r->resource : "none");
   } else {
     ps_buf_printf(b, ",\"kind\":\"%s\",\"name\":", r->kind == SPAN_KERNEL ? "kernel" : "memcpy");
-    json_str(b, r->name ? r->name : "");
+    ps_buf_json_str(b, r->name ? r->name : "");
   }
   ps_buf_printf(b, ",\"t0\":%.9f,\"t1\":%.9f}\n", r->t0, r->t1);
 }

@@ -110,6 +110,22 @@ void ps_buf_printf(ps_buf *b, const char *fmt, ...) {
   va_end(ap);
 }
 
+void ps_buf_json_str(ps_buf *b, const char *s) {
+  ps_buf_append(b, "\"", 1);
+  for (const char *p = s; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '"' || c == '\\') {
+      char t[2] = {'\\', (char)c};
+      ps_buf_append(b, t, 2);
+    } else if (c < 0x20) {
+      ps_buf_printf(b, "\\u%04x", c);
+    } else {
+      ps_buf_append(b, p, 1);
+    }
+  }
+  ps_buf_append(b, "\"", 1);
+}
+
 void ps_buf_free(ps_buf *b) {
   free(b->p);
   b->p = NULL;

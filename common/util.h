@@ -55,6 +55,8 @@ void ps_buf_printf(ps_buf *b, const char *fmt, ...) __attribute__((format(printf
 void ps_buf_vprintf(ps_buf *b, const char *fmt, va_list ap);
 void ps_buf_append(ps_buf *b, const char *s, size_t n);
 void ps_buf_free(ps_buf *b);
+/* Appends s as a JSON string literal (quotes, \" \\ and \u00XX escapes). */
+void ps_buf_json_str(ps_buf *b, const char *s);
 
 /* Write n bytes to path atomically: a temporary file beside it, then rename. Nothing is
  * left behind on failure. Returns PS_OK or PS_ERR with e filled. */

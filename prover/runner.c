@@ -985,13 +985,6 @@ out:
 
 /* ---- Reports ---- */
 
-static void jnum(cJSON *o, const char *k, double v) {
-  if (isfinite(v))
-    cJSON_AddNumberToObject(o, k, v);
-  else
-    cJSON_AddNullToObject(o, k);
-}
-
 cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_result *r) {
   report_summary sum;
   report_summarize(&r->sim, &sum);
@@ -1007,7 +1000,7 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
   for (int g = 0; g < r->ngpus; g++) {
     cJSON *o1 = cJSON_CreateObject();
     static const char *const k[5] = {"min", "p05", "p50", "p95", "max"};
-    for (int i = 0; i < 5; i++) jnum(o1, k[i], r->nvml_spread ? r->nvml_spread[g][i] : NAN);
+    for (int i = 0; i < 5; i++) report_json_num(o1, k[i], r->nvml_spread ? r->nvml_spread[g][i] : NAN);
     cJSON_AddItemToArray(sp, o1);
   }
   cJSON_AddItemToObject(met, "gpu_util_nvml_samples", sp);
@@ -1017,12 +1010,12 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
     cJSON *o1 = cJSON_AddObjectToObject(ph, x->name);
     cJSON_AddStringToObject(o1, "resource", x->resource);
     cJSON_AddNumberToObject(o1, "n", (double)x->n);
-    jnum(o1, "mean", x->mean);
-    jnum(o1, "p50", x->p50);
-    jnum(o1, "p95", x->p95);
-    jnum(o1, "p99", x->p99);
-    jnum(o1, "min", x->min);
-    jnum(o1, "max", x->max);
+    report_json_num(o1, "mean", x->mean);
+    report_json_num(o1, "p50", x->p50);
+    report_json_num(o1, "p95", x->p95);
+    report_json_num(o1, "p99", x->p99);
+    report_json_num(o1, "min", x->min);
+    report_json_num(o1, "max", x->max);
   }
   cJSON *m = cJSON_AddObjectToObject(doc, "measurement");
   cJSON_AddStringToObject(m, "backend", o->backend ? o->backend : "cuda");

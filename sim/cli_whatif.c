@@ -81,13 +81,6 @@ static void csv_num(ps_buf *b, double v) {
     ps_buf_append(b, ",", 1);
 }
 
-static void json_num(cJSON *o, const char *k, double v) {
-  if (isfinite(v))
-    cJSON_AddNumberToObject(o, k, v);
-  else
-    cJSON_AddNullToObject(o, k);
-}
-
 /* Writes buf to path atomically; prints the error. Returns 0 or -1. */
 static int write_out(const char *cmd, const char *path, const ps_buf *b) {
   ps_err e = {{0}};
@@ -940,9 +933,9 @@ int sim_cmd_estimate(int argc, char **argv) {
                       "  request to its release, while work beside the region finishes)\n",
                   d.t_locked_max);
   cJSON *jc = cJSON_AddObjectToObject(root, "per_call_s");
-  json_num(jc, "locked", d.t_locked);
-  json_num(jc, "free", d.t_free);
-  json_num(jc, "gpu", d.t_gpu);
+  report_json_num(jc, "locked", d.t_locked);
+  report_json_num(jc, "free", d.t_free);
+  report_json_num(jc, "gpu", d.t_gpu);
 
   est_row rows[8];
   int nr = 0;
@@ -1112,10 +1105,10 @@ int sim_cmd_estimate(int argc, char **argv) {
   snprintf(simlabel, sizeof simlabel, "simulation (%d replication%s)", sum.nreps, sum.nreps > 1 ? "s" : "");
   ps_buf_printf(&b, "  %-44s %-12s %18s %16s\n", simlabel, "", xs, us);
   cJSON *js = cJSON_AddObjectToObject(root, "simulation");
-  json_num(js, "throughput_pps", sx);
-  json_num(js, "throughput_pps_ci95", sxc);
-  json_num(js, "gpu_util", su);
-  json_num(js, "gpu_util_ci95", suc);
+  report_json_num(js, "throughput_pps", sx);
+  report_json_num(js, "throughput_pps_ci95", sxc);
+  report_json_num(js, "gpu_util", su);
+  report_json_num(js, "gpu_util_ci95", suc);
   cJSON_AddNumberToObject(js, "replications", sum.nreps);
   cJSON *jrows = cJSON_AddArrayToObject(root, "analytic");
   for (int k = 0; k < nr; k++) {
@@ -1133,8 +1126,8 @@ int sim_cmd_estimate(int argc, char **argv) {
       int inside = sx + tol >= r->x_lo * (1 - 1e-9) && sx - tol <= r->x_hi * (1 + 1e-9);
       int strict = sx >= r->x_lo * (1 - 1e-9) && sx <= r->x_hi * (1 + 1e-9);
       snprintf(gap, sizeof gap, "inside: %s", !inside ? "NO" : strict ? "yes" : "yes, within the CI");
-      json_num(jo, "throughput_lower_pps", r->x_lo);
-      json_num(jo, "throughput_upper_pps", r->x_hi);
+      report_json_num(jo, "throughput_lower_pps", r->x_lo);
+      report_json_num(jo, "throughput_upper_pps", r->x_hi);
       cJSON_AddBoolToObject(jo, "simulation_inside", inside);
     } else {
       snprintf(xs, sizeof xs, "%.6f", r->x);
@@ -1142,9 +1135,9 @@ int sim_cmd_estimate(int argc, char **argv) {
       double gp = (sx - r->x) / r->x;
       int within = isfinite(sxc) && fabs(sx - r->x) <= sxc;
       snprintf(gap, sizeof gap, "%+.2f%%%s", 100 * gp, within ? " (within the CI)" : "");
-      json_num(jo, "throughput_pps", r->x);
-      json_num(jo, "gpu_util", r->util);
-      json_num(jo, "gap", gp);
+      report_json_num(jo, "throughput_pps", r->x);
+      report_json_num(jo, "gpu_util", r->util);
+      report_json_num(jo, "gap", gp);
       cJSON_AddBoolToObject(jo, "within_ci", within);
     }
     ps_buf_printf(&b, "  %-44s %-12s %18s %16s  %s\n", r->label, r->status, xs, us, gap);

@@ -111,7 +111,7 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
   return buf;
 }
 
-static void num(cJSON *o, const char *k, double v) {
+void report_json_num(cJSON *o, const char *k, double v) {
   if (isfinite(v))
     cJSON_AddNumberToObject(o, k, v);
   else
@@ -126,46 +126,46 @@ cJSON *report_json(const scenario *s, const report_summary *m) {
   cJSON *met = cJSON_AddObjectToObject(root, "metrics");
   cJSON *gu = cJSON_AddArrayToObject(met, "gpu_util");
   for (int g = 0; g < m->ngpus; g++) cJSON_AddItemToArray(gu, cJSON_CreateNumber(m->gpu_util[g]));
-  num(met, "gpu_util_mean", m->gpu_util_mean);
-  num(met, "throughput_pps", m->tput);
-  num(met, "proofs_per_hour", m->tput * 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1));
+  report_json_num(met, "gpu_util_mean", m->gpu_util_mean);
+  report_json_num(met, "throughput_pps", m->tput);
+  report_json_num(met, "proofs_per_hour", m->tput * 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1));
   cJSON *lat = cJSON_AddObjectToObject(met, "latency_s");
-  num(lat, "mean", m->lat_mean);
-  num(lat, "p50", m->lat_p50);
-  num(lat, "p95", m->lat_p95);
-  num(lat, "p99", m->lat_p99);
+  report_json_num(lat, "mean", m->lat_mean);
+  report_json_num(lat, "p50", m->lat_p50);
+  report_json_num(lat, "p95", m->lat_p95);
+  report_json_num(lat, "p99", m->lat_p99);
   if (m->has_proofs) {
     cJSON *pl = cJSON_AddObjectToObject(met, "proof_latency_s");
-    num(pl, "mean", m->proof_mean);
-    num(pl, "p99", m->proof_p99);
+    report_json_num(pl, "mean", m->proof_mean);
+    report_json_num(pl, "p99", m->proof_p99);
   }
   cJSON *mw = cJSON_AddObjectToObject(met, "mutex_wait_s");
-  num(mw, "mean", m->wait_mean);
-  num(mw, "p99", m->wait_p99);
+  report_json_num(mw, "mean", m->wait_mean);
+  report_json_num(mw, "p99", m->wait_p99);
   cJSON *mh = cJSON_AddObjectToObject(met, "mutex_held_s");
-  num(mh, "mean", m->held_mean);
+  report_json_num(mh, "mean", m->held_mean);
   cJSON *cs = cJSON_AddObjectToObject(met, "call_s");
-  num(cs, "mean", m->call_mean);
-  num(cs, "p99", m->call_p99);
-  num(met, "cpu_util", m->cpu_util);
+  report_json_num(cs, "mean", m->call_mean);
+  report_json_num(cs, "p99", m->call_p99);
+  report_json_num(met, "cpu_util", m->cpu_util);
   cJSON *idle = cJSON_AddObjectToObject(met, "gpu_idle");
-  num(idle, "mutex_held", m->idle_held);
-  num(idle, "mutex_free", m->idle_free);
-  num(idle, "mutex_free_workers_busy", m->idle_busy);
-  num(idle, "mutex_free_no_work", m->idle_nowork);
+  report_json_num(idle, "mutex_held", m->idle_held);
+  report_json_num(idle, "mutex_free", m->idle_free);
+  report_json_num(idle, "mutex_free_workers_busy", m->idle_busy);
+  report_json_num(idle, "mutex_free_no_work", m->idle_nowork);
   char buf[512];
   cJSON_AddStringToObject(met, "bottleneck", report_bottleneck(s, m, buf, sizeof buf));
   cJSON *ci = cJSON_AddObjectToObject(root, "ci95");
   cJSON *guc = cJSON_AddArrayToObject(ci, "gpu_util");
   for (int g = 0; g < m->ngpus; g++)
     cJSON_AddItemToArray(guc, isfinite(m->gpu_util_ci[g]) ? cJSON_CreateNumber(m->gpu_util_ci[g]) : cJSON_CreateNull());
-  num(ci, "gpu_util_mean", m->gpu_util_mean_ci);
-  num(ci, "throughput_pps", m->tput_ci);
-  num(ci, "latency_mean_s", m->lat_mean_ci);
-  num(ci, "latency_p99_s", m->lat_p99_ci);
-  num(ci, "mutex_wait_mean_s", m->wait_mean_ci);
-  num(ci, "call_mean_s", m->call_mean_ci);
-  num(ci, "cpu_util", m->cpu_util_ci);
+  report_json_num(ci, "gpu_util_mean", m->gpu_util_mean_ci);
+  report_json_num(ci, "throughput_pps", m->tput_ci);
+  report_json_num(ci, "latency_mean_s", m->lat_mean_ci);
+  report_json_num(ci, "latency_p99_s", m->lat_p99_ci);
+  report_json_num(ci, "mutex_wait_mean_s", m->wait_mean_ci);
+  report_json_num(ci, "call_mean_s", m->call_mean_ci);
+  report_json_num(ci, "cpu_util", m->cpu_util_ci);
   cJSON_AddNumberToObject(root, "replications", m->nreps);
   cJSON_AddNumberToObject(root, "events", (double)m->events);
   return root;

@@ -33,6 +33,9 @@ void report_summary_free(report_summary *s);
  * buffer-backed string valid until the next call with the same buf. */
 const char *report_bottleneck(const scenario *s, const report_summary *m, char *buf, size_t n);
 
+/* Adds member k = v, or null when v is not finite (a metric with no samples). */
+void report_json_num(cJSON *o, const char *k, double v);
+
 /* The provesim.report/1 JSON object (caller frees with cJSON_Delete). */
 cJSON *report_json(const scenario *s, const report_summary *m);
 void report_table(ps_buf *b, const scenario *s, const report_summary *m, double wall_s);

@@ -62,15 +62,6 @@ void trace_add(trace *t, const span_rec *r) {
   if (r->worker > t->maxworker) t->maxworker = r->worker;
 }
 
-static void jstr(ps_buf *b, const char *s) {
-  ps_buf_append(b, "\"", 1);
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') ps_buf_append(b, "\\", 1);
-    if ((unsigned char)*s >= 0x20) ps_buf_append(b, s, 1);
-  }
-  ps_buf_append(b, "\"", 1);
-}
-
 /* Thread ids inside a GPU's process: 1 = GPU (phases and kernels), then per worker w:
  * 10+3w = its CPU/other phases, 11+3w = its GPU phases, 12+3w = its mutex. */
 static int tid_of(const tspan *s) {
@@ -93,7 +84,7 @@ static int edge_cmp(const void *a, const void *b) {
 static void meta(ps_buf *b, int *first, const char *what, int pid, int tid, const char *name) {
   ps_buf_printf(b, "%s\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":", *first ? "" : ",",
                 what, pid, tid);
-  jstr(b, name);
+  ps_buf_json_str(b, name);
   ps_buf_append(b, "}}", 2);
   *first = 0;
 }
@@ -119,12 +110,12 @@ void trace_render(trace *t, ps_buf *b) {
   for (size_t i = 0; i < t->n; i++) {
     const tspan *s = &t->s[i];
     ps_buf_printf(b, ",\n{\"ph\":\"X\",\"name\":");
-    jstr(b, s->name);
+    ps_buf_json_str(b, s->name);
     ps_buf_printf(b, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", cats[s->kind], s->gpu + 1,
                   tid_of(s), s->t0 * 1e6, (s->t1 - s->t0) * 1e6);
     if (s->kind == 1) {
       ps_buf_printf(b, ",\n{\"ph\":\"X\",\"name\":");
-      jstr(b, s->name);
+      ps_buf_json_str(b, s->name);
       ps_buf_printf(b, ",\"cat\":\"gpu\",\"pid\":%d,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"worker\":%d}}",
                     s->gpu + 1, s->t0 * 1e6, (s->t1 - s->t0) * 1e6, s->worker);
     }
