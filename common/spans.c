@@ -79,6 +79,21 @@ static FILE *open_spans(const char *path, int *piped) {
   return f;
 }
 
+static void close_spans(FILE *f, int piped, int *status) {
+  int st = piped ? pclose(f) : fclose(f);
+  if (status) *status = st;
+}
+
+int spans_sniff(const char *path) {
+  int piped = 0;
+  FILE *f = open_spans(path, &piped);
+  if (!f) return 0;
+  char line[512];
+  int r = fgets(line, sizeof line, f) && strstr(line, SPANS_SCHEMA) != NULL;
+  close_spans(f, piped, NULL);
+  return r;
+}
+
 int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx, ps_err *e) {
   int piped = 0;
   FILE *f = open_spans(path, &piped);
@@ -160,11 +175,8 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
   if (rc == PS_OK && !seen_header) rc = ps_fail(e, PS_EINPUT, "%s: empty file, expected a provesim.spans/1 header", path);
   free(parts);
   free(line);
-  if (piped) {
-    int st = pclose(f);
-    if (rc == PS_OK && st != 0) rc = ps_fail(e, PS_EINPUT, "%s: gzip -dc failed (exit status %d)", path, st);
-  } else {
-    fclose(f);
-  }
+  int st;
+  close_spans(f, piped, &st);
+  if (piped && rc == PS_OK && st != 0) rc = ps_fail(e, PS_EINPUT, "%s: gzip -dc failed (exit status %d)", path, st);
   return rc;
 }

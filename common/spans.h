@@ -46,6 +46,9 @@ void spans_format(ps_buf *b, const span_rec *r);
  * must be provesim.spans/1). Strings in the record are valid during the call only.
  * hdr_fn may be NULL. Errors name file:line. Returns PS_OK, PS_EINPUT or PS_ERR; a
  * nonzero return of fn stops the reading and is returned. */
+/* 1 when the file (plain or .gz) begins with a provesim.spans/1 header line. */
+int spans_sniff(const char *path);
+
 typedef int (*spans_rec_fn)(void *ctx, const span_rec *r);
 typedef int (*spans_hdr_fn)(void *ctx, const span_header *h);
 int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx, ps_err *e);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../common/cli.h"
+#include "../common/spans.h"
 #include "calib.h"
 #include "pipe.h"
 #include "report.h"
@@ -170,17 +171,6 @@ typedef struct measured {
   const char *what; /* "report" or "spans (kernels)" ... */
 } measured;
 
-static int is_spans_file(const char *path) {
-  size_t n = strlen(path);
-  if (n > 3 && !strcmp(path + n - 3, ".gz")) return 1; /* only spans are gzipped */
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  char line[512];
-  int r = fgets(line, sizeof line, f) && strstr(line, "provesim.spans/1");
-  fclose(f);
-  return r;
-}
-
 static double jnum(const cJSON *o, const char *k) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsNumber(x) ? x->valuedouble : NAN;
@@ -188,7 +178,7 @@ static double jnum(const cJSON *o, const char *k) {
 
 static int load_measured(const char *path, const scenario *s, measured *m, ps_err *e) {
   memset(m, 0, sizeof *m);
-  if (is_spans_file(path)) {
+  if (spans_sniff(path)) {
     span_metrics sm, acc = {0};
     int r;
     for (r = 0;; r++) {
