@@ -58,7 +58,6 @@ static const char trace_help[] =
 
 /* Spans streamed to a temporary file, renamed on success. */
 typedef struct span_sink {
-  FILE *f;   /* out.f while spans are being written */
   ps_outfile out;
   ps_buf buf;
   trace *tr;
@@ -66,8 +65,8 @@ typedef struct span_sink {
 } span_sink;
 
 static void sink_flush(span_sink *k) {
-  if (k->f && k->buf.len) {
-    if (fwrite(k->buf.p, 1, k->buf.len, k->f) != k->buf.len) k->err = errno ? errno : EIO;
+  if (k->out.f && k->buf.len) {
+    if (fwrite(k->buf.p, 1, k->buf.len, k->out.f) != k->buf.len) k->err = errno ? errno : EIO;
     k->buf.len = 0;
   }
 }
@@ -77,7 +76,7 @@ static void on_span(void *ctx, const sim_span *sp) {
   span_rec r = {.kind = SPAN_PHASE, .rep = sp->rep, .gpu = sp->gpu, .worker = sp->worker, .call = sp->call,
                 .partitions = sp->partitions, .npartitions = sp->npartitions, .phase = sp->phase,
                 .resource = sp->resource, .t0 = sp->t0, .t1 = sp->t1};
-  if (k->f) {
+  if (k->out.f) {
     spans_format(&k->buf, &r);
     if (k->buf.len > (1 << 20)) sink_flush(k);
   }
@@ -163,7 +162,6 @@ int sim_cmd_simulate(int argc, char **argv) {
       rc = PS_EXIT_FAIL;
       goto done;
     }
-    sink.f = sink.out.f;
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     span_header h = {"sim", s->name, host, NULL};
@@ -174,7 +172,7 @@ int sim_cmd_simulate(int argc, char **argv) {
   sim_result *res = NULL;
   int sr = sim_run(s, &o, &res, &e);
   if (sr != PS_OK) fprintf(stderr, "provesim simulate: %s\n", e.msg);
-  if (sr == PS_OK && sink.f) {
+  if (sr == PS_OK && sink.out.f) {
     sink_flush(&sink);
     if (sink.err) {
       fprintf(stderr, "provesim simulate: %s: cannot write: %s\n", spans, strerror(sink.err));
