@@ -3,3 +3,6 @@
 provesim_check_test(test_bls SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_bls.c LIBS provesim_prover)
 provesim_check_test(test_ntt SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ntt.c LIBS provesim_prover)
 provesim_check_test(test_msm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_msm.c LIBS provesim_prover)
+# The CUDA backend's Montgomery multiplication sequence (prover/cuda/psf_mont.h), run on
+# the CPU with an emulated carry flag.
+provesim_check_test(test_montmul SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_montmul.c LIBS provesim_prover)

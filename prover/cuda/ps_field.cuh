@@ -2,8 +2,9 @@
  * limbs) in Montgomery form with 32-bit limbs, and Fp2 = Fp[u]/(u^2+1). The layouts and
  * constants come from prover/bls12_381.h, shared with the plain-C backend, so a value
  * copied between host and device needs no conversion. Multiplication is CIOS Montgomery
- * with PTX carry chains (mad.lo.cc / madc.hi.cc); both moduli leave a spare top bit, so
- * the running sum fits in N+1 limbs and one conditional subtraction ends it. */
+ * with PTX carry chains split into even and odd limbs (psf_mont.h explains why, and
+ * tests/test_montmul.c checks the sequence on the CPU); both moduli leave a spare top
+ * bit, so one conditional subtraction ends it. */
 #ifndef PROVESIM_PS_FIELD_CUH
 #define PROVESIM_PS_FIELD_CUH
 
@@ -18,33 +19,19 @@ static __constant__ fr_t c_fr_one = BLS_FR_ONE;
 
 #define PSF_INL static __device__ __forceinline__
 
-/* The body of a Montgomery multiplication r = a*b/R mod m over N limbs (a, b < m). */
-#define PSF_MONT_MUL_BODY(N, MOD, INV)                                                     \
-  uint32_t t[N + 1];                                                                       \
-  _Pragma("unroll") for (int j = 0; j <= N; j++) t[j] = 0;                                 \
-  _Pragma("unroll") for (int i = 0; i < N; i++) {                                          \
-    uint32_t bi = b[i];                                                                    \
-    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(a[0]), "r"(bi));                \
-    _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
-      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(a[j]), "r"(bi));             \
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));                                               \
-    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(a[0]), "r"(bi));                \
-    _Pragma("unroll") for (int j = 1; j < N - 1; j++)                                      \
-      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(a[j]), "r"(bi));         \
-    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(a[N - 1]), "r"(bi));              \
-    uint32_t m = t[0] * (INV);                                                             \
-    asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[0]) : "r"(m), "r"(MOD[0]));               \
-    _Pragma("unroll") for (int j = 1; j < N; j++)                                          \
-      asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(t[j]) : "r"(m), "r"(MOD[j]));            \
-    asm volatile("addc.u32 %0, %0, 0;" : "+r"(t[N]));                                               \
-    asm volatile("mad.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[1]) : "r"(m), "r"(MOD[0]));               \
-    _Pragma("unroll") for (int j = 1; j < N - 1; j++)                                      \
-      asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(t[j + 1]) : "r"(m), "r"(MOD[j]));        \
-    asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(t[N]) : "r"(m), "r"(MOD[N - 1]));             \
-    _Pragma("unroll") for (int j = 0; j < N; j++) t[j] = t[j + 1];                         \
-    t[N] = 0;                                                                              \
-  }                                                                                        \
-  psf_reduce_once_##N(r, t, MOD);
+/* PTX for the carry-chain operations of psf_mont.h. A pair madc.lo.cc/madc.hi.cc of one
+ * product on adjacent limbs becomes a single IMAD.WIDE.U32.X on sm_90. The statements
+ * are volatile so the compiler keeps their order, which carries the flag between them. */
+#define PSF_OP_MUL_LO(d, x, y) asm volatile("mul.lo.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_MUL_HI(d, x, y) asm volatile("mul.hi.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_MAD_LO_CC(d, x, y) asm volatile("mad.lo.cc.u32 %0, %1, %2, %0;" : "+r"(d) : "r"(x), "r"(y))
+#define PSF_OP_MADC_LO_CC(d, x, y) asm volatile("madc.lo.cc.u32 %0, %1, %2, %0;" : "+r"(d) : "r"(x), "r"(y))
+#define PSF_OP_MADC_HI_CC(d, x, y) asm volatile("madc.hi.cc.u32 %0, %1, %2, %0;" : "+r"(d) : "r"(x), "r"(y))
+#define PSF_OP_MADC_HI(d, x, y) asm volatile("madc.hi.u32 %0, %1, %2, %0;" : "+r"(d) : "r"(x), "r"(y))
+#define PSF_OP_ADD_CC(d, x) asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
+#define PSF_OP_ADDC_CC(d, x) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
+#define PSF_OP_ADDC(d, x) asm volatile("addc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
+#include "psf_mont.h"
 
 /* r = t - m if t >= m else t (t < 2m, N limbs). */
 #define PSF_REDUCE_ONCE(N)                                                                 \
@@ -95,10 +82,9 @@ PSF_REDUCE_ONCE(12)
 /* ---- Fr ---- */
 PSF_INL void fr_mul_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
   const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fr_r.v;
-  uint32_t r[8];
-  PSF_MONT_MUL_BODY(8, MOD, BLS_FR_INV32)
-#pragma unroll
-  for (int j = 0; j < 8; j++) rr->v[j] = r[j];
+  uint32_t t[8];
+  PSF_MONT_BODY(8, t, a, b, MOD, BLS_FR_INV32);
+  psf_reduce_once_8(rr->v, t, MOD);
 }
 PSF_INL void fr_add_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_add_8(r->v, a->v, b->v, c_fr_r.v); }
 PSF_INL void fr_sub_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_sub_8(r->v, a->v, b->v, c_fr_r.v); }
@@ -115,10 +101,9 @@ PSF_INL void fr_from_mont_d(fr_t *r, const fr_t *a) {
 /* ---- Fp ---- */
 PSF_INL void fp_mul_d(fp_t *rr, const fp_t *aa, const fp_t *bb) {
   const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fp_p.v;
-  uint32_t r[12];
-  PSF_MONT_MUL_BODY(12, MOD, BLS_FP_INV32)
-#pragma unroll
-  for (int j = 0; j < 12; j++) rr->v[j] = r[j];
+  uint32_t t[12];
+  PSF_MONT_BODY(12, t, a, b, MOD, BLS_FP_INV32);
+  psf_reduce_once_12(rr->v, t, MOD);
 }
 PSF_INL void fp_sqr_d(fp_t *r, const fp_t *a) { fp_mul_d(r, a, a); }
 PSF_INL void fp_add_d(fp_t *r, const fp_t *a, const fp_t *b) { psf_add_12(r->v, a->v, b->v, c_fp_p.v); }

@@ -1,0 +1,129 @@
+/* Montgomery multiplication r = a*b/W^N mod m (W = 2^32, N even) written as a sequence
+ * of carry-chain operations, so that one text serves two masters: the CUDA backend maps
+ * the operations onto PTX (ps_field.cuh) and a plain-C test maps them onto an emulated
+ * carry flag (tests/test_montmul.c), which checks the sequence against the reference
+ * field code in CI, where there is no GPU.
+ *
+ * Why this shape. A PTX pair `madc.lo.cc d0, x, y, d0; madc.hi.cc d1, x, y, d1` (the low
+ * and high words of one product added into adjacent limbs, carry in and out) compiles to
+ * one SASS instruction on sm_90 (IMAD.WIDE.U32.X), whereas a row of products a[j]*y added
+ * limb by limb needs an IMAD and a separate carry add per word. So each row of the
+ * schoolbook product is split into two chains whose products never share a limb: the
+ * even limbs of a land on limb pairs (0,1), (2,3), ... of accumulator p, the odd limbs on
+ * pairs (1,2), (3,4), ... of accumulator q. The row value is p + q (+ one pending carry
+ * bit c at limb 0). Montgomery reduction (CIOS: m = limb0 * -m^-1, add m*mod, drop limb
+ * 0) uses the same two chains on the modulus. After the reduction limb 0 of p + q is 0
+ * mod W, so its carry is 1 exactly when p[0] != 0; that bit is added at limb 0 of q just
+ * before the next odd chain, whose first product lands on limb 1, so the carry of that
+ * add enters the chain at the right place. Dropping limb 0 turns the even accumulator's
+ * pairs into odd ones, so p and q swap roles every row.
+ *
+ * Bounds (a, b < m < W^N / 2): every row keeps p + q + c < 2m after the shift, so each
+ * accumulator fits in N+1 limbs before it and the chains that end without carry-out
+ * lose nothing. The result is < 2m; the caller subtracts m once if needed.
+ *
+ * The including file defines, for uint32_t lvalues d and values x, y:
+ *   PSF_OP_MUL_LO(d,x,y) d = lo(x*y)          PSF_OP_MUL_HI(d,x,y) d = hi(x*y)
+ *   PSF_OP_MAD_LO_CC(d,x,y)  d += lo(x*y), carry out
+ *   PSF_OP_MADC_LO_CC(d,x,y) d += lo(x*y) + carry, carry out   (likewise MADC_HI_CC)
+ *   PSF_OP_MADC_HI(d,x,y)    d += hi(x*y) + carry, no carry out
+ *   PSF_OP_ADD_CC(d,x) d += x, carry out     PSF_OP_ADDC_CC(d,x) d += x + carry, carry out
+ *   PSF_OP_ADDC(d,x)   d += x + carry, no carry out
+ * and then uses PSF_MONT_BODY(N, r, a, b, MOD, INV) with a, b, MOD readable as x[i]
+ * and r writable as r[i] (i < N); INV = -MOD^-1 mod W. */
+#ifndef PROVESIM_PSF_MONT_H
+#define PROVESIM_PSF_MONT_H
+
+#ifdef __CUDACC__
+#define PSF_UNROLL _Pragma("unroll")
+#else
+#define PSF_UNROLL
+#endif
+
+/* One reduction step on (p, q): m from limb 0, add m*MOD over both chains. */
+#define PSF_MONT_REDUCE_(N, p, q, MOD, INV)                                                  \
+  do {                                                                                     \
+    uint32_t m_ = (p[0] + q[0]) * (uint32_t)(INV);                                         \
+    PSF_OP_MAD_LO_CC(p[0], MOD[0], m_);                                                    \
+    PSF_OP_MADC_HI_CC(p[1], MOD[0], m_);                                                   \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) {                                      \
+      PSF_OP_MADC_LO_CC(p[2 * k_], MOD[2 * k_], m_);                                       \
+      PSF_OP_MADC_HI_CC(p[2 * k_ + 1], MOD[2 * k_], m_);                                   \
+    }                                                                                      \
+    PSF_OP_ADDC(p[N], 0u);                                                                 \
+    PSF_OP_MAD_LO_CC(q[1], MOD[1], m_);                                                    \
+    PSF_OP_MADC_HI_CC(q[2], MOD[1], m_);                                                   \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2 - 1; k_++) {                                  \
+      PSF_OP_MADC_LO_CC(q[2 * k_ + 1], MOD[2 * k_ + 1], m_);                               \
+      PSF_OP_MADC_HI_CC(q[2 * k_ + 2], MOD[2 * k_ + 1], m_);                               \
+    }                                                                                      \
+    PSF_OP_MADC_LO_CC(q[(N) - 1], MOD[(N) - 1], m_);                                       \
+    PSF_OP_MADC_HI(q[N], MOD[(N) - 1], m_);                                                \
+  } while (0)
+
+/* Row i >= 1 of the product: X += a_even * bi on pairs (0,1)..(N-2,N-1), carry to X[N];
+ * Y += c at limb 0, then Y += a_odd * bi on pairs (1,2)..(N-1,N). */
+#define PSF_MONT_ROW_(N, X, Y, a, bi, c)                                                     \
+  do {                                                                                     \
+    PSF_OP_MAD_LO_CC(X[0], a[0], bi);                                                      \
+    PSF_OP_MADC_HI_CC(X[1], a[0], bi);                                                     \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) {                                      \
+      PSF_OP_MADC_LO_CC(X[2 * k_], a[2 * k_], bi);                                         \
+      PSF_OP_MADC_HI_CC(X[2 * k_ + 1], a[2 * k_], bi);                                     \
+    }                                                                                      \
+    PSF_OP_ADDC(X[N], 0u);                                                                 \
+    PSF_OP_ADD_CC(Y[0], c);                                                                \
+    PSF_UNROLL for (int k_ = 0; k_ < (N) / 2 - 1; k_++) {                                  \
+      PSF_OP_MADC_LO_CC(Y[2 * k_ + 1], a[2 * k_ + 1], bi);                                 \
+      PSF_OP_MADC_HI_CC(Y[2 * k_ + 2], a[2 * k_ + 1], bi);                                 \
+    }                                                                                      \
+    PSF_OP_MADC_LO_CC(Y[(N) - 1], a[(N) - 1], bi);                                         \
+    PSF_OP_MADC_HI(Y[N], a[(N) - 1], bi);                                                  \
+  } while (0)
+
+/* Drops limb 0 of both accumulators (limbs move down one; the top limb becomes 0). After
+ * the shift the even accumulator's pairs sit on odd limbs and the odd one's on even
+ * limbs, so the next row swaps their roles and every product keeps its register pair. */
+#define PSF_MONT_SHIFT_(N, p, q)                                                             \
+  do {                                                                                     \
+    PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) {                                          \
+      p[j_] = p[j_ + 1];                                                                   \
+      q[j_] = q[j_ + 1];                                                                   \
+    }                                                                                      \
+    p[N] = 0;                                                                              \
+    q[N] = 0;                                                                              \
+  } while (0)
+
+#define PSF_MONT_BODY(N, r, a, b, MOD, INV)                                                  \
+  do {                                                                                     \
+    uint32_t p[(N) + 1], q[(N) + 1], c_;                                                   \
+    /* Row 0: plain products, no carries (the pairs are disjoint). */                      \
+    PSF_UNROLL for (int k_ = 0; k_ < (N) / 2; k_++) {                                      \
+      PSF_OP_MUL_LO(p[2 * k_], a[2 * k_], b[0]);                                           \
+      PSF_OP_MUL_HI(p[2 * k_ + 1], a[2 * k_], b[0]);                                       \
+      PSF_OP_MUL_LO(q[2 * k_ + 1], a[2 * k_ + 1], b[0]);                                   \
+      PSF_OP_MUL_HI(q[2 * k_ + 2], a[2 * k_ + 1], b[0]);                                   \
+    }                                                                                      \
+    p[N] = 0;                                                                              \
+    q[0] = 0;                                                                              \
+    PSF_MONT_REDUCE_(N, p, q, MOD, INV);                                                   \
+    PSF_UNROLL for (int i_ = 1; i_ < (N); i_++) {                                          \
+      uint32_t bi_ = b[i_];                                                                \
+      c_ = p[0] != 0; /* the carry out of limb 0 of p + q, which is 0 mod W */             \
+      PSF_MONT_SHIFT_(N, p, q);                                                            \
+      if (i_ & 1) {                                                                        \
+        PSF_MONT_ROW_(N, q, p, a, bi_, c_);                                                \
+        PSF_MONT_REDUCE_(N, q, p, MOD, INV);                                               \
+      } else {                                                                             \
+        PSF_MONT_ROW_(N, p, q, a, bi_, c_);                                                \
+        PSF_MONT_REDUCE_(N, p, q, MOD, INV);                                               \
+      }                                                                                    \
+    }                                                                                      \
+    /* p + q has limb 0 == 0 mod W; the result is limbs 1..N of the sum. */                \
+    PSF_OP_ADD_CC(p[0], q[0]);                                                             \
+    PSF_UNROLL for (int j_ = 1; j_ < (N); j_++) PSF_OP_ADDC_CC(p[j_], q[j_]);              \
+    PSF_OP_ADDC(p[N], q[N]);                                                               \
+    PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) r[j_] = p[j_ + 1];                         \
+  } while (0)
+
+#endif

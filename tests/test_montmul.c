@@ -1,0 +1,176 @@
+/* Check suite of the CUDA backend's Montgomery multiplication, run on the CPU: the
+ * operation sequence of prover/cuda/psf_mont.h (the very text the GPU compiles) is
+ * executed here with an emulated PTX carry flag and compared with the reference field
+ * code (fr_mul, fp_mul) on random operands, on edge values (0, 1, m-1, all-ones limbs
+ * below m) and on operands near the top of the range, where the bounds the sequence
+ * relies on are tightest. CI has no GPU; this is what keeps the GPU arithmetic honest
+ * there. On the H200, tests/gpu_check.c compares the compiled kernels themselves. */
+#include <check.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "fp.h"
+#include "fr.h"
+#include "vectors/vec.h"
+
+/* The PTX carry flag, emulated. Each macro does what its PTX namesake does. */
+static uint32_t cc;
+/* Chains that end without carry-out must not overflow; counted here, asserted zero. */
+static unsigned long overflows;
+#define LO_(x, y) ((uint32_t)((uint64_t)(x) * (y)))
+#define HI_(x, y) ((uint32_t)(((uint64_t)(x) * (y)) >> 32))
+#define ADD3_(d, x, cin, setcc)                                         \
+  do {                                                                  \
+    uint64_t s_ = (uint64_t)(d) + (x) + (cin);                          \
+    (d) = (uint32_t)s_;                                                 \
+    if (setcc) cc = (uint32_t)(s_ >> 32);                               \
+    else overflows += (s_ >> 32) != 0;                                  \
+  } while (0)
+#define PSF_OP_MUL_LO(d, x, y) ((d) = LO_(x, y))
+#define PSF_OP_MUL_HI(d, x, y) ((d) = HI_(x, y))
+#define PSF_OP_MAD_LO_CC(d, x, y) ADD3_(d, LO_(x, y), 0, 1)
+#define PSF_OP_MADC_LO_CC(d, x, y) ADD3_(d, LO_(x, y), cc, 1)
+#define PSF_OP_MADC_HI_CC(d, x, y) ADD3_(d, HI_(x, y), cc, 1)
+#define PSF_OP_MADC_HI(d, x, y) ADD3_(d, HI_(x, y), cc, 0)
+#define PSF_OP_ADD_CC(d, x) ADD3_(d, x, 0, 1)
+#define PSF_OP_ADDC_CC(d, x) ADD3_(d, x, cc, 1)
+#define PSF_OP_ADDC(d, x) ADD3_(d, x, cc, 0)
+#include "cuda/psf_mont.h"
+
+/* r = a*b/R mod m by the GPU sequence, then one conditional subtraction. */
+static void emu_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod,
+                    uint32_t inv, int n) {
+  uint32_t t[12];
+  if (n == 8) PSF_MONT_BODY(8, t, a, b, mod, inv);
+  else PSF_MONT_BODY(12, t, a, b, mod, inv);
+  /* t < 2m: subtract m when t >= m */
+  int ge = 1;
+  for (int j = n - 1; j >= 0; j--)
+    if (t[j] != mod[j]) {
+      ge = t[j] > mod[j];
+      break;
+    }
+  if (ge) {
+    uint64_t br = 0;
+    for (int j = 0; j < n; j++) {
+      uint64_t d = (uint64_t)t[j] - mod[j] - br;
+      t[j] = (uint32_t)d;
+      br = (d >> 32) & 1;
+    }
+  }
+  memcpy(r, t, sizeof(uint32_t) * (size_t)n);
+  ck_assert_msg(overflows == 0, "a carry chain without carry-out overflowed");
+}
+
+static const fr_t FR_R = BLS_FR_R;
+static const fp_t FP_P = BLS_FP_P;
+
+/* Values that stress the bounds: 0, 1, m-1, m-2, and m minus a small random amount. */
+static void edge_value(uint32_t *v, const uint32_t *mod, int n, int kind, uint64_t *s) {
+  memset(v, 0, sizeof(uint32_t) * (size_t)n);
+  if (kind == 0) return;
+  if (kind == 1) {
+    v[0] = 1;
+    return;
+  }
+  memcpy(v, mod, sizeof(uint32_t) * (size_t)n);
+  uint32_t sub = kind == 2 ? 1 : kind == 3 ? 2 : (uint32_t)(vec_rng(s) & 0xffff) + 1;
+  uint64_t br = sub;
+  for (int j = 0; j < n && br; j++) {
+    uint64_t d = (uint64_t)v[j] - br;
+    v[j] = (uint32_t)d;
+    br = (d >> 32) & 1;
+  }
+}
+
+START_TEST(fr_random_operands) {
+  uint64_t s = 1;
+  for (int i = 0; i < 200000; i++) {
+    fr_t a, b, want, got;
+    fr_random(&a, vec_rng, &s);
+    fr_random(&b, vec_rng, &s);
+    fr_mul(&want, &a, &b);
+    emu_mul(got.v, a.v, b.v, FR_R.v, BLS_FR_INV32, 8);
+    ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fr product %d differs", i);
+  }
+}
+END_TEST
+
+START_TEST(fp_random_operands) {
+  uint64_t s = 2;
+  for (int i = 0; i < 100000; i++) {
+    fp_t a, b, want, got;
+    fp_random(&a, vec_rng, &s);
+    fp_random(&b, vec_rng, &s);
+    fp_mul(&want, &a, &b);
+    emu_mul(got.v, a.v, b.v, FP_P.v, BLS_FP_INV32, 12);
+    ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fp product %d differs", i);
+  }
+}
+END_TEST
+
+START_TEST(edge_operands) {
+  uint64_t s = 3;
+  for (int ka = 0; ka < 6; ka++)
+    for (int kb = 0; kb < 6; kb++) {
+      fr_t a, b, want, got;
+      fp_t x, y, fwant, fgot;
+      edge_value(a.v, FR_R.v, 8, ka, &s);
+      edge_value(b.v, FR_R.v, 8, kb, &s);
+      fr_mul(&want, &a, &b);
+      emu_mul(got.v, a.v, b.v, FR_R.v, BLS_FR_INV32, 8);
+      ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fr edge %d x %d differs", ka, kb);
+      edge_value(x.v, FP_P.v, 12, ka, &s);
+      edge_value(y.v, FP_P.v, 12, kb, &s);
+      fp_mul(&fwant, &x, &y);
+      emu_mul(fgot.v, x.v, y.v, FP_P.v, BLS_FP_INV32, 12);
+      ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp edge %d x %d differs", ka, kb);
+    }
+}
+END_TEST
+
+/* A sequence that dropped a carry would still agree on most random operands; operands
+ * whose limbs are mostly all-ones make every carry fire. */
+START_TEST(carry_heavy_operands) {
+  uint64_t s = 4;
+  for (int i = 0; i < 50000; i++) {
+    fr_t a, b, want, got;
+    fp_t x, y, fwant, fgot;
+    for (int j = 0; j < 8; j++) {
+      a.v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+      b.v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+    }
+    for (int j = 0; j < 12; j++) {
+      x.v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+      y.v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+    }
+    /* keep them below the modulus by clearing top bits (the top limb of m is smaller) */
+    a.v[7] &= 0x3fffffff;
+    b.v[7] &= 0x3fffffff;
+    x.v[11] &= 0x0fffffff;
+    y.v[11] &= 0x0fffffff;
+    fr_mul(&want, &a, &b);
+    emu_mul(got.v, a.v, b.v, FR_R.v, BLS_FR_INV32, 8);
+    ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fr carry-heavy %d differs", i);
+    fp_mul(&fwant, &x, &y);
+    emu_mul(fgot.v, x.v, y.v, FP_P.v, BLS_FP_INV32, 12);
+    ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp carry-heavy %d differs", i);
+  }
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("montmul");
+  TCase *tc = tcase_create("gpu sequence");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, fr_random_operands);
+  tcase_add_test(tc, fp_random_operands);
+  tcase_add_test(tc, edge_operands);
+  tcase_add_test(tc, carry_heavy_operands);
+  suite_add_tcase(s, tc);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? 1 : 0;
+}
