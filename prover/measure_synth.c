@@ -1,8 +1,9 @@
 /* The synthetic executor: runs ANY model by burning, for every phase of a call, the
  * duration drawn from the model's distribution (the simulator's batch rule: fixed part
  * plus k draws, or the scale multipliers). cpu phases busy-spin on `threads` CPU cores;
- * gpu phases launch a spin kernel of that duration on the worker's stream (cuda backend)
- * or sleep (cpu backend); pcie and none phases sleep. Like the simulator's stations, the
+ * gpu phases launch a spin kernel for the phase's busy share of that duration on the
+ * worker's stream and the host waits out the rest (cuda backend), or sleep (cpu
+ * backend); pcie and none phases sleep. Like the simulator's stations, the
  * GPU (gpu_sharing: exclusive) and the PCIe link of each GPU serve one phase at a time
  * in FIFO order, and a phase's span starts when its station starts serving it. What
  * differs from the simulator: cpu phases spin to a wall-clock deadline, so when more
@@ -155,14 +156,16 @@ static int syn_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {
     mfifo *q = w->st->gpu_q ? &w->st->gpu_q[w->gpu] : NULL;
     if (q) mfifo_lock(q);
     *t0 = ps_now();
+    /* A kernel for the busy share of the phase, then the host waits out the rest (as a
+     * prover's host steps inside a GPU phase would). */
+    double dk = d * ph->busy;
     if (env->cuda) {
       double k0 = 0, k1 = 0;
       int ev = env->timing == MT_EVENTS;
-      rc = mcuda_spin_run(w->spin, d, ev, &k0, &k1, e);
+      rc = mcuda_spin_run(w->spin, dk, ev, &k0, &k1, e);
       if (rc == PS_OK && ev) mrun_device_span(env->run, w->gpu, SPAN_KERNEL, "provesim_spin", k0, k1);
-    } else {
-      mrun_sleep_until(env->run, *t0 + d);
     }
+    mrun_sleep_until(env->run, *t0 + d);
     *t1 = ps_now();
     if (q) mfifo_unlock(q);
     break;

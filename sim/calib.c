@@ -181,19 +181,35 @@ typedef struct obs {
   int64_t call;
   int phase; /* index in the template */
   int k;
-  double d;
+  double d, t0;
   int rank; /* call's rank within its (file, rep, gpu, worker) */
 } obs;
+
+/* A kernel record: which run and GPU it belongs to, and its interval. */
+typedef struct kspan {
+  int file, rep, gpu;
+  ivl v;
+} kspan;
 
 typedef struct collect_ctx {
   const model *m;
   int file;
   obs *o;
   size_t n, cap;
+  kspan *k;
+  size_t nk, capk;
 } collect_ctx;
 
 static int collect_cb(void *ctx, const span_rec *r) {
   collect_ctx *c = ctx;
+  if (r->kind == SPAN_KERNEL) {
+    if (c->nk == c->capk) {
+      c->capk = c->capk ? 2 * c->capk : 1024;
+      c->k = xrealloc(c->k, c->capk * sizeof *c->k);
+    }
+    c->k[c->nk++] = (kspan){c->file, r->rep, r->gpu, {r->t0, r->t1}};
+    return 0;
+  }
   if (r->kind != SPAN_PHASE) return 0;
   int p = scn_phase_index(c->m, r->phase);
   if (p < 0) return 0; /* mutex spans and phases the template does not name */
@@ -202,8 +218,54 @@ static int collect_cb(void *ctx, const span_rec *r) {
     c->o = xrealloc(c->o, c->cap * sizeof *c->o);
   }
   c->o[c->n++] = (obs){.file = c->file, .rep = r->rep, .gpu = r->gpu, .worker = r->worker, .call = r->call,
-                       .phase = p, .k = r->npartitions > 0 ? r->npartitions : 1, .d = r->t1 - r->t0};
+                       .phase = p, .k = r->npartitions > 0 ? r->npartitions : 1, .d = r->t1 - r->t0,
+                       .t0 = r->t0};
   return 0;
+}
+
+static int kspan_cmp(const void *a, const void *b) {
+  const kspan *x = a, *y = b;
+  if (x->file != y->file) return x->file < y->file ? -1 : 1;
+  if (x->rep != y->rep) return x->rep < y->rep ? -1 : 1;
+  if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
+  return (x->v.a > y->v.a) - (x->v.a < y->v.a);
+}
+
+/* Sorts the kernel records by (file, rep, gpu) and merges each group's intervals in
+ * place; returns the new count (groups stay contiguous and in order). */
+static size_t kspan_merge(kspan *k, size_t n) {
+  qsort(k, n, sizeof *k, kspan_cmp);
+  size_t out = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && k[j].file == k[i].file && k[j].rep == k[i].rep && k[j].gpu == k[i].gpu) j++;
+    ivl *v = xmalloc((j - i) * sizeof *v);
+    for (size_t q = i; q < j; q++) v[q - i] = k[q].v;
+    size_t m = ivl_merge(v, j - i);
+    for (size_t q = 0; q < m; q++) k[out + q] = (kspan){k[i].file, k[i].rep, k[i].gpu, v[q]};
+    out += m;
+    free(v);
+    i = j;
+  }
+  return out;
+}
+
+/* Kernel time of (file, rep, gpu) inside [t0, t1], from merged records. */
+static double kspan_busy(const kspan *k, size_t n, int file, int rep, int gpu, double t0, double t1) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) { /* first record of the group */
+    size_t mid = (lo + hi) / 2;
+    const kspan *x = &k[mid];
+    int less = x->file != file ? x->file < file : x->rep != rep ? x->rep < rep : x->gpu < gpu;
+    if (less) lo = mid + 1;
+    else hi = mid;
+  }
+  double sum = 0;
+  for (size_t i = lo; i < n && k[i].file == file && k[i].rep == rep && k[i].gpu == gpu && k[i].v.a < t1; i++) {
+    double a = k[i].v.a > t0 ? k[i].v.a : t0, b = k[i].v.b < t1 ? k[i].v.b : t1;
+    if (b > a) sum += b - a;
+  }
+  return sum;
 }
 
 static int obs_by_worker_call(const void *a, const void *b) {
@@ -223,9 +285,11 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
     int rc = spans_read(files[f], NULL, collect_cb, &c, e);
     if (rc != PS_OK) {
       free(c.o);
+      free(c.k);
       return rc;
     }
   }
+  c.nk = kspan_merge(c.k, c.nk);
   /* Rank calls within each worker, to leave the first skip_calls out. */
   qsort(c.o, c.n, sizeof *c.o, obs_by_worker_call);
   for (size_t i = 0; i < c.n; i++) {
@@ -271,6 +335,22 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
       break;
     }
     rep[p].fit = fr;
+    rep[p].busy = -1;
+    /* A GPU phase's busy share: kernel time inside its spans over their length. */
+    if (ph->resource == RES_GPU && c.nk > 0) {
+      double kt = 0, dt = 0;
+      for (size_t i = 0; i < c.n; i++)
+        if (c.o[i].phase == p && c.o[i].rank >= skip_calls) {
+          const obs *o = &c.o[i];
+          kt += kspan_busy(c.k, c.nk, o->file, o->rep, o->gpu, o->t0, o->t0 + o->d);
+          dt += o->d;
+        }
+      if (dt > 0 && kt > 0) {
+        double f = kt / dt;
+        ph->busy = f > 0.9995 ? 1 : f;
+        rep[p].busy = ph->busy;
+      }
+    }
     dist_free(&ph->time);
     dist_copy(&ph->time, &fr.d);
     if (ph->has_fixed) dist_free(&ph->fixed);
@@ -302,6 +382,7 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
   }
   free(buf);
   free(c.o);
+  free(c.k);
   if (rc != PS_OK) {
     for (int p = 0; p < tmpl->nphases; p++) dist_free(&rep[p].fit.d);
     free(rep);
@@ -368,6 +449,7 @@ void calib_model_yaml(ps_buf *b, const model *m) {
     for (int i = 0; i < ph->nafter; i++) ps_buf_printf(b, i ? ", %s" : "%s", m->phases[ph->after[i]].name);
     ps_buf_printf(b, "]\n");
     if (ph->host_mem_gib > 0) ps_buf_printf(b, "    host_mem_gib: %.6g\n", ph->host_mem_gib);
+    if (ph->resource == RES_GPU && ph->busy < 1) ps_buf_printf(b, "    busy: %.4f\n", ph->busy);
   }
   if (m->nscopes > 0) {
     ps_buf_printf(b, "scopes:\n");

@@ -50,13 +50,16 @@ typedef struct calib_phase_report {
   calib_fit_result fit;
   int nscale;             /* batch multipliers fitted (k = 1..nscale) */
   int skipped;            /* spans left out as warm-up */
+  double busy;            /* gpu phases with kernel records: the fitted busy share; else -1 */
 } calib_phase_report;
 
 /* Fill the template model's phase times from the phase spans in files[0..nfiles-1]:
  * spans named like a template phase are grouped; the first `skip_calls` calls of each
  * (rep, gpu, worker) are left out (warm-up effects); spans of one-partition calls give
  * the time distribution; calls of k partitions give batch multipliers scale[k-1] =
- * mean(k) / mean(1) for k = 1.. as long as every k was seen. A template phase without
+ * mean(k) / mean(1) for k = 1.. as long as every k was seen. When the files hold kernel
+ * records (`measure` spans), each GPU phase also gets busy = kernel time inside its
+ * spans / their total length (1 when above 0.9995). A template phase without
  * spans is an error. On success the template is modified in place and reports (one per
  * phase, caller frees with free()) is filled. */
 int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,

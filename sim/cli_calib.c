@@ -136,11 +136,14 @@ int sim_cmd_calibrate(int argc, char **argv) {
     rc = PS_EXIT_FAIL;
     goto done;
   }
-  ps_buf_printf(&t, "%-14s %8s %11s %7s  %-12s %7s  %s\n", "phase", "spans", "mean s", "cv", "fit", "KS", "batch scale");
+  ps_buf_printf(&t, "%-14s %8s %11s %7s  %-12s %7s  %-7s %s\n", "phase", "spans", "mean s", "cv", "fit", "KS", "busy",
+                "batch scale");
   for (int p = 0; p < m->nphases; p++) {
     const calib_fit_result *f = &reps[p].fit;
     ps_buf_printf(&t, "%-14s %8zu %11.6f %7.4f  %-12s %7.4f  ", reps[p].phase, f->n, f->mean, f->cv,
                   calib_family_name(f->family), f->ks);
+    if (reps[p].busy >= 0) ps_buf_printf(&t, "%-7.4f ", reps[p].busy);
+    else ps_buf_printf(&t, "%-7s ", "-");
     if (m->phases[p].nscale == 0) ps_buf_printf(&t, "-");
     for (int k = 0; k < m->phases[p].nscale; k++) ps_buf_printf(&t, k ? ", %.3f" : "%.3f", m->phases[p].scale[k]);
     ps_buf_printf(&t, "\n");

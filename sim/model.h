@@ -23,6 +23,8 @@ typedef struct phase {
   int *after;            /* indices into model.phases; empty = at call start */
   int nafter;
   double host_mem_gib;   /* host memory held while the call is in flight (plan); default 0 */
+  double busy;           /* gpu phases: share of the phase's time the GPU executes kernels
+                            (the rest: host steps, copies, syncs inside it); default 1 */
 } phase;
 
 typedef struct scope {

@@ -89,6 +89,7 @@ typedef struct station {
   uint32_t *q;
   int qhead, qlen, qcap;
   double rate;       /* PS: current rate per job */
+  double run_busy;   /* GPU, FIFO: the running phase's busy share (model phase.busy) */
   /* Time integrals. */
   double t_upd;
   double busy_int;   /* time with nrun > 0 */
@@ -140,6 +141,7 @@ typedef struct rep_state {
   int *job_pos;      /* PS: index in the station's array */
   station **job_st;  /* the job's station (NULL for resource none); fixed, as workers are pinned */
   int *job_thr;      /* cores the job holds at its station */
+  double *job_busy;  /* gpu jobs: the phase's busy share; 1 otherwise */
   int *job_w, *job_p; /* worker and phase of a job, so the hot path never divides */
   uint8_t *in_region;
   int **succ;        /* successors of each phase */
@@ -185,16 +187,30 @@ static inline void station_advance(station *st, double now) {
   st->t_upd = now;
 }
 
-static inline void gpu_advance(gpu_state *g, double now) {
+/* The GPU executes kernels for a share f of the time a GPU phase runs (phase.busy; with
+ * a shared GPU, the largest share among the running phases); the rest of that time is
+ * idle, counted like any idle time: held when a worker holds the mutex, else free. */
+static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
   double dt = now - g->t_upd;
   if (dt > 0) {
-    if (g->gpu.nrun > 0)
-      g->busy += dt;
-    else if (g->mutex_holder >= 0)
-      g->idle_held += dt;
-    else {
-      g->idle_free += dt;
-      if (g->idle_workers > 0) g->idle_nowork += dt;
+    double f = 0;
+    if (g->gpu.nrun > 0) {
+      if (g->gpu.kind == ST_FIFO) {
+        f = g->gpu.run_busy;
+      } else {
+        for (int i = 0; i < g->gpu.nrun; i++)
+          if (r->job_busy[g->gpu.q[i]] > f) f = r->job_busy[g->gpu.q[i]];
+      }
+    }
+    g->busy += dt * f;
+    double idle = dt * (1 - f);
+    if (idle > 0) {
+      if (g->mutex_holder >= 0)
+        g->idle_held += idle;
+      else {
+        g->idle_free += idle;
+        if (g->idle_workers > 0) g->idle_nowork += idle;
+      }
     }
   }
   g->t_upd = now;
@@ -257,10 +273,11 @@ static uint32_t q_pop(uint32_t **q, int *head, int *len, int *cap) {
 /* Before a station changes, bring the GPU accounting up to date if it is a GPU. */
 static inline void touch(rep_state *r, station *st) {
   station_advance(st, r->now);
-  if (st->gpu_of >= 0) gpu_advance(&r->gpus[st->gpu_of], r->now);
+  if (st->gpu_of >= 0) gpu_advance(r, &r->gpus[st->gpu_of], r->now);
 }
 
 static void fifo_begin(rep_state *r, station *st, uint32_t job) {
+  if (st->gpu_of >= 0) st->run_busy = r->job_busy[job];
   st->used += job_threads(r, job);
   st->nrun++;
   r->job_t0[job] = r->now;
@@ -348,7 +365,7 @@ static void start_phase(rep_state *r, int wi, int p) {
 static void mutex_acquire(rep_state *r, int wi) {
   worker *w = &r->w[wi];
   gpu_state *g = &r->gpus[w->gpu];
-  gpu_advance(g, r->now);
+  gpu_advance(r, g, r->now);
   g->mutex_holder = wi;
   w->mx = MX_HELD;
   w->mx_acq = r->now;
@@ -368,7 +385,7 @@ static void mutex_release(rep_state *r, int wi) {
   gpu_state *g = &r->gpus[w->gpu];
   emit(r, wi, w->call, "mutex_held", "none", w->mx_acq, r->now);
   if (r->in_window) hist_add(r->h_held, r->now - w->mx_acq);
-  gpu_advance(g, r->now);
+  gpu_advance(r, g, r->now);
   g->mutex_holder = -1;
   w->mx = MX_DONE;
   if (g->mqlen > 0) mutex_acquire(r, (int)q_pop(&g->mq, &g->mqhead, &g->mqlen, &g->mqcap));
@@ -402,7 +419,7 @@ static void window_open(rep_state *r) {
   station_advance(&r->cpu, r->now);
   r->snap_cpu_used = r->cpu.used_int;
   for (int g = 0; g < r->G; g++) {
-    gpu_advance(&r->gpus[g], r->now);
+    gpu_advance(r, &r->gpus[g], r->now);
     r->snap_busy[g] = r->gpus[g].busy;
     r->snap_held[g] = r->gpus[g].idle_held;
     r->snap_free[g] = r->gpus[g].idle_free;
@@ -418,7 +435,7 @@ static void window_close(rep_state *r) {
   station_advance(&r->cpu, r->now);
   r->end_cpu_used = r->cpu.used_int;
   for (int g = 0; g < r->G; g++) {
-    gpu_advance(&r->gpus[g], r->now);
+    gpu_advance(r, &r->gpus[g], r->now);
     r->end_busy[g] = r->gpus[g].busy;
     r->end_held[g] = r->gpus[g].idle_held;
     r->end_free[g] = r->gpus[g].idle_free;
@@ -437,7 +454,7 @@ static void proof_partition_done(rep_state *r, int64_t part) {
 /* A worker of GPU g starts (+1) or stops (-1) waiting for work. */
 static void worker_idle(rep_state *r, int wi, int delta) {
   gpu_state *g = &r->gpus[r->w[wi].gpu];
-  gpu_advance(g, r->now);
+  gpu_advance(r, g, r->now);
   g->idle_workers += delta;
 }
 
@@ -577,6 +594,7 @@ static void rep_free(rep_state *r) {
   free(r->job_pos);
   free(r->job_st);
   free(r->job_thr);
+  free(r->job_busy);
   free(r->job_w);
   free(r->job_p);
   free(r->in_region);
@@ -653,6 +671,7 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->job_pos = xcalloc(nj, sizeof(int));
   r->job_st = xcalloc(nj, sizeof(station *));
   r->job_thr = xcalloc(nj, sizeof(int));
+  r->job_busy = xcalloc(nj, sizeof(double));
   r->job_w = xcalloc(nj, sizeof(int));
   r->job_p = xcalloc(nj, sizeof(int));
   for (size_t j = 0; j < nj; j++) {
@@ -661,6 +680,7 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
     r->job_st[j] = job_station_init(r, (uint32_t)j);
     const phase *ph = &m->phases[r->job_p[j]];
     r->job_thr[j] = ph->resource == RES_CPU ? ph->threads : 1;
+    r->job_busy[j] = ph->resource == RES_GPU ? ph->busy : 1;
   }
   r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)

@@ -26,7 +26,8 @@ typedef struct sim_metrics {
   int has_proofs;           /* arrivals: proof latency (first arrival to last partition done) */
   double proof_lat_mean, proof_lat_p50, proof_lat_p95, proof_lat_p99;
   double cpu_util;          /* core-seconds used / (cores * window) */
-  /* Why the GPUs idled, as fractions of GPU-time in the window (mean over GPUs). */
+  /* Why the GPUs idled, as fractions of GPU-time in the window (mean over GPUs). "No GPU
+   * phase running" includes the share 1 - busy of a running GPU phase (phase.busy). */
   double idle_mutex_cpu;    /* mutex held but no GPU phase running */
   double idle_no_holder;    /* mutex free (or no mutex) and no GPU phase running */
   double idle_no_work;      /* part of idle_no_holder with a worker of that GPU waiting for

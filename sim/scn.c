@@ -728,7 +728,8 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
 static const char *const MODEL_KEYS[] = {"model", "source", "phases", "scopes", NULL};
-static const char *const PHASE_KEYS[] = {"name", "resource", "threads", "time", "fixed", "batch", "after", "host_mem_gib", NULL};
+static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",
+                                         "batch", "after",    "host_mem_gib", "busy", NULL};
 
 /* "a, b, c" of the model's phase names (or scope names), for error messages. */
 static void list_names(char *out, size_t cap, const model *m, int scopes) {
@@ -917,6 +918,19 @@ static int build_model(ld *c, node *mn, const char *base, const char *path, mode
     if ((x = opt(it, "host_mem_gib"))) {
       jp(p, sizeof p, pp, "host_mem_gib");
       if (rd_num(c, x, p, 0, 0, &ph->host_mem_gib)) goto fail;
+    }
+    ph->busy = 1;
+    if ((x = opt(it, "busy"))) {
+      jp(p, sizeof p, pp, "busy");
+      if (ph->resource != RES_GPU) {
+        expect(c, x, p, "no busy: key on a cpu/pcie/none phase (busy is the kernel share of a gpu phase)");
+        goto fail;
+      }
+      if (rd_num(c, x, p, 0, 1, &ph->busy)) goto fail;
+      if (ph->busy > 1) {
+        expect(c, x, p, "a number > 0 and <= 1 (the share of the phase's time the GPU executes kernels)");
+        goto fail;
+      }
     }
     pair *ap = map_find(it, "after");
     if (!ap || is_null(ap->val)) {
@@ -1561,6 +1575,7 @@ cJSON *scn_to_json(const scenario *s) {
     cJSON *af = cJSON_AddArrayToObject(pj, "after");
     for (int k = 0; k < p->nafter; k++) cJSON_AddItemToArray(af, cJSON_CreateString(m->phases[p->after[k]].name));
     cJSON_AddNumberToObject(pj, "host_mem_gib", p->host_mem_gib);
+    if (p->resource == RES_GPU) cJSON_AddNumberToObject(pj, "busy", p->busy);
     cJSON_AddItemToArray(phs, pj);
   }
   cJSON *sc = cJSON_AddObjectToObject(mj, "scopes");

@@ -175,6 +175,46 @@ START_TEST(batch_multipliers) {
 }
 END_TEST
 
+/* Kernel records in `measure` spans give each GPU phase its busy share: the union of the
+ * kernels of its GPU inside its spans over their length. Overlapping kernels count once,
+ * another GPU's kernels not at all, and a CPU phase gets none. */
+START_TEST(busy_share_from_kernels) {
+  char *mp = xasprintf("%s/two.yaml", tmpdir), *sp = xasprintf("%s/k.jsonl", tmpdir);
+  FILE *f = fopen(mp, "w");
+  fprintf(f, "model: two\nphases:\n  - name: a\n    resource: cpu\n    time: {dist: const, value: 0.1}\n"
+             "  - name: g\n    resource: gpu\n    time: {dist: const, value: 0.2}\n    after: [a]\n"
+             "scopes:\n  call: {from: a, to: g}\n");
+  fclose(f);
+  f = fopen(sp, "w");
+  fprintf(f, "{\"schema\":\"provesim.spans/1\",\"source\":\"prover\",\"scenario\":\"x\",\"t_unit\":\"s\"}\n");
+  for (int c = 0; c < 10; c++) {
+    double t = c * 0.3, d = 0.2 + 0.01 * (c % 3); /* g lasts 0.20..0.22 s; kernels 0.15 s of it */
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":%d,\"partitions\":[%d],\"phase\":\"a\",\"resource\":\"cpu\","
+               "\"t0\":%.6f,\"t1\":%.6f}\n", c, c, t, t + 0.1);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":%d,\"partitions\":[%d],\"phase\":\"g\",\"resource\":\"gpu\","
+               "\"t0\":%.6f,\"t1\":%.6f}\n", c, c, t + 0.1, t + 0.1 + d);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"kind\":\"kernel\",\"name\":\"k1\",\"t0\":%.6f,\"t1\":%.6f}\n", t + 0.1, t + 0.2);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"kind\":\"kernel\",\"name\":\"k2\",\"t0\":%.6f,\"t1\":%.6f}\n", t + 0.12, t + 0.18);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"kind\":\"kernel\",\"name\":\"k3\",\"t0\":%.6f,\"t1\":%.6f}\n", t + 0.2, t + 0.25);
+    fprintf(f, "{\"rep\":0,\"gpu\":1,\"kind\":\"kernel\",\"name\":\"other\",\"t0\":%.6f,\"t1\":%.6f}\n", t, t + 0.3);
+  }
+  fclose(f);
+  char *out, *a = xasprintf("calibrate k.jsonl --model %s -o cal.yaml", mp);
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/cal.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  int g = scn_phase_index(cal, "g");
+  double want = 1.5 / (10 * 0.2 + 0.01 * (0 + 1 + 2 + 0 + 1 + 2 + 0 + 1 + 2 + 0));
+  ck_assert_double_eq_tol(cal->phases[g].busy, want, 2e-4);
+  ck_assert_double_eq(cal->phases[scn_phase_index(cal, "a")].busy, 1);
+  ck_assert_ptr_nonnull(strstr(out, "busy"));
+  scn_model_free(cal);
+  free(calp), free(out), free(a), free(mp), free(sp);
+}
+END_TEST
+
 START_TEST(calibrate_errors) {
   char *tmpl = src("models/seed-field.yaml"), *err;
   ck_assert_int_eq(run("calibrate", NULL, &err), 2);
@@ -222,6 +262,7 @@ int main(void) {
   tcase_add_test(tc, calibrate_roundtrip_and_validate);
   tcase_add_test(tc, batch_multipliers);
   tcase_add_test(tc, calibrate_errors);
+  tcase_add_test(tc, busy_share_from_kernels);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

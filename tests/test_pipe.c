@@ -40,6 +40,7 @@ static void ph(scenario *s, int p, const char *name, res_kind r, double t) {
   x->name = xstrdup(name);
   x->resource = r;
   x->threads = 1;
+  x->busy = 1;
   ck_assert_int_eq(dist_const(&x->time, t, NULL), 0);
   if (p > 0) {
     x->after = xmalloc(sizeof(int));
@@ -116,6 +117,34 @@ START_TEST(det_kernels_lock) {
      * idle time outside the lock is all "workers busy elsewhere". */
     ck_assert_double_eq_tol(r->reps[0].idle_no_work, 0, 1e-12);
     ck_assert_double_eq_tol(r->reps[0].idle_no_holder + r->reps[0].idle_mutex_cpu, 1 - X * Tg, 1e-6);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* A GPU phase whose kernels fill only a share f of it (phase.busy): the same schedule as
+ * det_kernels_lock, utilization X * Tg * f, and the rest of the phase counts as GPU idle
+ * while the mutex is held. */
+START_TEST(det_busy_share) {
+  const double Ts = 1.3, Tg = 0.7, Tc = 0.45, T = Ts + Tg + Tc, f = 0.8;
+  for (int N = 1; N <= 4; N++) {
+    scenario *s = mk(3);
+    ph(s, 0, "setup", RES_CPU, Ts);
+    ph(s, 1, "gpu", RES_GPU, Tg);
+    ph(s, 2, "cleanup", RES_CPU, Tc);
+    s->model->phases[1].busy = f;
+    set_mutex(s, 1, 1);
+    s->workers_per_gpu = N;
+    s->cpu_cores = N;
+    s->partitions = 600 * N;
+    s->warmup = 60 * N;
+    s->cooldown = N;
+    sim_result *r = run(s, 1, NULL, NULL);
+    double X = fmin(N / T, 1 / Tg);
+    REL_EQ(r->reps[0].throughput_pps, X, 1e-6);
+    REL_EQ(r->reps[0].gpu_util[0], X * Tg * f, 1e-6);
+    ck_assert_double_eq_tol(r->reps[0].idle_mutex_cpu, X * Tg * (1 - f), 1e-6);
     sim_result_free(r);
     free_s(s);
   }
@@ -360,6 +389,7 @@ static scenario *random_scenario(gsl_rng *g) {
     x->name = xstrdup(nm);
     x->resource = (res_kind)gsl_rng_uniform_int(g, 4);
     x->threads = 1 + (int)gsl_rng_uniform_int(g, 2);
+    x->busy = 1;
     double mean = 0.1 + gsl_rng_uniform(g);
     switch (gsl_rng_uniform_int(g, 4)) {
     case 0: dist_const(&x->time, mean, NULL); break;
@@ -589,6 +619,7 @@ int main(void) {
   TCase *tc = tcase_create("engine");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, det_kernels_lock);
+  tcase_add_test(tc, det_busy_share);
   tcase_add_test(tc, det_call_lock);
   tcase_add_test(tc, det_several_gpus);
   tcase_add_test(tc, det_batching);

@@ -255,7 +255,7 @@ START_TEST(test_json_stable) {
       "{\"name\":\"a\",\"resource\":\"cpu\",\"threads\":1,\"time\":{\"dist\":\"const\",\"value\":1,\"mean\":1},"
       "\"fixed\":null,\"batch\":null,\"after\":[],\"host_mem_gib\":0},"
       "{\"name\":\"b\",\"resource\":\"gpu\",\"threads\":1,\"time\":{\"dist\":\"gamma\",\"shape\":4,\"scale\":0.5,\"mean\":2},"
-      "\"fixed\":null,\"batch\":null,\"after\":[\"a\"],\"host_mem_gib\":0},"
+      "\"fixed\":null,\"batch\":null,\"after\":[\"a\"],\"host_mem_gib\":0,\"busy\":1},"
       "{\"name\":\"c\",\"resource\":\"pcie\",\"threads\":1,\"time\":{\"dist\":\"lognormal\",\"mu\":0,\"sigma\":0.25,"
       "\"mean\":1.0317434074991028},\"fixed\":null,\"batch\":null,\"after\":[\"b\"],\"host_mem_gib\":0},"
       "{\"name\":\"d\",\"resource\":\"none\",\"threads\":1,\"time\":{\"dist\":\"const\",\"value\":0.5,\"mean\":0.5},"
@@ -439,6 +439,27 @@ START_TEST(test_err_bad_override) {
 }
 END_TEST
 
+START_TEST(test_busy_share) {
+  /* A gpu phase may say which share of its time the GPU executes kernels (0 < busy <= 1,
+   * default 1); other phases may not, and the messages say why. */
+  const char *ok[] = {"phases.msm.busy=0.85"};
+  char *j = json_of("good-defaults.yaml", ok, 1);
+  ck_assert_ptr_nonnull(strstr(j, "\"name\":\"msm\""));
+  ck_assert_ptr_nonnull(strstr(j, "\"busy\":0.85"));
+  ck_assert_ptr_nonnull(strstr(j, "\"busy\":1"));
+  free(j);
+  const char *ov1[] = {"phases.msm.busy=0"};
+  ps_err e = load_fail("good-defaults.yaml", ov1, 1);
+  ck_assert_str_eq(e.msg, "--set phases.msm.busy=0: phases.msm.busy: expected a number > 0, got 0");
+  const char *ov2[] = {"phases.msm.busy=1.5"};
+  e = load_fail("good-defaults.yaml", ov2, 1);
+  ASSERT_ERR(e.msg, "--set phases.msm.busy=1.5: phases.msm.busy: ", "expected a number > 0 and <= 1");
+  const char *ov3[] = {"phases.prep.busy=0.5"};
+  e = load_fail("good-defaults.yaml", ov3, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.busy=0.5: phases.prep.busy: ", "expected no busy: key on a cpu/pcie/none phase");
+}
+END_TEST
+
 START_TEST(test_err_bad_distribution) {
   model *m = NULL;
   ps_err e = {{0}};
@@ -503,6 +524,7 @@ static Suite *scn_suite(void) {
   tcase_add_test(err, test_err_malformed_yaml);
   tcase_add_test(err, test_err_bad_override);
   tcase_add_test(err, test_err_bad_distribution);
+  tcase_add_test(err, test_busy_share);
   tcase_add_test(err, test_err_empirical_spans);
   suite_add_tcase(s, err);
   return s;
