@@ -49,7 +49,9 @@ static unsigned online_cpus(void) {
   return n > 0 ? (unsigned)n : 1;
 }
 
-ps_backend *backend_open(const char *name, ps_err *e) {
+ps_backend *backend_open(const char *name, ps_err *e) { return backend_open_dev(name, 0, e); }
+
+ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e) {
   if (!name || !strcmp(name, "cpu")) {
     ps_backend *b = xcalloc(1, sizeof *b);
     b->kind = BK_CPU;
@@ -59,13 +61,14 @@ ps_backend *backend_open(const char *name, ps_err *e) {
   if (!strcmp(name, "cuda")) {
 #ifdef PROVESIM_HAVE_CUDA
     psc_dev *d = NULL;
-    if (psc_open(0, &d, e) != PS_OK) return NULL;
+    if (psc_open(ordinal, &d, e) != PS_OK) return NULL;
     ps_backend *b = xcalloc(1, sizeof *b);
     b->kind = BK_CUDA;
     b->dev = d;
     snprintf(b->device, sizeof b->device, "%s", psc_name(d));
     return b;
 #else
+    (void)ordinal;
     ps_fail(e, PS_ERR,
             "cuda backend: this provesim was built without CUDA (configure with "
             "-DPROVESIM_CUDA=ON where nvcc exists); use --backend cpu");
@@ -195,6 +198,33 @@ int backend_msm_g2(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, siz
 #endif
   msm_cpu_g2(out, (const g2_affine_t *)m->host, scalars, n, b->window, 0);
   return PS_OK;
+}
+
+int backend_has_device(const ps_backend *b) { return b->kind == BK_CUDA; }
+
+int backend_g16_h(ps_backend *b, const fr_t *abc, unsigned log_n, int k, backend_msm_bases *bases,
+                  size_t nh, const fr_t *zinv, g1_jac_t *out, ps_err *e) {
+  if (b->kind != BK_CUDA)
+    return ps_fail(e, PS_EINPUT, "Groth16 H: the %s backend has no device; compute H on the CPU", backend_name(b));
+  int rc = msm_check(b, bases, 0, abc, nh, e);
+  if (rc) return rc;
+  if (log_n < 1 || log_n > NTT_MAX_LOG_N || nh >= ((size_t)1 << log_n))
+    return ps_fail(e, PS_EINPUT, "Groth16 H: domain 2^%u with %zu bases: expected 1 <= log2 <= %d and bases < size",
+                   log_n, nh, NTT_MAX_LOG_N);
+#ifdef PROVESIM_HAVE_CUDA
+  for (int p = 0; p < k; p++) {
+    g1_xyzz_t r;
+    ps_err inner;
+    if ((rc = psc_g16_h(b->dev, abc + (size_t)p * 3 * ((size_t)1 << log_n), log_n, bases->dev, nh, zinv, &r,
+                        &inner)))
+      return ps_fail(e, rc, "partition %d: %s", p, inner.msg);
+    g1_xyzz_to_jac(&out[p], &r);
+  }
+  return PS_OK;
+#else
+  (void)k, (void)zinv, (void)out;
+  return ps_fail(e, PS_ERR, "Groth16 H: no CUDA in this build");
+#endif
 }
 
 /* Host buffers carry a 64-byte header recording whether they are pinned. */

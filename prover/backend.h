@@ -21,6 +21,9 @@ typedef struct backend_msm_bases backend_msm_bases;
  * unknown, when the build has no CUDA, or when no GPU is usable (the message suggests
  * --backend cpu). Caller closes with backend_close (which accepts NULL). */
 ps_backend *backend_open(const char *name, ps_err *e);
+/* The same on GPU `ordinal` (0 = the first) for the cuda backend; the cpu backend ignores
+ * it. A missing ordinal fails with a message naming how many GPUs there are. */
+ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e);
 void backend_close(ps_backend *b);
 /* "cpu" or "cuda"; borrowed, valid until backend_close. */
 const char *backend_name(const ps_backend *b);
@@ -55,6 +58,19 @@ int backend_msm_g2(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, siz
 void backend_set_msm_window(ps_backend *b, unsigned window);
 /* The window an MSM of n points would use. */
 unsigned backend_msm_window(const ps_backend *b, int g2, size_t n);
+
+/* Groth16's H on the device, for backends that have one (backend_has_device). abc holds,
+ * for each of k partitions, the evaluations A·z, B·z, C·z on the domain of 2^log_n
+ * (Montgomery form, 3n elements per partition, one partition after the other, backend
+ * host memory). For each partition this computes the coefficients h of
+ * (A·B - C) / Z through the coset g·H (3 inverse NTTs, 3 coset NTTs, the pointwise step,
+ * 1 inverse coset NTT) and out[p] = sum_{i < nh} h_i * bases_i (a G1 MSM, nh <= n - 1),
+ * all on the device: the inputs cross the bus once and nothing comes back but out.
+ * zinv is 1 / (g^n - 1), the inverse of Z on the coset. Fails (PS_ERR) when h has
+ * degree n - 1, i.e. the witness does not satisfy the circuit. */
+int backend_has_device(const ps_backend *b);
+int backend_g16_h(ps_backend *b, const fr_t *abc, unsigned log_n, int k, backend_msm_bases *bases,
+                  size_t nh, const fr_t *zinv, g1_jac_t *out, ps_err *e);
 
 /* Host memory for scalars and NTT data: page-locked for the cuda backend (falls back to
  * ordinary memory), ordinary for cpu. Aborts on out-of-memory like xmalloc. Free with

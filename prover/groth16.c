@@ -645,10 +645,19 @@ struct g16_ctx {
   ps_backend *b;
   const g16_keys *k;
   backend_msm_bases *a, *b_g1, *l, *h, *b_g2;
+  /* The jobs' backend (pinned) host buffers, kept for the next job: pinning and freeing
+   * hundreds of MB per call costs tens of ms, and freeing pinned memory synchronises the
+   * whole device, stalling the other workers' kernels. buf_k partitions fit; buf_busy is
+   * set while a job uses them (a second concurrent job allocates its own). */
+  fr_t *buf_abc, *buf_scal, *buf_z;
+  int buf_k, buf_busy;
 };
 
 void g16_ctx_close(g16_ctx *c) {
   if (!c) return;
+  backend_host_free(c->b, c->buf_abc);
+  backend_host_free(c->b, c->buf_scal);
+  free(c->buf_z);
   backend_msm_bases_free(c->a);
   backend_msm_bases_free(c->b_g1);
   backend_msm_bases_free(c->l);
@@ -684,6 +693,7 @@ struct g16_job {
   fr_t *z;    /* k * nvars, Montgomery */
   fr_t *abc;  /* k * 3n (backend host memory): A z | B z | C z per partition; then h */
   fr_t *scal; /* k * nvars (backend host memory): canonical z */
+  int own_bufs; /* abc and scal are the job's own, not the context's */
   g1_jac_t *h_acc, *a_acc, *b1_acc, *l_acc;
   g2_jac_t *b2_acc;
   g16_proof *proofs;
@@ -700,9 +710,27 @@ g16_job *g16_job_new(g16_ctx *c, int k, const uint64_t *instance_seeds, uint64_t
   j->seeds = xmalloc((size_t)k * sizeof *j->seeds);
   memcpy(j->seeds, instance_seeds, (size_t)k * sizeof *j->seeds);
   j->rng_seed = rng_seed;
-  j->z = xmalloc((size_t)k * K->nvars * sizeof *j->z);
-  j->abc = backend_host_alloc(c->b, (size_t)k * 3 * K->n * sizeof *j->abc);
-  j->scal = backend_host_alloc(c->b, (size_t)k * K->nvars * sizeof *j->scal);
+  size_t abc_bytes = (size_t)k * 3 * K->n * sizeof *j->abc, scal_bytes = (size_t)k * K->nvars * sizeof *j->scal;
+  if (c->buf_busy) {
+    j->own_bufs = 1;
+    j->z = xmalloc(scal_bytes);
+    j->abc = backend_host_alloc(c->b, abc_bytes);
+    j->scal = backend_host_alloc(c->b, scal_bytes);
+  } else {
+    if (c->buf_k < k) {
+      backend_host_free(c->b, c->buf_abc);
+      backend_host_free(c->b, c->buf_scal);
+      free(c->buf_z);
+      c->buf_z = xmalloc(scal_bytes);
+      c->buf_abc = backend_host_alloc(c->b, abc_bytes);
+      c->buf_scal = backend_host_alloc(c->b, scal_bytes);
+      c->buf_k = k;
+    }
+    c->buf_busy = 1;
+    j->z = c->buf_z;
+    j->abc = c->buf_abc;
+    j->scal = c->buf_scal;
+  }
   j->h_acc = xcalloc((size_t)k, sizeof *j->h_acc);
   j->a_acc = xcalloc((size_t)k, sizeof *j->a_acc);
   j->b1_acc = xcalloc((size_t)k, sizeof *j->b1_acc);
@@ -715,9 +743,13 @@ g16_job *g16_job_new(g16_ctx *c, int k, const uint64_t *instance_seeds, uint64_t
 void g16_job_free(g16_job *j) {
   if (!j) return;
   free(j->seeds);
-  free(j->z);
-  backend_host_free(j->c->b, j->abc);
-  backend_host_free(j->c->b, j->scal);
+  if (j->own_bufs) {
+    free(j->z);
+    backend_host_free(j->c->b, j->abc);
+    backend_host_free(j->c->b, j->scal);
+  } else {
+    j->c->buf_busy = 0;
+  }
   free(j->h_acc), free(j->a_acc), free(j->b1_acc), free(j->l_acc), free(j->b2_acc);
   free(j->proofs);
   free(j);
@@ -780,18 +812,25 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
   size_t n = K->n;
   unsigned log_n = K->cs->log_n;
   int rc;
-  /* Coefficients of A z, B z, C z (3 inverse NTTs per partition), then their values on
-   * the coset 7H (3 coset NTTs). */
-  if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)3 * j->k, NTT_INVERSE, e))) return rc;
-  if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)3 * j->k, NTT_COSET, e))) return rc;
-  /* h = (a b - c) / Z on the coset, Z = 7^n - 1 there; partition p's h goes to
-   * abc[p n ..], below its own inputs and over inputs already consumed. */
+  /* Z = g^n - 1 on the coset gH (g = 7), the same at every point. */
   fr_t g = BLS_FR_GENERATOR, zinv, one;
   uint32_t ex[2] = {(uint32_t)n, (uint32_t)((uint64_t)n >> 32)};
   fr_pow(&zinv, &g, ex, 2);
   fr_one(&one);
   fr_sub(&zinv, &zinv, &one);
   fr_inv(&zinv, &zinv);
+  /* With a device, all of it runs there (backend_g16_h): one upload per partition. */
+  if (backend_has_device(j->c->b)) {
+    if ((rc = backend_g16_h(j->c->b, j->abc, log_n, j->k, j->c->h, K->nh, &zinv, j->h_acc, e))) return rc;
+    j->ntt_done = 1;
+    return PS_OK;
+  }
+  /* Coefficients of A z, B z, C z (3 inverse NTTs per partition), then their values on
+   * the coset 7H (3 coset NTTs). */
+  if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)3 * j->k, NTT_INVERSE, e))) return rc;
+  if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)3 * j->k, NTT_COSET, e))) return rc;
+  /* h = (a b - c) / Z on the coset; partition p's h goes to abc[p n ..], below its own
+   * inputs and over inputs already consumed. */
   for (int p = 0; p < j->k; p++) {
     fr_t *src = j->abc + (size_t)p * 3 * n;
     quot_job q = {src, src + n, src + 2 * n, j->abc + (size_t)p * n, zinv};

@@ -80,10 +80,6 @@ static int g_open(const mexec_env *env, void **out, ps_err *e) {
                    "%s: the groth16 executor needs the circuit size: add  prover: {circuit: mimc, constraints: 2^16}  "
                    "(or --set prover.constraints=65536)",
                    s->path ? s->path : s->name);
-  if (env->cuda && s->gpus > 1)
-    return ps_fail(e, PS_EINPUT,
-                   "system.gpus: the groth16 executor opens the cuda backend on GPU 0 only (backend.h has no device "
-                   "choice yet); use gpus: 1, or --executor synthetic");
   g16_circuit_params p = {s->prover_circuit, s->prover_constraints, -1.0, 1};
   g16_keys *k = NULL;
   int rc = g16_keys_get(&p, env->cache_dir, NULL, NULL, &k, e);
@@ -114,7 +110,7 @@ static int g_worker_open(void *p, int worker, int gpu, void **out, ps_err *e) {
   w->st = st;
   w->worker = worker;
   w->gpu = gpu;
-  w->b = backend_open(st->env.cuda ? "cuda" : "cpu", e);
+  w->b = backend_open_dev(st->env.cuda ? "cuda" : "cpu", gpu, e);
   if (!w->b) {
     free(w);
     return PS_ERR;

@@ -301,6 +301,28 @@ START_TEST(test_batched_jobs) {
   ck_assert_int_eq(g16_verify(g16_keys_vk(k), g16_job_proof(j1, 0), g16_job_public(j1, 0, &np), np, &e), 1);
   g16_job_free(j1);
   g16_job_free(j);
+  /* The context keeps the first job's buffers (j1, made while j was alive, had its own):
+   * a later, smaller job reuses them, over j's stale values, and must prove as well. */
+  uint64_t seeds2[2] = {3, 1};
+  g16_job *j2 = g16_job_new(c, 2, seeds2, 9);
+  ck_assert_int_eq(g16_synth(j2, &e), PS_OK);
+  run_pair(g16_prep, g16_ntt_h, j2);
+  run_pair(g16_msm, g16_b_g2, j2);
+  ck_assert_int_eq(g16_epilogue(j2, &e), PS_OK);
+  for (int i = 0; i < 2; i++) {
+    const fr_t *pub = g16_job_public(j2, i, &np);
+    ck_assert_int_eq(g16_verify(g16_keys_vk(k), g16_job_proof(j2, i), pub, np, &e), 1);
+  }
+  g16_job_free(j2);
+  /* The cpu backend has no device: the device H path refuses, and says so. */
+  g1_jac_t hh;
+  fr_t zinv;
+  fr_one(&zinv);
+  fr_t abc[3 * 4];
+  memset(abc, 0, sizeof abc);
+  ck_assert_int_eq(backend_has_device(BK), 0);
+  ck_assert_int_eq(backend_g16_h(BK, abc, 2, 1, NULL, 1, &zinv, &hh, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "has no device"));
   ck_assert_uint_gt(g16_ctx_bytes(k), 0);
   ck_assert_uint_gt(g16_job_bytes(k, 2), g16_job_bytes(k, 1));
   g16_ctx_close(c);

@@ -369,6 +369,52 @@ START_TEST(groth16_executor_cpu) {
 }
 END_TEST
 
+
+/* The groth16 executor on two GPUs (each worker opens its own GPU's backend; here the cpu
+ * backend, which ignores the ordinal) with the narrow lock of the built-in model, which
+ * covers the three GPU phases: both GPUs get calls, the held spans of each GPU are
+ * disjoint, every GPU phase is inside its call's held span, and b_g2 starts after msm
+ * has ended (the model runs the GPU phases one after another). */
+START_TEST(groth16_executor_two_gpus) {
+  char *cfg = src("configs/measure-groth16.yaml");
+  char *spf = xasprintf("/tmp/test_measure.g16x2.%d.spans", (int)getpid());
+  char *cache = xasprintf("/tmp/test_measure.cache2.%d", (int)getpid());
+  char *args = xasprintf("measure %s --backend cpu --json --cache %s --spans %s --set prover.constraints=1024 "
+                         "--set system.gpus=2 --set system.workers_per_gpu=1 --set system.mutex=kernels "
+                         "--set workload.partitions=6 --set run.warmup=0 --set run.cooldown=0",
+                         cfg, cache, spf),
+       *out, *err;
+  int rc = run(args, &out, &err);
+  ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+  spans_t s = read_spans(spf);
+  int calls_on[2] = {0, 0};
+  for (int i = 0; i < s.n; i++) {
+    const sp *x = &s.v[i];
+    if (x->kind != SPAN_PHASE) continue;
+    ck_assert(x->gpu == 0 || x->gpu == 1);
+    if (!strcmp(x->phase, "synth")) calls_on[x->gpu]++;
+    if (strcmp(x->phase, "b_g2")) continue;
+    for (int j = 0; j < s.n; j++) {
+      const sp *m = &s.v[j];
+      if (m->kind == SPAN_PHASE && !strcmp(m->phase, "msm") && m->call == x->call && m->rep == x->rep)
+        ck_assert_msg(x->t0 >= m->t1, "call %lld: b_g2 starts at %.9f, before msm ends at %.9f", x->call, x->t0,
+                      m->t1);
+    }
+  }
+  ck_assert_msg(calls_on[0] > 0 && calls_on[1] > 0, "calls per GPU: %d and %d", calls_on[0], calls_on[1]);
+  ck_assert_int_eq(calls_on[0] + calls_on[1], 6);
+  check_held_disjoint(&s, 0);
+  check_held_disjoint(&s, 1);
+  check_gpu_inside_held(&s);
+  ck_assert(json_num(out, "metrics.gpu_util.1") > 0);
+  free(s.v);
+  unlink(spf);
+  char *rm = xasprintf("rm -rf %s", cache);
+  ck_assert_int_eq(system(rm), 0);
+  free(rm), free(out), free(err), free(args), free(cache), free(spf), free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("measure");
   TCase *tc = tcase_create("measure");
@@ -380,6 +426,7 @@ int main(void) {
   tcase_add_test(tc, cuda_without_gpu_says_use_cpu);
   tcase_add_test(tc, interrupt_flushes_spans);
   tcase_add_test(tc, groth16_executor_cpu);
+  tcase_add_test(tc, groth16_executor_two_gpus);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -40,7 +40,11 @@ extern "C" void psc_close(psc_dev *d) {
   if (!d) return;
   cudaSetDevice(d->ordinal);
   for (int i = 0; i < 2; i++)
-    for (int j = 0; j < 32; j++) cudaFree(d->tw[i][j]);
+    for (int j = 0; j < 32; j++) {
+      cudaFree(d->tw[i][j]);
+      cudaFree(d->pw_lo[i][j]);
+      cudaFree(d->pw_hi[i][j]);
+    }
   for (int i = 0; i < PSC_WS_SLOTS; i++) cudaFree(d->ws[i]);
   if (d->stream) cudaStreamDestroy(d->stream);
   free(d);
@@ -145,6 +149,7 @@ extern "C" int psc_bench_field(psc_dev *d, int fp, double *mults_per_s, ps_err *
   cudaEvent_t ev0 = NULL, ev1 = NULL;
   unsigned threads = 256, blocks = (unsigned)d->sm_count * 16;
   float best = 1e30f;
+  PSC_CHECK(cudaSetDevice(d->ordinal));
   if ((rc = psc__alloc(d, &out, sizeof(fp_t), "field benchmark", e))) return rc;
   PSC_CHECK(cudaEventCreate(&ev0));
   PSC_CHECK(cudaEventCreate(&ev1));

@@ -63,6 +63,11 @@ int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned wi
 /* The window size psc_msm picks for n points of group g2 (0/1). */
 unsigned psc_msm_default_window(int g2, size_t n);
 
+/* Groth16's H for one partition (backend.h, backend_g16_h): abc = A·z | B·z | C·z on the
+ * domain of 2^log_n in host memory (Montgomery); out = sum_{i < nh} h_i * bases_i. */
+int psc_g16_h(psc_dev *d, const fr_t *abc, unsigned log_n, psc_bases *bases, size_t nh,
+              const fr_t *zinv, void *out_xyzz, ps_err *e);
+
 /* ---- Measurements for prover-bench (device events, data resident on the device) ---- */
 /* Multiplications per second of Fr (fp = 0) or Fp (fp = 1) on the whole device. */
 int psc_bench_field(psc_dev *d, int fp, double *mults_per_s, ps_err *e);

@@ -6,19 +6,19 @@
  * witness of 0/1 values makes, is spread over many threads), the parts of buckets that
  * cross chunks are combined by a segmented tree reduction, buckets are reduced per window (segment running sums, then merges of segments in
  * shared memory), and the W window sums are combined on the host (Horner), where one
- * thread is faster than one GPU thread. Bases stay on the device between calls. */
+ * thread is faster than one GPU thread. Bases stay on the device between calls. This file
+ * holds the digits, the sort and the host side; the bucket stage is msm_kernels.cuh,
+ * compiled once per group in msm_g1.cu and msm_g2.cu (msm_int.cuh joins them). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ps_curves.cuh"
-#include "psc_int.cuh"
+#include "msm_int.cuh"
 
 extern "C" {
 #include "../curve.h"
 }
 
-#define MSM_MERGE_G 128 /* segments merged per block */
-#define MSM_CHUNK 64    /* sorted positions summed per thread */
 
 /* ---- scalars to digits ---- */
 
@@ -116,30 +116,6 @@ __global__ void scan_apply(uint32_t *out, uint32_t *out2, const uint32_t *in, co
   }
 }
 
-/* ---- group kernels ---- */
-#define MK_AFF g1_affine_t
-#define MK_XYZZ g1_xyzz_t
-#define MK_EC(x) g1_##x##_d
-#define MK_FN(op) fp_##op##_d
-#define MK_K(x) g1_##x
-#include "msm_kernels.cuh"
-#undef MK_AFF
-#undef MK_XYZZ
-#undef MK_EC
-#undef MK_FN
-#undef MK_K
-#define MK_AFF g2_affine_t
-#define MK_XYZZ g2_xyzz_t
-#define MK_EC(x) g2_##x##_d
-#define MK_FN(op) fp2_##op##_d
-#define MK_K(x) g2_##x
-#include "msm_kernels.cuh"
-#undef MK_AFF
-#undef MK_XYZZ
-#undef MK_EC
-#undef MK_FN
-#undef MK_K
-
 /* ---- host side ---- */
 #include <stdio.h>
 
@@ -171,6 +147,7 @@ extern "C" int psc_bases_upload(psc_dev *d, int g2, const void *bases, size_t n,
   b->dev = d;
   b->g2 = g2;
   b->n = n;
+  PSC_CHECK(cudaSetDevice(d->ordinal));
   if ((rc = psc__alloc(d, &b->d_bases, n * sz, g2 ? "MSM bases (G2)" : "MSM bases (G1)", e))) goto fail;
   PSC_CHECK(cudaMemcpy(b->d_bases, bases, n * sz, cudaMemcpyHostToDevice));
   *out = b;
@@ -183,6 +160,7 @@ fail:
 
 extern "C" void psc_bases_free(psc_bases *b) {
   if (!b) return;
+  cudaSetDevice(b->dev->ordinal);
   cudaFree(b->d_bases);
   free(b);
 }
@@ -193,15 +171,11 @@ extern "C" size_t psc_bases_count(const psc_bases *b) { return b->n; }
 enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
        WS_SEG_ACC, WS_SEG_SUM, WS_PARTS, WS_HEAD };
 
-static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned c, void *out,
+/* scalars: host memory (uploaded here) or, with on_dev, device memory. */
+static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, size_t n, unsigned c, void *out,
                    ps_err *e) {
   int rc = PS_OK;
-  struct {
-    fr_t *scalars;
-    uint32_t *digit, *sorted, *count, *start, *cursor, *part;
-    uint32_t *head;
-    void *buckets, *seg_acc, *seg_sum, *parts;
-  } m;
+  msm_bufs m;
   const int g2 = b->g2;
   const size_t psz = g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t);
   const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1);
@@ -209,10 +183,10 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   /* Chunks over the largest possible sorted array (every digit nonzero). */
   const size_t nchunks = (n * nwin + MSM_CHUNK - 1) / MSM_CHUNK;
   /* Segments: lseg buckets each, merged in groups of MSM_MERGE_G until one per window. */
-  unsigned log_nb = c - 1, log_g = 7, log_nseg = log_nb < 10 ? log_nb : 10;
+  unsigned log_nb = c - 1, log_nseg = log_nb < 10 ? log_nb : 10;
   unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
-  void *win = NULL;
-  char *final_acc = NULL;
+  const msm_shape shape = {nwin, nb, log_nseg, log_lseg, nkeys, nchunks};
+  void *win = NULL, *final_acc = NULL;
   /* PSC_MSM_PROFILE=1 in the environment prints the time of each phase to stderr. */
   static const char *ph_name[] = {"upload", "digits", "scan", "scatter", "buckets", "segments", "merges"};
   cudaEvent_t ph[8] = {0};
@@ -227,7 +201,9 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
     else g1_xyzz_set_inf((g1_xyzz_t *)out);
     return PS_OK;
   }
-  if ((rc = psc__ws(d, WS_SCALARS, n * sizeof(fr_t), "MSM scalars", (void **)&m.scalars, e))) goto fail;
+  PSC_CHECK(cudaSetDevice(d->ordinal));
+  if (on_dev) m.scalars = (fr_t *)scalars;
+  else if ((rc = psc__ws(d, WS_SCALARS, n * sizeof(fr_t), "MSM scalars", (void **)&m.scalars, e))) goto fail;
   if ((rc = psc__ws(d, WS_DIGIT, n * nwin * sizeof(uint32_t), "MSM digits", (void **)&m.digit, e))) goto fail;
   if ((rc = psc__ws(d, WS_SORTED, n * nwin * sizeof(uint32_t), "MSM sorted digits", (void **)&m.sorted, e))) goto fail;
   if ((rc = psc__ws(d, WS_COUNT, nkeys * sizeof(uint32_t), "MSM bucket counts", (void **)&m.count, e))) goto fail;
@@ -242,7 +218,8 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
     goto fail;
 
   PH(0);
-  PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
+  if (!on_dev)
+    PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
   PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
   PH(1);
   msm_digits<<<psc__blocks(n, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, n, c, nwin);
@@ -262,74 +239,9 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   PSC_CHECK_LAUNCH();
   PH(4);
   {
-    unsigned nseg_all = nwin * nseg, g, log_l = log_lseg, left = log_nseg;
-    if (!g2) {
-      g1_bucket_init<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>((g1_xyzz_t *)m.buckets, nkeys);
-      PSC_CHECK_LAUNCH();
-      g1_bucket_chunks<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>(
-          (g1_xyzz_t *)m.buckets, (g1_xyzz_t *)m.parts, m.head, m.sorted, m.start, m.count,
-          (const g1_affine_t *)b->d_bases, nkeys, nchunks, MSM_CHUNK);
-      PSC_CHECK_LAUNCH();
-      for (size_t s = 1; s < nchunks; s <<= 1) {
-        g1_bucket_combine<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
-            (g1_xyzz_t *)m.parts, m.head, m.start, m.count, nchunks, MSM_CHUNK, s);
-        PSC_CHECK_LAUNCH();
-      }
-      g1_bucket_finish<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
-          (g1_xyzz_t *)m.buckets, (const g1_xyzz_t *)m.parts, m.head, m.start, nchunks, MSM_CHUNK);
-      PSC_CHECK_LAUNCH();
-      PH(5);
-      g1_segment_sum<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
-          (g1_xyzz_t *)m.seg_acc, (g1_xyzz_t *)m.seg_sum, (const g1_xyzz_t *)m.buckets, nb, nseg,
-          1u << log_lseg, nwin);
-      PSC_CHECK_LAUNCH();
-    } else {
-      g2_bucket_init<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>((g2_xyzz_t *)m.buckets, nkeys);
-      PSC_CHECK_LAUNCH();
-      g2_bucket_chunks<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>(
-          (g2_xyzz_t *)m.buckets, (g2_xyzz_t *)m.parts, m.head, m.sorted, m.start, m.count,
-          (const g2_affine_t *)b->d_bases, nkeys, nchunks, MSM_CHUNK);
-      PSC_CHECK_LAUNCH();
-      for (size_t s = 1; s < nchunks; s <<= 1) {
-        g2_bucket_combine<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
-            (g2_xyzz_t *)m.parts, m.head, m.start, m.count, nchunks, MSM_CHUNK, s);
-        PSC_CHECK_LAUNCH();
-      }
-      g2_bucket_finish<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
-          (g2_xyzz_t *)m.buckets, (const g2_xyzz_t *)m.parts, m.head, m.start, nchunks, MSM_CHUNK);
-      PSC_CHECK_LAUNCH();
-      PH(5);
-      g2_segment_sum<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
-          (g2_xyzz_t *)m.seg_acc, (g2_xyzz_t *)m.seg_sum, (const g2_xyzz_t *)m.buckets, nb, nseg,
-          1u << log_lseg, nwin);
-      PSC_CHECK_LAUNCH();
-    }
-    /* Merge segments: groups of 2^lg consecutive segments (never across windows, since
-     * each window has 2^left segments and groups are powers of two). */
-    PH(6);
-    size_t half = (size_t)nwin * nseg * psz;
-    char *acc_in = (char *)m.seg_acc, *sum_in = (char *)m.seg_sum;
-    char *acc_out = acc_in + half, *sum_out = sum_in + half;
-    while (left > 0) {
-      unsigned lg = left < log_g ? left : log_g;
-      g = 1u << lg;
-      unsigned groups = (nwin << left) >> lg;
-      if (!g2)
-        g1_segment_merge<<<groups, g, g * sizeof(g1_xyzz_t), d->stream>>>(
-            (g1_xyzz_t *)acc_out, (g1_xyzz_t *)sum_out, (const g1_xyzz_t *)acc_in,
-            (const g1_xyzz_t *)sum_in, g, log_l);
-      else
-        g2_segment_merge<<<groups, g, g * sizeof(g2_xyzz_t), d->stream>>>(
-            (g2_xyzz_t *)acc_out, (g2_xyzz_t *)sum_out, (const g2_xyzz_t *)acc_in,
-            (const g2_xyzz_t *)sum_in, g, log_l);
-      PSC_CHECK_LAUNCH();
-      char *t;
-      t = acc_in; acc_in = acc_out; acc_out = t;
-      t = sum_in; sum_in = sum_out; sum_out = t;
-      log_l += lg;
-      left -= lg;
-    }
-    final_acc = acc_in;
+    if ((rc = (g2 ? g2_msm_buckets : g1_msm_buckets)(d, &m, &shape, b->d_bases, &final_acc,
+                                                     prof ? &ph[5] : NULL, e)))
+      goto fail;
     PH(7);
   }
   /* Window sums to the host, Horner there. */
@@ -377,7 +289,15 @@ extern "C" int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, 
   if (window == 0) window = psc_msm_default_window(b->g2, n);
   if (window < 2 || window > 24)
     return ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", window);
-  return msm_run(d, b, scalars, n, window, out_xyzz, e);
+  return msm_run(d, b, scalars, 0, n, window, out_xyzz, e);
+}
+
+int psc__msm_dev(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window, void *out_xyzz,
+                 ps_err *e) {
+  if (n > b->n)
+    return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n, b->n);
+  if (window == 0) window = psc_msm_default_window(b->g2, n);
+  return msm_run(d, b, scalars, 1, n, window, out_xyzz, e);
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -43,10 +43,10 @@ __device__ __forceinline__ size_t MK_K(next_key)(const uint32_t *__restrict__ st
  * or to part[] when the bucket began in an earlier chunk) and restarted. Only that short
  * flush is predicated, so lanes no longer wait for each other's longer buckets (the
  * nested loop per bucket made a warp run the longest lane's bucket each time). */
-__global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head,
-                                    const uint32_t *__restrict__ sorted, const uint32_t *__restrict__ start,
-                                    const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases,
-                                    size_t nkeys, size_t nchunks, unsigned L) {
+static __device__ __forceinline__ void MK_K(bucket_chunks_body)(
+    MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head, const uint32_t *__restrict__ sorted,
+    const uint32_t *__restrict__ start, const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases,
+    size_t nkeys, size_t nchunks, unsigned L) {
   size_t ch = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (ch >= nchunks) return;
   const uint32_t total = start[nkeys - 1] + count[nkeys - 1];
@@ -94,6 +94,22 @@ __global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *h
   }
   head[ch] = hk;
 }
+
+#define MK_CHUNKS_ARGS                                                                               \
+  MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head, const uint32_t *__restrict__ sorted,              \
+      const uint32_t *__restrict__ start, const uint32_t *__restrict__ count,                        \
+      const MK_AFF *__restrict__ bases, size_t nkeys, size_t nchunks, unsigned L
+__global__ void MK_K(bucket_chunks)(MK_CHUNKS_ARGS) {
+  MK_K(bucket_chunks_body)(buckets, part, head, sorted, start, count, bases, nkeys, nchunks, L);
+}
+#ifdef MK_CHUNKS_MIN_BLOCKS
+/* The same with the registers capped so that MK_CHUNKS_MIN_BLOCKS blocks of 64 threads
+ * fit on an SM (PSC_MSM_REGCAP=1 selects it; for measuring occupancy against spills). */
+__global__ void __launch_bounds__(64, MK_CHUNKS_MIN_BLOCKS) MK_K(bucket_chunks_capped)(MK_CHUNKS_ARGS) {
+  MK_K(bucket_chunks_body)(buckets, part, head, sorted, start, count, bases, nkeys, nchunks, L);
+}
+#endif
+#undef MK_CHUNKS_ARGS
 
 /* One step of the segmented tree reduction of the head parts: the parts of bucket k lie
  * in chunks a .. b (a = start[k]/L + 1, b = (start[k] + count[k] - 1)/L); at stride s,
@@ -192,4 +208,64 @@ __global__ void MK_K(segment_merge)(MK_XYZZ *acc_out, MK_XYZZ *sum_out, const MK
     acc_out[blockIdx.x] = v;
     sum_out[blockIdx.x] = total;
   }
+}
+
+/* The launch sequence of the bucket stage (msm_int.cuh, MK_K(msm_buckets)). */
+int MK_K(msm_buckets)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const void *bases, void **win,
+                      cudaEvent_t *ev, ps_err *e) {
+  int rc = PS_OK;
+  const unsigned nwin = sh->nwin, nseg = 1u << sh->log_nseg, nseg_all = nwin * nseg;
+  const size_t nkeys = sh->nkeys, nchunks = sh->nchunks;
+  MK_K(bucket_init)<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>((MK_XYZZ *)m->buckets, nkeys);
+  PSC_CHECK_LAUNCH();
+  {
+    void (*chunks)(MK_XYZZ *, MK_XYZZ *, uint32_t *, const uint32_t *, const uint32_t *, const uint32_t *,
+                   const MK_AFF *, size_t, size_t, unsigned) = MK_K(bucket_chunks);
+#ifdef MK_CHUNKS_MIN_BLOCKS
+    static int capped = -1;
+    if (capped < 0) capped = getenv("PSC_MSM_REGCAP") && atoi(getenv("PSC_MSM_REGCAP")) > 0;
+    if (capped) chunks = MK_K(bucket_chunks_capped);
+#endif
+    chunks<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>((MK_XYZZ *)m->buckets, (MK_XYZZ *)m->parts, m->head,
+                                                          m->sorted, m->start, m->count, (const MK_AFF *)bases,
+                                                          nkeys, nchunks, MSM_CHUNK);
+  }
+  PSC_CHECK_LAUNCH();
+  for (size_t s = 1; s < nchunks; s <<= 1) {
+    MK_K(bucket_combine)<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
+        (MK_XYZZ *)m->parts, m->head, m->start, m->count, nchunks, MSM_CHUNK, s);
+    PSC_CHECK_LAUNCH();
+  }
+  MK_K(bucket_finish)<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
+      (MK_XYZZ *)m->buckets, (const MK_XYZZ *)m->parts, m->head, m->start, nchunks, MSM_CHUNK);
+  PSC_CHECK_LAUNCH();
+  if (ev) PSC_CHECK(cudaEventRecord(ev[0], d->stream));
+  MK_K(segment_sum)<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
+      (MK_XYZZ *)m->seg_acc, (MK_XYZZ *)m->seg_sum, (const MK_XYZZ *)m->buckets, sh->nb, nseg,
+      1u << sh->log_lseg, nwin);
+  PSC_CHECK_LAUNCH();
+  if (ev) PSC_CHECK(cudaEventRecord(ev[1], d->stream));
+  {
+    /* Merge segments: groups of 2^lg consecutive segments (never across windows, since
+     * each window has 2^left segments and groups are powers of two). */
+    unsigned log_l = sh->log_lseg, left = sh->log_nseg;
+    size_t half = (size_t)nseg_all * sizeof(MK_XYZZ);
+    char *acc_in = (char *)m->seg_acc, *sum_in = (char *)m->seg_sum;
+    char *acc_out = acc_in + half, *sum_out = sum_in + half;
+    while (left > 0) {
+      unsigned lg = left < MSM_MERGE_LOG_G ? left : MSM_MERGE_LOG_G, g = 1u << lg;
+      unsigned groups = (nwin << left) >> lg;
+      MK_K(segment_merge)<<<groups, g, g * sizeof(MK_XYZZ), d->stream>>>(
+          (MK_XYZZ *)acc_out, (MK_XYZZ *)sum_out, (const MK_XYZZ *)acc_in, (const MK_XYZZ *)sum_in, g, log_l);
+      PSC_CHECK_LAUNCH();
+      char *t;
+      t = acc_in, acc_in = acc_out, acc_out = t;
+      t = sum_in, sum_in = sum_out, sum_out = t;
+      log_l += lg;
+      left -= lg;
+    }
+    *win = acc_in;
+  }
+fail:
+  return rc;
 }

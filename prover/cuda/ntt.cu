@@ -16,8 +16,12 @@ extern "C" {
 #include "../fr.h"
 }
 
-#define NTT_LOG_BLOCK 10 /* log2 of the elements one block holds in shared memory */
-#define NTT_MAX_K 8      /* stages per pass when the pass is not the last */
+/* log2 of the elements one block holds in shared memory, and the most stages of a pass
+ * that is not the last; PSC_NTT_LOG_BLOCK (8..12) and PSC_NTT_MAX_K (1..LOG_BLOCK) in the
+ * environment override them, for tuning with prover-bench. */
+#define NTT_LOG_BLOCK 10
+#define NTT_MAX_K 8
+#define NTT_THREADS 512
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
@@ -31,7 +35,7 @@ __global__ void ntt_build_powers(fr_t *out, size_t count, const fr_t *lo, const 
 
 /* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
  * network over 2^log_n elements; c column bits per block. */
-__global__ void __launch_bounds__(512) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
+__global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
                                                unsigned c, const fr_t *__restrict__ tw, int dit) {
   extern __shared__ fr_t sh[];
   const unsigned L = log_n - s - k;
@@ -174,16 +178,29 @@ fail:
   return rc;
 }
 
+static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned hi) {
+  const char *v = getenv(name);
+  if (!v || !*v) return def;
+  unsigned x = (unsigned)atoi(v);
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
 /* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
-  unsigned ps[8], pk[8], np = 0;
-  if (log_n <= NTT_LOG_BLOCK) {
+  static unsigned log_block, max_k; /* read once */
+  if (!log_block) {
+    max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
+    log_block = env_uint("PSC_NTT_LOG_BLOCK", NTT_LOG_BLOCK, 8, 12);
+    if (!max_k || max_k > log_block) max_k = log_block == NTT_LOG_BLOCK ? NTT_MAX_K : log_block - 2;
+  }
+  unsigned ps[32], pk[32], np = 0;
+  if (log_n <= log_block) {
     ps[0] = 0;
     pk[0] = log_n;
     np = 1;
   } else {
-    unsigned rest = log_n - NTT_LOG_BLOCK, npre = (rest + NTT_MAX_K - 1) / NTT_MAX_K, s = 0;
+    unsigned rest = log_n - log_block, npre = (rest + max_k - 1) / max_k, s = 0;
     for (unsigned i = 0; i < npre; i++) {
       unsigned k = rest / (npre - i);
       ps[np] = s;
@@ -192,15 +209,17 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
       rest -= k;
     }
     ps[np] = s;
-    pk[np++] = NTT_LOG_BLOCK;
+    pk[np++] = log_block;
   }
   for (unsigned ii = 0; ii < np; ii++) {
     unsigned i = dit ? np - 1 - ii : ii;
     unsigned s = ps[i], k = pk[i], L = log_n - s - k;
-    unsigned c = NTT_LOG_BLOCK - k < L ? NTT_LOG_BLOCK - k : L;
-    unsigned nel = 1u << (k + c), threads = nel / 2 < 32 ? 32 : nel / 2;
-    size_t blocks = (size_t)1 << (log_n - k - c);
-    ntt_pass<<<(unsigned)blocks, threads, nel * sizeof(fr_t), d->stream>>>(data, log_n, s, k, c, tw, dit);
+    unsigned c = log_block - k < L ? log_block - k : L;
+    unsigned nel = 1u << (k + c), threads = nel / 2 < 32 ? 32 : nel / 2 > NTT_THREADS ? NTT_THREADS : nel / 2;
+    size_t blocks = (size_t)1 << (log_n - k - c), smem = nel * sizeof(fr_t);
+    if (smem > 48 * 1024)
+      PSC_CHECK(cudaFuncSetAttribute(ntt_pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    ntt_pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit);
     PSC_CHECK_LAUNCH();
   }
   return PS_OK;
@@ -208,22 +227,16 @@ fail:
   return rc;
 }
 
-/* Holds what one transform size and flag set needs on the device. */
+/* What one transform size and flag set needs on the device; every table is one of d's
+ * caches (built on first use, freed by psc_close), so a plan costs no allocation. */
 typedef struct ntt_plan {
   unsigned log_n;
   int flags;
   const fr_t *tw;
-  fr_t *scratch;        /* n elements for the bit-reversal permutation, or NULL */
-  fr_t *p_lo, *p_hi;    /* coset power tables (with 1/n folded in), or NULL */
-  fr_t scale;           /* 1/n for a plain inverse */
+  fr_t *scratch;            /* n elements for the bit-reversal permutation, or NULL */
+  const fr_t *p_lo, *p_hi;  /* coset power tables (with 1/n folded in), or NULL */
+  fr_t scale;               /* 1/n for a plain inverse */
 } ntt_plan;
-
-static void plan_free(ntt_plan *p) {
-  cudaFree(p->scratch);
-  cudaFree(p->p_lo);
-  cudaFree(p->p_hi);
-  memset(p, 0, sizeof *p);
-}
 
 static int plan_make(psc_dev *d, unsigned log_n, int flags, ntt_plan *p, ps_err *e) {
   int rc;
@@ -234,8 +247,8 @@ static int plan_make(psc_dev *d, unsigned log_n, int flags, ntt_plan *p, ps_err 
   p->flags = flags;
   if ((rc = twiddles(d, log_n, inv, &p->tw, e))) return rc;
   if (in_r == out_r &&
-      (rc = psc__alloc(d, (void **)&p->scratch, sizeof(fr_t) << log_n, "NTT scratch buffer", e)))
-    goto fail;
+      (rc = psc__ws(d, PSC_WS_NTT_SCRATCH, sizeof(fr_t) << log_n, "NTT scratch buffer", (void **)&p->scratch, e)))
+    return rc;
   fr_one(&p->scale);
   if (inv) {
     fr_t n;
@@ -244,14 +257,14 @@ static int plan_make(psc_dev *d, unsigned log_n, int flags, ntt_plan *p, ps_err 
   }
   if (flags & PSC_NTT_COSET) {
     static const fr_t g = BLS_FR_GENERATOR, gi = BLS_FR_GENERATOR_INV;
-    if ((rc = upload_pow_tables(d, inv ? &gi : &g, &p->scale, (size_t)1 << log_n, &p->p_lo,
-                                &p->p_hi, e)))
-      goto fail;
+    if (!d->pw_lo[inv][log_n] &&
+        (rc = upload_pow_tables(d, inv ? &gi : &g, &p->scale, (size_t)1 << log_n, &d->pw_lo[inv][log_n],
+                                &d->pw_hi[inv][log_n], e)))
+      return rc;
+    p->p_lo = d->pw_lo[inv][log_n];
+    p->p_hi = d->pw_hi[inv][log_n];
   }
   return PS_OK;
-fail:
-  plan_free(p);
-  return rc;
 }
 
 /* One transform of the vector at data (device memory), queued on d's stream. */
@@ -297,16 +310,22 @@ fail:
   return rc;
 }
 
+int psc__ntt_dev(psc_dev *d, fr_t *data, unsigned log_n, int flags, ps_err *e) {
+  ntt_plan plan;
+  int rc = plan_make(d, log_n, flags, &plan, e);
+  return rc ? rc : plan_run(d, &plan, data, e);
+}
+
 extern "C" int psc_ntt(psc_dev *d, fr_t *data, unsigned log_n, size_t batch, int flags, ps_err *e) {
   int rc = PS_OK;
   fr_t *buf = NULL;
   ntt_plan plan;
-  memset(&plan, 0, sizeof plan);
   if (log_n < 1 || log_n > 31)
     return ps_fail(e, PS_EINPUT, "NTT size 2^%u: expected 1 <= log2(size) <= 31", log_n);
   size_t n = (size_t)1 << log_n;
+  PSC_CHECK(cudaSetDevice(d->ordinal));
   if ((rc = plan_make(d, log_n, flags, &plan, e))) return rc;
-  if ((rc = psc__alloc(d, (void **)&buf, n * sizeof(fr_t), "NTT data buffer", e))) goto fail;
+  if ((rc = psc__ws(d, PSC_WS_NTT_DATA, n * sizeof(fr_t), "NTT data buffer", (void **)&buf, e))) return rc;
   for (size_t b = 0; b < batch; b++) {
     PSC_CHECK(cudaMemcpyAsync(buf, data + b * n, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
     if ((rc = plan_run(d, &plan, buf, e))) goto fail;
@@ -314,8 +333,6 @@ extern "C" int psc_ntt(psc_dev *d, fr_t *data, unsigned log_n, size_t batch, int
   }
   PSC_CHECK(cudaStreamSynchronize(d->stream));
 fail:
-  cudaFree(buf);
-  plan_free(&plan);
   return rc;
 }
 
@@ -347,7 +364,7 @@ extern "C" int psc_bench_ntt(psc_dev *d, unsigned log_n, int flags, int reps, do
   cudaEvent_t ev0 = NULL, ev1 = NULL;
   double *ms = (double *)xcalloc((size_t)reps + 1, sizeof(double));
   size_t n = (size_t)1 << log_n;
-  memset(&plan, 0, sizeof plan);
+  PSC_CHECK(cudaSetDevice(d->ordinal));
   if ((rc = plan_make(d, log_n, flags, &plan, e))) goto fail;
   if ((rc = psc__alloc(d, (void **)&buf, n * sizeof(fr_t), "NTT data buffer", e))) goto fail;
   ntt_fill_random<<<psc__blocks(n, 256), 256, 0, d->stream>>>(buf, n, 12345);
@@ -370,7 +387,6 @@ fail:
   if (ev0) cudaEventDestroy(ev0);
   if (ev1) cudaEventDestroy(ev1);
   cudaFree(buf);
-  plan_free(&plan);
   free(ms);
   return rc;
 }

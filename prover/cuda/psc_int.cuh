@@ -9,6 +9,10 @@
 #include "cuda_backend.h"
 
 #define PSC_WS_SLOTS 16
+/* Work-buffer slots: the MSM uses 0..11 (msm.cu), then: */
+#define PSC_WS_NTT_SCRATCH 12 /* the bit-reversal copy of a same-order NTT */
+#define PSC_WS_NTT_DATA 13    /* psc_ntt's device copy of the host vectors */
+#define PSC_WS_G16_H 14       /* psc_g16_h's four vectors */
 
 struct psc_dev {
   int ordinal;
@@ -17,6 +21,9 @@ struct psc_dev {
   cudaStream_t stream;
   /* Twiddle tables of the NTT, cached per (log_n, direction): w_n^j for j < n/2. */
   fr_t *tw[2][32];
+  /* Coset power tables (g^i, or g^-i / n for the inverse), per (direction, log_n): lo[i]
+   * for i < 4096 and hi[i] for the multiples of 4096, built on first use. */
+  fr_t *pw_lo[2][32], *pw_hi[2][32];
   /* Work buffers reused across calls (grown on demand): slot -> pointer, capacity. */
   void *ws[PSC_WS_SLOTS];
   size_t ws_cap[PSC_WS_SLOTS];
@@ -48,6 +55,15 @@ int psc__alloc(psc_dev *d, void **p, size_t bytes, const char *what, ps_err *e);
 
 /* A work buffer of at least `bytes` in slot `slot` of d, kept for later calls. */
 int psc__ws(psc_dev *d, int slot, size_t bytes, const char *what, void **p, ps_err *e);
+
+/* One NTT (flags PSC_NTT_*) of 2^log_n elements already on the device, queued on d's
+ * stream; tables come from d's caches, so nothing is allocated after the first call of a
+ * size (no cudaMalloc/cudaFree, which would synchronise the device). */
+int psc__ntt_dev(psc_dev *d, fr_t *data, unsigned log_n, int flags, ps_err *e);
+
+/* psc_msm with the scalars already in device memory (canonical form). */
+int psc__msm_dev(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window, void *out_xyzz,
+                 ps_err *e);
 
 static inline unsigned psc__blocks(size_t n, unsigned threads) {
   return (unsigned)((n + threads - 1) / threads);
