@@ -49,6 +49,9 @@ for lb in 10 11 12; do
       --sizes 24..26 --reps 5 2>&1 | tee -a "$work/bench_ntt_blocks.txt"
   done
 done
+echo "-- MSM G1 with the bucket kernel's registers capped (PSC_MSM_REGCAP=1)"
+PSC_MSM_REGCAP=1 timeout ${BENCH_BOX:-60} "$bindir/provesim" prover-bench --backend cuda --only msm-g1 --sizes 20..24 --reps 3 \
+  > "$work/bench_g1_regcap.txt" 2>&1; echo "rc $?"; cat "$work/bench_g1_regcap.txt"
 for k in 20 22 24; do
   timeout ${BENCH_BOX:-60} "$bindir/provesim" prover-bench --backend cuda --only msm-g1 --sizes $k --windows 12..21 --reps 3 \
     > "$work/bench_g1_windows_$k.txt" 2>&1; echo "rc $?"; cat "$work/bench_g1_windows_$k.txt"
