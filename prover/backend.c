@@ -144,6 +144,15 @@ void backend_msm_bases_free(backend_msm_bases *m) {
   free(m);
 }
 
+int backend_msm_precompute(backend_msm_bases *m, unsigned window, ps_err *e) {
+  if (window < 2 || window > MSM_MAX_WINDOW)
+    return ps_fail(e, PS_EINPUT, "MSM precomputation window %u: expected 2..%d bits", window, MSM_MAX_WINDOW);
+#ifdef PROVESIM_HAVE_CUDA
+  if (m->b->kind == BK_CUDA) return psc_bases_precompute(m->dev, window, e);
+#endif
+  return PS_OK;
+}
+
 void backend_set_msm_window(ps_backend *b, unsigned window) { b->window = window; }
 
 unsigned backend_msm_window(const ps_backend *b, int g2, size_t n) {
@@ -202,29 +211,101 @@ int backend_msm_g2(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, siz
 
 int backend_has_device(const ps_backend *b) { return b->kind == BK_CUDA; }
 
-int backend_g16_h(ps_backend *b, const fr_t *abc, unsigned log_n, int k, backend_msm_bases *bases,
-                  size_t nh, const fr_t *zinv, g1_jac_t *out, ps_err *e) {
+struct backend_vec {
+  ps_backend *b;
+  const fr_t *host; /* cpu backend: the borrowed data */
+  size_t n;
+#ifdef PROVESIM_HAVE_CUDA
+  psc_vec *dev;
+#endif
+};
+
+int backend_vec_upload(ps_backend *b, backend_vec **v, const fr_t *host, size_t n, ps_err *e) {
+  if (!*v) {
+    *v = xcalloc(1, sizeof **v);
+    (*v)->b = b;
+  }
+  if ((*v)->b != b) return ps_fail(e, PS_EINPUT, "vector upload: the vector belongs to another backend");
+  (*v)->n = n;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) return psc_vec_upload(b->dev, &(*v)->dev, host, n, e);
+#endif
+  (*v)->host = host;
+  return PS_OK;
+}
+
+void backend_vec_free(backend_vec *v) {
+  if (!v) return;
+#ifdef PROVESIM_HAVE_CUDA
+  psc_vec_free(v->dev);
+#endif
+  free(v);
+}
+
+int backend_g16_h_vec(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases, size_t nh,
+                      const fr_t *zinv, g1_jac_t *out, ps_err *e) {
   if (b->kind != BK_CUDA)
     return ps_fail(e, PS_EINPUT, "Groth16 H: the %s backend has no device; compute H on the CPU", backend_name(b));
-  int rc = msm_check(b, bases, 0, abc, nh, e);
+  int rc = msm_check(b, bases, 0, (const fr_t *)abc, nh, e);
   if (rc) return rc;
-  if (log_n < 1 || log_n > NTT_MAX_LOG_N || nh >= ((size_t)1 << log_n))
-    return ps_fail(e, PS_EINPUT, "Groth16 H: domain 2^%u with %zu bases: expected 1 <= log2 <= %d and bases < size",
-                   log_n, nh, NTT_MAX_LOG_N);
+  size_t n = (size_t)1 << log_n;
+  if (log_n < 1 || log_n > NTT_MAX_LOG_N || nh >= n || !abc || abc->n < (size_t)k * 3 * n)
+    return ps_fail(e, PS_EINPUT, "Groth16 H: domain 2^%u, %d partitions, %zu bases: the vector or the bases do not fit",
+                   log_n, k, nh);
 #ifdef PROVESIM_HAVE_CUDA
   for (int p = 0; p < k; p++) {
     g1_xyzz_t r;
     ps_err inner;
-    if ((rc = psc_g16_h(b->dev, abc + (size_t)p * 3 * ((size_t)1 << log_n), log_n, bases->dev, nh, zinv, &r,
-                        &inner)))
+    if ((rc = psc_g16_h_vec(b->dev, abc->dev, (size_t)p * 3 * n, log_n, bases->dev, nh, zinv, &r, &inner)))
       return ps_fail(e, rc, "partition %d: %s", p, inner.msg);
     g1_xyzz_to_jac(&out[p], &r);
   }
   return PS_OK;
 #else
-  (void)k, (void)zinv, (void)out;
+  (void)zinv, (void)out;
   return ps_fail(e, PS_ERR, "Groth16 H: no CUDA in this build");
 #endif
+}
+
+static int msm_vec(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
+                   const size_t *n, void *out, ps_err *e) {
+  int rc;
+  if (count < 1 || count > 64) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected 1..64 MSMs", count);
+  if (!s || s->b != b) return ps_fail(e, PS_EINPUT, "MSM: the scalars were not uploaded to this backend");
+  for (int i = 0; i < count; i++) {
+    if ((rc = msm_check(b, m[i], g2, (const fr_t *)s, n[i], e))) return rc;
+    if (off[i] + n[i] > s->n)
+      return ps_fail(e, PS_EINPUT, "MSM %d: scalars %zu..%zu of a vector of %zu", i, off[i], off[i] + n[i], s->n);
+  }
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) {
+    psc_bases *pb[64];
+    g2_xyzz_t r[64]; /* large enough for either group */
+    void *po[64];
+    for (int i = 0; i < count; i++) pb[i] = m[i]->dev, po[i] = &r[i];
+    if ((rc = psc_msm_vec(b->dev, count, pb, s->dev, off, n, b->window, po, e))) return rc;
+    for (int i = 0; i < count; i++) {
+      if (g2) g2_xyzz_to_jac(&((g2_jac_t *)out)[i], &r[i]);
+      else g1_xyzz_to_jac(&((g1_jac_t *)out)[i], (const g1_xyzz_t *)&r[i]);
+    }
+    return PS_OK;
+  }
+#endif
+  for (int i = 0; i < count; i++) {
+    if (g2) msm_cpu_g2(&((g2_jac_t *)out)[i], (const g2_affine_t *)m[i]->host, s->host + off[i], n[i], b->window, 0);
+    else msm_cpu_g1(&((g1_jac_t *)out)[i], (const g1_affine_t *)m[i]->host, s->host + off[i], n[i], b->window, 0);
+  }
+  return PS_OK;
+}
+
+int backend_msm_g1_vec(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
+                       const size_t *n, g1_jac_t *out, ps_err *e) {
+  return msm_vec(b, 0, count, m, s, off, n, out, e);
+}
+
+int backend_msm_g2_vec(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
+                       const size_t *n, g2_jac_t *out, ps_err *e) {
+  return msm_vec(b, 1, count, m, s, off, n, out, e);
 }
 
 /* Host buffers carry a 64-byte header recording whether they are pinned. */

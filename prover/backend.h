@@ -46,6 +46,12 @@ int backend_msm_bases_g1(ps_backend *b, const g1_affine_t *bases, size_t n,
 int backend_msm_bases_g2(ps_backend *b, const g2_affine_t *bases, size_t n,
                          backend_msm_bases **out, ps_err *e);
 void backend_msm_bases_free(backend_msm_bases *m);
+/* Fixed-base precomputation for window size `window` (bits): the cuda backend keeps the
+ * tables 2^(window j) * bases (j < ceil(256/window)) on the GPU, ceil(256/window) times
+ * the bases' memory, and later MSMs over m (window 0 or the same window) use them: every
+ * window's digits then fall into one set of buckets. Results are unchanged. The cpu
+ * backend has nothing to precompute and returns PS_OK. */
+int backend_msm_precompute(backend_msm_bases *m, unsigned window, ps_err *e);
 
 /* out = sum_{i<n} scalars[i] * bases[i], n <= the registered count, scalars canonical
  * integers (msm.h). Scalars in memory from backend_host_alloc upload fastest. The window
@@ -59,18 +65,35 @@ void backend_set_msm_window(ps_backend *b, unsigned window);
 /* The window an MSM of n points would use. */
 unsigned backend_msm_window(const ps_backend *b, int g2, size_t n);
 
-/* Groth16's H on the device, for backends that have one (backend_has_device). abc holds,
- * for each of k partitions, the evaluations A·z, B·z, C·z on the domain of 2^log_n
- * (Montgomery form, 3n elements per partition, one partition after the other, backend
- * host memory). For each partition this computes the coefficients h of
- * (A·B - C) / Z through the coset g·H (3 inverse NTTs, 3 coset NTTs, the pointwise step,
- * 1 inverse coset NTT) and out[p] = sum_{i < nh} h_i * bases_i (a G1 MSM, nh <= n - 1),
- * all on the device: the inputs cross the bus once and nothing comes back but out.
- * zinv is 1 / (g^n - 1), the inverse of Z on the coset. Fails (PS_ERR) when h has
- * degree n - 1, i.e. the witness does not satisfy the circuit. */
+/* 1 when the backend computes on a device (the cuda backend), 0 for the cpu backend. */
 int backend_has_device(const ps_backend *b);
-int backend_g16_h(ps_backend *b, const fr_t *abc, unsigned log_n, int k, backend_msm_bases *bases,
-                  size_t nh, const fr_t *zinv, g1_jac_t *out, ps_err *e);
+/* A vector of Fr kept where the backend computes: on the GPU for the cuda backend (an
+ * upload), borrowed host memory for the cpu backend (no copy: the host data must outlive
+ * the uses). Uploading into an existing vector reuses its memory when it is big enough.
+ * The copy runs on its own stream, so one worker's upload overlaps another's kernels;
+ * the call returns when the data is there. */
+typedef struct backend_vec backend_vec;
+int backend_vec_upload(ps_backend *b, backend_vec **v, const fr_t *host, size_t n, ps_err *e);
+void backend_vec_free(backend_vec *v);
+/* Groth16's H on the device, for backends that have one (backend_has_device): for each
+ * of k partitions, the vector abc holds the evaluations A·z, B·z, C·z on the domain of
+ * 2^log_n (Montgomery form, 3n elements per partition, one partition after the other);
+ * this computes the coefficients h of (A·B - C) / Z through the coset g·H (3 inverse
+ * NTTs, 3 coset NTTs, the pointwise step, 1 inverse coset NTT) and out[p] = sum_{i < nh}
+ * h_i * bases_i (a G1 MSM, nh <= n - 1), all on the device: nothing comes back but out.
+ * zinv is 1 / (g^n - 1), the inverse of Z on the coset. Fails (PS_ERR) when h has degree
+ * n - 1, i.e. the witness does not satisfy the circuit. The vector (uploaded with
+ * backend_vec_upload) is used as scratch: its contents are lost. Device backends only. */
+int backend_g16_h_vec(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases, size_t nh,
+                      const fr_t *zinv, g1_jac_t *out, ps_err *e);
+/* count MSMs over one vector of canonical scalars: out[i] = sum_{j < n[i]} s[off[i] + j] *
+ * m[i]_j. With a device the kernels of all run back to back and the window sums are
+ * combined on the host at the end. All m[i] of one group (G1 here, G2 below). */
+int backend_msm_g1_vec(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
+                       const size_t *n, g1_jac_t *out, ps_err *e);
+int backend_msm_g2_vec(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
+                       const size_t *n, g2_jac_t *out, ps_err *e);
+
 
 /* Host memory for scalars and NTT data: page-locked for the cuda backend (falls back to
  * ordinary memory), ordinary for cpu. Aborts on out-of-memory like xmalloc. Free with

@@ -17,6 +17,7 @@ typedef struct bench_opts {
   int reps;
   int do_field, do_ntt, do_g1, do_g2;
   int wlo, whi;     /* --windows: sweep MSM windows (0 = the backend's choice) */
+  int precomp;      /* --precomp C: MSMs over bases precomputed for window C (0 = no) */
 } bench_opts;
 
 static void usage(FILE *f) {
@@ -45,6 +46,9 @@ static void usage(FILE *f) {
           "  --only LIST         comma-separated subset of field,ntt,msm-g1,msm-g2\n"
           "  --windows A..B      also time every MSM window A..B bits (tuning); default: the\n"
           "                      backend's choice only\n"
+          "  --precomp C         MSMs over fixed bases precomputed for window C (the tables\n"
+          "                      2^(C j) * bases, ceil(256/C) of them, built once and not timed;\n"
+          "                      the build time is printed); rows say msm-g1-pre / msm-g2-pre\n"
           "\n"
           "Progress goes to stderr; the table to stdout.\n"
           "\n"
@@ -103,18 +107,19 @@ static double ntt_mults(int log_n, int flags) {
   else if (flags & NTT_INVERSE) m += n;        /* 1/n */
   return m;
 }
-/* In Fp multiplications; a G2 (Fp2) multiplication is 3 Fp multiplications. */
-static double msm_mults(int g2, int log_n, unsigned c) {
+/* In Fp multiplications; a G2 (Fp2) multiplication is 3 Fp multiplications. With
+ * precomputed bases the windows share one set of buckets (reduced once, no doublings). */
+static double msm_mults(int g2, int log_n, unsigned c, int pre) {
   double n = (double)(1ull << log_n), w = (256 + c - 1) / c, nb = (double)(1u << (c - 1));
   double madd = 10, add = 14, dbl = 9;                /* XYZZ formulas, field mults */
-  double m = n * w * madd + w * nb * 2 * add + 256 * dbl;
+  double m = pre ? n * w * madd + nb * 2 * add : n * w * madd + w * nb * 2 * add + 256 * dbl;
   return g2 ? 3 * m : m;
 }
 
 static void fmt_size(char *buf, size_t n, int log_n) { snprintf(buf, n, "2^%d", log_n); }
 
 int prover_cmd_bench(int argc, char **argv) {
-  bench_opts o = {backend_has_cuda() ? "cuda" : "cpu", 0, 0, 5, 1, 1, 1, 1, 0, 0};
+  bench_opts o = {backend_has_cuda() ? "cuda" : "cpu", 0, 0, 5, 1, 1, 1, 1, 0, 0, 0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -122,7 +127,7 @@ int prover_cmd_bench(int argc, char **argv) {
       return PS_EXIT_OK;
     }
     if (i + 1 >= argc && (!strcmp(a, "--backend") || !strcmp(a, "--sizes") || !strcmp(a, "--reps") ||
-                          !strcmp(a, "--only") || !strcmp(a, "--windows"))) {
+                          !strcmp(a, "--only") || !strcmp(a, "--windows") || !strcmp(a, "--precomp"))) {
       fprintf(stderr, "provesim prover-bench: %s needs a value (provesim prover-bench --help)\n", a);
       return PS_EXIT_USAGE;
     }
@@ -138,6 +143,14 @@ int prover_cmd_bench(int argc, char **argv) {
         fprintf(stderr, "provesim prover-bench: --windows '%s': expected A..B with 2 <= A <= B <= 24\n", argv[i]);
         return PS_EXIT_USAGE;
       }
+    } else if (!strcmp(a, "--precomp")) {
+      char *end;
+      long c = strtol(argv[++i], &end, 10);
+      if (*end || c < 2 || c > 24) {
+        fprintf(stderr, "provesim prover-bench: --precomp '%s': expected a window of 2..24 bits\n", argv[i]);
+        return PS_EXIT_USAGE;
+      }
+      o.precomp = (int)c;
     } else if (!strcmp(a, "--reps")) {
       char *end;
       long r = strtol(argv[++i], &end, 10);
@@ -213,9 +226,28 @@ int prover_cmd_bench(int argc, char **argv) {
       backend_host_free(b, sc);
       goto fail;
     }
+    if (o.precomp && !cuda) {
+      printf("# the %s backend keeps no precomputed tables: --precomp %d times plain MSMs with window %d\n",
+             backend_name(b), o.precomp, o.precomp);
+    } else if (o.precomp) {
+      fprintf(stderr, "[prover-bench] precomputing 2^%d %s bases for window %d\n", hi, g2 ? "G2" : "G1", o.precomp);
+      double t0 = ps_now();
+      if (backend_msm_precompute(mb, (unsigned)o.precomp, &e)) {
+        backend_msm_bases_free(mb);
+        free(bases);
+        backend_host_free(b, sc);
+        goto fail;
+      }
+      unsigned nt = (256 + (unsigned)o.precomp - 1) / (unsigned)o.precomp;
+      printf("# %s bases, 2^%d points, precomputed for window %d: %u tables, %.1f GiB, %.2f s (not in the times)\n",
+             g2 ? "G2" : "G1", hi, o.precomp, nt,
+             (double)nt * (double)nmax * (double)(g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t)) / 1073741824.0,
+             ps_now() - t0);
+      fflush(stdout);
+    }
     for (int k = lo; k <= hi && rc == PS_EXIT_OK; k++) {
       size_t n = (size_t)1 << k;
-      unsigned w0 = o.wlo ? (unsigned)o.wlo : 0, w1 = o.wlo ? (unsigned)o.whi : 0;
+      unsigned w0 = o.wlo ? (unsigned)o.wlo : (unsigned)o.precomp, w1 = o.wlo ? (unsigned)o.whi : (unsigned)o.precomp;
       for (unsigned w = w0; w <= w1; w++) {
         double ms;
         char sz[16], wb[8];
@@ -226,11 +258,13 @@ int prover_cmd_bench(int argc, char **argv) {
           rc = PS_EXIT_FAIL;
           break;
         }
-        double m = msm_mults(g2, k, c), floor_ms = m / fp_rate * 1e3;
+        int pre = cuda && o.precomp && c == (unsigned)o.precomp;
+        double m = msm_mults(g2, k, c, pre), floor_ms = m / fp_rate * 1e3;
         fmt_size(sz, sizeof sz, k);
         snprintf(wb, sizeof wb, "%u", c);
-        printf("%-14s %-6s %6s %11.3f %12.3e %10.3f %8.2f\n", g2 ? "msm-g2" : "msm-g1", sz, wb, ms, m,
-               floor_ms, ms / floor_ms);
+        printf("%-14s %-6s %6s %11.3f %12.3e %10.3f %8.2f\n",
+               g2 ? (pre ? "msm-g2-pre" : "msm-g2") : (pre ? "msm-g1-pre" : "msm-g1"), sz, wb, ms, m, floor_ms,
+               ms / floor_ms);
         fflush(stdout);
       }
       backend_set_msm_window(b, 0);

@@ -651,6 +651,9 @@ struct g16_ctx {
    * set while a job uses them (a second concurrent job allocates its own). */
   fr_t *buf_abc, *buf_scal, *buf_z;
   int buf_k, buf_busy;
+  /* With a device: the same two vectors there (synth and prep upload them as they finish,
+   * outside the GPU phases, so a narrow lock does not cover the copies). */
+  backend_vec *dev_abc, *dev_scal;
 };
 
 void g16_ctx_close(g16_ctx *c) {
@@ -658,6 +661,8 @@ void g16_ctx_close(g16_ctx *c) {
   backend_host_free(c->b, c->buf_abc);
   backend_host_free(c->b, c->buf_scal);
   free(c->buf_z);
+  backend_vec_free(c->dev_abc);
+  backend_vec_free(c->dev_scal);
   backend_msm_bases_free(c->a);
   backend_msm_bases_free(c->b_g1);
   backend_msm_bases_free(c->l);
@@ -694,6 +699,8 @@ struct g16_job {
   fr_t *abc;  /* k * 3n (backend host memory): A z | B z | C z per partition; then h */
   fr_t *scal; /* k * nvars (backend host memory): canonical z */
   int own_bufs; /* abc and scal are the job's own, not the context's */
+  backend_vec **dev_abc, **dev_scal; /* the context's device vectors, or own_dev_* */
+  backend_vec *own_dev_abc, *own_dev_scal;
   g1_jac_t *h_acc, *a_acc, *b1_acc, *l_acc;
   g2_jac_t *b2_acc;
   g16_proof *proofs;
@@ -713,6 +720,8 @@ g16_job *g16_job_new(g16_ctx *c, int k, const uint64_t *instance_seeds, uint64_t
   size_t abc_bytes = (size_t)k * 3 * K->n * sizeof *j->abc, scal_bytes = (size_t)k * K->nvars * sizeof *j->scal;
   if (c->buf_busy) {
     j->own_bufs = 1;
+    j->dev_abc = &j->own_dev_abc;
+    j->dev_scal = &j->own_dev_scal;
     j->z = xmalloc(scal_bytes);
     j->abc = backend_host_alloc(c->b, abc_bytes);
     j->scal = backend_host_alloc(c->b, scal_bytes);
@@ -727,6 +736,8 @@ g16_job *g16_job_new(g16_ctx *c, int k, const uint64_t *instance_seeds, uint64_t
       c->buf_k = k;
     }
     c->buf_busy = 1;
+    j->dev_abc = &c->dev_abc;
+    j->dev_scal = &c->dev_scal;
     j->z = c->buf_z;
     j->abc = c->buf_abc;
     j->scal = c->buf_scal;
@@ -744,6 +755,8 @@ void g16_job_free(g16_job *j) {
   if (!j) return;
   free(j->seeds);
   if (j->own_bufs) {
+    backend_vec_free(j->own_dev_abc);
+    backend_vec_free(j->own_dev_scal);
     free(j->z);
     backend_host_free(j->c->b, j->abc);
     backend_host_free(j->c->b, j->scal);
@@ -761,12 +774,16 @@ static int order_error(ps_err *e, const char *phase, const char *needs) {
 }
 
 int g16_synth(g16_job *j, ps_err *e) {
-  (void)e;
   const g16_keys *K = j->c->k;
   for (int p = 0; p < j->k; p++) {
     fr_t *z = j->z + (size_t)p * K->nvars, *abc = j->abc + (size_t)p * 3 * K->n;
     r1cs_witness(K->cs, j->seeds[p], z);
     r1cs_eval(K->cs, z, abc, abc + K->n, abc + 2 * K->n, 0);
+  }
+  /* With a device, A·z, B·z, C·z go up now, while another worker may hold the GPU. */
+  if (backend_has_device(j->c->b)) {
+    int rc = backend_vec_upload(j->c->b, j->dev_abc, j->abc, (size_t)j->k * 3 * K->n, e);
+    if (rc) return rc;
   }
   j->synth_done = 1;
   return PS_OK;
@@ -786,6 +803,10 @@ int g16_prep(g16_job *j, ps_err *e) {
   if (!j->synth_done) return order_error(e, "prep", "synth");
   canon_job c = {j->z, j->scal};
   par_for((size_t)j->k * j->c->k->nvars, 1 << 14, canon_range, &c, NULL, NULL);
+  if (backend_has_device(j->c->b)) { /* the MSM scalars go up now, as A·z.. in synth */
+    int rc = backend_vec_upload(j->c->b, j->dev_scal, j->scal, (size_t)j->k * j->c->k->nvars, e);
+    if (rc) return rc;
+  }
   j->prep_done = 1;
   return PS_OK;
 }
@@ -819,9 +840,9 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
   fr_one(&one);
   fr_sub(&zinv, &zinv, &one);
   fr_inv(&zinv, &zinv);
-  /* With a device, all of it runs there (backend_g16_h): one upload per partition. */
+  /* With a device, all of it runs there, on the vectors synth uploaded. */
   if (backend_has_device(j->c->b)) {
-    if ((rc = backend_g16_h(j->c->b, j->abc, log_n, j->k, j->c->h, K->nh, &zinv, j->h_acc, e))) return rc;
+    if ((rc = backend_g16_h_vec(j->c->b, *j->dev_abc, log_n, j->k, j->c->h, K->nh, &zinv, j->h_acc, e))) return rc;
     j->ntt_done = 1;
     return PS_OK;
   }
@@ -855,6 +876,17 @@ int g16_msm(g16_job *j, ps_err *e) {
   if (!j->ntt_done) return order_error(e, "msm", "ntt_h");
   const g16_keys *K = j->c->k;
   int rc;
+  if (backend_has_device(j->c->b)) { /* the three MSMs back to back on the uploaded scalars */
+    for (int p = 0; p < j->k; p++) {
+      backend_msm_bases *m[3] = {j->c->a, j->c->b_g1, j->c->l};
+      size_t base = (size_t)p * K->nvars, off[3] = {base, base, base + K->npub + 1}, n[3] = {K->nvars, K->nvars, K->nl};
+      g1_jac_t r[3];
+      if ((rc = backend_msm_g1_vec(j->c->b, 3, m, *j->dev_scal, off, n, r, e))) return rc;
+      j->a_acc[p] = r[0], j->b1_acc[p] = r[1], j->l_acc[p] = r[2];
+    }
+    j->msm_done = 1;
+    return PS_OK;
+  }
   for (int p = 0; p < j->k; p++) {
     const fr_t *s = j->scal + (size_t)p * K->nvars;
     if ((rc = backend_msm_g1(j->c->b, j->c->a, s, K->nvars, &j->a_acc[p], e)) ||
@@ -870,10 +902,15 @@ int g16_b_g2(g16_job *j, ps_err *e) {
   if (!j->prep_done) return order_error(e, "b_g2", "prep");
   const g16_keys *K = j->c->k;
   int rc;
-  for (int p = 0; p < j->k; p++)
-    if ((rc = backend_msm_g2(j->c->b, j->c->b_g2, j->scal + (size_t)p * K->nvars, K->nvars,
-                             &j->b2_acc[p], e)))
-      return rc;
+  for (int p = 0; p < j->k; p++) {
+    if (backend_has_device(j->c->b)) {
+      size_t off = (size_t)p * K->nvars, n = K->nvars;
+      rc = backend_msm_g2_vec(j->c->b, 1, &j->c->b_g2, *j->dev_scal, &off, &n, &j->b2_acc[p], e);
+    } else {
+      rc = backend_msm_g2(j->c->b, j->c->b_g2, j->scal + (size_t)p * K->nvars, K->nvars, &j->b2_acc[p], e);
+    }
+    if (rc) return rc;
+  }
   j->bg2_done = 1;
   return PS_OK;
 }

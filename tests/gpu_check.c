@@ -70,8 +70,10 @@ static void make_scalars(fr_t *s, size_t n, uint64_t seed, int edge) {
   }
 }
 
-static void check_msm(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsigned window, int edge,
-                      uint64_t seed) {
+/* With precomp > 0 the GPU's bases are precomputed for that window first, and the MSM
+ * runs with it (the precomputed path); the CPU computes the plain MSM. */
+static void check_msm_pre(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsigned window, int edge,
+                          uint64_t seed, unsigned precomp) {
   ps_err e = {{0}};
   size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   unsigned char *bases = xmalloc(n * psz + 1);
@@ -94,6 +96,10 @@ static void check_msm(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsign
   if ((g2 ? backend_msm_bases_g2(cpu, (g2_affine_t *)bases, n, &mc, &e)
           : backend_msm_bases_g1(cpu, (g1_affine_t *)bases, n, &mc, &e)))
     die("cpu bases", &e);
+  if (precomp) {
+    if (backend_msm_precompute(mg, precomp, &e)) die("precomputing bases", &e);
+    window = precomp;
+  }
   backend_set_msm_window(gpu, window);
   int ok;
   double t0, t1, t2;
@@ -115,14 +121,19 @@ static void check_msm(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsign
     ok = g2_jac_eq(&a, &b) && g2_jac_is_on_curve(&a);
   }
   char what[96];
-  snprintf(what, sizeof what, "msm-%s n=%zu window=%u%s", g2 ? "g2" : "g1", n,
-           backend_msm_window(gpu, g2, n), edge ? " edge-cases" : "");
+  snprintf(what, sizeof what, "msm-%s n=%zu window=%u%s%s", g2 ? "g2" : "g1", n,
+           backend_msm_window(gpu, g2, n), precomp ? " precomputed" : "", edge ? " edge-cases" : "");
   report(what, ok, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
   backend_set_msm_window(gpu, 0);
   backend_msm_bases_free(mg);
   backend_msm_bases_free(mc);
   backend_host_free(gpu, s);
   free(bases);
+}
+
+static void check_msm(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsigned window, int edge,
+                      uint64_t seed) {
+  check_msm_pre(gpu, cpu, g2, n, window, edge, seed, 0);
 }
 
 /* Skewed scalar sets. */
@@ -230,6 +241,7 @@ int main(int argc, char **argv) {
   unsigned ntt_max = 24, g1_max = 22, g2_max = 20;
   unsigned skew_min = 16, skew_max = 20;
   int quick = 0, skew_only = 0;
+  unsigned pre_max = 0; /* --precomp-max K: precomputed-base MSMs up to 2^K (and nothing else) */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--ntt-max") && i + 1 < argc) ntt_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--g1-max") && i + 1 < argc) g1_max = (unsigned)atoi(argv[++i]);
@@ -238,9 +250,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--skew-min") && i + 1 < argc) skew_min = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--skew-max") && i + 1 < argc) skew_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--skew-only")) skew_only = 1;
+    else if (!strcmp(argv[i], "--precomp-max") && i + 1 < argc) pre_max = (unsigned)atoi(argv[++i]);
     else {
       fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]\n"
-                      "                 [--skew-min K] [--skew-max K] [--skew-only]\n");
+                      "                 [--skew-min K] [--skew-max K] [--skew-only] [--precomp-max K]\n");
       return 100;
     }
   }
@@ -252,6 +265,18 @@ int main(int argc, char **argv) {
   printf("gpu_check: %s against the plain-C backend (%s)\n", backend_device(gpu), backend_device(cpu));
 
   uint64_t seed = 1000;
+  if (pre_max) {
+    /* Precomputed bases: small sizes with edge cases, windows 2..22 (one set of buckets
+     * for all windows), then sizes up to 2^pre_max with wide windows; G2 small. */
+    static const size_t small[] = {1, 2, 3, 8, 100, 4097};
+    for (size_t j = 0; j < sizeof small / sizeof small[0]; j++)
+      check_msm_pre(gpu, cpu, 0, small[j], 0, 1, seed++, 8);
+    for (unsigned w = 2; w <= 22; w += (w < 10 ? 1 : 3)) check_msm_pre(gpu, cpu, 0, 3000, 0, 1, seed++, w);
+    for (unsigned k = 12; k <= pre_max; k += 2) check_msm_pre(gpu, cpu, 0, (size_t)1 << k, 0, k == 12, seed++, k >= 20 ? 22 : 16);
+    check_msm_pre(gpu, cpu, 1, 1000, 0, 1, seed++, 10);
+    check_msm_pre(gpu, cpu, 1, (size_t)1 << 14, 0, 0, seed++, 16);
+    goto done;
+  }
   check_skewed_all(gpu, cpu, skew_min, skew_max, &seed);
   if (skew_only) goto done;
   for (unsigned k = 1; k <= ntt_max; k++) {

@@ -129,6 +129,30 @@ START_TEST(test_msm_g1_g2_against_naive) {
     msm_naive_g2(&ref2, p2, s, k);
     ck_assert_msg(g2_jac_eq(&r2, &ref2), "G2 MSM of %zu points differs from the naive sum", k);
   }
+  /* Batched MSMs over one uploaded vector, at offsets: each equals the naive sum of its
+   * slice; a G2 batch likewise; slices past the vector's end are refused. */
+  {
+    backend_vec *v = NULL;
+    ck_assert_int_eq(backend_vec_upload(b, &v, s, n, &e), PS_OK);
+    backend_msm_bases *mm[2] = {m1, m1}, *mm2[1] = {m2};
+    size_t off[2] = {0, 5}, cnt[2] = {n, n - 7};
+    g1_jac_t r[2], ref;
+    ck_assert_int_eq(backend_msm_g1_vec(b, 2, mm, v, off, cnt, r, &e), PS_OK);
+    msm_naive_g1(&ref, p1, s, n);
+    ck_assert(g1_jac_eq(&r[0], &ref));
+    msm_naive_g1(&ref, p1, s + 5, n - 7);
+    ck_assert_msg(g1_jac_eq(&r[1], &ref), "the batched MSM at offset 5 differs from the naive sum");
+    g2_jac_t q, qref;
+    size_t off2 = 3, cnt2 = 20;
+    ck_assert_int_eq(backend_msm_g2_vec(b, 1, mm2, v, &off2, &cnt2, &q, &e), PS_OK);
+    msm_naive_g2(&qref, p2, s + 3, 20);
+    ck_assert(g2_jac_eq(&q, &qref));
+    off[1] = 10; /* 10 + (n - 7) > n */
+    ck_assert_int_eq(backend_msm_g1_vec(b, 2, mm, v, off, cnt, r, &e), PS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "of a vector of 37"));
+    backend_vec_free(v);
+    backend_vec_free(NULL);
+  }
   /* A fixed window gives the same point. */
   g1_jac_t r1, ref1;
   backend_set_msm_window(b, 3);

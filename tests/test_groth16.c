@@ -321,8 +321,11 @@ START_TEST(test_batched_jobs) {
   fr_t abc[3 * 4];
   memset(abc, 0, sizeof abc);
   ck_assert_int_eq(backend_has_device(BK), 0);
-  ck_assert_int_eq(backend_g16_h(BK, abc, 2, 1, NULL, 1, &zinv, &hh, &e), PS_EINPUT);
+  backend_vec *v = NULL;
+  ck_assert_int_eq(backend_vec_upload(BK, &v, abc, 12, &e), PS_OK);
+  ck_assert_int_eq(backend_g16_h_vec(BK, v, 2, 1, NULL, 1, &zinv, &hh, &e), PS_EINPUT);
   ck_assert_ptr_nonnull(strstr(e.msg, "has no device"));
+  backend_vec_free(v);
   ck_assert_uint_gt(g16_ctx_bytes(k), 0);
   ck_assert_uint_gt(g16_job_bytes(k, 2), g16_job_bytes(k, 1));
   g16_ctx_close(c);

@@ -29,6 +29,7 @@ extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   snprintf(d->name, sizeof d->name, "%s", prop.name);
   d->sm_count = prop.multiProcessorCount;
   PSC_CHECK(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+  PSC_CHECK(cudaStreamCreateWithFlags(&d->copy_stream, cudaStreamNonBlocking));
   *out = d;
   return PS_OK;
 fail:
@@ -47,6 +48,8 @@ extern "C" void psc_close(psc_dev *d) {
     }
   for (int i = 0; i < PSC_WS_SLOTS; i++) cudaFree(d->ws[i]);
   if (d->stream) cudaStreamDestroy(d->stream);
+  if (d->copy_stream) cudaStreamDestroy(d->copy_stream);
+  if (d->hwin) cudaFreeHost(d->hwin);
   free(d);
 }
 
@@ -88,6 +91,33 @@ int psc__ws(psc_dev *d, int slot, size_t bytes, const char *what, void **p, ps_e
   d->ws_cap[slot] = bytes;
   *p = d->ws[slot];
   return PS_OK;
+}
+
+extern "C" int psc_vec_upload(psc_dev *d, psc_vec **v, const fr_t *host, size_t n, ps_err *e) {
+  int rc = PS_OK;
+  PSC_CHECK(cudaSetDevice(d->ordinal));
+  if (!*v) {
+    *v = (psc_vec *)xcalloc(1, sizeof **v);
+    (*v)->d = d;
+  }
+  if ((*v)->cap < n) {
+    cudaFree((*v)->p);
+    (*v)->p = NULL;
+    (*v)->cap = 0;
+    if ((rc = psc__alloc(d, (void **)&(*v)->p, n * sizeof(fr_t), "device vector", e))) return rc;
+    (*v)->cap = n;
+  }
+  PSC_CHECK(cudaMemcpyAsync((*v)->p, host, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->copy_stream));
+  PSC_CHECK(cudaStreamSynchronize(d->copy_stream));
+fail:
+  return rc;
+}
+
+extern "C" void psc_vec_free(psc_vec *v) {
+  if (!v) return;
+  cudaSetDevice(v->d->ordinal);
+  cudaFree(v->p);
+  free(v);
 }
 
 extern "C" void *psc_host_alloc(size_t bytes, int *pinned) {

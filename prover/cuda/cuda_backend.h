@@ -52,6 +52,11 @@ int psc_ntt(psc_dev *d, fr_t *data, unsigned log_n, size_t batch, int flags, ps_
 int psc_bases_upload(psc_dev *d, int g2, const void *bases, size_t n, psc_bases **out,
                      ps_err *e);
 void psc_bases_free(psc_bases *b);
+/* Precomputes, for window size c, the tables 2^(c j) * bases (j < ceil(256/c)) on the
+ * device (ceil(256/c) times the bases' memory); later MSMs with window c (or 0) put every
+ * window's digits into one set of buckets over these tables, so the bucket reduction is
+ * done once instead of once per window, and a wide window costs no more reductions. */
+int psc_bases_precompute(psc_bases *b, unsigned c, ps_err *e);
 size_t psc_bases_count(const psc_bases *b);
 
 /* out = sum_i scalars[i] * bases[i] for i < n (n <= the uploaded count), the scalars
@@ -63,10 +68,25 @@ int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned wi
 /* The window size psc_msm picks for n points of group g2 (0/1). */
 unsigned psc_msm_default_window(int g2, size_t n);
 
-/* Groth16's H for one partition (backend.h, backend_g16_h): abc = A·z | B·z | C·z on the
- * domain of 2^log_n in host memory (Montgomery); out = sum_{i < nh} h_i * bases_i. */
-int psc_g16_h(psc_dev *d, const fr_t *abc, unsigned log_n, psc_bases *bases, size_t nh,
-              const fr_t *zinv, void *out_xyzz, ps_err *e);
+/* Device vectors of Fr: psc_vec_upload copies n elements up on the handle's copy stream
+ * (so it overlaps other handles' kernels) into *v (made, or grown, as needed) and
+ * returns when they are there. */
+typedef struct psc_vec psc_vec;
+int psc_vec_upload(psc_dev *d, psc_vec **v, const fr_t *host, size_t n, ps_err *e);
+void psc_vec_free(psc_vec *v);
+
+/* Groth16's H for one partition (backend.h, backend_g16_h_vec): v[off ..] holds A·z |
+ * B·z | C·z on the domain of 2^log_n (Montgomery), used as scratch; out = sum_{i < nh}
+ * h_i * bases_i. */
+int psc_g16_h_vec(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
+                  const fr_t *zinv, void *out_xyzz, ps_err *e);
+
+/* count MSMs over scalars in v (canonical): out[i] = sum_{j < n[i]} v[off[i] + j] *
+ * bases[i]_j; window 0 = each MSM's default (or its precomputed window). The kernels of
+ * all are queued back to back; one synchronisation, then the host combines the window
+ * sums of each. */
+int psc_msm_vec(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off, const size_t *n,
+                unsigned window, void *const *out_xyzz, ps_err *e);
 
 /* ---- Measurements for prover-bench (device events, data resident on the device) ---- */
 /* Multiplications per second of Fr (fp = 0) or Fp (fp = 1) on the whole device. */

@@ -1,6 +1,7 @@
-/* Groth16's H polynomial on the GPU (backend_g16_h): the evaluations A·z, B·z, C·z go up
- * once, and the 7 NTTs, the pointwise quotient, the conversion to canonical scalars and
- * the H MSM all run on the device; only the MSM's result comes back. The NTT orders are
+/* Groth16's H polynomial on the GPU (backend_g16_h_vec): the evaluations A·z, B·z, C·z
+ * are already on the device (uploaded when synth finished), and the 7 NTTs, the pointwise
+ * quotient, the conversion to canonical scalars and the H MSM all run there; only the
+ * MSM's result comes back. The NTT orders are
  * chosen so that no transform needs a bit-reversal pass: inverse NTTs go natural ->
  * bit-reversed (DIF), the coset NTTs bit-reversed -> natural (DIT), and the last inverse
  * coset NTT leaves h bit-reversed, which the canonical-form kernel reads in natural order. */
@@ -29,30 +30,30 @@ __global__ void g16_canon_unscramble(fr_t *out, const fr_t *__restrict__ in, uns
   out[j] = r;
 }
 
-extern "C" int psc_g16_h(psc_dev *d, const fr_t *abc, unsigned log_n, psc_bases *bases, size_t nh,
-                         const fr_t *zinv, void *out_xyzz, ps_err *e) {
+extern "C" int psc_g16_h_vec(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
+                             const fr_t *zinv, void *out_xyzz, ps_err *e) {
   int rc = PS_OK;
   const size_t n = (size_t)1 << log_n;
-  fr_t *buf = NULL, top;
+  fr_t *h = NULL, top;
+  if (off + 3 * n > v->cap) return ps_fail(e, PS_EINPUT, "Groth16 H: the vector holds %zu elements, needs %zu", v->cap, off + 3 * n);
+  fr_t *buf = v->p + off;
   PSC_CHECK(cudaSetDevice(d->ordinal));
-  if ((rc = psc__ws(d, PSC_WS_G16_H, 4 * n * sizeof(fr_t), "Groth16 H buffers (4 vectors)", (void **)&buf, e)))
-    return rc;
-  PSC_CHECK(cudaMemcpyAsync(buf, abc, 3 * n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
-  for (int v = 0; v < 3; v++)
-    if ((rc = psc__ntt_dev(d, buf + v * n, log_n, PSC_NTT_INVERSE | PSC_NTT_OUT_BITREV, e))) return rc;
-  for (int v = 0; v < 3; v++)
-    if ((rc = psc__ntt_dev(d, buf + v * n, log_n, PSC_NTT_COSET | PSC_NTT_IN_BITREV, e))) return rc;
+  if ((rc = psc__ws(d, PSC_WS_G16_H, n * sizeof(fr_t), "Groth16 H scalars", (void **)&h, e))) return rc;
+  for (int i = 0; i < 3; i++)
+    if ((rc = psc__ntt_dev(d, buf + i * n, log_n, PSC_NTT_INVERSE | PSC_NTT_OUT_BITREV, e))) return rc;
+  for (int i = 0; i < 3; i++)
+    if ((rc = psc__ntt_dev(d, buf + i * n, log_n, PSC_NTT_COSET | PSC_NTT_IN_BITREV, e))) return rc;
   g16_quotient<<<psc__blocks(n, 256), 256, 0, d->stream>>>(buf, buf + n, buf + 2 * n, n, *zinv);
   PSC_CHECK_LAUNCH();
   if ((rc = psc__ntt_dev(d, buf, log_n, PSC_NTT_INVERSE | PSC_NTT_COSET | PSC_NTT_OUT_BITREV, e))) return rc;
-  g16_canon_unscramble<<<psc__blocks(n, 256), 256, 0, d->stream>>>(buf + 3 * n, buf, log_n);
+  g16_canon_unscramble<<<psc__blocks(n, 256), 256, 0, d->stream>>>(h, buf, log_n);
   PSC_CHECK_LAUNCH();
-  PSC_CHECK(cudaMemcpyAsync(&top, buf + 3 * n + (n - 1), sizeof top, cudaMemcpyDeviceToHost, d->stream));
+  PSC_CHECK(cudaMemcpyAsync(&top, h + (n - 1), sizeof top, cudaMemcpyDeviceToHost, d->stream));
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   for (int i = 0; i < BLS_FR_LIMBS; i++)
     if (top.v[i])
       return ps_fail(e, PS_ERR, "the witness does not satisfy the circuit (h has degree n - 1)");
-  return psc__msm_dev(d, bases, buf + 3 * n, nh, 0, out_xyzz, e);
+  return psc__msm_dev(d, bases, h, nh, 0, out_xyzz, e);
 fail:
   return rc;
 }

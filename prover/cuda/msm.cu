@@ -35,9 +35,10 @@ __device__ __forceinline__ uint32_t msm_bits(const uint32_t *k, unsigned pos, un
 }
 
 /* Thread per scalar: signed digits for all windows; digit[w*n+i] = bucket | sign<<31
- * (bucket 0 = no point); count[w*nb + bucket-1] += 1. */
+ * (bucket 0 = no point); count[w*nb + bucket-1] += 1, or count[bucket-1] when the
+ * windows share one set of buckets (merged: precomputed bases). */
 __global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restrict__ scalars,
-                           size_t n, unsigned c, unsigned nwin) {
+                           size_t n, unsigned c, unsigned nwin, int merged) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   fr_t s = scalars[i];
@@ -57,20 +58,21 @@ __global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restr
       carry = 0;
     }
     digit[(size_t)w * n + i] = out;
-    if (out & 0x7fffffffu) atomicAdd(&count[(size_t)w * nb + (out & 0x7fffffffu) - 1], 1u);
+    if (out & 0x7fffffffu) atomicAdd(&count[(merged ? 0 : (size_t)w * nb) + (out & 0x7fffffffu) - 1], 1u);
   }
 }
 
-/* Scatter of point indices into bucket order. */
+/* Scatter of point indices into bucket order. With merged windows (precomputed bases,
+ * `stride` points per table) the point of window w is stride * w + i in the tables. */
 __global__ void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint32_t *__restrict__ digit,
-                            size_t n, unsigned nb, unsigned nwin) {
+                            size_t n, unsigned nb, unsigned nwin, size_t stride) {
   size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (id >= n * nwin) return;
   size_t w = id / n, i = id % n;
   uint32_t d = digit[id], b = d & 0x7fffffffu;
   if (!b) return;
-  uint32_t pos = atomicAdd(&cursor[w * nb + b - 1], 1u);
-  sorted[pos] = (uint32_t)i | (d & 0x80000000u);
+  uint32_t pos = atomicAdd(&cursor[(stride ? 0 : w * nb) + b - 1], 1u);
+  sorted[pos] = (uint32_t)(stride ? stride * w + i : i) | (d & 0x80000000u);
 }
 
 /* Exclusive scan of m counts in three steps: per-thread chunk sums, a one-block scan of
@@ -158,9 +160,34 @@ fail:
   return rc;
 }
 
+extern "C" int psc_bases_precompute(psc_bases *b, unsigned c, ps_err *e) {
+  int rc = PS_OK;
+  psc_dev *d = b->dev;
+  const unsigned nwin = (256 + c - 1) / c;
+  const size_t sz = b->g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+  if (c < 2 || c > 24) return ps_fail(e, PS_EINPUT, "MSM precomputation window %u: expected 2..24 bits", c);
+  if ((size_t)nwin * b->n >= 0x80000000u)
+    return ps_fail(e, PS_EINPUT, "MSM precomputation: %u tables of %zu points exceed 2^31 - 1 points", nwin, b->n);
+  PSC_CHECK(cudaSetDevice(d->ordinal));
+  cudaFree(b->d_pre);
+  b->d_pre = NULL;
+  b->pre_c = b->pre_nwin = 0;
+  if ((rc = psc__alloc(d, &b->d_pre, (size_t)nwin * b->n * sz, "precomputed MSM bases", e))) return rc;
+  PSC_CHECK(cudaMemcpyAsync(b->d_pre, b->d_bases, b->n * sz, cudaMemcpyDeviceToDevice, d->stream));
+  if ((rc = (b->g2 ? g2_msm_precompute : g1_msm_precompute)(d, b, c, nwin, e))) goto fail;
+  b->pre_c = c;
+  b->pre_nwin = nwin;
+  return PS_OK;
+fail:
+  cudaFree(b->d_pre);
+  b->d_pre = NULL;
+  return rc;
+}
+
 extern "C" void psc_bases_free(psc_bases *b) {
   if (!b) return;
   cudaSetDevice(b->dev->ordinal);
+  cudaFree(b->d_pre);
   cudaFree(b->d_bases);
   free(b);
 }
@@ -171,36 +198,32 @@ extern "C" size_t psc_bases_count(const psc_bases *b) { return b->n; }
 enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
        WS_SEG_ACC, WS_SEG_SUM, WS_PARTS, WS_HEAD };
 
-/* scalars: host memory (uploaded here) or, with on_dev, device memory. */
-static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, size_t n, unsigned c, void *out,
-                   ps_err *e) {
+/* Queues one MSM (n > 0) on d's stream, up to the copy of its window sums into win (host
+ * memory with room for ceil(256/c) windows); *nwin_out = the windows copied. scalars:
+ * host memory (uploaded here) or, with on_dev, device memory. ph (NULL, or 8 events)
+ * marks the phase boundaries for PSC_MSM_PROFILE. */
+static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, size_t n, unsigned c, void *win,
+                       unsigned *nwin_out, cudaEvent_t *ph, ps_err *e) {
   int rc = PS_OK;
   msm_bufs m;
   const int g2 = b->g2;
   const size_t psz = g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t);
   const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1);
-  const size_t nkeys = (size_t)nwin * nb;
+  /* Precomputed bases for this window: every window's digits go to one set of buckets. */
+  const int merged = b->d_pre && b->pre_c == c;
+  const unsigned nwin_b = merged ? 1 : nwin; /* windows of buckets */
+  const size_t nkeys = (size_t)nwin_b * nb;
   /* Chunks over the largest possible sorted array (every digit nonzero). */
   const size_t nchunks = (n * nwin + MSM_CHUNK - 1) / MSM_CHUNK;
-  /* Segments: lseg buckets each, merged in groups of MSM_MERGE_G until one per window. */
-  unsigned log_nb = c - 1, log_nseg = log_nb < 10 ? log_nb : 10;
+  /* Segments of the bucket reduction, a thread each: 2^10 per window, 2^16 when one set
+   * of buckets serves every window (there are then few windows of buckets but many
+   * buckets, and a thread per 2^10-th of them would run long serial chains). */
+  unsigned log_nb = c - 1, log_seg_max = merged ? 16 : 10, log_nseg = log_nb < log_seg_max ? log_nb : log_seg_max;
   unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
-  const msm_shape shape = {nwin, nb, log_nseg, log_lseg, nkeys, nchunks};
-  void *win = NULL, *final_acc = NULL;
-  /* PSC_MSM_PROFILE=1 in the environment prints the time of each phase to stderr. */
-  static const char *ph_name[] = {"upload", "digits", "scan", "scatter", "buckets", "segments", "merges"};
-  cudaEvent_t ph[8] = {0};
-  int prof = getenv("PSC_MSM_PROFILE") != NULL;
-  double t_host0 = 0;
+  const msm_shape shape = {nwin_b, nb, log_nseg, log_lseg, nkeys, nchunks};
+  void *final_acc = NULL;
 #define PH(i) \
-  if (prof) PSC_CHECK(cudaEventRecord(ph[i], d->stream))
-  if (prof)
-    for (int i = 0; i < 8; i++) PSC_CHECK(cudaEventCreate(&ph[i]));
-  if (n == 0) {
-    if (g2) g2_xyzz_set_inf((g2_xyzz_t *)out);
-    else g1_xyzz_set_inf((g1_xyzz_t *)out);
-    return PS_OK;
-  }
+  if (ph) PSC_CHECK(cudaEventRecord(ph[i], d->stream))
   PSC_CHECK(cudaSetDevice(d->ordinal));
   if (on_dev) m.scalars = (fr_t *)scalars;
   else if ((rc = psc__ws(d, WS_SCALARS, n * sizeof(fr_t), "MSM scalars", (void **)&m.scalars, e))) goto fail;
@@ -211,8 +234,8 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, si
   if ((rc = psc__ws(d, WS_CURSOR, nkeys * sizeof(uint32_t), "MSM bucket cursors", (void **)&m.cursor, e))) goto fail;
   if ((rc = psc__ws(d, WS_PART, SCAN_CHUNKS * sizeof(uint32_t), "MSM scan", (void **)&m.part, e))) goto fail;
   if ((rc = psc__ws(d, WS_BUCKETS, nkeys * psz, "MSM buckets", &m.buckets, e))) goto fail;
-  if ((rc = psc__ws(d, WS_SEG_ACC, 2 * (size_t)nwin * nseg * psz, "MSM segments", &m.seg_acc, e))) goto fail;
-  if ((rc = psc__ws(d, WS_SEG_SUM, 2 * (size_t)nwin * nseg * psz, "MSM segments", &m.seg_sum, e))) goto fail;
+  if ((rc = psc__ws(d, WS_SEG_ACC, 2 * (size_t)nwin_b * nseg * psz, "MSM segments", &m.seg_acc, e))) goto fail;
+  if ((rc = psc__ws(d, WS_SEG_SUM, 2 * (size_t)nwin_b * nseg * psz, "MSM segments", &m.seg_sum, e))) goto fail;
   if ((rc = psc__ws(d, WS_PARTS, nchunks * psz, "MSM bucket parts", &m.parts, e))) goto fail;
   if ((rc = psc__ws(d, WS_HEAD, nchunks * sizeof(uint32_t), "MSM bucket part keys", (void **)&m.head, e)))
     goto fail;
@@ -222,7 +245,7 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, si
     PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
   PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
   PH(1);
-  msm_digits<<<psc__blocks(n, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, n, c, nwin);
+  msm_digits<<<psc__blocks(n, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, n, c, nwin, merged);
   PSC_CHECK_LAUNCH();
   PH(2);
   {
@@ -235,45 +258,82 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, si
     PSC_CHECK_LAUNCH();
   }
   PH(3);
-  msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin);
+  msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin,
+                                                                  merged ? b->n : 0);
   PSC_CHECK_LAUNCH();
   PH(4);
-  {
-    if ((rc = (g2 ? g2_msm_buckets : g1_msm_buckets)(d, &m, &shape, b->d_bases, &final_acc,
-                                                     prof ? &ph[5] : NULL, e)))
-      goto fail;
-    PH(7);
-  }
-  /* Window sums to the host, Horner there. */
-  win = xmalloc(nwin * psz);
-  PSC_CHECK(cudaMemcpyAsync(win, final_acc, nwin * psz, cudaMemcpyDeviceToHost, d->stream));
-  PSC_CHECK(cudaStreamSynchronize(d->stream));
-  t_host0 = ps_now();
+  if ((rc = (g2 ? g2_msm_buckets : g1_msm_buckets)(d, &m, &shape, merged ? b->d_pre : b->d_bases, &final_acc,
+                                                   ph ? &ph[5] : NULL, e)))
+    goto fail;
+  PH(7);
+  PSC_CHECK(cudaMemcpyAsync(win, final_acc, nwin_b * psz, cudaMemcpyDeviceToHost, d->stream));
+  *nwin_out = nwin_b;
+#undef PH
+fail:
+  return rc;
+}
+
+/* out = sum_w 2^(c w) win[w] (Horner), on the host, where one thread is faster than one
+ * GPU thread. */
+static void msm_horner(int g2, const void *win, unsigned nwin_b, unsigned c, void *out) {
   if (!g2) {
-    g1_xyzz_t acc, *ws = (g1_xyzz_t *)win;
+    g1_xyzz_t acc;
+    const g1_xyzz_t *ws = (const g1_xyzz_t *)win;
     g1_xyzz_set_inf(&acc);
-    for (int w = (int)nwin - 1; w >= 0; w--) {
-      for (unsigned i = 0; i < c && w != (int)nwin - 1; i++) g1_xyzz_dbl(&acc, &acc);
+    for (int w = (int)nwin_b - 1; w >= 0; w--) {
+      for (unsigned i = 0; i < c && w != (int)nwin_b - 1; i++) g1_xyzz_dbl(&acc, &acc);
       g1_xyzz_add(&acc, &acc, &ws[w]);
     }
     *(g1_xyzz_t *)out = acc;
   } else {
-    g2_xyzz_t acc, *ws = (g2_xyzz_t *)win;
+    g2_xyzz_t acc;
+    const g2_xyzz_t *ws = (const g2_xyzz_t *)win;
     g2_xyzz_set_inf(&acc);
-    for (int w = (int)nwin - 1; w >= 0; w--) {
-      for (unsigned i = 0; i < c && w != (int)nwin - 1; i++) g2_xyzz_dbl(&acc, &acc);
+    for (int w = (int)nwin_b - 1; w >= 0; w--) {
+      for (unsigned i = 0; i < c && w != (int)nwin_b - 1; i++) g2_xyzz_dbl(&acc, &acc);
       g2_xyzz_add(&acc, &acc, &ws[w]);
     }
     *(g2_xyzz_t *)out = acc;
   }
-  if (prof) {
-    fprintf(stderr, "[msm profile] n=%zu c=%u g%d:", n, c, g2 + 1);
-    for (int i = 0; i < 7; i++) {
-      float t = 0;
-      PSC_CHECK(cudaEventElapsedTime(&t, ph[i], ph[i + 1]));
-      fprintf(stderr, " %s %.3f", ph_name[i], t);
+}
+
+static void msm_set_inf(int g2, void *out) {
+  if (g2) g2_xyzz_set_inf((g2_xyzz_t *)out);
+  else g1_xyzz_set_inf((g1_xyzz_t *)out);
+}
+
+/* One MSM, synchronously. */
+static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, size_t n, unsigned c, void *out,
+                   ps_err *e) {
+  int rc = PS_OK;
+  const size_t psz = b->g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t);
+  unsigned nwin_b = 0;
+  /* PSC_MSM_PROFILE=1 in the environment prints the time of each phase to stderr. */
+  static const char *ph_name[] = {"upload", "digits", "scan", "scatter", "buckets", "segments", "merges"};
+  cudaEvent_t ph[8] = {0};
+  int prof = getenv("PSC_MSM_PROFILE") != NULL;
+  void *win = NULL;
+  if (n == 0) {
+    msm_set_inf(b->g2, out);
+    return PS_OK;
+  }
+  if (prof)
+    for (int i = 0; i < 8; i++) PSC_CHECK(cudaEventCreate(&ph[i]));
+  win = xmalloc(((256 + c - 1) / c) * psz);
+  if ((rc = msm_enqueue(d, b, scalars, on_dev, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
+  PSC_CHECK(cudaStreamSynchronize(d->stream));
+  {
+    double t_host0 = ps_now();
+    msm_horner(b->g2, win, nwin_b, c, out);
+    if (prof) {
+      fprintf(stderr, "[msm profile] n=%zu c=%u g%d:", n, c, b->g2 + 1);
+      for (int i = 0; i < 7; i++) {
+        float t = 0;
+        PSC_CHECK(cudaEventElapsedTime(&t, ph[i], ph[i + 1]));
+        fprintf(stderr, " %s %.3f", ph_name[i], t);
+      }
+      fprintf(stderr, " horner(host) %.3f ms\n", (ps_now() - t_host0) * 1e3);
     }
-    fprintf(stderr, " horner(host) %.3f ms\n", (ps_now() - t_host0) * 1e3);
   }
 fail:
   for (int i = 0; i < 8; i++)
@@ -282,11 +342,56 @@ fail:
   return rc;
 }
 
+/* The window an MSM over b of n points uses when asked for `window` (0 = automatic). */
+static unsigned msm_window(const psc_bases *b, size_t n, unsigned window) {
+  if (window) return window;
+  return b->d_pre ? b->pre_c : psc_msm_default_window(b->g2, n);
+}
+
+extern "C" int psc_msm_vec(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off,
+                           const size_t *n, unsigned window, void *const *out_xyzz, ps_err *e) {
+  int rc = PS_OK;
+  size_t need = 0, at[64];
+  unsigned cw[64], nwb[64];
+  if (count < 1 || count > 64) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected 1..64 MSMs", count);
+  for (int i = 0; i < count; i++) {
+    if (n[i] > bases[i]->n)
+      return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n[i], bases[i]->n);
+    if (off[i] + n[i] > v->cap)
+      return ps_fail(e, PS_EINPUT, "MSM: scalars %zu..%zu of a device vector of %zu", off[i], off[i] + n[i], v->cap);
+    cw[i] = msm_window(bases[i], n[i], window);
+    if (cw[i] < 2 || cw[i] > 24) return ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", cw[i]);
+    at[i] = need;
+    need += ((256 + cw[i] - 1) / cw[i]) * (bases[i]->g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t));
+  }
+  PSC_CHECK(cudaSetDevice(d->ordinal));
+  if (d->hwin_cap < need) {
+    if (d->hwin) cudaFreeHost(d->hwin);
+    d->hwin = NULL;
+    d->hwin_cap = 0;
+    PSC_CHECK(cudaHostAlloc(&d->hwin, need, cudaHostAllocDefault));
+    d->hwin_cap = need;
+  }
+  for (int i = 0; i < count; i++) {
+    nwb[i] = 0;
+    if (n[i] > 0 && (rc = msm_enqueue(d, bases[i], v->p + off[i], 1, n[i], cw[i], (char *)d->hwin + at[i], &nwb[i],
+                                      NULL, e)))
+      return rc;
+  }
+  PSC_CHECK(cudaStreamSynchronize(d->stream));
+  for (int i = 0; i < count; i++) {
+    if (n[i] == 0) msm_set_inf(bases[i]->g2, out_xyzz[i]);
+    else msm_horner(bases[i]->g2, (char *)d->hwin + at[i], nwb[i], cw[i], out_xyzz[i]);
+  }
+fail:
+  return rc;
+}
+
 extern "C" int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window,
                        void *out_xyzz, ps_err *e) {
   if (n > b->n)
     return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n, b->n);
-  if (window == 0) window = psc_msm_default_window(b->g2, n);
+  window = msm_window(b, n, window);
   if (window < 2 || window > 24)
     return ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", window);
   return msm_run(d, b, scalars, 0, n, window, out_xyzz, e);
@@ -296,8 +401,7 @@ int psc__msm_dev(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsign
                  ps_err *e) {
   if (n > b->n)
     return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n, b->n);
-  if (window == 0) window = psc_msm_default_window(b->g2, n);
-  return msm_run(d, b, scalars, 1, n, window, out_xyzz, e);
+  return msm_run(d, b, scalars, 1, n, msm_window(b, n, window), out_xyzz, e);
 }
 
 static int cmp_double(const void *a, const void *b) {

@@ -32,4 +32,9 @@ int g1_msm_buckets(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const voi
 int g2_msm_buckets(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const void *bases, void **win,
                    cudaEvent_t *ev, ps_err *e);
 
+/* Fills b->d_pre: tables 1 .. nwin-1 from table 0 (which the caller has copied), each
+ * point doubled c times from the previous table's and brought back to affine form. */
+int g1_msm_precompute(psc_dev *d, psc_bases *b, unsigned c, unsigned nwin, ps_err *e);
+int g2_msm_precompute(psc_dev *d, psc_bases *b, unsigned c, unsigned nwin, ps_err *e);
+
 #endif

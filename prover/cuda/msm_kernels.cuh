@@ -269,3 +269,38 @@ int MK_K(msm_buckets)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const 
 fail:
   return rc;
 }
+
+/* One table of the precomputed bases: dst[i] = 2^c src[i] in affine form (the point at
+ * infinity stays itself). XYZZ -> affine: with w = 1/ZZZ, 1/Z = ZZ w and 1/ZZ = (1/Z)^2. */
+__global__ void MK_K(precomp_level)(MK_AFF *dst, const MK_AFF *__restrict__ src, size_t n, unsigned c) {
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  MK_AFF a = src[i];
+  if (MK_EC(aff_is_inf)(&a)) {
+    dst[i] = a;
+    return;
+  }
+  MK_XYZZ p;
+  MK_EC(mdbl)(&p, &a.x, &a.y);
+#pragma unroll 1
+  for (unsigned k = 1; k < c; k++) MK_EC(dbl)(&p);
+  decltype(p.x) w, iz, izz;
+  MK_FN(inv)(&w, &p.zzz);
+  MK_FN(mul)(&iz, &p.zz, &w);
+  MK_FN(mul)(&izz, &iz, &iz);
+  MK_FN(mul)(&a.x, &p.x, &izz);
+  MK_FN(mul)(&a.y, &p.y, &w);
+  dst[i] = a;
+}
+
+int MK_K(msm_precompute)(psc_dev *d, psc_bases *b, unsigned c, unsigned nwin, ps_err *e) {
+  int rc = PS_OK;
+  MK_AFF *t = (MK_AFF *)b->d_pre;
+  for (unsigned j = 1; j < nwin; j++) {
+    MK_K(precomp_level)<<<psc__blocks(b->n, 128), 128, 0, d->stream>>>(t + j * b->n, t + (j - 1) * b->n, b->n, c);
+    PSC_CHECK_LAUNCH();
+  }
+  PSC_CHECK(cudaStreamSynchronize(d->stream));
+fail:
+  return rc;
+}

@@ -18,7 +18,8 @@ extern "C" {
 
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
  * that is not the last; PSC_NTT_LOG_BLOCK (8..12) and PSC_NTT_MAX_K (1..LOG_BLOCK) in the
- * environment override them, for tuning with prover-bench. */
+ * environment override them, for tuning with prover-bench, and PSC_NTT_BPT (1, 2, 4) sets
+ * the butterflies each thread does per stage. */
 #define NTT_LOG_BLOCK 10
 #define NTT_MAX_K 8
 #define NTT_THREADS 512
@@ -34,9 +35,12 @@ __global__ void ntt_build_powers(fr_t *out, size_t count, const fr_t *lo, const 
 }
 
 /* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
- * network over 2^log_n elements; c column bits per block. */
-__global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
-                                               unsigned c, const fr_t *__restrict__ tw, int dit) {
+ * network over 2^log_n elements; c column bits per block. Each thread does B butterflies
+ * per stage (loads of all B first, then the arithmetic, then the stores), so that B
+ * independent multiplications hide each other's latency; B = 1 is one per thread. */
+template <int B>
+__global__ void __launch_bounds__(NTT_THREADS / B, 2) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
+                                                          unsigned c, const fr_t *__restrict__ tw, int dit) {
   extern __shared__ fr_t sh[];
   const unsigned L = log_n - s - k;
   const size_t lo_group = blockIdx.x & ((1u << (L - c)) - 1);
@@ -50,29 +54,74 @@ __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log
   for (unsigned tt = 0; tt < k; tt++) {
     const unsigned t = dit ? k - 1 - tt : tt;
     const unsigned lhr = k - 1 - t, hr = 1u << lhr, S = s + t;
-    for (unsigned j = threadIdx.x; j < nbf; j += blockDim.x) {
-      unsigned col = j & cmask, q = j >> c;
-      unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
-      unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
-      size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
-      fr_t a = sh[e0], b = sh[e1], x, y;
-      if (!dit) {
-        fr_add_d(&x, &a, &b);
-        fr_sub_d(&y, &a, &b);
-        if (ti) {
-          fr_t w = tw[ti];
-          fr_mul_d(&y, &y, &w);
+    if constexpr (B == 1) {
+      for (unsigned j = threadIdx.x; j < nbf; j += blockDim.x) {
+        unsigned col = j & cmask, q = j >> c;
+        unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
+        unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
+        size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
+        fr_t a = sh[e0], b = sh[e1], x, y;
+        if (!dit) {
+          fr_add_d(&x, &a, &b);
+          fr_sub_d(&y, &a, &b);
+          if (ti) {
+            fr_t w = tw[ti];
+            fr_mul_d(&y, &y, &w);
+          }
+        } else {
+          if (ti) {
+            fr_t w = tw[ti];
+            fr_mul_d(&b, &b, &w);
+          }
+          fr_add_d(&x, &a, &b);
+          fr_sub_d(&y, &a, &b);
         }
-      } else {
-        if (ti) {
-          fr_t w = tw[ti];
-          fr_mul_d(&b, &b, &w);
-        }
-        fr_add_d(&x, &a, &b);
-        fr_sub_d(&y, &a, &b);
+        sh[e0] = x;
+        sh[e1] = y;
       }
-      sh[e0] = x;
-      sh[e1] = y;
+    } else {
+      /* Within a stage each element belongs to one butterfly, so a thread's loads need no
+       * barrier against other threads' stores of the same stage. */
+      for (unsigned j0 = threadIdx.x; j0 < nbf; j0 += B * blockDim.x) {
+        unsigned e0[B], e1[B];
+        fr_t a[B], b[B], w[B];
+        bool has_w[B];
+#pragma unroll
+        for (int u = 0; u < B; u++) {
+          unsigned j = j0 + u * blockDim.x;
+          if (B > 1 && j >= nbf) j = j0; /* a repeat of the first, written back unchanged twice */
+          unsigned col = j & cmask, q = j >> c;
+          unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
+          e0[u] = (r0 << c) | col;
+          e1[u] = ((r0 + hr) << c) | col;
+          size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
+          has_w[u] = ti != 0;
+          if (has_w[u]) w[u] = tw[ti];
+          a[u] = sh[e0[u]];
+          b[u] = sh[e1[u]];
+        }
+#pragma unroll
+        for (int u = 0; u < B; u++) {
+          fr_t x, y;
+          if (!dit) {
+            fr_add_d(&x, &a[u], &b[u]);
+            fr_sub_d(&y, &a[u], &b[u]);
+            if (has_w[u]) fr_mul_d(&y, &y, &w[u]);
+          } else {
+            if (has_w[u]) fr_mul_d(&b[u], &b[u], &w[u]);
+            fr_add_d(&x, &a[u], &b[u]);
+            fr_sub_d(&y, &a[u], &b[u]);
+          }
+          a[u] = x;
+          b[u] = y;
+        }
+#pragma unroll
+        for (int u = 0; u < B; u++) {
+          if (u > 0 && j0 + u * blockDim.x >= nbf) break;
+          sh[e0[u]] = a[u];
+          sh[e1[u]] = b[u];
+        }
+      }
     }
     __syncthreads();
   }
@@ -188,8 +237,10 @@ static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned h
 /* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
-  static unsigned log_block, max_k; /* read once */
+  static unsigned log_block, max_k, bpt; /* read once */
   if (!log_block) {
+    bpt = env_uint("PSC_NTT_BPT", 1, 1, 4);
+    if (bpt == 3) bpt = 2;
     max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
     log_block = env_uint("PSC_NTT_LOG_BLOCK", NTT_LOG_BLOCK, 8, 12);
     if (!max_k || max_k > log_block) max_k = log_block == NTT_LOG_BLOCK ? NTT_MAX_K : log_block - 2;
@@ -215,11 +266,14 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     unsigned i = dit ? np - 1 - ii : ii;
     unsigned s = ps[i], k = pk[i], L = log_n - s - k;
     unsigned c = log_block - k < L ? log_block - k : L;
-    unsigned nel = 1u << (k + c), threads = nel / 2 < 32 ? 32 : nel / 2 > NTT_THREADS ? NTT_THREADS : nel / 2;
+    unsigned nel = 1u << (k + c), want = nel / 2 / bpt, tmax = NTT_THREADS / bpt;
+    unsigned threads = want < 32 ? 32 : want > tmax ? tmax : want;
     size_t blocks = (size_t)1 << (log_n - k - c), smem = nel * sizeof(fr_t);
+    void (*kern)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int) =
+        bpt == 4 ? ntt_pass<4> : bpt == 2 ? ntt_pass<2> : ntt_pass<1>;
     if (smem > 48 * 1024)
-      PSC_CHECK(cudaFuncSetAttribute(ntt_pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    ntt_pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit);
+      PSC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    kern<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit);
     PSC_CHECK_LAUNCH();
   }
   return PS_OK;

@@ -14,6 +14,7 @@
 
 static __constant__ fp_t c_fp_p = BLS_FP_P;
 static __constant__ fp_t c_fp_one = BLS_FP_ONE;
+static __constant__ fp_t c_fp_pm2 = BLS_FP_P_MINUS_2;
 static __constant__ fr_t c_fr_r = BLS_FR_R;
 static __constant__ fr_t c_fr_one = BLS_FR_ONE;
 
@@ -122,6 +123,18 @@ PSF_INL void fp_set_zero_d(fp_t *r) {
   for (int j = 0; j < 12; j++) r->v[j] = 0;
 }
 
+/* r = 1/a = a^(p-2) (Fermat; a != 0): 381 squarings and a multiplication per set bit,
+ * left to right. For one-off work (precomputed MSM bases), not for inner loops. */
+PSF_INL void fp_inv_d(fp_t *r, const fp_t *a) {
+  fp_t acc = c_fp_one, base = *a;
+#pragma unroll 1
+  for (int i = 380; i >= 0; i--) {
+    fp_sqr_d(&acc, &acc);
+    if ((c_fp_pm2.v[i >> 5] >> (i & 31)) & 1) fp_mul_d(&acc, &acc, &base);
+  }
+  *r = acc;
+}
+
 /* ---- Fp2 = Fp[u]/(u^2 + 1) ---- */
 PSF_INL void fp2_mul_d(fp2_t *r, const fp2_t *a, const fp2_t *b) {
   fp_t t0, t1, s0, s1;
@@ -150,6 +163,17 @@ PSF_INL void fp2_add_d(fp2_t *r, const fp2_t *a, const fp2_t *b) {
 PSF_INL void fp2_sub_d(fp2_t *r, const fp2_t *a, const fp2_t *b) {
   fp_sub_d(&r->c0, &a->c0, &b->c0);
   fp_sub_d(&r->c1, &a->c1, &b->c1);
+}
+/* 1/(a0 + a1 u) = (a0 - a1 u) / (a0^2 + a1^2). */
+PSF_INL void fp2_inv_d(fp2_t *r, const fp2_t *a) {
+  fp_t t0, t1;
+  fp_mul_d(&t0, &a->c0, &a->c0);
+  fp_mul_d(&t1, &a->c1, &a->c1);
+  fp_add_d(&t0, &t0, &t1);
+  fp_inv_d(&t0, &t0);
+  fp_mul_d(&r->c0, &a->c0, &t0);
+  fp_mul_d(&t1, &a->c1, &t0);
+  fp_neg_d(&r->c1, &t1);
 }
 PSF_INL int fp2_is_zero_d(const fp2_t *a) { return fp_is_zero_d(&a->c0) & fp_is_zero_d(&a->c1); }
 PSF_INL void fp2_neg_d(fp2_t *r, const fp2_t *a) {

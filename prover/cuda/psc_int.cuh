@@ -19,6 +19,10 @@ struct psc_dev {
   char name[256];
   int sm_count;
   cudaStream_t stream;
+  cudaStream_t copy_stream; /* uploads of psc_vec, beside the kernels of other handles */
+  /* Pinned host memory for the window sums of a batch of MSMs (psc_msm_vec). */
+  void *hwin;
+  size_t hwin_cap;
   /* Twiddle tables of the NTT, cached per (log_n, direction): w_n^j for j < n/2. */
   fr_t *tw[2][32];
   /* Coset power tables (g^i, or g^-i / n for the inverse), per (direction, log_n): lo[i]
@@ -29,11 +33,21 @@ struct psc_dev {
   size_t ws_cap[PSC_WS_SLOTS];
 };
 
+struct psc_vec {
+  psc_dev *d;
+  fr_t *p;
+  size_t cap; /* elements */
+};
+
 struct psc_bases {
   psc_dev *dev;
   int g2;
   size_t n;
   void *d_bases; /* g1_affine_t[n] or g2_affine_t[n] */
+  /* After psc_bases_precompute(c): pre_nwin tables of n points, table j holding
+   * 2^(c j) * bases[i] at j n + i (table 0 a copy of the bases); else NULL. */
+  void *d_pre;
+  unsigned pre_c, pre_nwin;
 };
 
 /* Checks a CUDA call; on failure fills e with file:line, the call and CUDA's message,
