@@ -279,9 +279,9 @@ static int msm_vec(ps_backend *b, int g2, int count, backend_msm_bases *const *m
   }
 #ifdef PROVESIM_HAVE_CUDA
   if (b->kind == BK_CUDA) {
-    psc_bases *pb[64];
+    psc_bases *pb[64] = {0};
     g2_xyzz_t r[64]; /* large enough for either group */
-    void *po[64];
+    void *po[64] = {0};
     for (int i = 0; i < count; i++) pb[i] = m[i]->dev, po[i] = &r[i];
     if ((rc = psc_msm_vec(b->dev, count, pb, s->dev, off, n, b->window, po, e))) return rc;
     for (int i = 0; i < count; i++) {

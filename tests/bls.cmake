@@ -6,3 +6,5 @@ provesim_check_test(test_msm SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_msm.c LIBS
 # The CUDA backend's Montgomery multiplication sequence (prover/cuda/psf_mont.h), run on
 # the CPU with an emulated carry flag.
 provesim_check_test(test_montmul SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_montmul.c LIBS provesim_prover)
+# The radix-4 steps of the CUDA NTT (prover/cuda/ntt_r4.h), run on the CPU.
+provesim_check_test(test_ntt_r4 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ntt_r4.c LIBS provesim_prover)

@@ -5,10 +5,13 @@
  * decimation in time (the transposed network, same twiddles, stages reversed) maps
  * bit-reversed to natural; a bit-reversal permutation kernel gives the other two orders.
  * Twiddles w_n^j (j < n/2) are a table on the device, built once per size and direction;
- * coset shifts and 1/n are one element-wise pass with two-level power tables. */
+ * coset shifts and 1/n are one element-wise pass with two-level power tables. By default
+ * a thread does two consecutive stages at once on four elements in registers (radix 4,
+ * ntt_r4.h), halving the shared-memory traffic, which bounds this kernel. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "ntt_r4.h"
 #include "ps_field.cuh"
 #include "psc_int.cuh"
 
@@ -23,9 +26,13 @@ extern "C" {
 #define NTT_LOG_BLOCK 10
 #define NTT_MAX_K 8
 #define NTT_THREADS 512
-/* Butterflies per thread and stage: 4 measured fastest on the H200 (NTT 2^24 8.39 ms
- * against 8.82 with 1 and 9.25 with 2; docs/performance.md). */
+/* Butterflies per thread and stage of the radix-2 pass: 4 measured fastest on the H200
+ * (NTT 2^24 8.39 ms against 8.82 with 1 and 9.25 with 2; docs/performance.md). */
 #define NTT_BPT 4
+/* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 7.83 ms on the
+ * H200 against 8.40 ms one stage at a time); 2: one stage at a time (ntt_pass<NTT_BPT>).
+ * PSC_NTT_RADIX overrides. */
+#define NTT_RADIX 4
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
@@ -125,6 +132,75 @@ __global__ void __launch_bounds__(NTT_THREADS / B, 2) ntt_pass(fr_t *d, unsigned
           sh[e1[u]] = b[u];
         }
       }
+    }
+    __syncthreads();
+  }
+  for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
+    d[base | ((size_t)(e >> c) << L) | (e & cmask)] = sh[e];
+}
+
+/* The same pass with stage pairs done as radix-4 groups in registers (ntt_r4.h): one
+ * shared-memory round trip per two stages; a last radix-2 stage when k is odd. */
+#define NTT_R4_THREADS 256
+static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
+static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
+static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { fr_mul_d(r, a, b); }
+__global__ void __launch_bounds__(NTT_R4_THREADS, 2) ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k,
+                                                                 unsigned c, const fr_t *__restrict__ tw, int dit) {
+  extern __shared__ fr_t sh[];
+  const unsigned L = log_n - s - k;
+  const size_t lo_group = blockIdx.x & ((1u << (L - c)) - 1);
+  const size_t hi = (size_t)blockIdx.x >> (L - c);
+  const unsigned nel = 1u << (k + c), cmask = (1u << c) - 1;
+  const size_t base = (hi << (log_n - s)) | (lo_group << c);
+  for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
+    sh[e] = d[base | ((size_t)(e >> c) << L) | (e & cmask)];
+  __syncthreads();
+  for (unsigned step = 0; step + 1 < k; step += 2) {
+    const unsigned t_big = dit ? k - 2 - step : step, lH = k - 1 - t_big;
+    for (unsigned g = threadIdx.x; g < nel / 4; g += blockDim.x) {
+      ntt_r4_group gr;
+      ntt_r4_group_at(&gr, g, c, lH, L, lo_group << c, s + t_big);
+      fr_t x[4], w[3];
+      bool has[3];
+#pragma unroll
+      for (int i = 0; i < 3; i++) {
+        has[i] = gr.ti[i] != 0;
+        if (has[i]) w[i] = tw[gr.ti[i]];
+      }
+#pragma unroll
+      for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
+      NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, ntt_fr_add, ntt_fr_sub, ntt_fr_mul);
+#pragma unroll
+      for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
+    }
+    __syncthreads();
+  }
+  if (k & 1) {
+    const unsigned t = dit ? 0 : k - 1, lhr = k - 1 - t, hr = 1u << lhr, S = s + t;
+    for (unsigned j = threadIdx.x; j < nel / 2; j += blockDim.x) {
+      unsigned col = j & cmask, q = j >> c;
+      unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
+      unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
+      size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
+      fr_t a = sh[e0], b = sh[e1], x, y;
+      if (!dit) {
+        fr_add_d(&x, &a, &b);
+        fr_sub_d(&y, &a, &b);
+        if (ti) {
+          fr_t w = tw[ti];
+          fr_mul_d(&y, &y, &w);
+        }
+      } else {
+        if (ti) {
+          fr_t w = tw[ti];
+          fr_mul_d(&b, &b, &w);
+        }
+        fr_add_d(&x, &a, &b);
+        fr_sub_d(&y, &a, &b);
+      }
+      sh[e0] = x;
+      sh[e1] = y;
     }
     __syncthreads();
   }
@@ -240,8 +316,9 @@ static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned h
 /* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
-  static unsigned log_block, max_k, bpt; /* read once */
+  static unsigned log_block, max_k, bpt, radix; /* read once */
   if (!log_block) {
+    radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
     bpt = env_uint("PSC_NTT_BPT", NTT_BPT, 1, 4);
     if (bpt == 3) bpt = 2;
     max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
@@ -274,6 +351,11 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     size_t blocks = (size_t)1 << (log_n - k - c), smem = nel * sizeof(fr_t);
     void (*kern)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int) =
         bpt == 4 ? ntt_pass<4> : bpt == 2 ? ntt_pass<2> : ntt_pass<1>;
+    if (radix == 4) {
+      kern = ntt_pass_r4;
+      want = nel / 4;
+      threads = want < 32 ? 32 : want > NTT_R4_THREADS ? NTT_R4_THREADS : want;
+    }
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     kern<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit);

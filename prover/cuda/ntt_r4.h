@@ -1,0 +1,74 @@
+/* Radix-4 steps of the GPU NTT's shared-memory passes (ntt.cu): two consecutive stages of
+ * the radix-2 network done by one thread on four elements held in registers, so a pair of
+ * stages costs one shared-memory round trip instead of two. Written once for the kernel
+ * and for tests/test_ntt_r4.c, which runs the same index arithmetic and butterfly order on
+ * the CPU against the reference NTT (CI has no GPU).
+ *
+ * In a pass of k stages over a block of 2^k rows x 2^c columns (row r, column col at
+ * element (r << c) | col; L the bits below the pass, S = s + t the global stage), stage t
+ * pairs rows r and r + 2^(k-1-t) (r with bit k-1-t clear) and multiplies by the twiddle
+ * w^(((r mod 2^(k-1-t)) << L | lo_group << c | col) << S). Two stages with spans H and
+ * h = H/2 (H = 2^lH) touch the four rows b, b+h, b+H, b+H+h, where b has bits lH-1 and lH
+ * clear: the big stage pairs (b, b+H) and (b+h, b+H+h), the small one (b, b+h) and
+ * (b+H, b+H+h). DIF runs the big stage first, DIT (the transposed network) the small one. */
+#ifndef PROVESIM_NTT_R4_H
+#define PROVESIM_NTT_R4_H
+
+#include <stddef.h>
+
+#ifdef __CUDACC__
+#define NTT_HD static __host__ __device__ __forceinline__
+#else
+#define NTT_HD static inline
+#endif
+
+typedef struct ntt_r4_group {
+  unsigned e[4];  /* element indices in the block: rows b, b+h, b+H, b+H+h */
+  size_t ti[3];   /* twiddle indices: big stage (b, b+H), big stage (b+h, b+H+h), small stage */
+} ntt_r4_group;
+
+/* Group g (0 <= g < 2^(k-2+c)) of the stage pair whose big stage has span 2^lH (lH >= 1)
+ * and global index S_big; g2hi = lo_group << c. */
+NTT_HD void ntt_r4_group_at(ntt_r4_group *gr, unsigned g, unsigned c, unsigned lH, unsigned L, size_t g2hi,
+                            unsigned S_big) {
+  const unsigned col = g & ((1u << c) - 1), q = g >> c;
+  const unsigned h = 1u << (lH - 1), H = h << 1, lo = q & (h - 1);
+  const unsigned b = ((q >> (lH - 1)) << (lH + 1)) | lo;
+  const size_t g2 = g2hi | col;
+  gr->e[0] = (b << c) | col;
+  gr->e[1] = ((b + h) << c) | col;
+  gr->e[2] = ((b + H) << c) | col;
+  gr->e[3] = ((b + H + h) << c) | col;
+  gr->ti[0] = ((((size_t)lo) << L) | g2) << S_big;
+  gr->ti[1] = ((((size_t)(lo + h)) << L) | g2) << S_big;
+  gr->ti[2] = ((((size_t)lo) << L) | g2) << (S_big + 1);
+}
+
+/* The four butterflies on x[0..3] with twiddles w[0..2] (w[i] used only when has[i]):
+ * DIF: (x0,x2) and (x1,x3) with w0, w1, then (x0,x1) and (x2,x3) with w2, each
+ * (a, b) -> (a + b, (a - b) w); DIT: the transposed order, (a, b) -> (a + b w, a - b w).
+ * FT is the field type; ADD/SUB/MUL(r, a, b) its operations on pointers. */
+#define NTT_R4_BUTTERFLIES(FT, x, w, has, dit, ADD, SUB, MUL)                                     \
+  do {                                                                                             \
+    FT t_;                                                                                         \
+    if (!(dit)) {                                                                                  \
+      SUB(&t_, &x[0], &x[2]); ADD(&x[0], &x[0], &x[2]);                                            \
+      if (has[0]) MUL(&x[2], &t_, &w[0]); else x[2] = t_;                                          \
+      SUB(&t_, &x[1], &x[3]); ADD(&x[1], &x[1], &x[3]);                                            \
+      if (has[1]) MUL(&x[3], &t_, &w[1]); else x[3] = t_;                                          \
+      SUB(&t_, &x[0], &x[1]); ADD(&x[0], &x[0], &x[1]);                                            \
+      if (has[2]) MUL(&x[1], &t_, &w[2]); else x[1] = t_;                                          \
+      SUB(&t_, &x[2], &x[3]); ADD(&x[2], &x[2], &x[3]);                                            \
+      if (has[2]) MUL(&x[3], &t_, &w[2]); else x[3] = t_;                                          \
+    } else {                                                                                       \
+      if (has[2]) { MUL(&x[1], &x[1], &w[2]); MUL(&x[3], &x[3], &w[2]); }                          \
+      SUB(&t_, &x[0], &x[1]); ADD(&x[0], &x[0], &x[1]); x[1] = t_;                                 \
+      SUB(&t_, &x[2], &x[3]); ADD(&x[2], &x[2], &x[3]); x[3] = t_;                                 \
+      if (has[0]) MUL(&x[2], &x[2], &w[0]);                                                        \
+      if (has[1]) MUL(&x[3], &x[3], &w[1]);                                                        \
+      SUB(&t_, &x[0], &x[2]); ADD(&x[0], &x[0], &x[2]); x[2] = t_;                                 \
+      SUB(&t_, &x[1], &x[3]); ADD(&x[1], &x[1], &x[3]); x[3] = t_;                                 \
+    }                                                                                              \
+  } while (0)
+
+#endif
