@@ -13,6 +13,7 @@
 
 #ifdef PROVESIM_HAVE_CUDA
 #include "cuda/cuda_backend.h"
+#include "cuda/psc_wins.h"
 #endif
 
 typedef enum { BK_CPU, BK_CUDA } bk_kind;
@@ -150,6 +151,7 @@ int backend_msm_precompute(backend_msm_bases *m, unsigned window, ps_err *e) {
 #ifdef PROVESIM_HAVE_CUDA
   if (m->b->kind == BK_CUDA) return psc_bases_precompute(m->dev, window, e);
 #endif
+  (void)m;
   return PS_OK;
 }
 
@@ -242,59 +244,162 @@ void backend_vec_free(backend_vec *v) {
   free(v);
 }
 
-int backend_g16_h_vec(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases, size_t nh,
-                      const fr_t *zinv, g1_jac_t *out, ps_err *e) {
+struct backend_msm_deferred {
+  int count, g2;
+  g1_jac_t *p1; /* cpu backend: the points, computed at once */
+  g2_jac_t *p2;
+#ifdef PROVESIM_HAVE_CUDA
+  psc_msm_wins *w; /* cuda backend: window sums, nw sets whose counts add up to count */
+  int nw;
+#endif
+};
+
+static backend_msm_deferred *deferred_new(int count, int g2) {
+  backend_msm_deferred *d = xcalloc(1, sizeof *d);
+  d->count = count;
+  d->g2 = g2;
+  return d;
+}
+
+int backend_msm_deferred_count(const backend_msm_deferred *d) { return d ? d->count : 0; }
+
+void backend_msm_deferred_point(const backend_msm_deferred *d, int i, void *out_jac) {
+  PS_ASSERT(d && i >= 0 && i < d->count);
+  if (d->p1) {
+    ((g1_jac_t *)out_jac)[0] = d->p1[i];
+    return;
+  }
+  if (d->p2) {
+    ((g2_jac_t *)out_jac)[0] = d->p2[i];
+    return;
+  }
+#ifdef PROVESIM_HAVE_CUDA
+  for (int k = 0; k < d->nw; k++) {
+    if (i >= d->w[k].count) {
+      i -= d->w[k].count;
+      continue;
+    }
+    if (d->g2) {
+      g2_xyzz_t r;
+      psc_msm_wins_point(&d->w[k], i, &r);
+      g2_xyzz_to_jac((g2_jac_t *)out_jac, &r);
+    } else {
+      g1_xyzz_t r;
+      psc_msm_wins_point(&d->w[k], i, &r);
+      g1_xyzz_to_jac((g1_jac_t *)out_jac, &r);
+    }
+    return;
+  }
+#endif
+}
+
+void backend_msm_deferred_free(backend_msm_deferred *d) {
+  if (!d) return;
+  free(d->p1);
+  free(d->p2);
+#ifdef PROVESIM_HAVE_CUDA
+  for (int k = 0; k < d->nw; k++) psc_msm_wins_free(&d->w[k]);
+  free(d->w);
+#endif
+  free(d);
+}
+
+int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases,
+                               size_t nh, const fr_t *zinv, backend_msm_deferred **out, ps_err *e) {
+  *out = NULL;
   if (b->kind != BK_CUDA)
     return ps_fail(e, PS_EINPUT, "Groth16 H: the %s backend has no device; compute H on the CPU", backend_name(b));
   int rc = msm_check(b, bases, 0, (const fr_t *)abc, nh, e);
   if (rc) return rc;
   size_t n = (size_t)1 << log_n;
-  if (log_n < 1 || log_n > NTT_MAX_LOG_N || nh >= n || !abc || abc->n < (size_t)k * 3 * n)
+  if (k < 1 || log_n < 1 || log_n > NTT_MAX_LOG_N || nh >= n || !abc || abc->n < (size_t)k * 3 * n)
     return ps_fail(e, PS_EINPUT, "Groth16 H: domain 2^%u, %d partitions, %zu bases: the vector or the bases do not fit",
                    log_n, k, nh);
 #ifdef PROVESIM_HAVE_CUDA
+  backend_msm_deferred *d = deferred_new(k, 0);
+  d->w = xcalloc((size_t)k, sizeof *d->w);
   for (int p = 0; p < k; p++) {
-    g1_xyzz_t r;
     ps_err inner;
-    if ((rc = psc_g16_h_vec(b->dev, abc->dev, (size_t)p * 3 * n, log_n, bases->dev, nh, zinv, &r, &inner)))
+    if ((rc = psc_g16_h_vec_wins(b->dev, abc->dev, (size_t)p * 3 * n, log_n, bases->dev, nh, zinv, &d->w[p], &inner))) {
+      backend_msm_deferred_free(d);
       return ps_fail(e, rc, "partition %d: %s", p, inner.msg);
-    g1_xyzz_to_jac(&out[p], &r);
+    }
+    d->nw++;
   }
+  *out = d;
   return PS_OK;
 #else
-  (void)zinv, (void)out;
+  (void)zinv;
   return ps_fail(e, PS_ERR, "Groth16 H: no CUDA in this build");
 #endif
 }
 
-static int msm_vec(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
-                   const size_t *n, void *out, ps_err *e) {
+int backend_g16_h_vec(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases, size_t nh,
+                      const fr_t *zinv, g1_jac_t *out, ps_err *e) {
+  backend_msm_deferred *d;
+  int rc = backend_g16_h_vec_deferred(b, abc, log_n, k, bases, nh, zinv, &d, e);
+  if (rc) return rc;
+  for (int p = 0; p < k; p++) backend_msm_deferred_point(d, p, &out[p]);
+  backend_msm_deferred_free(d);
+  return PS_OK;
+}
+
+static int msm_vec_deferred(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s,
+                            const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e) {
   int rc;
-  if (count < 1 || count > 64) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected 1..64 MSMs", count);
+  *out = NULL;
+  if (count < 1) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected at least 1 MSM", count);
   if (!s || s->b != b) return ps_fail(e, PS_EINPUT, "MSM: the scalars were not uploaded to this backend");
   for (int i = 0; i < count; i++) {
     if ((rc = msm_check(b, m[i], g2, (const fr_t *)s, n[i], e))) return rc;
     if (off[i] + n[i] > s->n)
       return ps_fail(e, PS_EINPUT, "MSM %d: scalars %zu..%zu of a vector of %zu", i, off[i], off[i] + n[i], s->n);
   }
+  backend_msm_deferred *d = deferred_new(count, g2);
 #ifdef PROVESIM_HAVE_CUDA
   if (b->kind == BK_CUDA) {
-    psc_bases *pb[64] = {0};
-    g2_xyzz_t r[64]; /* large enough for either group */
-    void *po[64] = {0};
-    for (int i = 0; i < count; i++) pb[i] = m[i]->dev, po[i] = &r[i];
-    if ((rc = psc_msm_vec(b->dev, count, pb, s->dev, off, n, b->window, po, e))) return rc;
-    for (int i = 0; i < count; i++) {
-      if (g2) g2_xyzz_to_jac(&((g2_jac_t *)out)[i], &r[i]);
-      else g1_xyzz_to_jac(&((g1_jac_t *)out)[i], (const g1_xyzz_t *)&r[i]);
+    psc_bases **pb = xcalloc((size_t)count, sizeof *pb);
+    for (int i = 0; i < count; i++) pb[i] = m[i]->dev;
+    d->w = xcalloc(1, sizeof *d->w);
+    rc = psc_msm_vec_wins(b->dev, count, pb, s->dev, off, n, b->window, &d->w[0], e);
+    free(pb);
+    if (rc) {
+      backend_msm_deferred_free(d);
+      return rc;
     }
+    d->nw = 1;
+    *out = d;
     return PS_OK;
   }
 #endif
+  if (g2) d->p2 = xcalloc((size_t)count, sizeof *d->p2);
+  else d->p1 = xcalloc((size_t)count, sizeof *d->p1);
   for (int i = 0; i < count; i++) {
-    if (g2) msm_cpu_g2(&((g2_jac_t *)out)[i], (const g2_affine_t *)m[i]->host, s->host + off[i], n[i], b->window, 0);
-    else msm_cpu_g1(&((g1_jac_t *)out)[i], (const g1_affine_t *)m[i]->host, s->host + off[i], n[i], b->window, 0);
+    if (g2) msm_cpu_g2(&d->p2[i], (const g2_affine_t *)m[i]->host, s->host + off[i], n[i], b->window, 0);
+    else msm_cpu_g1(&d->p1[i], (const g1_affine_t *)m[i]->host, s->host + off[i], n[i], b->window, 0);
   }
+  *out = d;
+  return PS_OK;
+}
+
+int backend_msm_g1_vec_deferred(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s,
+                                const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e) {
+  return msm_vec_deferred(b, 0, count, m, s, off, n, out, e);
+}
+
+int backend_msm_g2_vec_deferred(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s,
+                                const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e) {
+  return msm_vec_deferred(b, 1, count, m, s, off, n, out, e);
+}
+
+static int msm_vec(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
+                   const size_t *n, void *out, ps_err *e) {
+  backend_msm_deferred *d;
+  int rc = msm_vec_deferred(b, g2, count, m, s, off, n, &d, e);
+  if (rc) return rc;
+  for (int i = 0; i < count; i++)
+    backend_msm_deferred_point(d, i, g2 ? (void *)&((g2_jac_t *)out)[i] : (void *)&((g1_jac_t *)out)[i]);
+  backend_msm_deferred_free(d);
   return PS_OK;
 }
 

@@ -93,6 +93,23 @@ int backend_msm_g1_vec(ps_backend *b, int count, backend_msm_bases *const *m, ba
                        const size_t *n, g1_jac_t *out, ps_err *e);
 int backend_msm_g2_vec(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
                        const size_t *n, g2_jac_t *out, ps_err *e);
+/* The same MSMs (and Groth16's H) with their last step left for later: with a device the
+ * call returns when the GPU's part is done and the window sums are on the host; combining
+ * them into points (Horner, on the host: ~0.3 ms per G1 and ~1 ms per G2 MSM at 2^20) is
+ * done by backend_msm_deferred_point, so a GPU phase can end when the GPU work does and
+ * the host work can run outside a lock that covers the GPU phases. The cpu backend
+ * computes the points at once. Free with backend_msm_deferred_free. */
+typedef struct backend_msm_deferred backend_msm_deferred;
+int backend_msm_g1_vec_deferred(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s,
+                                const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e);
+int backend_msm_g2_vec_deferred(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s,
+                                const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e);
+int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases,
+                               size_t nh, const fr_t *zinv, backend_msm_deferred **out, ps_err *e);
+int backend_msm_deferred_count(const backend_msm_deferred *d);
+/* MSM i as a point: a g1_jac_t or a g2_jac_t by the group. */
+void backend_msm_deferred_point(const backend_msm_deferred *d, int i, void *out_jac);
+void backend_msm_deferred_free(backend_msm_deferred *d);
 
 
 /* Host memory for scalars and NTT data: page-locked for the cuda backend (falls back to

@@ -701,6 +701,10 @@ struct g16_job {
   int own_bufs; /* abc and scal are the job's own, not the context's */
   backend_vec **dev_abc, **dev_scal; /* the context's device vectors, or own_dev_* */
   backend_vec *own_dev_abc, *own_dev_scal;
+  /* With a device: the MSMs of ntt_h (H), msm (A, B_G1, L per partition) and b_g2, their
+   * window sums not yet combined into points; the epilogue does that, on the CPU, outside
+   * a lock that covers the GPU phases. */
+  backend_msm_deferred *def_h, *def_msm, *def_b2;
   g1_jac_t *h_acc, *a_acc, *b1_acc, *l_acc;
   g2_jac_t *b2_acc;
   g16_proof *proofs;
@@ -754,6 +758,9 @@ g16_job *g16_job_new(g16_ctx *c, int k, const uint64_t *instance_seeds, uint64_t
 void g16_job_free(g16_job *j) {
   if (!j) return;
   free(j->seeds);
+  backend_msm_deferred_free(j->def_h);
+  backend_msm_deferred_free(j->def_msm);
+  backend_msm_deferred_free(j->def_b2);
   if (j->own_bufs) {
     backend_vec_free(j->own_dev_abc);
     backend_vec_free(j->own_dev_scal);
@@ -842,7 +849,10 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
   fr_inv(&zinv, &zinv);
   /* With a device, all of it runs there, on the vectors synth uploaded. */
   if (backend_has_device(j->c->b)) {
-    if ((rc = backend_g16_h_vec(j->c->b, *j->dev_abc, log_n, j->k, j->c->h, K->nh, &zinv, j->h_acc, e))) return rc;
+    backend_msm_deferred_free(j->def_h);
+    j->def_h = NULL;
+    if ((rc = backend_g16_h_vec_deferred(j->c->b, *j->dev_abc, log_n, j->k, j->c->h, K->nh, &zinv, &j->def_h, e)))
+      return rc;
     j->ntt_done = 1;
     return PS_OK;
   }
@@ -876,14 +886,21 @@ int g16_msm(g16_job *j, ps_err *e) {
   if (!j->ntt_done) return order_error(e, "msm", "ntt_h");
   const g16_keys *K = j->c->k;
   int rc;
-  if (backend_has_device(j->c->b)) { /* the three MSMs back to back on the uploaded scalars */
+  if (backend_has_device(j->c->b)) { /* A, B_G1, L of every partition back to back on the uploaded scalars */
+    int cnt = 3 * j->k;
+    backend_msm_bases **m = xmalloc((size_t)cnt * sizeof *m);
+    size_t *off = xmalloc((size_t)cnt * sizeof *off), *n = xmalloc((size_t)cnt * sizeof *n);
     for (int p = 0; p < j->k; p++) {
-      backend_msm_bases *m[3] = {j->c->a, j->c->b_g1, j->c->l};
-      size_t base = (size_t)p * K->nvars, off[3] = {base, base, base + K->npub + 1}, n[3] = {K->nvars, K->nvars, K->nl};
-      g1_jac_t r[3];
-      if ((rc = backend_msm_g1_vec(j->c->b, 3, m, *j->dev_scal, off, n, r, e))) return rc;
-      j->a_acc[p] = r[0], j->b1_acc[p] = r[1], j->l_acc[p] = r[2];
+      size_t base = (size_t)p * K->nvars;
+      m[3 * p] = j->c->a, off[3 * p] = base, n[3 * p] = K->nvars;
+      m[3 * p + 1] = j->c->b_g1, off[3 * p + 1] = base, n[3 * p + 1] = K->nvars;
+      m[3 * p + 2] = j->c->l, off[3 * p + 2] = base + K->npub + 1, n[3 * p + 2] = K->nl;
     }
+    backend_msm_deferred_free(j->def_msm);
+    j->def_msm = NULL;
+    rc = backend_msm_g1_vec_deferred(j->c->b, cnt, m, *j->dev_scal, off, n, &j->def_msm, e);
+    free(m), free(off), free(n);
+    if (rc) return rc;
     j->msm_done = 1;
     return PS_OK;
   }
@@ -902,14 +919,19 @@ int g16_b_g2(g16_job *j, ps_err *e) {
   if (!j->prep_done) return order_error(e, "b_g2", "prep");
   const g16_keys *K = j->c->k;
   int rc;
-  for (int p = 0; p < j->k; p++) {
-    if (backend_has_device(j->c->b)) {
-      size_t off = (size_t)p * K->nvars, n = K->nvars;
-      rc = backend_msm_g2_vec(j->c->b, 1, &j->c->b_g2, *j->dev_scal, &off, &n, &j->b2_acc[p], e);
-    } else {
-      rc = backend_msm_g2(j->c->b, j->c->b_g2, j->scal + (size_t)p * K->nvars, K->nvars, &j->b2_acc[p], e);
-    }
+  if (backend_has_device(j->c->b)) {
+    backend_msm_bases **m = xmalloc((size_t)j->k * sizeof *m);
+    size_t *off = xmalloc((size_t)j->k * sizeof *off), *n = xmalloc((size_t)j->k * sizeof *n);
+    for (int p = 0; p < j->k; p++) m[p] = j->c->b_g2, off[p] = (size_t)p * K->nvars, n[p] = K->nvars;
+    backend_msm_deferred_free(j->def_b2);
+    j->def_b2 = NULL;
+    rc = backend_msm_g2_vec_deferred(j->c->b, j->k, m, *j->dev_scal, off, n, &j->def_b2, e);
+    free(m), free(off), free(n);
     if (rc) return rc;
+  } else {
+    for (int p = 0; p < j->k; p++)
+      if ((rc = backend_msm_g2(j->c->b, j->c->b_g2, j->scal + (size_t)p * K->nvars, K->nvars, &j->b2_acc[p], e)))
+        return rc;
   }
   j->bg2_done = 1;
   return PS_OK;
@@ -919,6 +941,16 @@ int g16_epilogue(g16_job *j, ps_err *e) {
   if (!j->msm_done) return order_error(e, "epilogue", "msm");
   if (!j->bg2_done) return order_error(e, "epilogue", "b_g2");
   const g16_keys *K = j->c->k;
+  /* The device MSMs' last step: window sums to points, here on the CPU. */
+  for (int p = 0; p < j->k; p++) {
+    if (j->def_h) backend_msm_deferred_point(j->def_h, p, &j->h_acc[p]);
+    if (j->def_msm) {
+      backend_msm_deferred_point(j->def_msm, 3 * p, &j->a_acc[p]);
+      backend_msm_deferred_point(j->def_msm, 3 * p + 1, &j->b1_acc[p]);
+      backend_msm_deferred_point(j->def_msm, 3 * p + 2, &j->l_acc[p]);
+    }
+    if (j->def_b2) backend_msm_deferred_point(j->def_b2, p, &j->b2_acc[p]);
+  }
   for (int p = 0; p < j->k; p++) {
     uint64_t st = j->rng_seed ^ (0xb11d1e5ull * (uint64_t)(p + 1));
     fr_t r, s, rs, rc, sc, rsc;

@@ -11,7 +11,9 @@
  * synth: CPU, the witness and the evaluations A·z, B·z, C·z. prep: CPU, the MSM scalars
  * (runs beside ntt_h). ntt_h: GPU, 7 NTTs (3 inverse, 3 coset, 1 coset inverse), the
  * pointwise step and the H MSM. msm: GPU, the A, B_G1 and L MSMs. b_g2: the B_G2 MSM (on
- * the context's backend). epilogue: CPU, blinding with random r, s and assembly. Each
+ * the context's backend). epilogue: CPU, blinding with random r, s and assembly (with a
+ * device, it also does the MSMs' last step, combining their window sums into points, so
+ * the GPU phases end when their GPU work does). Each
  * phase returns PS_OK, or a negative code with e filled; phases of one job must run in an
  * order the graph allows; phases of different jobs may run concurrently. */
 #ifndef PROVESIM_GROTH16_H

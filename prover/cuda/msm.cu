@@ -14,6 +14,7 @@
 
 #include "ps_curves.cuh"
 #include "msm_int.cuh"
+#include "psc_wins.h"
 
 extern "C" {
 #include "../curve.h"
@@ -348,21 +349,30 @@ static unsigned msm_window(const psc_bases *b, size_t n, unsigned window) {
   return b->d_pre ? b->pre_c : psc_msm_default_window(b->g2, n);
 }
 
-extern "C" int psc_msm_vec(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off,
-                           const size_t *n, unsigned window, void *const *out_xyzz, ps_err *e) {
+extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, const fr_t *const *scalars,
+                                const size_t *n, unsigned window, psc_msm_wins *w, ps_err *e) {
   int rc = PS_OK;
-  size_t need = 0, at[64];
-  unsigned cw[64], nwb[64];
-  if (count < 1 || count > 64) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected 1..64 MSMs", count);
+  size_t need = 0;
+  memset(w, 0, sizeof *w);
+  if (count < 1) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected at least 1 MSM", count);
+  w->count = count;
+  w->g2 = (int *)xcalloc((size_t)count, sizeof *w->g2);
+  w->c = (unsigned *)xcalloc((size_t)count, sizeof *w->c);
+  w->nwin = (unsigned *)xcalloc((size_t)count, sizeof *w->nwin);
+  w->at = (size_t *)xcalloc((size_t)count, sizeof *w->at);
   for (int i = 0; i < count; i++) {
-    if (n[i] > bases[i]->n)
-      return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n[i], bases[i]->n);
-    if (off[i] + n[i] > v->cap)
-      return ps_fail(e, PS_EINPUT, "MSM: scalars %zu..%zu of a device vector of %zu", off[i], off[i] + n[i], v->cap);
-    cw[i] = msm_window(bases[i], n[i], window);
-    if (cw[i] < 2 || cw[i] > 24) return ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", cw[i]);
-    at[i] = need;
-    need += ((256 + cw[i] - 1) / cw[i]) * (bases[i]->g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t));
+    if (n[i] > bases[i]->n) {
+      rc = ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n[i], bases[i]->n);
+      goto fail;
+    }
+    w->g2[i] = bases[i]->g2;
+    w->c[i] = msm_window(bases[i], n[i], window);
+    if (w->c[i] < 2 || w->c[i] > 24) {
+      rc = ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", w->c[i]);
+      goto fail;
+    }
+    w->at[i] = need;
+    need += ((256 + w->c[i] - 1) / w->c[i]) * (bases[i]->g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t));
   }
   PSC_CHECK(cudaSetDevice(d->ordinal));
   if (d->hwin_cap < need) {
@@ -372,19 +382,54 @@ extern "C" int psc_msm_vec(psc_dev *d, int count, psc_bases *const *bases, psc_v
     PSC_CHECK(cudaHostAlloc(&d->hwin, need, cudaHostAllocDefault));
     d->hwin_cap = need;
   }
-  for (int i = 0; i < count; i++) {
-    nwb[i] = 0;
-    if (n[i] > 0 && (rc = msm_enqueue(d, bases[i], v->p + off[i], 1, n[i], cw[i], (char *)d->hwin + at[i], &nwb[i],
-                                      NULL, e)))
-      return rc;
-  }
+  for (int i = 0; i < count; i++)
+    if (n[i] > 0 && (rc = msm_enqueue(d, bases[i], scalars[i], 1, n[i], w->c[i], (char *)d->hwin + w->at[i],
+                                      &w->nwin[i], NULL, e)))
+      goto fail;
   PSC_CHECK(cudaStreamSynchronize(d->stream));
-  for (int i = 0; i < count; i++) {
-    if (n[i] == 0) msm_set_inf(bases[i]->g2, out_xyzz[i]);
-    else msm_horner(bases[i]->g2, (char *)d->hwin + at[i], nwb[i], cw[i], out_xyzz[i]);
-  }
+  w->buf = (unsigned char *)xmalloc(need ? need : 1);
+  memcpy(w->buf, d->hwin, need);
+  return PS_OK;
 fail:
+  psc_msm_wins_free(w);
   return rc;
+}
+
+extern "C" int psc_msm_vec_wins(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off,
+                                const size_t *n, unsigned window, psc_msm_wins *w, ps_err *e) {
+  const fr_t **sp = (const fr_t **)xcalloc((size_t)(count > 0 ? count : 1), sizeof *sp);
+  for (int i = 0; i < count; i++) {
+    if (off[i] + n[i] > v->cap) {
+      free(sp);
+      memset(w, 0, sizeof *w);
+      return ps_fail(e, PS_EINPUT, "MSM: scalars %zu..%zu of a device vector of %zu", off[i], off[i] + n[i], v->cap);
+    }
+    sp[i] = v->p + off[i];
+  }
+  int rc = psc_msm_wins_dev(d, count, bases, sp, n, window, w, e);
+  free(sp);
+  return rc;
+}
+
+extern "C" void psc_msm_wins_point(const psc_msm_wins *w, int i, void *out_xyzz) {
+  if (w->nwin[i] == 0) msm_set_inf(w->g2[i], out_xyzz);
+  else msm_horner(w->g2[i], w->buf + w->at[i], w->nwin[i], w->c[i], out_xyzz);
+}
+
+extern "C" void psc_msm_wins_free(psc_msm_wins *w) {
+  if (!w) return;
+  free(w->g2), free(w->c), free(w->nwin), free(w->at), free(w->buf);
+  memset(w, 0, sizeof *w);
+}
+
+extern "C" int psc_msm_vec(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off,
+                           const size_t *n, unsigned window, void *const *out_xyzz, ps_err *e) {
+  psc_msm_wins w;
+  int rc = psc_msm_vec_wins(d, count, bases, v, off, n, window, &w, e);
+  if (rc) return rc;
+  for (int i = 0; i < count; i++) psc_msm_wins_point(&w, i, out_xyzz[i]);
+  psc_msm_wins_free(&w);
+  return PS_OK;
 }
 
 extern "C" int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window,
