@@ -68,13 +68,14 @@ static void *par_thread(void *p) {
   return NULL;
 }
 
-static void par_for(size_t n, size_t grain, range_fn fn, void *ctx, void (*tick)(void *, size_t),
-                    void *tick_ctx) {
+/* threads = 0: every CPU. */
+static void par_for_t(size_t n, size_t grain, unsigned threads, range_fn fn, void *ctx, void (*tick)(void *, size_t),
+                      void *tick_ctx) {
   if (n == 0) return;
   par_state s = {.fn = fn, .ctx = ctx, .n = n, .grain = grain ? grain : 1};
   atomic_init(&s.next, 0);
   atomic_init(&s.done, 0);
-  unsigned t = ncpus();
+  unsigned t = threads ? (threads > 256 ? 256 : threads) : ncpus();
   size_t chunks = (n + s.grain - 1) / s.grain;
   if (t > chunks) t = (unsigned)chunks;
   pthread_t tid[256];
@@ -85,6 +86,10 @@ static void par_for(size_t n, size_t grain, range_fn fn, void *ctx, void (*tick)
   }
   par_work(&s, tick, tick_ctx);
   for (unsigned i = 0; i < started; i++) pthread_join(tid[i], NULL);
+}
+
+static void par_for(size_t n, size_t grain, range_fn fn, void *ctx, void (*tick)(void *, size_t), void *tick_ctx) {
+  par_for_t(n, grain, 0, fn, ctx, tick, tick_ctx);
 }
 
 /* Bits [off, off + w) of a canonical scalar (w <= 24). */
@@ -651,6 +656,7 @@ struct g16_ctx {
    * set while a job uses them (a second concurrent job allocates its own). */
   fr_t *buf_abc, *buf_scal, *buf_z;
   int buf_k, buf_busy;
+  unsigned threads; /* CPU threads of the jobs' CPU steps; 0 = every CPU */
   /* With a device: the same two vectors there (synth and prep upload them as they finish,
    * outside the GPU phases, so a narrow lock does not cover the copies). */
   backend_vec *dev_abc, *dev_scal;
@@ -670,6 +676,8 @@ void g16_ctx_close(g16_ctx *c) {
   backend_msm_bases_free(c->b_g2);
   free(c);
 }
+
+void g16_ctx_set_threads(g16_ctx *c, unsigned threads) { c->threads = threads; }
 
 int g16_ctx_open(ps_backend *b, const g16_keys *k, g16_ctx **out, ps_err *e) {
   *out = NULL;
@@ -785,7 +793,7 @@ int g16_synth(g16_job *j, ps_err *e) {
   for (int p = 0; p < j->k; p++) {
     fr_t *z = j->z + (size_t)p * K->nvars, *abc = j->abc + (size_t)p * 3 * K->n;
     r1cs_witness(K->cs, j->seeds[p], z);
-    r1cs_eval(K->cs, z, abc, abc + K->n, abc + 2 * K->n, 0);
+    r1cs_eval(K->cs, z, abc, abc + K->n, abc + 2 * K->n, j->c->threads);
   }
   /* With a device, A·z, B·z, C·z go up now, while another worker may hold the GPU. */
   if (backend_has_device(j->c->b)) {
@@ -809,7 +817,7 @@ static void canon_range(void *ctx, size_t lo, size_t hi) {
 int g16_prep(g16_job *j, ps_err *e) {
   if (!j->synth_done) return order_error(e, "prep", "synth");
   canon_job c = {j->z, j->scal};
-  par_for((size_t)j->k * j->c->k->nvars, 1 << 14, canon_range, &c, NULL, NULL);
+  par_for_t((size_t)j->k * j->c->k->nvars, 1 << 14, j->c->threads, canon_range, &c, NULL, NULL);
   if (backend_has_device(j->c->b)) { /* the MSM scalars go up now, as A·z.. in synth */
     int rc = backend_vec_upload(j->c->b, j->dev_scal, j->scal, (size_t)j->k * j->c->k->nvars, e);
     if (rc) return rc;
@@ -865,7 +873,7 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
   for (int p = 0; p < j->k; p++) {
     fr_t *src = j->abc + (size_t)p * 3 * n;
     quot_job q = {src, src + n, src + 2 * n, j->abc + (size_t)p * n, zinv};
-    par_for(n, 1 << 13, quot_range, &q, NULL, NULL);
+    par_for_t(n, 1 << 13, j->c->threads, quot_range, &q, NULL, NULL);
   }
   if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)j->k, NTT_INVERSE | NTT_COSET, e))) return rc;
   for (int p = 0; p < j->k; p++) {
@@ -874,7 +882,7 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
       return ps_fail(e, PS_ERR,
                      "partition %d: the witness does not satisfy the circuit (h has degree n - 1)", p);
     canon_job c = {h, h};
-    par_for(n - 1, 1 << 14, canon_range, &c, NULL, NULL);
+    par_for_t(n - 1, 1 << 14, j->c->threads, canon_range, &c, NULL, NULL);
     if ((rc = backend_msm_g1(j->c->b, j->c->h, h, K->nh, &j->h_acc[p], e))) return rc;
   }
   j->ntt_done = 1;

@@ -67,6 +67,9 @@ size_t g16_ctx_bytes(const g16_keys *k);
 size_t g16_job_bytes(const g16_keys *k, int partitions);
 
 int g16_ctx_open(ps_backend *b, const g16_keys *k, g16_ctx **out, ps_err *e);
+/* CPU threads the context's jobs use for their CPU steps (witness evaluation, scalar
+ * conversion; 0, the default, = every CPU). Several workers on one machine share the cores. */
+void g16_ctx_set_threads(g16_ctx *c, unsigned threads);
 void g16_ctx_close(g16_ctx *c);
 
 /* A job of k partitions; instance_seeds[i] picks partition i's witness (its public

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../sim/pipe.h"
 #include "backend.h"
@@ -120,6 +121,16 @@ static int g_worker_open(void *p, int worker, int gpu, void **out, ps_err *e) {
     backend_close(w->b);
     free(w);
     return rc;
+  }
+  /* The workers share system.cpu_cores (at most the machine's), one core kept for the host
+   * side of whichever call holds a GPU, whose launches and synchronisations would
+   * otherwise wait behind the other workers' CPU steps. */
+  {
+    const scenario *s = st->env.s;
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    int cores = s->cpu_cores < online ? s->cpu_cores : (int)online, nw = s->gpus * s->workers_per_gpu;
+    int t = nw > 1 ? (cores - 1) / nw : cores;
+    g16_ctx_set_threads(w->ctx, (unsigned)(t < 1 ? 1 : t));
   }
   *out = w;
   return PS_OK;
