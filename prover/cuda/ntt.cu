@@ -29,10 +29,14 @@ extern "C" {
 /* Butterflies per thread and stage of the radix-2 pass: 4 measured fastest on the H200
  * (NTT 2^24 8.39 ms against 8.82 with 1 and 9.25 with 2; docs/performance.md). */
 #define NTT_BPT 4
-/* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 7.83 ms on the
- * H200 against 8.40 ms one stage at a time); 2: one stage at a time (ntt_pass<NTT_BPT>).
- * PSC_NTT_RADIX overrides. */
+/* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 6.43 ms on the
+ * H200 with 3 blocks per SM, against 8.40 ms one stage at a time); 2: one stage at a time
+ * (ntt_pass<NTT_BPT>). PSC_NTT_RADIX overrides. */
 #define NTT_RADIX 4
+/* ntt_pass_r4's twiddles (see there) and blocks per SM (2..4; 3 caps it at 80 registers,
+ * with a few spills, and measured fastest); PSC_NTT_R4TW and PSC_NTT_R4MINB override. */
+#define NTT_R4TW 0
+#define NTT_R4MINB 3
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
@@ -145,8 +149,13 @@ __global__ void __launch_bounds__(NTT_THREADS / B, 2) ntt_pass(fr_t *d, unsigned
 static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { fr_mul_d(r, a, b); }
-__global__ void __launch_bounds__(NTT_R4_THREADS, 2) ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k,
-                                                                 unsigned c, const fr_t *__restrict__ tw, int dit) {
+/* TW: how the three twiddles of a group are had: 0, three table loads; 1, the second
+ * derived from the first (its index is n/4 further: times w^(n/4), one multiplication);
+ * 2, also the small stage's (the square of the first). MINB: blocks per SM the
+ * registers must allow. */
+template <int TW, int MINB>
+__global__ void __launch_bounds__(NTT_R4_THREADS, MINB) ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k,
+                                                                    unsigned c, const fr_t *__restrict__ tw, int dit) {
   extern __shared__ fr_t sh[];
   const unsigned L = log_n - s - k;
   const size_t lo_group = blockIdx.x & ((1u << (L - c)) - 1);
@@ -155,6 +164,8 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, 2) ntt_pass_r4(fr_t *d, unsign
   const size_t base = (hi << (log_n - s)) | (lo_group << c);
   for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
     sh[e] = d[base | ((size_t)(e >> c) << L) | (e & cmask)];
+  fr_t w4; /* w^(n/4), for TW > 0 */
+  if (TW > 0 && k >= 2) w4 = tw[(size_t)1 << (log_n - 2)];
   __syncthreads();
   for (unsigned step = 0; step + 1 < k; step += 2) {
     const unsigned t_big = dit ? k - 2 - step : step, lH = k - 1 - t_big;
@@ -163,10 +174,25 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, 2) ntt_pass_r4(fr_t *d, unsign
       ntt_r4_group_at(&gr, g, c, lH, L, lo_group << c, s + t_big);
       fr_t x[4], w[3];
       bool has[3];
+      if (TW == 0) {
 #pragma unroll
-      for (int i = 0; i < 3; i++) {
-        has[i] = gr.ti[i] != 0;
-        if (has[i]) w[i] = tw[gr.ti[i]];
+        for (int i = 0; i < 3; i++) {
+          has[i] = gr.ti[i] != 0;
+          if (has[i]) w[i] = tw[gr.ti[i]];
+        }
+      } else {
+        has[0] = gr.ti[0] != 0;
+        if (has[0]) w[0] = tw[gr.ti[0]];
+        has[1] = true; /* ti[1] = ti[0] + n/4 is never 0 */
+        if (has[0]) fr_mul_d(&w[1], &w[0], &w4);
+        else w[1] = w4;
+        if (TW == 2) {
+          has[2] = has[0];
+          if (has[0]) fr_mul_d(&w[2], &w[0], &w[0]);
+        } else {
+          has[2] = gr.ti[2] != 0;
+          if (has[2]) w[2] = tw[gr.ti[2]];
+        }
       }
 #pragma unroll
       for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
@@ -316,8 +342,10 @@ static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned h
 /* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
-  static unsigned log_block, max_k, bpt, radix; /* read once */
+  static unsigned log_block, max_k, bpt, radix, r4tw, r4minb; /* read once */
   if (!log_block) {
+    r4tw = env_uint("PSC_NTT_R4TW", NTT_R4TW, 0, 2);
+    r4minb = env_uint("PSC_NTT_R4MINB", NTT_R4MINB, 2, 4);
     radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
     bpt = env_uint("PSC_NTT_BPT", NTT_BPT, 1, 4);
     if (bpt == 3) bpt = 2;
@@ -352,7 +380,11 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     void (*kern)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int) =
         bpt == 4 ? ntt_pass<4> : bpt == 2 ? ntt_pass<2> : ntt_pass<1>;
     if (radix == 4) {
-      kern = ntt_pass_r4;
+      static void (*const r4[3][3])(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int) = {
+          {ntt_pass_r4<0, 2>, ntt_pass_r4<0, 3>, ntt_pass_r4<0, 4>},
+          {ntt_pass_r4<1, 2>, ntt_pass_r4<1, 3>, ntt_pass_r4<1, 4>},
+          {ntt_pass_r4<2, 2>, ntt_pass_r4<2, 3>, ntt_pass_r4<2, 4>}};
+      kern = r4[r4tw][r4minb - 2];
       want = nel / 4;
       threads = want < 32 ? 32 : want > NTT_R4_THREADS ? NTT_R4_THREADS : want;
     }
