@@ -48,6 +48,39 @@ __global__ void ntt_build_powers(fr_t *out, size_t count, const fr_t *lo, const 
   out[j] = r;
 }
 
+/* One radix-2 stage of a pass in shared memory, a butterfly per thread in turn: stage
+ * half-span 2^lhr rows, S its global index (DIF: (a, b) -> (a + b, (a - b) w); DIT: the
+ * transposed (a + b w, a - b w)). */
+static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsigned c, unsigned lhr, unsigned L,
+                                                    size_t lo_group, unsigned S, const fr_t *__restrict__ tw,
+                                                    int dit) {
+  const unsigned cmask = (1u << c) - 1, hr = 1u << lhr;
+  for (unsigned j = threadIdx.x; j < nbf; j += blockDim.x) {
+    unsigned col = j & cmask, q = j >> c;
+    unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
+    unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
+    size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
+    fr_t a = sh[e0], b = sh[e1], x, y;
+    if (!dit) {
+      fr_add_d(&x, &a, &b);
+      fr_sub_d(&y, &a, &b);
+      if (ti) {
+        fr_t w = tw[ti];
+        fr_mul_d(&y, &y, &w);
+      }
+    } else {
+      if (ti) {
+        fr_t w = tw[ti];
+        fr_mul_d(&b, &b, &w);
+      }
+      fr_add_d(&x, &a, &b);
+      fr_sub_d(&y, &a, &b);
+    }
+    sh[e0] = x;
+    sh[e1] = y;
+  }
+}
+
 /* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
  * network over 2^log_n elements; c column bits per block. Each thread does B butterflies
  * per stage (loads of all B first, then the arithmetic, then the stores), so that B
@@ -69,30 +102,7 @@ __global__ void __launch_bounds__(NTT_THREADS / B, 2) ntt_pass(fr_t *d, unsigned
     const unsigned t = dit ? k - 1 - tt : tt;
     const unsigned lhr = k - 1 - t, hr = 1u << lhr, S = s + t;
     if constexpr (B == 1) {
-      for (unsigned j = threadIdx.x; j < nbf; j += blockDim.x) {
-        unsigned col = j & cmask, q = j >> c;
-        unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
-        unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
-        size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
-        fr_t a = sh[e0], b = sh[e1], x, y;
-        if (!dit) {
-          fr_add_d(&x, &a, &b);
-          fr_sub_d(&y, &a, &b);
-          if (ti) {
-            fr_t w = tw[ti];
-            fr_mul_d(&y, &y, &w);
-          }
-        } else {
-          if (ti) {
-            fr_t w = tw[ti];
-            fr_mul_d(&b, &b, &w);
-          }
-          fr_add_d(&x, &a, &b);
-          fr_sub_d(&y, &a, &b);
-        }
-        sh[e0] = x;
-        sh[e1] = y;
-      }
+      ntt_r2_stage(sh, nel / 2, c, lhr, L, lo_group, S, tw, dit);
     } else {
       /* Within a stage each element belongs to one butterfly, so a thread's loads need no
        * barrier against other threads' stores of the same stage. */
@@ -203,31 +213,8 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, MINB) ntt_pass_r4(fr_t *d, uns
     __syncthreads();
   }
   if (k & 1) {
-    const unsigned t = dit ? 0 : k - 1, lhr = k - 1 - t, hr = 1u << lhr, S = s + t;
-    for (unsigned j = threadIdx.x; j < nel / 2; j += blockDim.x) {
-      unsigned col = j & cmask, q = j >> c;
-      unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
-      unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
-      size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
-      fr_t a = sh[e0], b = sh[e1], x, y;
-      if (!dit) {
-        fr_add_d(&x, &a, &b);
-        fr_sub_d(&y, &a, &b);
-        if (ti) {
-          fr_t w = tw[ti];
-          fr_mul_d(&y, &y, &w);
-        }
-      } else {
-        if (ti) {
-          fr_t w = tw[ti];
-          fr_mul_d(&b, &b, &w);
-        }
-        fr_add_d(&x, &a, &b);
-        fr_sub_d(&y, &a, &b);
-      }
-      sh[e0] = x;
-      sh[e1] = y;
-    }
+    const unsigned t = dit ? 0 : k - 1;
+    ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
     __syncthreads();
   }
   for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
