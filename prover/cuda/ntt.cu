@@ -29,14 +29,18 @@ extern "C" {
 /* Butterflies per thread and stage of the radix-2 pass: 4 measured fastest on the H200
  * (NTT 2^24 8.39 ms against 8.82 with 1 and 9.25 with 2; docs/performance.md). */
 #define NTT_BPT 4
-/* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 6.43 ms on the
- * H200 with 3 blocks per SM, against 8.40 ms one stage at a time); 2: one stage at a time
- * (ntt_pass<NTT_BPT>). PSC_NTT_RADIX overrides. */
+/* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 5.67 ms on the
+ * H200, against 8.40 ms one stage at a time); 2: one stage at a time (ntt_pass<NTT_BPT>).
+ * PSC_NTT_RADIX overrides. */
 #define NTT_RADIX 4
-/* ntt_pass_r4's twiddles (see there) and blocks per SM (2..4; 3 caps it at 80 registers,
- * with a few spills, and measured fastest); PSC_NTT_R4TW and PSC_NTT_R4MINB override. */
+/* ntt_pass_r4's block: NTT_R4THR threads, NTT_R4MINB blocks per SM. 128 x 5 (96 registers,
+ * no spills, 20 warps per SM) measured fastest on the H200: NTT 2^24 5.67 ms, against
+ * 6.44 with 256 x 3 (80 registers, spills) and 7.85 with 256 x 2. PSC_NTT_R4THR (128,
+ * 256), PSC_NTT_R4MINB (256: 2..4; 128: 5, 6) and PSC_NTT_R4TW (256 only: the twiddles,
+ * see ntt_pass_r4) override them, for tuning. */
+#define NTT_R4THR 128
 #define NTT_R4TW 0
-#define NTT_R4MINB 3
+#define NTT_R4MINB 5
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
@@ -163,8 +167,8 @@ static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const 
  * derived from the first (its index is n/4 further: times w^(n/4), one multiplication);
  * 2, also the small stage's (the square of the first). MINB: blocks per SM the
  * registers must allow. */
-template <int TW, int MINB>
-__global__ void __launch_bounds__(NTT_R4_THREADS, MINB) ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k,
+template <int TW, int MINB, int THR = NTT_R4_THREADS>
+__global__ void __launch_bounds__(THR, MINB) ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k,
                                                                     unsigned c, const fr_t *__restrict__ tw, int dit) {
   extern __shared__ fr_t sh[];
   const unsigned L = log_n - s - k;
@@ -329,10 +333,12 @@ static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned h
 /* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
-  static unsigned log_block, max_k, bpt, radix, r4tw, r4minb; /* read once */
+  static unsigned log_block, max_k, bpt, radix, r4tw, r4minb, r4thr; /* read once */
   if (!log_block) {
     r4tw = env_uint("PSC_NTT_R4TW", NTT_R4TW, 0, 2);
-    r4minb = env_uint("PSC_NTT_R4MINB", NTT_R4MINB, 2, 4);
+    r4minb = env_uint("PSC_NTT_R4MINB", NTT_R4MINB, 2, 6);
+    if (r4thr == 256 && r4minb > 4) r4minb = 3;
+    r4thr = env_uint("PSC_NTT_R4THR", NTT_R4THR, 128, 256) >= 256 ? 256 : 128;
     radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
     bpt = env_uint("PSC_NTT_BPT", NTT_BPT, 1, 4);
     if (bpt == 3) bpt = 2;
@@ -371,9 +377,14 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
           {ntt_pass_r4<0, 2>, ntt_pass_r4<0, 3>, ntt_pass_r4<0, 4>},
           {ntt_pass_r4<1, 2>, ntt_pass_r4<1, 3>, ntt_pass_r4<1, 4>},
           {ntt_pass_r4<2, 2>, ntt_pass_r4<2, 3>, ntt_pass_r4<2, 4>}};
-      kern = r4[r4tw][r4minb - 2];
+      kern = r4[r4tw][(r4minb > 4 ? 4 : r4minb) - 2];
+      unsigned tcap = NTT_R4_THREADS;
+      if (r4thr == 128) { /* 128-thread blocks, 5 or 6 per SM (tuning) */
+        kern = r4minb >= 6 ? ntt_pass_r4<0, 6, 128> : ntt_pass_r4<0, 5, 128>;
+        tcap = 128;
+      }
       want = nel / 4;
-      threads = want < 32 ? 32 : want > NTT_R4_THREADS ? NTT_R4_THREADS : want;
+      threads = want < 32 ? 32 : want > tcap ? tcap : want;
     }
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
