@@ -165,7 +165,8 @@ unsigned backend_msm_window(const ps_backend *b, int g2, size_t n) {
   return msm_cpu_window(g2, n);
 }
 
-static int msm_check(ps_backend *b, backend_msm_bases *m, int g2, const fr_t *scalars, size_t n,
+/* The checks of every MSM entry point; scalars (host array or backend_vec) only for NULL. */
+static int msm_check(ps_backend *b, backend_msm_bases *m, int g2, const void *scalars, size_t n,
                      ps_err *e) {
   if (!m || m->b != b)
     return ps_fail(e, PS_EINPUT, "MSM: the bases were not registered with this backend");
@@ -261,8 +262,6 @@ static backend_msm_deferred *deferred_new(int count, int g2) {
   return d;
 }
 
-int backend_msm_deferred_count(const backend_msm_deferred *d) { return d ? d->count : 0; }
-
 void backend_msm_deferred_point(const backend_msm_deferred *d, int i, void *out_jac) {
   PS_ASSERT(d && i >= 0 && i < d->count);
   if (d->p1) {
@@ -309,7 +308,7 @@ int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, 
   *out = NULL;
   if (b->kind != BK_CUDA)
     return ps_fail(e, PS_EINPUT, "Groth16 H: the %s backend has no device; compute H on the CPU", backend_name(b));
-  int rc = msm_check(b, bases, 0, (const fr_t *)abc, nh, e);
+  int rc = msm_check(b, bases, 0, abc, nh, e);
   if (rc) return rc;
   size_t n = (size_t)1 << log_n;
   if (k < 1 || log_n < 1 || log_n > NTT_MAX_LOG_N || nh >= n || !abc || abc->n < (size_t)k * 3 * n)
@@ -334,16 +333,6 @@ int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, 
 #endif
 }
 
-int backend_g16_h_vec(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases, size_t nh,
-                      const fr_t *zinv, g1_jac_t *out, ps_err *e) {
-  backend_msm_deferred *d;
-  int rc = backend_g16_h_vec_deferred(b, abc, log_n, k, bases, nh, zinv, &d, e);
-  if (rc) return rc;
-  for (int p = 0; p < k; p++) backend_msm_deferred_point(d, p, &out[p]);
-  backend_msm_deferred_free(d);
-  return PS_OK;
-}
-
 static int msm_vec_deferred(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s,
                             const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e) {
   int rc;
@@ -351,7 +340,7 @@ static int msm_vec_deferred(ps_backend *b, int g2, int count, backend_msm_bases 
   if (count < 1) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected at least 1 MSM", count);
   if (!s || s->b != b) return ps_fail(e, PS_EINPUT, "MSM: the scalars were not uploaded to this backend");
   for (int i = 0; i < count; i++) {
-    if ((rc = msm_check(b, m[i], g2, (const fr_t *)s, n[i], e))) return rc;
+    if ((rc = msm_check(b, m[i], g2, s, n[i], e))) return rc;
     if (off[i] + n[i] > s->n)
       return ps_fail(e, PS_EINPUT, "MSM %d: scalars %zu..%zu of a vector of %zu", i, off[i], off[i] + n[i], s->n);
   }

@@ -75,17 +75,6 @@ int backend_has_device(const ps_backend *b);
 typedef struct backend_vec backend_vec;
 int backend_vec_upload(ps_backend *b, backend_vec **v, const fr_t *host, size_t n, ps_err *e);
 void backend_vec_free(backend_vec *v);
-/* Groth16's H on the device, for backends that have one (backend_has_device): for each
- * of k partitions, the vector abc holds the evaluations A·z, B·z, C·z on the domain of
- * 2^log_n (Montgomery form, 3n elements per partition, one partition after the other);
- * this computes the coefficients h of (A·B - C) / Z through the coset g·H (3 inverse
- * NTTs, 3 coset NTTs, the pointwise step, 1 inverse coset NTT) and out[p] = sum_{i < nh}
- * h_i * bases_i (a G1 MSM, nh <= n - 1), all on the device: nothing comes back but out.
- * zinv is 1 / (g^n - 1), the inverse of Z on the coset. Fails (PS_ERR) when h has degree
- * n - 1, i.e. the witness does not satisfy the circuit. The vector (uploaded with
- * backend_vec_upload) is used as scratch: its contents are lost. Device backends only. */
-int backend_g16_h_vec(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases, size_t nh,
-                      const fr_t *zinv, g1_jac_t *out, ps_err *e);
 /* count MSMs over one vector of canonical scalars: out[i] = sum_{j < n[i]} s[off[i] + j] *
  * m[i]_j. With a device the kernels of all run back to back and the window sums are
  * combined on the host at the end. All m[i] of one group (G1 here, G2 below). */
@@ -93,7 +82,7 @@ int backend_msm_g1_vec(ps_backend *b, int count, backend_msm_bases *const *m, ba
                        const size_t *n, g1_jac_t *out, ps_err *e);
 int backend_msm_g2_vec(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
                        const size_t *n, g2_jac_t *out, ps_err *e);
-/* The same MSMs (and Groth16's H) with their last step left for later: with a device the
+/* The same MSMs (and Groth16's H, below) with their last step left for later: with a device the
  * call returns when the GPU's part is done and the window sums are on the host; combining
  * them into points (Horner, on the host: ~0.3 ms per G1 and ~1 ms per G2 MSM at 2^20) is
  * done by backend_msm_deferred_point, so a GPU phase can end when the GPU work does and
@@ -104,9 +93,17 @@ int backend_msm_g1_vec_deferred(ps_backend *b, int count, backend_msm_bases *con
                                 const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e);
 int backend_msm_g2_vec_deferred(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s,
                                 const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e);
+/* Groth16's H on the device, for backends that have one (backend_has_device): for each
+ * of k partitions, the vector abc holds the evaluations A·z, B·z, C·z on the domain of
+ * 2^log_n (Montgomery form, 3n elements per partition, one partition after the other);
+ * this computes the coefficients h of (A·B - C) / Z through the coset g·H (3 inverse
+ * NTTs, 3 coset NTTs, the pointwise step, 1 inverse coset NTT) and, as deferred MSM p of
+ * *out, sum_{i < nh} h_i * bases_i (a G1 MSM, nh <= n - 1), all on the device. zinv is
+ * 1 / (g^n - 1), the inverse of Z on the coset. Fails (PS_ERR) when h has degree n - 1,
+ * i.e. the witness does not satisfy the circuit. The vector (uploaded with
+ * backend_vec_upload) is used as scratch: its contents are lost. */
 int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases,
                                size_t nh, const fr_t *zinv, backend_msm_deferred **out, ps_err *e);
-int backend_msm_deferred_count(const backend_msm_deferred *d);
 /* MSM i as a point: a g1_jac_t or a g2_jac_t by the group. */
 void backend_msm_deferred_point(const backend_msm_deferred *d, int i, void *out_jac);
 void backend_msm_deferred_free(backend_msm_deferred *d);

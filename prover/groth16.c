@@ -646,29 +646,54 @@ size_t g16_job_bytes(const g16_keys *k, int partitions) {
 
 /* ---- contexts ---- */
 
+/* A job's buffers: z, A·z|B·z|C·z and the MSM scalars on the host (backend memory,
+ * pinned with a device) and, with a device, the last two there too (synth and prep upload
+ * them as they finish, outside the GPU phases, so a narrow lock does not cover the
+ * copies). k partitions fit. */
+typedef struct g16_bufs {
+  fr_t *z, *abc, *scal;
+  backend_vec *dev_abc, *dev_scal;
+  int k;
+} g16_bufs;
+
+/* Makes room for k partitions (device vectors grow when uploaded into). */
+static void bufs_fit(ps_backend *b, const g16_keys *K, g16_bufs *s, int k) {
+  if (s->k >= k) return;
+  size_t scal_bytes = (size_t)k * K->nvars * sizeof(fr_t);
+  backend_host_free(b, s->abc);
+  backend_host_free(b, s->scal);
+  free(s->z);
+  s->z = xmalloc(scal_bytes);
+  s->abc = backend_host_alloc(b, (size_t)k * 3 * K->n * sizeof(fr_t));
+  s->scal = backend_host_alloc(b, scal_bytes);
+  s->k = k;
+}
+
+static void bufs_free(ps_backend *b, g16_bufs *s) {
+  backend_host_free(b, s->abc);
+  backend_host_free(b, s->scal);
+  free(s->z);
+  backend_vec_free(s->dev_abc);
+  backend_vec_free(s->dev_scal);
+  memset(s, 0, sizeof *s);
+}
+
 struct g16_ctx {
   ps_backend *b;
   const g16_keys *k;
   backend_msm_bases *a, *b_g1, *l, *h, *b_g2;
-  /* The jobs' backend (pinned) host buffers, kept for the next job: pinning and freeing
-   * hundreds of MB per call costs tens of ms, and freeing pinned memory synchronises the
-   * whole device, stalling the other workers' kernels. buf_k partitions fit; buf_busy is
-   * set while a job uses them (a second concurrent job allocates its own). */
-  fr_t *buf_abc, *buf_scal, *buf_z;
-  int buf_k, buf_busy;
+  /* The jobs' buffers, kept for the next job: pinning and freeing hundreds of MB per call
+   * costs tens of ms, and freeing pinned memory synchronises the whole device, stalling
+   * the other workers' kernels. bufs_busy is set while a job uses them (a second
+   * concurrent job gets its own). */
+  g16_bufs bufs;
+  int bufs_busy;
   unsigned threads; /* CPU threads of the jobs' CPU steps; 0 = every CPU */
-  /* With a device: the same two vectors there (synth and prep upload them as they finish,
-   * outside the GPU phases, so a narrow lock does not cover the copies). */
-  backend_vec *dev_abc, *dev_scal;
 };
 
 void g16_ctx_close(g16_ctx *c) {
   if (!c) return;
-  backend_host_free(c->b, c->buf_abc);
-  backend_host_free(c->b, c->buf_scal);
-  free(c->buf_z);
-  backend_vec_free(c->dev_abc);
-  backend_vec_free(c->dev_scal);
+  bufs_free(c->b, &c->bufs);
   backend_msm_bases_free(c->a);
   backend_msm_bases_free(c->b_g1);
   backend_msm_bases_free(c->l);
@@ -706,9 +731,8 @@ struct g16_job {
   fr_t *z;    /* k * nvars, Montgomery */
   fr_t *abc;  /* k * 3n (backend host memory): A z | B z | C z per partition; then h */
   fr_t *scal; /* k * nvars (backend host memory): canonical z */
-  int own_bufs; /* abc and scal are the job's own, not the context's */
-  backend_vec **dev_abc, **dev_scal; /* the context's device vectors, or own_dev_* */
-  backend_vec *own_dev_abc, *own_dev_scal;
+  g16_bufs *bufs; /* the context's, or own */
+  g16_bufs own;
   /* With a device: the MSMs of ntt_h (H), msm (A, B_G1, L per partition) and b_g2, their
    * window sums not yet combined into points; the epilogue does that, on the CPU, outside
    * a lock that covers the GPU phases. */
@@ -729,31 +753,16 @@ g16_job *g16_job_new(g16_ctx *c, int k, const uint64_t *instance_seeds, uint64_t
   j->seeds = xmalloc((size_t)k * sizeof *j->seeds);
   memcpy(j->seeds, instance_seeds, (size_t)k * sizeof *j->seeds);
   j->rng_seed = rng_seed;
-  size_t abc_bytes = (size_t)k * 3 * K->n * sizeof *j->abc, scal_bytes = (size_t)k * K->nvars * sizeof *j->scal;
-  if (c->buf_busy) {
-    j->own_bufs = 1;
-    j->dev_abc = &j->own_dev_abc;
-    j->dev_scal = &j->own_dev_scal;
-    j->z = xmalloc(scal_bytes);
-    j->abc = backend_host_alloc(c->b, abc_bytes);
-    j->scal = backend_host_alloc(c->b, scal_bytes);
+  if (c->bufs_busy) {
+    j->bufs = &j->own;
   } else {
-    if (c->buf_k < k) {
-      backend_host_free(c->b, c->buf_abc);
-      backend_host_free(c->b, c->buf_scal);
-      free(c->buf_z);
-      c->buf_z = xmalloc(scal_bytes);
-      c->buf_abc = backend_host_alloc(c->b, abc_bytes);
-      c->buf_scal = backend_host_alloc(c->b, scal_bytes);
-      c->buf_k = k;
-    }
-    c->buf_busy = 1;
-    j->dev_abc = &c->dev_abc;
-    j->dev_scal = &c->dev_scal;
-    j->z = c->buf_z;
-    j->abc = c->buf_abc;
-    j->scal = c->buf_scal;
+    j->bufs = &c->bufs;
+    c->bufs_busy = 1;
   }
+  bufs_fit(c->b, K, j->bufs, k);
+  j->z = j->bufs->z;
+  j->abc = j->bufs->abc;
+  j->scal = j->bufs->scal;
   j->h_acc = xcalloc((size_t)k, sizeof *j->h_acc);
   j->a_acc = xcalloc((size_t)k, sizeof *j->a_acc);
   j->b1_acc = xcalloc((size_t)k, sizeof *j->b1_acc);
@@ -769,15 +778,8 @@ void g16_job_free(g16_job *j) {
   backend_msm_deferred_free(j->def_h);
   backend_msm_deferred_free(j->def_msm);
   backend_msm_deferred_free(j->def_b2);
-  if (j->own_bufs) {
-    backend_vec_free(j->own_dev_abc);
-    backend_vec_free(j->own_dev_scal);
-    free(j->z);
-    backend_host_free(j->c->b, j->abc);
-    backend_host_free(j->c->b, j->scal);
-  } else {
-    j->c->buf_busy = 0;
-  }
+  if (j->bufs == &j->own) bufs_free(j->c->b, &j->own);
+  else j->c->bufs_busy = 0;
   free(j->h_acc), free(j->a_acc), free(j->b1_acc), free(j->l_acc), free(j->b2_acc);
   free(j->proofs);
   free(j);
@@ -797,7 +799,7 @@ int g16_synth(g16_job *j, ps_err *e) {
   }
   /* With a device, A·z, B·z, C·z go up now, while another worker may hold the GPU. */
   if (backend_has_device(j->c->b)) {
-    int rc = backend_vec_upload(j->c->b, j->dev_abc, j->abc, (size_t)j->k * 3 * K->n, e);
+    int rc = backend_vec_upload(j->c->b, &j->bufs->dev_abc, j->abc, (size_t)j->k * 3 * K->n, e);
     if (rc) return rc;
   }
   j->synth_done = 1;
@@ -819,7 +821,7 @@ int g16_prep(g16_job *j, ps_err *e) {
   canon_job c = {j->z, j->scal};
   par_for_t((size_t)j->k * j->c->k->nvars, 1 << 14, j->c->threads, canon_range, &c, NULL, NULL);
   if (backend_has_device(j->c->b)) { /* the MSM scalars go up now, as A·z.. in synth */
-    int rc = backend_vec_upload(j->c->b, j->dev_scal, j->scal, (size_t)j->k * j->c->k->nvars, e);
+    int rc = backend_vec_upload(j->c->b, &j->bufs->dev_scal, j->scal, (size_t)j->k * j->c->k->nvars, e);
     if (rc) return rc;
   }
   j->prep_done = 1;
@@ -859,7 +861,7 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
   if (backend_has_device(j->c->b)) {
     backend_msm_deferred_free(j->def_h);
     j->def_h = NULL;
-    if ((rc = backend_g16_h_vec_deferred(j->c->b, *j->dev_abc, log_n, j->k, j->c->h, K->nh, &zinv, &j->def_h, e)))
+    if ((rc = backend_g16_h_vec_deferred(j->c->b, j->bufs->dev_abc, log_n, j->k, j->c->h, K->nh, &zinv, &j->def_h, e)))
       return rc;
     j->ntt_done = 1;
     return PS_OK;
@@ -906,7 +908,7 @@ int g16_msm(g16_job *j, ps_err *e) {
     }
     backend_msm_deferred_free(j->def_msm);
     j->def_msm = NULL;
-    rc = backend_msm_g1_vec_deferred(j->c->b, cnt, m, *j->dev_scal, off, n, &j->def_msm, e);
+    rc = backend_msm_g1_vec_deferred(j->c->b, cnt, m, j->bufs->dev_scal, off, n, &j->def_msm, e);
     free(m), free(off), free(n);
     if (rc) return rc;
     j->msm_done = 1;
@@ -933,7 +935,7 @@ int g16_b_g2(g16_job *j, ps_err *e) {
     for (int p = 0; p < j->k; p++) m[p] = j->c->b_g2, off[p] = (size_t)p * K->nvars, n[p] = K->nvars;
     backend_msm_deferred_free(j->def_b2);
     j->def_b2 = NULL;
-    rc = backend_msm_g2_vec_deferred(j->c->b, j->k, m, *j->dev_scal, off, n, &j->def_b2, e);
+    rc = backend_msm_g2_vec_deferred(j->c->b, j->k, m, j->bufs->dev_scal, off, n, &j->def_b2, e);
     free(m), free(off), free(n);
     if (rc) return rc;
   } else {

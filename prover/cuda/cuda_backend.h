@@ -75,19 +75,6 @@ typedef struct psc_vec psc_vec;
 int psc_vec_upload(psc_dev *d, psc_vec **v, const fr_t *host, size_t n, ps_err *e);
 void psc_vec_free(psc_vec *v);
 
-/* Groth16's H for one partition (backend.h, backend_g16_h_vec): v[off ..] holds A·z |
- * B·z | C·z on the domain of 2^log_n (Montgomery), used as scratch; out = sum_{i < nh}
- * h_i * bases_i. */
-int psc_g16_h_vec(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
-                  const fr_t *zinv, void *out_xyzz, ps_err *e);
-
-/* count MSMs over scalars in v (canonical): out[i] = sum_{j < n[i]} v[off[i] + j] *
- * bases[i]_j; window 0 = each MSM's default (or its precomputed window). The kernels of
- * all are queued back to back; one synchronisation, then the host combines the window
- * sums of each. */
-int psc_msm_vec(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off, const size_t *n,
-                unsigned window, void *const *out_xyzz, ps_err *e);
-
 /* ---- Measurements for prover-bench (device events, data resident on the device) ---- */
 /* Multiplications per second of Fr (fp = 0) or Fp (fp = 1) on the whole device. */
 int psc_bench_field(psc_dev *d, int fp, double *mults_per_s, ps_err *e);

@@ -31,9 +31,8 @@ __global__ void g16_canon_unscramble(fr_t *out, const fr_t *__restrict__ in, uns
   out[j] = r;
 }
 
-/* Everything up to the H MSM; its window sums go to *w when w, else its point to out. */
-static int g16_h(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh, const fr_t *zinv,
-                 void *out_xyzz, psc_msm_wins *w, ps_err *e) {
+extern "C" int psc_g16_h_vec_wins(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
+                                  const fr_t *zinv, psc_msm_wins *w, ps_err *e) {
   int rc = PS_OK;
   const size_t n = (size_t)1 << log_n;
   fr_t *h = NULL, top;
@@ -55,21 +54,10 @@ static int g16_h(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *
   for (int i = 0; i < BLS_FR_LIMBS; i++)
     if (top.v[i])
       return ps_fail(e, PS_ERR, "the witness does not satisfy the circuit (h has degree n - 1)");
-  if (w) {
+  {
     const fr_t *hp = h;
     return psc_msm_wins_dev(d, 1, &bases, &hp, &nh, 0, w, e);
   }
-  return psc__msm_dev(d, bases, h, nh, 0, out_xyzz, e);
 fail:
   return rc;
-}
-
-extern "C" int psc_g16_h_vec(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
-                             const fr_t *zinv, void *out_xyzz, ps_err *e) {
-  return g16_h(d, v, off, log_n, bases, nh, zinv, out_xyzz, NULL, e);
-}
-
-extern "C" int psc_g16_h_vec_wins(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
-                                  const fr_t *zinv, psc_msm_wins *w, ps_err *e) {
-  return g16_h(d, v, off, log_n, bases, nh, zinv, NULL, w, e);
 }

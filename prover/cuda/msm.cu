@@ -303,9 +303,8 @@ static void msm_set_inf(int g2, void *out) {
   else g1_xyzz_set_inf((g1_xyzz_t *)out);
 }
 
-/* One MSM, synchronously. */
-static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, size_t n, unsigned c, void *out,
-                   ps_err *e) {
+/* One MSM over host scalars, synchronously. */
+static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned c, void *out, ps_err *e) {
   int rc = PS_OK;
   const size_t psz = b->g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t);
   unsigned nwin_b = 0;
@@ -321,7 +320,7 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, si
   if (prof)
     for (int i = 0; i < 8; i++) PSC_CHECK(cudaEventCreate(&ph[i]));
   win = xmalloc(((256 + c - 1) / c) * psz);
-  if ((rc = msm_enqueue(d, b, scalars, on_dev, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
+  if ((rc = msm_enqueue(d, b, scalars, 0, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   {
     double t_host0 = ps_now();
@@ -422,15 +421,6 @@ extern "C" void psc_msm_wins_free(psc_msm_wins *w) {
   memset(w, 0, sizeof *w);
 }
 
-extern "C" int psc_msm_vec(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off,
-                           const size_t *n, unsigned window, void *const *out_xyzz, ps_err *e) {
-  psc_msm_wins w;
-  int rc = psc_msm_vec_wins(d, count, bases, v, off, n, window, &w, e);
-  if (rc) return rc;
-  for (int i = 0; i < count; i++) psc_msm_wins_point(&w, i, out_xyzz[i]);
-  psc_msm_wins_free(&w);
-  return PS_OK;
-}
 
 extern "C" int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window,
                        void *out_xyzz, ps_err *e) {
@@ -439,15 +429,9 @@ extern "C" int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, 
   window = msm_window(b, n, window);
   if (window < 2 || window > 24)
     return ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", window);
-  return msm_run(d, b, scalars, 0, n, window, out_xyzz, e);
+  return msm_run(d, b, scalars, n, window, out_xyzz, e);
 }
 
-int psc__msm_dev(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window, void *out_xyzz,
-                 ps_err *e) {
-  if (n > b->n)
-    return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n, b->n);
-  return msm_run(d, b, scalars, 1, n, msm_window(b, n, window), out_xyzz, e);
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;

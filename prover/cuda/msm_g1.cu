@@ -1,6 +1,4 @@
 /* The G1 bucket stage of the MSM (msm_int.cuh): msm_kernels.cuh instantiated for G1. */
-#include <stdlib.h>
-
 #include "msm_int.cuh"
 #include "ps_curves.cuh"
 
@@ -9,5 +7,4 @@
 #define MK_EC(x) g1_##x##_d
 #define MK_FN(op) fp_##op##_d
 #define MK_K(x) g1_##x
-#define MK_CHUNKS_MIN_BLOCKS 8
 #include "msm_kernels.cuh"

@@ -1,6 +1,4 @@
 /* The G2 bucket stage of the MSM (msm_int.cuh): msm_kernels.cuh instantiated for G2. */
-#include <stdlib.h>
-
 #include "msm_int.cuh"
 #include "ps_curves.cuh"
 

@@ -43,10 +43,10 @@ __device__ __forceinline__ size_t MK_K(next_key)(const uint32_t *__restrict__ st
  * or to part[] when the bucket began in an earlier chunk) and restarted. Only that short
  * flush is predicated, so lanes no longer wait for each other's longer buckets (the
  * nested loop per bucket made a warp run the longest lane's bucket each time). */
-static __device__ __forceinline__ void MK_K(bucket_chunks_body)(
-    MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head, const uint32_t *__restrict__ sorted,
-    const uint32_t *__restrict__ start, const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases,
-    size_t nkeys, size_t nchunks, unsigned L) {
+__global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head,
+                                    const uint32_t *__restrict__ sorted, const uint32_t *__restrict__ start,
+                                    const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases,
+                                    size_t nkeys, size_t nchunks, unsigned L) {
   size_t ch = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (ch >= nchunks) return;
   const uint32_t total = start[nkeys - 1] + count[nkeys - 1];
@@ -95,21 +95,6 @@ static __device__ __forceinline__ void MK_K(bucket_chunks_body)(
   head[ch] = hk;
 }
 
-#define MK_CHUNKS_ARGS                                                                               \
-  MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head, const uint32_t *__restrict__ sorted,              \
-      const uint32_t *__restrict__ start, const uint32_t *__restrict__ count,                        \
-      const MK_AFF *__restrict__ bases, size_t nkeys, size_t nchunks, unsigned L
-__global__ void MK_K(bucket_chunks)(MK_CHUNKS_ARGS) {
-  MK_K(bucket_chunks_body)(buckets, part, head, sorted, start, count, bases, nkeys, nchunks, L);
-}
-#ifdef MK_CHUNKS_MIN_BLOCKS
-/* The same with the registers capped so that MK_CHUNKS_MIN_BLOCKS blocks of 64 threads
- * fit on an SM (PSC_MSM_REGCAP=1 selects it; for measuring occupancy against spills). */
-__global__ void __launch_bounds__(64, MK_CHUNKS_MIN_BLOCKS) MK_K(bucket_chunks_capped)(MK_CHUNKS_ARGS) {
-  MK_K(bucket_chunks_body)(buckets, part, head, sorted, start, count, bases, nkeys, nchunks, L);
-}
-#endif
-#undef MK_CHUNKS_ARGS
 
 /* One step of the segmented tree reduction of the head parts: the parts of bucket k lie
  * in chunks a .. b (a = start[k]/L + 1, b = (start[k] + count[k] - 1)/L); at stride s,
@@ -218,18 +203,9 @@ int MK_K(msm_buckets)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const 
   const size_t nkeys = sh->nkeys, nchunks = sh->nchunks;
   MK_K(bucket_init)<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>((MK_XYZZ *)m->buckets, nkeys);
   PSC_CHECK_LAUNCH();
-  {
-    void (*chunks)(MK_XYZZ *, MK_XYZZ *, uint32_t *, const uint32_t *, const uint32_t *, const uint32_t *,
-                   const MK_AFF *, size_t, size_t, unsigned) = MK_K(bucket_chunks);
-#ifdef MK_CHUNKS_MIN_BLOCKS
-    static int capped = -1;
-    if (capped < 0) capped = getenv("PSC_MSM_REGCAP") && atoi(getenv("PSC_MSM_REGCAP")) > 0;
-    if (capped) chunks = MK_K(bucket_chunks_capped);
-#endif
-    chunks<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>((MK_XYZZ *)m->buckets, (MK_XYZZ *)m->parts, m->head,
-                                                          m->sorted, m->start, m->count, (const MK_AFF *)bases,
-                                                          nkeys, nchunks, MSM_CHUNK);
-  }
+  MK_K(bucket_chunks)<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>(
+      (MK_XYZZ *)m->buckets, (MK_XYZZ *)m->parts, m->head, m->sorted, m->start, m->count, (const MK_AFF *)bases,
+      nkeys, nchunks, MSM_CHUNK);
   PSC_CHECK_LAUNCH();
   for (size_t s = 1; s < nchunks; s <<= 1) {
     MK_K(bucket_combine)<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(

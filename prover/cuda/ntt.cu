@@ -21,26 +21,19 @@ extern "C" {
 
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
  * that is not the last; PSC_NTT_LOG_BLOCK (8..12) and PSC_NTT_MAX_K (1..LOG_BLOCK) in the
- * environment override them, for tuning with prover-bench, and PSC_NTT_BPT (1, 2, 4) sets
- * the butterflies each thread does per stage (default NTT_BPT). */
+ * environment override them, for tuning with prover-bench. */
 #define NTT_LOG_BLOCK 10
 #define NTT_MAX_K 8
-#define NTT_THREADS 512
-/* Butterflies per thread and stage of the radix-2 pass: 4 measured fastest on the H200
- * (NTT 2^24 8.39 ms against 8.82 with 1 and 9.25 with 2; docs/performance.md). */
-#define NTT_BPT 4
 /* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 5.67 ms on the
- * H200, against 8.40 ms one stage at a time); 2: one stage at a time (ntt_pass<NTT_BPT>).
+ * H200, against 8.82 ms one stage at a time); 2: one stage at a time (ntt_pass).
  * PSC_NTT_RADIX overrides. */
 #define NTT_RADIX 4
-/* ntt_pass_r4's block: NTT_R4THR threads, NTT_R4MINB blocks per SM. 128 x 5 (96 registers,
- * no spills, 20 warps per SM) measured fastest on the H200: NTT 2^24 5.67 ms, against
- * 6.44 with 256 x 3 (80 registers, spills) and 7.85 with 256 x 2. PSC_NTT_R4THR (128,
- * 256), PSC_NTT_R4MINB (256: 2..4; 128: 5, 6) and PSC_NTT_R4TW (256 only: the twiddles,
- * see ntt_pass_r4) override them, for tuning. */
-#define NTT_R4THR 128
-#define NTT_R4TW 0
-#define NTT_R4MINB 5
+#define NTT_THREADS 512
+/* ntt_pass_r4's blocks: 128 threads, 5 per SM (96 registers, no spills, 20 warps per
+ * SM) measured fastest on the H200 (docs/performance.md: 6.44 ms at 2^24 with 256 x 3,
+ * 80 registers and spills; 7.85 ms with 256 x 2). */
+#define NTT_R4_THREADS 128
+#define NTT_R4_MIN_BLOCKS 5
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
@@ -85,101 +78,63 @@ static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsi
   }
 }
 
+/* The block of a pass (stages s .. s+k-1, c column bits): 2^k rows of 2^c adjacent
+ * columns, row r at global stride 2^L; L, its element count, lo_group (its columns' high
+ * bits) and the global index of its element 0. */
+typedef struct ntt_blk {
+  unsigned L, nel;
+  size_t lo_group, base;
+} ntt_blk;
+
+static __device__ __forceinline__ ntt_blk ntt_block(unsigned log_n, unsigned s, unsigned k, unsigned c) {
+  ntt_blk b;
+  b.L = log_n - s - k;
+  b.nel = 1u << (k + c);
+  b.lo_group = blockIdx.x & ((1u << (b.L - c)) - 1);
+  b.base = (((size_t)blockIdx.x >> (b.L - c)) << (log_n - s)) | (b.lo_group << c);
+  return b;
+}
+
+/* Copies the block between global memory and shared memory (store = 1: back to global). */
+static __device__ __forceinline__ void ntt_block_io(const ntt_blk *b, unsigned c, fr_t *d, fr_t *sh, int store) {
+  const unsigned cmask = (1u << c) - 1;
+  for (unsigned e = threadIdx.x; e < b->nel; e += blockDim.x) {
+    size_t g = b->base | ((size_t)(e >> c) << b->L) | (e & cmask);
+    if (store) d[g] = sh[e];
+    else sh[e] = d[g];
+  }
+}
+
 /* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
- * network over 2^log_n elements; c column bits per block. Each thread does B butterflies
- * per stage (loads of all B first, then the arithmetic, then the stores), so that B
- * independent multiplications hide each other's latency; B = 1 is one per thread. */
-template <int B>
-__global__ void __launch_bounds__(NTT_THREADS / B, 2) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
+ * network over 2^log_n elements; c column bits per block. */
+__global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
                                                           unsigned c, const fr_t *__restrict__ tw, int dit) {
   extern __shared__ fr_t sh[];
-  const unsigned L = log_n - s - k;
-  const size_t lo_group = blockIdx.x & ((1u << (L - c)) - 1);
-  const size_t hi = (size_t)blockIdx.x >> (L - c);
-  const unsigned nel = 1u << (k + c), cmask = (1u << c) - 1;
-  const size_t base = (hi << (log_n - s)) | (lo_group << c);
-  for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
-    sh[e] = d[base | ((size_t)(e >> c) << L) | (e & cmask)];
+  const ntt_blk b = ntt_block(log_n, s, k, c);
+  const unsigned L = b.L, nel = b.nel;
+  const size_t lo_group = b.lo_group;
+  ntt_block_io(&b, c, d, sh, 0);
   __syncthreads();
-  const unsigned nbf = nel >> 1;
   for (unsigned tt = 0; tt < k; tt++) {
     const unsigned t = dit ? k - 1 - tt : tt;
-    const unsigned lhr = k - 1 - t, hr = 1u << lhr, S = s + t;
-    if constexpr (B == 1) {
-      ntt_r2_stage(sh, nel / 2, c, lhr, L, lo_group, S, tw, dit);
-    } else {
-      /* Within a stage each element belongs to one butterfly, so a thread's loads need no
-       * barrier against other threads' stores of the same stage. */
-      for (unsigned j0 = threadIdx.x; j0 < nbf; j0 += B * blockDim.x) {
-        unsigned e0[B], e1[B];
-        fr_t a[B], b[B], w[B];
-        bool has_w[B];
-#pragma unroll
-        for (int u = 0; u < B; u++) {
-          unsigned j = j0 + u * blockDim.x;
-          if (B > 1 && j >= nbf) j = j0; /* a repeat of the first, written back unchanged twice */
-          unsigned col = j & cmask, q = j >> c;
-          unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
-          e0[u] = (r0 << c) | col;
-          e1[u] = ((r0 + hr) << c) | col;
-          size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
-          has_w[u] = ti != 0;
-          if (has_w[u]) w[u] = tw[ti];
-          a[u] = sh[e0[u]];
-          b[u] = sh[e1[u]];
-        }
-#pragma unroll
-        for (int u = 0; u < B; u++) {
-          fr_t x, y;
-          if (!dit) {
-            fr_add_d(&x, &a[u], &b[u]);
-            fr_sub_d(&y, &a[u], &b[u]);
-            if (has_w[u]) fr_mul_d(&y, &y, &w[u]);
-          } else {
-            if (has_w[u]) fr_mul_d(&b[u], &b[u], &w[u]);
-            fr_add_d(&x, &a[u], &b[u]);
-            fr_sub_d(&y, &a[u], &b[u]);
-          }
-          a[u] = x;
-          b[u] = y;
-        }
-#pragma unroll
-        for (int u = 0; u < B; u++) {
-          if (u > 0 && j0 + u * blockDim.x >= nbf) break;
-          sh[e0[u]] = a[u];
-          sh[e1[u]] = b[u];
-        }
-      }
-    }
+    ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
     __syncthreads();
   }
-  for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
-    d[base | ((size_t)(e >> c) << L) | (e & cmask)] = sh[e];
+  ntt_block_io(&b, c, d, sh, 1);
 }
 
 /* The same pass with stage pairs done as radix-4 groups in registers (ntt_r4.h): one
  * shared-memory round trip per two stages; a last radix-2 stage when k is odd. */
-#define NTT_R4_THREADS 256
 static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { fr_mul_d(r, a, b); }
-/* TW: how the three twiddles of a group are had: 0, three table loads; 1, the second
- * derived from the first (its index is n/4 further: times w^(n/4), one multiplication);
- * 2, also the small stage's (the square of the first). MINB: blocks per SM the
- * registers must allow. */
-template <int TW, int MINB, int THR = NTT_R4_THREADS>
-__global__ void __launch_bounds__(THR, MINB) ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k,
-                                                                    unsigned c, const fr_t *__restrict__ tw, int dit) {
+__global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
+    ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit) {
   extern __shared__ fr_t sh[];
-  const unsigned L = log_n - s - k;
-  const size_t lo_group = blockIdx.x & ((1u << (L - c)) - 1);
-  const size_t hi = (size_t)blockIdx.x >> (L - c);
-  const unsigned nel = 1u << (k + c), cmask = (1u << c) - 1;
-  const size_t base = (hi << (log_n - s)) | (lo_group << c);
-  for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
-    sh[e] = d[base | ((size_t)(e >> c) << L) | (e & cmask)];
-  fr_t w4; /* w^(n/4), for TW > 0 */
-  if (TW > 0 && k >= 2) w4 = tw[(size_t)1 << (log_n - 2)];
+  const ntt_blk b = ntt_block(log_n, s, k, c);
+  const unsigned L = b.L, nel = b.nel;
+  const size_t lo_group = b.lo_group;
+  ntt_block_io(&b, c, d, sh, 0);
   __syncthreads();
   for (unsigned step = 0; step + 1 < k; step += 2) {
     const unsigned t_big = dit ? k - 2 - step : step, lH = k - 1 - t_big;
@@ -188,25 +143,10 @@ __global__ void __launch_bounds__(THR, MINB) ntt_pass_r4(fr_t *d, unsigned log_n
       ntt_r4_group_at(&gr, g, c, lH, L, lo_group << c, s + t_big);
       fr_t x[4], w[3];
       bool has[3];
-      if (TW == 0) {
 #pragma unroll
-        for (int i = 0; i < 3; i++) {
-          has[i] = gr.ti[i] != 0;
-          if (has[i]) w[i] = tw[gr.ti[i]];
-        }
-      } else {
-        has[0] = gr.ti[0] != 0;
-        if (has[0]) w[0] = tw[gr.ti[0]];
-        has[1] = true; /* ti[1] = ti[0] + n/4 is never 0 */
-        if (has[0]) fr_mul_d(&w[1], &w[0], &w4);
-        else w[1] = w4;
-        if (TW == 2) {
-          has[2] = has[0];
-          if (has[0]) fr_mul_d(&w[2], &w[0], &w[0]);
-        } else {
-          has[2] = gr.ti[2] != 0;
-          if (has[2]) w[2] = tw[gr.ti[2]];
-        }
+      for (int i = 0; i < 3; i++) {
+        has[i] = gr.ti[i] != 0;
+        if (has[i]) w[i] = tw[gr.ti[i]];
       }
 #pragma unroll
       for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
@@ -221,8 +161,7 @@ __global__ void __launch_bounds__(THR, MINB) ntt_pass_r4(fr_t *d, unsigned log_n
     ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
     __syncthreads();
   }
-  for (unsigned e = threadIdx.x; e < nel; e += blockDim.x)
-    d[base | ((size_t)(e >> c) << L) | (e & cmask)] = sh[e];
+  ntt_block_io(&b, c, d, sh, 1);
 }
 
 __global__ void ntt_bitrev(fr_t *out, const fr_t *in, unsigned log_n) {
@@ -333,15 +272,9 @@ static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned h
 /* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
-  static unsigned log_block, max_k, bpt, radix, r4tw, r4minb, r4thr; /* read once */
+  static unsigned log_block, max_k, radix; /* read once */
   if (!log_block) {
-    r4tw = env_uint("PSC_NTT_R4TW", NTT_R4TW, 0, 2);
-    r4minb = env_uint("PSC_NTT_R4MINB", NTT_R4MINB, 2, 6);
-    if (r4thr == 256 && r4minb > 4) r4minb = 3;
-    r4thr = env_uint("PSC_NTT_R4THR", NTT_R4THR, 128, 256) >= 256 ? 256 : 128;
     radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
-    bpt = env_uint("PSC_NTT_BPT", NTT_BPT, 1, 4);
-    if (bpt == 3) bpt = 2;
     max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
     log_block = env_uint("PSC_NTT_LOG_BLOCK", NTT_LOG_BLOCK, 8, 12);
     if (!max_k || max_k > log_block) max_k = log_block == NTT_LOG_BLOCK ? NTT_MAX_K : log_block - 2;
@@ -367,25 +300,12 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     unsigned i = dit ? np - 1 - ii : ii;
     unsigned s = ps[i], k = pk[i], L = log_n - s - k;
     unsigned c = log_block - k < L ? log_block - k : L;
-    unsigned nel = 1u << (k + c), want = nel / 2 / bpt, tmax = NTT_THREADS / bpt;
+    unsigned nel = 1u << (k + c), per = radix == 4 ? 4 : 2; /* elements per thread and step */
+    unsigned tmax = radix == 4 ? NTT_R4_THREADS : NTT_THREADS, want = nel / per;
     unsigned threads = want < 32 ? 32 : want > tmax ? tmax : want;
     size_t blocks = (size_t)1 << (log_n - k - c), smem = nel * sizeof(fr_t);
     void (*kern)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int) =
-        bpt == 4 ? ntt_pass<4> : bpt == 2 ? ntt_pass<2> : ntt_pass<1>;
-    if (radix == 4) {
-      static void (*const r4[3][3])(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int) = {
-          {ntt_pass_r4<0, 2>, ntt_pass_r4<0, 3>, ntt_pass_r4<0, 4>},
-          {ntt_pass_r4<1, 2>, ntt_pass_r4<1, 3>, ntt_pass_r4<1, 4>},
-          {ntt_pass_r4<2, 2>, ntt_pass_r4<2, 3>, ntt_pass_r4<2, 4>}};
-      kern = r4[r4tw][(r4minb > 4 ? 4 : r4minb) - 2];
-      unsigned tcap = NTT_R4_THREADS;
-      if (r4thr == 128) { /* 128-thread blocks, 5 or 6 per SM (tuning) */
-        kern = r4minb >= 6 ? ntt_pass_r4<0, 6, 128> : ntt_pass_r4<0, 5, 128>;
-        tcap = 128;
-      }
-      want = nel / 4;
-      threads = want < 32 ? 32 : want > tcap ? tcap : want;
-    }
+        radix == 4 ? ntt_pass_r4 : ntt_pass;
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     kern<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit);

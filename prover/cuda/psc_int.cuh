@@ -20,7 +20,7 @@ struct psc_dev {
   int sm_count;
   cudaStream_t stream;
   cudaStream_t copy_stream; /* uploads of psc_vec, beside the kernels of other handles */
-  /* Pinned host memory for the window sums of a batch of MSMs (psc_msm_vec). */
+  /* Pinned host memory for the window sums of a batch of MSMs (psc_msm_wins_dev). */
   void *hwin;
   size_t hwin_cap;
   /* Twiddle tables of the NTT, cached per (log_n, direction): w_n^j for j < n/2. */
@@ -74,10 +74,6 @@ int psc__ws(psc_dev *d, int slot, size_t bytes, const char *what, void **p, ps_e
  * stream; tables come from d's caches, so nothing is allocated after the first call of a
  * size (no cudaMalloc/cudaFree, which would synchronise the device). */
 int psc__ntt_dev(psc_dev *d, fr_t *data, unsigned log_n, int flags, ps_err *e);
-
-/* psc_msm with the scalars already in device memory (canonical form). */
-int psc__msm_dev(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned window, void *out_xyzz,
-                 ps_err *e);
 
 static inline unsigned psc__blocks(size_t n, unsigned threads) {
   return (unsigned)((n + threads - 1) / threads);

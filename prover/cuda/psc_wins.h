@@ -28,7 +28,9 @@ int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, const fr_t 
 /* The same over a psc_vec at offsets. */
 int psc_msm_vec_wins(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off, const size_t *n,
                      unsigned window, psc_msm_wins *w, ps_err *e);
-/* Groth16's H (psc_g16_h_vec) with the H MSM's window sums left in *w. */
+/* Groth16's H for one partition: v[off ..] holds A·z | B·z | C·z on the domain of 2^log_n
+ * (Montgomery), used as scratch; h = the coefficients of (A·B - C) / Z through the coset,
+ * and the H MSM sum_{i < nh} h_i * bases_i has its window sums left in *w. */
 int psc_g16_h_vec_wins(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
                        const fr_t *zinv, psc_msm_wins *w, ps_err *e);
 /* MSM i of w as a point (g1_xyzz_t or g2_xyzz_t). */
