@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "msm.h"
+#include "seed.h"
 
 #ifdef PROVESIM_HAVE_CUDA
 #include "cuda/cuda_backend.h"
@@ -495,13 +496,6 @@ int backend_bench_field(ps_backend *b, int fp, double *mults_per_s, ps_err *e) {
   return PS_OK;
 }
 
-static uint64_t splitmix(void *s) {
-  uint64_t z = (*(uint64_t *)s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 int backend_bench_ntt(ps_backend *b, unsigned log_n, int flags, int reps, double *median_ms,
                       ps_err *e) {
   if (reps < 1) reps = 1;
@@ -515,7 +509,7 @@ int backend_bench_ntt(ps_backend *b, unsigned log_n, int flags, int reps, double
   fr_t *a = xmalloc(n * sizeof *a);
   double *ms = xcalloc((size_t)reps, sizeof *ms);
   uint64_t st = 42;
-  for (size_t i = 0; i < n; i++) fr_random(&a[i], splitmix, &st);
+  for (size_t i = 0; i < n; i++) fr_random(&a[i], ps_splitmix64, &st);
   for (int r = 0; r < reps; r++) {
     double t0 = ps_now();
     ntt_cpu(a, log_n, 1, flags, 0);
@@ -568,10 +562,10 @@ static void *rnd_worker(void *p) {
   uint64_t st = j->seed ^ (0x5851f42d4c957f2dull * (j->lo + 1));
   size_t n = j->hi - j->lo;
   switch (j->kind) {
-  case 0: g1_random_many((g1_affine_t *)j->out + j->lo, n, splitmix, &st); break;
-  case 1: g2_random_many((g2_affine_t *)j->out + j->lo, n, splitmix, &st); break;
+  case 0: g1_random_many((g1_affine_t *)j->out + j->lo, n, ps_splitmix64, &st); break;
+  case 1: g2_random_many((g2_affine_t *)j->out + j->lo, n, ps_splitmix64, &st); break;
   default:
-    for (size_t i = j->lo; i < j->hi; i++) fr_random((fr_t *)j->out + i, splitmix, &st);
+    for (size_t i = j->lo; i < j->hi; i++) fr_random((fr_t *)j->out + i, ps_splitmix64, &st);
     break;
   }
   return NULL;

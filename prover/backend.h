@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "../common/util.h"
+#include "util.h"
 #include "curve.h"
 #include "ntt.h"
 

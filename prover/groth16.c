@@ -23,74 +23,14 @@
 #include <unistd.h>
 
 #include "curve.h"
+#include "par.h"
+#include "seed.h"
 #include "fr.h"
 #include "ntt.h"
 #include "pairing.h"
 #include "r1cs.h"
 
 /* ---- small helpers ---- */
-
-static uint64_t splitmix(void *s) {
-  uint64_t z = (*(uint64_t *)s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static unsigned ncpus(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (unsigned)(n > 256 ? 256 : n) : 1;
-}
-
-/* Runs fn(ctx, lo, hi) over chunks of [0, n) on every CPU; thread 0 is the caller's,
- * which alone calls tick(tick_ctx, done) after each of its chunks (progress). */
-typedef void (*range_fn)(void *ctx, size_t lo, size_t hi);
-typedef struct par_state {
-  range_fn fn;
-  void *ctx;
-  size_t n, grain;
-  atomic_size_t next, done;
-} par_state;
-
-static void par_work(par_state *s, void (*tick)(void *, size_t), void *tick_ctx) {
-  for (;;) {
-    size_t lo = atomic_fetch_add(&s->next, s->grain);
-    if (lo >= s->n) break;
-    size_t hi = lo + s->grain < s->n ? lo + s->grain : s->n;
-    s->fn(s->ctx, lo, hi);
-    size_t d = atomic_fetch_add(&s->done, hi - lo) + (hi - lo);
-    if (tick) tick(tick_ctx, d);
-  }
-}
-
-static void *par_thread(void *p) {
-  par_work(p, NULL, NULL);
-  return NULL;
-}
-
-/* threads = 0: every CPU. */
-static void par_for_t(size_t n, size_t grain, unsigned threads, range_fn fn, void *ctx, void (*tick)(void *, size_t),
-                      void *tick_ctx) {
-  if (n == 0) return;
-  par_state s = {.fn = fn, .ctx = ctx, .n = n, .grain = grain ? grain : 1};
-  atomic_init(&s.next, 0);
-  atomic_init(&s.done, 0);
-  unsigned t = threads ? (threads > 256 ? 256 : threads) : ncpus();
-  size_t chunks = (n + s.grain - 1) / s.grain;
-  if (t > chunks) t = (unsigned)chunks;
-  pthread_t tid[256];
-  unsigned started = 0;
-  for (unsigned i = 1; i < t; i++) {
-    if (pthread_create(&tid[started], NULL, par_thread, &s)) break;
-    started++;
-  }
-  par_work(&s, tick, tick_ctx);
-  for (unsigned i = 0; i < started; i++) pthread_join(tid[i], NULL);
-}
-
-static void par_for(size_t n, size_t grain, range_fn fn, void *ctx, void (*tick)(void *, size_t), void *tick_ctx) {
-  par_for_t(n, grain, 0, fn, ctx, tick, tick_ctx);
-}
 
 /* Bits [off, off + w) of a canonical scalar (w <= 24). */
 static unsigned scalar_bits(const fr_t *k, unsigned off, unsigned w) {
@@ -156,7 +96,7 @@ static unsigned fb_window(size_t n, unsigned cap) {
       fb->bases[i] = fb->bases[i - 1];                                                          \
       for (unsigned j = 0; j < w; j++) G##_jac_dbl(&fb->bases[i], &fb->bases[i]);               \
     }                                                                                           \
-    par_for(fb->nwin, 1, G##_fb_build_range, fb, NULL, NULL);                                   \
+    par_for(fb->nwin, 1, 0, G##_fb_build_range, fb, NULL, NULL);                                   \
     free(fb->bases);                                                                            \
     fb->bases = NULL;                                                                           \
   }                                                                                             \
@@ -237,7 +177,7 @@ static unsigned fb_window(size_t n, unsigned cap) {
                           setup_progress *sp) {                                                 \
     G##_fb_job j = {fb, k, out};                                                                \
     sp->total = n;                                                                              \
-    par_for(n, 2048, G##_fb_many_range, &j, progress_tick, sp);                                  \
+    par_for(n, 2048, 0, G##_fb_many_range, &j, progress_tick, sp);                                  \
   }                                                                                             \
                                                                                                 \
   static void G##_fb_free(G##_fb *fb) { free(fb->t); }
@@ -318,7 +258,7 @@ static void *qap_column(void *p) {
 }
 
 static void nonzero_random(fr_t *x, uint64_t *st) {
-  do fr_random(x, splitmix, st);
+  do fr_random(x, ps_splitmix64, st);
   while (fr_is_zero(x));
 }
 
@@ -819,7 +759,7 @@ static void canon_range(void *ctx, size_t lo, size_t hi) {
 int g16_prep(g16_job *j, ps_err *e) {
   if (!j->synth_done) return order_error(e, "prep", "synth");
   canon_job c = {j->z, j->scal};
-  par_for_t((size_t)j->k * j->c->k->nvars, 1 << 14, j->c->threads, canon_range, &c, NULL, NULL);
+  par_for((size_t)j->k * j->c->k->nvars, 1 << 14, (int)j->c->threads, canon_range, &c, NULL, NULL);
   if (backend_has_device(j->c->b)) { /* the MSM scalars go up now, as A·z.. in synth */
     int rc = backend_vec_upload(j->c->b, &j->bufs->dev_scal, j->scal, (size_t)j->k * j->c->k->nvars, e);
     if (rc) return rc;
@@ -875,7 +815,7 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
   for (int p = 0; p < j->k; p++) {
     fr_t *src = j->abc + (size_t)p * 3 * n;
     quot_job q = {src, src + n, src + 2 * n, j->abc + (size_t)p * n, zinv};
-    par_for_t(n, 1 << 13, j->c->threads, quot_range, &q, NULL, NULL);
+    par_for(n, 1 << 13, (int)j->c->threads, quot_range, &q, NULL, NULL);
   }
   if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)j->k, NTT_INVERSE | NTT_COSET, e))) return rc;
   for (int p = 0; p < j->k; p++) {
@@ -884,7 +824,7 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
       return ps_fail(e, PS_ERR,
                      "partition %d: the witness does not satisfy the circuit (h has degree n - 1)", p);
     canon_job c = {h, h};
-    par_for_t(n - 1, 1 << 14, j->c->threads, canon_range, &c, NULL, NULL);
+    par_for(n - 1, 1 << 14, (int)j->c->threads, canon_range, &c, NULL, NULL);
     if ((rc = backend_msm_g1(j->c->b, j->c->h, h, K->nh, &j->h_acc[p], e))) return rc;
   }
   j->ntt_done = 1;

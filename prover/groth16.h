@@ -21,7 +21,7 @@
 
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "util.h"
 #include "backend.h"
 #include "bls12_381.h"
 

@@ -22,16 +22,10 @@
 #include <unistd.h>
 
 #include "fr.h"
+#include "seed.h"
 
 #define R1CS_NPUB 2
 #define R1CS_MAX_BITS 196 /* f <= 0.98 */
-
-static uint64_t splitmix(void *s) {
-  uint64_t z = (*(uint64_t *)s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 const char *r1cs_circuits(void) { return "mimc"; }
 
@@ -112,7 +106,7 @@ int r1cs_new(const char *circuit, int64_t constraints, double f, r1cs **out, ps_
   for (int j = 1; j < nb; j++) fr_dbl(&cs->coefs[j], &cs->coefs[j - 1]);
   uint32_t cbase = (uint32_t)(nb > 1 ? nb : 1);
   uint64_t st = 0x6d696d63ull; /* "mimc": the round constants are part of the circuit */
-  for (int64_t k = 0; k < cs->nblocks; k++) fr_random(&cs->coefs[cbase + k], splitmix, &st);
+  for (int64_t k = 0; k < cs->nblocks; k++) fr_random(&cs->coefs[cbase + k], ps_splitmix64, &st);
 
   builder A, B, C;
   b_init(&A, n);
@@ -175,7 +169,7 @@ void r1cs_witness(const r1cs *cs, uint64_t instance_seed, fr_t *z) {
   fr_t one, x;
   fr_one(&one);
   z[0] = one;
-  fr_random(&x, splitmix, &st);
+  fr_random(&x, ps_splitmix64, &st);
   z[1] = x;
   uint32_t cbase = (uint32_t)(nb > 1 ? nb : 1);
   for (int64_t k = 0; k < cs->nblocks; k++) {
@@ -184,7 +178,7 @@ void r1cs_witness(const r1cs *cs, uint64_t instance_seed, fr_t *z) {
     fr_add(&t, &t, &cs->coefs[cbase + k]);
     uint64_t word = 0;
     for (int j = 0; j < nb; j++) {
-      if (j % 64 == 0) word = splitmix(&st);
+      if (j % 64 == 0) word = ps_splitmix64(&st);
       int bit = (int)((word >> (j % 64)) & 1);
       if (bit) {
         z[base + j] = one;
@@ -205,7 +199,7 @@ void r1cs_witness(const r1cs *cs, uint64_t instance_seed, fr_t *z) {
   }
   uint64_t word = 0;
   for (int64_t i = 0; i < cs->nextra; i++) {
-    if (i % 64 == 0) word = splitmix(&st);
+    if (i % 64 == 0) word = ps_splitmix64(&st);
     if ((word >> (i % 64)) & 1) z[extra_base(cs) + i] = one;
     else fr_zero(&z[extra_base(cs) + i]);
   }

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "../common/util.h"
+#include "util.h"
 #include "bls12_381.h"
 
 #ifdef __cplusplus

@@ -7,7 +7,7 @@
 #ifndef PROVESIM_ANALYTIC_H
 #define PROVESIM_ANALYTIC_H
 
-#include "../common/util.h"
+#include "util.h"
 #include "model.h"
 
 /* ---- Finite-source queue M/M/c//N (machine repairman) ----------------------------------

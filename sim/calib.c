@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/ivl.h"
-#include "../common/spans.h"
+#include "ivl.h"
+#include "spans.h"
 #include "scn.h"
+#include "window.h"
 
 static const char *family_names[] = {"auto",        "const",     "normal",  "lognormal",
                                      "gamma",       "exponential", "empirical", "uniform"};
@@ -491,7 +492,7 @@ static int sm_cb(void *ctx, const span_rec *r) {
     x.kind = 4;
   else
     x.kind = r->resource && !strcmp(r->resource, "gpu") ? 1 : 0;
-  if (x.gpu < 0 || x.gpu >= 64) {
+  if (x.gpu < 0 || x.gpu >= PS_MAX_GPUS) {
     c->bad_gpu = 1;
     return 1;
   }
@@ -521,7 +522,7 @@ int span_metrics_file(const char *path, int rep, long warmup, long cooldown, spa
   sm_ctx c = {.rep = rep};
   int rc = spans_read(path, NULL, sm_cb, &c, e);
   if (rc != PS_OK) {
-    if (c.bad_gpu) rc = ps_fail(e, PS_EINPUT, "%s: a span names a GPU outside 0..63", path);
+    if (c.bad_gpu) rc = ps_fail(e, PS_EINPUT, "%s: a span names a GPU outside 0..%d", path, PS_MAX_GPUS - 1);
     free(c.s);
     return rc;
   }
@@ -558,19 +559,15 @@ int span_metrics_file(const char *path, int rep, long warmup, long cooldown, spa
     goto out;
   }
   qsort(calls, nc, sizeof *calls, call_by_end);
-  double w0 = warmup == 0 ? 0 : NAN, w1 = NAN;
-  long done = 0;
-  for (size_t i = 0; i < nc; i++) {
-    long before = done;
-    done += calls[i].k;
-    if (warmup > 0 && before < warmup && done >= warmup) w0 = calls[i].t1;
-    if (before < total - cooldown && done >= total - cooldown) w1 = calls[i].t1;
-  }
-  if (!(w1 > w0)) {
-    rc = ps_fail(e, PS_EINPUT, "%s: the measurement window of replication %d has zero length", path, rep);
-    goto out;
-  }
-  out->window_s = w1 - w0;
+  win W;
+  win_init(&W, total, warmup, cooldown);
+  for (size_t i = 0; i < nc; i++) win_complete(&W, calls[i].t1, calls[i].k);
+  char *where = xasprintf("%s, replication %d", path, rep);
+  rc = win_check(&W, where, e);
+  free(where);
+  if (rc != PS_OK) goto out;
+  double w0 = W.t0, w1 = W.t1;
+  out->window_s = win_length(&W);
   out->completed = total - cooldown - warmup;
   out->throughput_pps = (double)out->completed / out->window_s;
   out->from_kernels = have_kernels;
@@ -597,8 +594,7 @@ int span_metrics_file(const char *path, int rep, long warmup, long cooldown, spa
     size_t ni = 0;
     for (size_t i = 0; i < c.n; i++)
       if (c.s[i].gpu == g && c.s[i].kind == (have_kernels ? 2 : 1)) iv[ni++] = (ivl){c.s[i].t0, c.s[i].t1};
-    ni = ivl_merge(iv, ni);
-    out->gpu_util[g] = ivl_clip_len(iv, ni, w0, w1) / out->window_s;
+    out->gpu_util[g] = win_busy_share(&W, iv, ni);
     um += out->gpu_util[g];
   }
   out->gpu_util_mean = out->ngpus ? um / out->ngpus : NAN;

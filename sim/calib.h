@@ -11,8 +11,9 @@
 
 #include <stddef.h>
 
-#include "../common/util.h"
+#include "util.h"
 #include "model.h"
+#include "window.h"
 
 typedef enum calib_family {
   CALIB_AUTO,
@@ -74,7 +75,7 @@ void calib_model_yaml(ps_buf *b, const model *m);
  * spans of a GPU when the file has any, else of its GPU-phase spans. */
 typedef struct span_metrics {
   int ngpus;
-  double gpu_util[64];
+  double gpu_util[PS_MAX_GPUS];
   double gpu_util_mean;
   double throughput_pps;
   double call_mean;       /* call start (first span of the call) to its end */

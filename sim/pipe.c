@@ -14,8 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/cli.h"
+#include "par.h"
+#include "seed.h"
 #include "stats.h"
+#include "window.h"
 
 /* ---------------------------------------------------------------- event heap */
 
@@ -148,7 +150,7 @@ typedef struct rep_state {
   int *nsucc;
 
   /* Work queue: partitions [next_part, arrived) are waiting. */
-  int64_t next_part, arrived, total, completed, warmup, end_at;
+  int64_t next_part, arrived, total, completed;
   int64_t call_seq;
   /* Arrivals. */
   int ppp;
@@ -159,12 +161,9 @@ typedef struct rep_state {
   int idle_head, idle_len;
 
   /* Window. */
-  int in_window;
-  double win_t0;
+  win win;          /* the measurement window (window.h) */
   double *snap_busy, *snap_held, *snap_free, *snap_nowork; /* per GPU at window start */
   double snap_cpu_used;
-  double t_last;
-  int win_closed;
   double *end_busy, *end_held, *end_free, *end_nowork; /* per GPU at window end */
   double end_cpu_used;
   hist *h_lat, *h_proof, *h_wait, *h_call, *h_held;
@@ -370,7 +369,7 @@ static void mutex_acquire(rep_state *r, int wi) {
   w->mx = MX_HELD;
   w->mx_acq = r->now;
   emit(r, wi, w->call, "mutex_wait", "none", w->mx_req, r->now);
-  if (r->in_window) hist_add(r->h_wait, r->now - w->mx_req);
+  if (win_is_open(&r->win)) hist_add(r->h_wait, r->now - w->mx_req);
   for (int p = 0; p < r->np; p++) {
     uint32_t job = (uint32_t)(wi * r->np + p);
     if (r->wait_mx[job]) {
@@ -384,7 +383,7 @@ static void mutex_release(rep_state *r, int wi) {
   worker *w = &r->w[wi];
   gpu_state *g = &r->gpus[w->gpu];
   emit(r, wi, w->call, "mutex_held", "none", w->mx_acq, r->now);
-  if (r->in_window) hist_add(r->h_held, r->now - w->mx_acq);
+  if (win_is_open(&r->win)) hist_add(r->h_held, r->now - w->mx_acq);
   gpu_advance(r, g, r->now);
   g->mutex_holder = -1;
   w->mx = MX_DONE;
@@ -413,9 +412,8 @@ static void phase_ready(rep_state *r, int wi, int p) {
   }
 }
 
+/* The window opens at the completion of partition warmup: snapshot the integrals. */
 static void window_open(rep_state *r) {
-  r->in_window = 1;
-  r->win_t0 = r->now;
   station_advance(&r->cpu, r->now);
   r->snap_cpu_used = r->cpu.used_int;
   for (int g = 0; g < r->G; g++) {
@@ -429,9 +427,6 @@ static void window_open(rep_state *r) {
 
 /* The window ends at the completion of partition end_at: freeze the integrals. */
 static void window_close(rep_state *r) {
-  r->in_window = 0;
-  r->win_closed = 1;
-  r->t_last = r->now;
   station_advance(&r->cpu, r->now);
   r->end_cpu_used = r->cpu.used_int;
   for (int g = 0; g < r->G; g++) {
@@ -446,7 +441,7 @@ static void window_close(rep_state *r) {
 static void proof_partition_done(rep_state *r, int64_t part) {
   int64_t pf = part / r->ppp;
   int64_t i = pf % r->proof_cap;
-  if (--r->proof_left[i] == 0 && r->in_window) hist_add(r->h_proof, r->now - r->proof_t[i]);
+  if (--r->proof_left[i] == 0 && win_is_open(&r->win)) hist_add(r->h_proof, r->now - r->proof_t[i]);
   /* Retire completed proofs at the front, so the ring holds only proofs in flight. */
   while (r->proof_base < r->nproofs && r->proof_left[r->proof_base % r->proof_cap] == 0) r->proof_base++;
 }
@@ -460,13 +455,14 @@ static void worker_idle(rep_state *r, int wi, int delta) {
 
 static void call_end(rep_state *r, int wi) {
   worker *w = &r->w[wi];
-  if (r->in_window) hist_add(r->h_call, r->now - w->call_t0);
+  if (win_is_open(&r->win)) hist_add(r->h_call, r->now - w->call_t0);
   for (int i = 0; i < w->k; i++) {
     r->completed++;
-    if (r->in_window) hist_add(r->h_lat, r->now - w->parts_arr[i]);
+    if (win_is_open(&r->win)) hist_add(r->h_lat, r->now - w->parts_arr[i]);
     if (r->s->arrivals != ARR_CLOSED) proof_partition_done(r, w->parts[i]);
-    if (!r->in_window && !r->win_closed && r->completed == r->warmup) window_open(r);
-    if (r->in_window && r->completed == r->end_at) window_close(r);
+    int f = win_complete(&r->win, r->now, 1);
+    if (f & WIN_OPENED) window_open(r);
+    if (f & WIN_CLOSED) window_close(r);
   }
   w->busy = 0;
   if (r->next_part < r->arrived) {
@@ -560,14 +556,6 @@ static void arrival(rep_state *r) {
 
 /* ---------------------------------------------------------------- one replication */
 
-uint64_t sim_rep_seed(uint64_t seed, int rep) {
-  /* splitmix64 of (seed, rep): independent-looking streams for neighbouring reps. */
-  uint64_t z = seed + 0x9e3779b97f4a7c15ull * (uint64_t)(rep + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 static void rep_free(rep_state *r) {
   if (r->rng) gsl_rng_free(r->rng);
   free(r->q.a);
@@ -629,7 +617,7 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
                        "phase %s wants %d threads but system.cpu_cores is %d: with cpu_sharing: fifo it "
                        "could never start (raise cpu_cores, lower threads, or use cpu_sharing: ps)",
                        m->phases[p].name, m->phases[p].threads, s->cpu_cores);
-  if (s->gpus > SIM_MAX_GPUS) return ps_fail(e, PS_EINPUT, "system.gpus: at most %d", SIM_MAX_GPUS);
+  PS_ASSERT(s->gpus >= 1 && s->gpus <= PS_MAX_GPUS); /* the loader checks it */
 
   rep_state R = {0}, *r = &R;
   r->s = s;
@@ -642,7 +630,7 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->on_span = on_span;
   r->span_ctx = ctx;
   r->rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(r->rng, (unsigned long)sim_rep_seed(s->seed, rep));
+  gsl_rng_set(r->rng, (unsigned long)ps_seed_mix(s->seed, rep));
 
   station_init(&r->cpu, s->cpu_fifo ? ST_FIFO : ST_PS, s->cpu_cores);
   r->gpus = xcalloc((size_t)r->G, sizeof *r->gpus);
@@ -708,13 +696,11 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->h_call = hist_new();
   r->h_held = hist_new();
   r->total = s->partitions;
-  r->warmup = s->warmup;
-  r->end_at = s->partitions - s->cooldown;
+  win_init(&r->win, s->partitions, s->warmup, s->cooldown);
   r->ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1;
   r->proof_cap = 64;
   r->proof_t = xmalloc((size_t)r->proof_cap * sizeof(double));
   r->proof_left = xmalloc((size_t)r->proof_cap * sizeof(int));
-  if (r->warmup == 0) r->in_window = 1;
 
   if (s->arrivals == ARR_CLOSED) {
     r->arrived = r->total;
@@ -747,35 +733,32 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
     r->events++;
     phase_end(r, x.id);
   }
-  PS_ASSERT(r->completed == r->total && r->win_closed);
+  PS_ASSERT(r->completed == r->total && !isnan(r->win.t1));
 
-  double win = r->t_last - r->win_t0;
-  if (!(win > 0)) {
+  if (win_check(&r->win, NULL, e) != PS_OK) {
     rep_free(r);
-    return ps_fail(e, PS_EINPUT,
-                   "the measurement window (from the %lld-th completion to the %lld-th) has zero length: "
-                   "lower run.warmup or run.cooldown, or raise workload.partitions",
-                   (long long)s->warmup, (long long)r->end_at);
+    return PS_EINPUT;
   }
+  double wlen = win_length(&r->win);
   memset(out, 0, sizeof *out);
   out->ngpus = r->G;
   out->gpu_util = xcalloc((size_t)r->G, sizeof(double));
   double held = 0, fre = 0, nw = 0, um = 0;
   for (int g = 0; g < r->G; g++) {
-    out->gpu_util[g] = (r->end_busy[g] - r->snap_busy[g]) / win;
+    out->gpu_util[g] = (r->end_busy[g] - r->snap_busy[g]) / wlen;
     um += out->gpu_util[g];
-    held += (r->end_held[g] - r->snap_held[g]) / win;
-    fre += (r->end_free[g] - r->snap_free[g]) / win;
-    nw += (r->end_nowork[g] - r->snap_nowork[g]) / win;
+    held += (r->end_held[g] - r->snap_held[g]) / wlen;
+    fre += (r->end_free[g] - r->snap_free[g]) / wlen;
+    nw += (r->end_nowork[g] - r->snap_nowork[g]) / wlen;
   }
   out->gpu_util_mean = um / r->G;
   out->idle_mutex_cpu = held / r->G;
   out->idle_no_holder = fre / r->G;
   out->idle_no_work = nw / r->G;
-  out->cpu_util = (r->end_cpu_used - r->snap_cpu_used) / ((double)s->cpu_cores * win);
-  out->window_s = win;
-  out->completed = r->end_at - r->warmup;
-  out->throughput_pps = (double)out->completed / win;
+  out->cpu_util = (r->end_cpu_used - r->snap_cpu_used) / ((double)s->cpu_cores * wlen);
+  out->window_s = wlen;
+  out->completed = r->win.end_at - r->win.warmup;
+  out->throughput_pps = (double)out->completed / wlen;
   out->lat_mean = hist_mean(r->h_lat);
   out->lat_p50 = hist_quantile(r->h_lat, 0.50);
   out->lat_p95 = hist_quantile(r->h_lat, 0.95);
@@ -797,18 +780,6 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   return PS_OK;
 }
 
-void sim_metrics_free(sim_metrics *m) {
-  if (!m) return;
-  free(m->gpu_util);
-  m->gpu_util = NULL;
-}
-
-void sim_result_free(sim_result *r) {
-  if (!r) return;
-  for (int i = 0; i < r->nreps; i++) sim_metrics_free(&r->reps[i]);
-  free(r->reps);
-  free(r);
-}
 
 /* ---------------------------------------------------------------- replications in threads */
 
@@ -869,7 +840,7 @@ int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
   sim_result *res = xcalloc(1, sizeof *res);
   res->nreps = s->replications;
   res->reps = xcalloc((size_t)res->nreps, sizeof *res->reps);
-  int nt = o->threads > 0 ? o->threads : cli_ncores();
+  int nt = o->threads > 0 ? o->threads : ps_ncores();
   if (nt > res->nreps) nt = res->nreps;
   pool P = {.s = s, .o = o, .res = res};
   P.rc = xcalloc((size_t)res->nreps, sizeof *P.rc);

@@ -4,8 +4,8 @@
 #ifndef PROVESIM_TRACE_H
 #define PROVESIM_TRACE_H
 
-#include "../common/spans.h"
-#include "../common/util.h"
+#include "spans.h"
+#include "util.h"
 
 typedef struct trace trace;
 

@@ -15,7 +15,7 @@ extern "C" {
 #endif
 
 #include "../bls12_381.h"
-#include "../../common/util.h"
+#include "util.h"
 
 typedef struct psc_dev psc_dev;
 typedef struct psc_bases psc_bases;

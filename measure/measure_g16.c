@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../sim/pipe.h"
+#include "seed.h"
 #include "backend.h"
 #include "groth16.h"
 #include "measure_exec.h"
@@ -149,9 +149,9 @@ static int g_call_begin(void *p, int rep, int64_t call, const int64_t *parts, in
   g_w *w = p;
   uint64_t seeds[256];
   if (k > 256) return ps_fail(e, PS_EINPUT, "system.batch: at most 256 partitions per call, got %d", k);
-  uint64_t base = sim_rep_seed(w->st->env.s->seed, rep);
+  uint64_t base = ps_seed_mix(w->st->env.s->seed, rep);
   for (int i = 0; i < k; i++) seeds[i] = (base ^ (uint64_t)parts[i] * 0x9e3779b97f4a7c15ULL) | 1;
-  w->job = g16_job_new(w->ctx, k, seeds, sim_rep_seed(base, (int)(call & 0x7fffffff)));
+  w->job = g16_job_new(w->ctx, k, seeds, ps_seed_mix(base, (int)(call & 0x7fffffff)));
   w->part0 = parts[0];
   w->k = k;
   return PS_OK;

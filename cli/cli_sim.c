@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/cli.h"
-#include "../common/spans.h"
+#include "cli.h"
+#include "spans.h"
 #include "cli_whatif.h"
 #include "pipe.h"
 #include "report.h"

@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../common/spans.h"
-#include "../common/util.h"
-#include "../sim/model.h"
+#include "spans.h"
+#include "util.h"
+#include "model.h"
 
 /* ---- A FIFO lock: tickets taken in order, served in order. */
 typedef struct mfifo {
@@ -92,11 +92,16 @@ void mcuda_spin_close(mcuda_spin *s);
 /* Waits for all work on device dev. */
 int mcuda_sync(int dev, ps_err *e);
 
-/* CUPTI activity records (CONCURRENT_KERNEL, MEMCPY) delivered to mrun_device_span on
+/* Where device intervals go: a kernel or memcpy on GPU gpu, times on the ps_now() clock;
+ * name is borrowed for the call. The runner passes one that calls mrun_device_span, so
+ * this module does not depend on the runner. */
+typedef void (*mdev_sink)(void *ctx, int gpu, span_kind kind, const char *name, double t0, double t1);
+
+/* CUPTI activity records (CONCURRENT_KERNEL, MEMCPY) delivered to sink(ctx, ...) on
  * the ps_now() clock. start: PS_ERR with the reason when CUPTI is unavailable; *how
  * says how the clocks are joined. flush: delivers what is buffered (call after the
  * device is synchronized). */
-int mcupti_start(mrun *r, const char **how, ps_err *e);
+int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e);
 void mcupti_flush(void);
 void mcupti_stop(void);
 

@@ -19,9 +19,6 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name);
 /* 1 when a is NAME or NAME=... */
 int cli_is_opt(const char *a, const char *name);
 
-/* Online processors (at least 1). */
-int cli_ncores(void);
-
 #ifdef __cplusplus
 }
 #endif

@@ -4,7 +4,7 @@
 #ifndef PROVESIM_CLI_PROVE_H
 #define PROVESIM_CLI_PROVE_H
 
-#include "../common/util.h"
+#include "util.h"
 #include "groth16.h"
 
 #ifdef __cplusplus

@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "backend.h"
-#include "cli_prover.h"
+#include "cli_bench.h"
 
 typedef struct bench_opts {
   const char *backend;

@@ -19,7 +19,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "../sim/pipe.h"
+#include "seed.h"
 #include "measure_exec.h"
 
 typedef struct syn_st {
@@ -103,7 +103,7 @@ static int syn_call_begin(void *p, int rep, int64_t call, const int64_t *parts, 
   const model *m = w->st->env.s->model;
   if (rep != w->rep) {
     w->rep = rep;
-    uint64_t seed = sim_rep_seed(w->st->env.s->seed, rep) ^ (0xd1b54a32d192ed03ULL * (uint64_t)(w->worker + 1));
+    uint64_t seed = ps_seed_mix(w->st->env.s->seed, rep) ^ (0xd1b54a32d192ed03ULL * (uint64_t)(w->worker + 1));
     gsl_rng_set(w->rng, (unsigned long)seed);
   }
   for (int i = 0; i < m->nphases; i++) w->dur[i] = phase_call_draw(&m->phases[i], k, w->rng);

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../common/cli.h"
-#include "../sim/scn.h"
+#include "cli.h"
+#include "scn.h"
 #include "runner.h"
 
 static const char measure_help[] =

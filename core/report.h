@@ -6,9 +6,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "../common/util.h"
+#include "util.h"
 #include "model.h"
-#include "pipe.h"
+#include "metrics.h"
 
 /* Mean over replications and 95% half-width of every reported metric. */
 typedef struct report_summary {

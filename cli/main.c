@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../prover/cli_measure.h"
-#include "../prover/cli_prove.h"
-#include "../prover/cli_prover.h"
-#include "../sim/cli_calib.h"
-#include "../sim/cli_sim.h"
-#include "../sim/cli_whatif.h"
+#include "cli_measure.h"
+#include "cli_prove.h"
+#include "cli_bench.h"
+#include "cli_calib.h"
+#include "cli_sim.h"
+#include "cli_whatif.h"
 #include "util.h"
 
 typedef struct command {

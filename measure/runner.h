@@ -10,9 +10,9 @@
 #include <cjson/cJSON.h>
 #include <signal.h>
 
-#include "../common/util.h"
-#include "../sim/model.h"
-#include "../sim/pipe.h"
+#include "util.h"
+#include "metrics.h"
+#include "model.h"
 
 typedef struct runner_opts {
   const char *backend;   /* "cpu" or "cuda" */

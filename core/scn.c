@@ -17,7 +17,8 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "../common/spans.h"
+#include "spans.h"
+#include "window.h"
 
 #define PB 512              /* room for a key path */
 #define MAX_DEPTH 64        /* nesting depth of a YAML file (also stops self-referencing aliases) */
@@ -1259,7 +1260,13 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if ((x = opt(sys, ints[i].key))) {
       jp(p, sizeof p, "system", ints[i].key);
-      if (rd_i(c, x, p, 1, ints[i].dst)) goto fail;
+      if (i == 0) {
+        int64_t v = 0;
+        if (rd_int(c, x, p, 1, PS_MAX_GPUS, &v)) goto fail;
+        *ints[i].dst = (int)v;
+      } else if (rd_i(c, x, p, 1, ints[i].dst)) {
+        goto fail;
+      }
     }
   if (rd_mutex(c, s, opt(sys, "mutex"))) goto fail;
   if ((x = opt(sys, "gpu_sharing"))) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/util.h"
+#include "util.h"
 
 static int bad(const char **why, const char *msg) {
   if (why) *why = msg;

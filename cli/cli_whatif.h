@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "../common/util.h"
+#include "util.h"
 #include "model.h"
 
 int sim_cmd_sweep(int argc, char **argv);

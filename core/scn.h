@@ -6,7 +6,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../common/util.h"
+#include "util.h"
 #include "model.h"
 
 /* Load the scenario at path, applying overrides in order. Each override is "key=value"

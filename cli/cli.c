@@ -28,8 +28,3 @@ int cli_is_opt(const char *a, const char *name) {
   size_t n = strlen(name);
   return !strcmp(a, name) || (!strncmp(a, name, n) && a[n] == '=');
 }
-
-int cli_ncores(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (int)n : 1;
-}

@@ -9,7 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../common/util.h"
+#include "util.h"
 
 #include <string.h>
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/cli.h"
-#include "../common/spans.h"
+#include "cli.h"
+#include "spans.h"
 #include "calib.h"
 #include "pipe.h"
 #include "report.h"

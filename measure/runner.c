@@ -29,11 +29,13 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "../common/ivl.h"
-#include "../common/spans.h"
-#include "../sim/report.h"
-#include "../sim/scn.h"
+#include "ivl.h"
+#include "spans.h"
+#include "report.h"
+#include "scn.h"
 #include "measure_exec.h"
+#include "seed.h"
+#include "window.h"
 
 /* ---- FIFO lock ---- */
 
@@ -193,6 +195,10 @@ void mrun_device_span(mrun *r, int gpu, span_kind kind, const char *name, double
     rspans_push(&r->dev, &s);
   }
   pthread_mutex_unlock(&r->dmu);
+}
+
+static void device_sink(void *ctx, int gpu, span_kind kind, const char *name, double t0, double t1) {
+  mrun_device_span(ctx, gpu, kind, name, t0, t1);
 }
 
 static void run_fail(mrun *r, const ps_err *e) {
@@ -457,8 +463,8 @@ static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double
       j++;
     }
   qsort(cd, nc, sizeof *cd, cmp_cdone);
-  int64_t end_at = s->partitions - s->cooldown, done = 0;
-  double T0 = s->warmup == 0 ? 0.0 : NAN, T1 = NAN;
+  win W_ = {0};
+  win_init(&W_, s->partitions, s->warmup, s->cooldown);
   dvec lat = {0}, call = {0}, wait = {0}, held = {0}, proof = {0};
   int64_t nproofs = s->arrivals != ARR_CLOSED ? (s->partitions + s->partitions_per_proof - 1) / s->partitions_per_proof : 0;
   int *proof_left = NULL;
@@ -472,32 +478,27 @@ static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double
   }
   for (size_t i = 0; i < nc; i++) {
     const rcall *c = cd[i].c;
-    int inw = !isnan(T0) && isnan(T1);
+    int inw = win_is_open(&W_);
     if (inw) dvec_push(&call, c->t_end - c->t_start);
     for (int q = 0; q < c->k; q++) {
-      done++;
       int64_t part = c->part0 + q;
       double arr = R->arrive ? R->arrive[part] - R->base : c->t_start;
-      inw = !isnan(T0) && isnan(T1);
+      inw = win_is_open(&W_);
       if (inw) dvec_push(&lat, c->t_end - arr);
       if (nproofs) {
         int64_t pf = part / s->partitions_per_proof;
         if (--proof_left[pf] == 0 && inw) dvec_push(&proof, c->t_end - (R->arrive[pf * s->partitions_per_proof] - R->base));
       }
-      if (isnan(T0) && done == s->warmup) T0 = c->t_end;
-      if (!isnan(T0) && isnan(T1) && done == end_at) T1 = c->t_end;
+      win_complete(&W_, c->t_end, 1);
     }
   }
   free(proof_left);
-  if (isnan(T0) || isnan(T1) || !(T1 > T0)) {
+  if (win_check(&W_, NULL, e) != PS_OK) {
     free(cd);
     free(lat.v), free(call.v), free(wait.v), free(held.v), free(proof.v);
-    return ps_fail(e, PS_EINPUT,
-                   "the measurement window (from the %lld-th completion to the %lld-th) has zero length: lower "
-                   "run.warmup or run.cooldown, or raise workload.partitions",
-                   (long long)s->warmup, (long long)end_at);
+    return PS_EINPUT;
   }
-  double W = T1 - T0;
+  double T0 = W_.t0, T1 = W_.t1, W = win_length(&W_);
   for (size_t i = 0; i < nc; i++) {
     const rcall *c = cd[i].c;
     if (!c->has_mx) continue;
@@ -545,11 +546,11 @@ static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double
         }
       }
     }
+    m->gpu_util[g] = win_busy_share(&W_, busy, nb); /* sorts and merges busy */
     nb = ivl_merge(busy, nb);
     nh = ivl_merge(hv, nh);
-    double b = ivl_clip_len(busy, nb, T0, T1), h = ivl_clip_len(hv, nh, T0, T1);
+    double b = m->gpu_util[g] * W, h = ivl_clip_len(hv, nh, T0, T1);
     double hb = ivl_inter_len(busy, nb, hv, nh, T0, T1);
-    m->gpu_util[g] = b / W;
     m->gpu_util_mean += m->gpu_util[g] / s->gpus;
     held_idle += (h - hb) / W / s->gpus;
     free_idle += (W - b - (h - hb)) / W / s->gpus;
@@ -562,7 +563,7 @@ static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double
   m->idle_no_holder = free_idle;
   m->cpu_util = cpu_core_s / ((double)s->cpu_cores * W);
   m->window_s = W;
-  m->completed = end_at - s->warmup;
+  m->completed = W_.end_at - W_.warmup;
   m->throughput_pps = (double)m->completed / W;
   m->lat_mean = mean_of(&lat);
   m->lat_p50 = q_of(&lat, 0.50);
@@ -638,7 +639,7 @@ static void make_arrivals(mrun *R) {
   if (s->arrivals == ARR_CLOSED) return;
   R->arrive = xmalloc((size_t)s->partitions * sizeof *R->arrive);
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, (unsigned long)(sim_rep_seed(s->seed, R->rep) ^ 0x9e3779b97f4a7c15ULL));
+  gsl_rng_set(rng, (unsigned long)(ps_seed_mix(s->seed, R->rep) ^ 0x9e3779b97f4a7c15ULL));
   double gap = 3600.0 / s->proofs_per_hour, t = 0;
   for (int64_t p = 0; p < s->partitions; p++) {
     if (p > 0 && p % s->partitions_per_proof == 0)
@@ -756,7 +757,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     if (o->no_cupti) {
       R->timing = MT_EVENTS;
       snprintf(notes, sizeof notes, "CUPTI not used (--no-cupti): kernel times from CUDA events");
-    } else if (mcupti_start(R, &how, &ce) == PS_OK) {
+    } else if (mcupti_start(device_sink, R, &how, &ce) == PS_OK) {
       R->timing = MT_CUPTI;
       cupti_on = 1;
       snprintf(notes, sizeof notes, "kernel and memcpy spans from CUPTI activity records (%s)", how);

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../common/cli.h"
+#include "cli.h"
 #include "enc.h"
 #include "fr.h"
 #include "r1cs.h"

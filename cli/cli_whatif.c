@@ -19,7 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../common/cli.h"
+#include "cli.h"
+#include "par.h"
 #include "analytic.h"
 #include "pipe.h"
 #include "report.h"
@@ -631,7 +632,7 @@ int sim_cmd_sweep(int argc, char **argv) {
     }
   }
   sweep_ctx ctx = {.path = path, .nsets = nsets + nv, .pts = pts};
-  if (jobs <= 0) jobs = cli_ncores();
+  if (jobs <= 0) jobs = ps_ncores();
   jobpool_run((int)npts, jobs, sweep_job, &ctx, isatty(2) ? "sweep" : NULL);
 
   for (long i = 0; i < npts; i++)
@@ -1514,7 +1515,7 @@ int sim_cmd_plan(int argc, char **argv) {
   pthread_mutex_init(&c.mu, NULL);
   for (int i = 0; i < s->model->nphases; i++) c.mem_per_part += s->model->phases[i].host_mem_gib;
   int gmax = bg[0] ? (int)bv[0] : 16;
-  if (jobs <= 0) jobs = cli_ncores();
+  if (jobs <= 0) jobs = ps_ncores();
   int ncand = maxw * nb * nsc, found = -1, level_lo = 0, prev_lo = -1;
   double t0 = ps_now();
   for (int g = 1; g <= gmax && found < 0; g++) {
@@ -1718,7 +1719,7 @@ int whatif_saturation(const scenario *s, int max_workers, whatif_sat *out, ps_er
   sat_ctx c = {.s = s, .out = out};
   c.rc = xcalloc((size_t)max_workers, sizeof *c.rc);
   c.errs = xcalloc((size_t)max_workers, sizeof *c.errs);
-  jobpool_run(max_workers, cli_ncores(), sat_job, &c, NULL);
+  jobpool_run(max_workers, ps_ncores(), sat_job, &c, NULL);
   int rc = PS_OK;
   for (int i = 0; i < max_workers; i++)
     if (c.rc[i] != PS_OK) {

@@ -205,7 +205,8 @@ void mcuda_spin_close(mcuda_spin *s) {
 #ifdef PROVESIM_HAVE_CUPTI
 #include <cupti.h>
 
-static mrun *cupti_run;
+static mdev_sink cupti_sink;
+static void *cupti_ctx;
 static double cupti_offset; /* seconds added to CUPTI time to get ps_now() time */
 static int cupti_started;
 
@@ -236,13 +237,13 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
   while (buffer && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
     if (rec->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL || rec->kind == CUPTI_ACTIVITY_KIND_KERNEL) {
       const CUpti_ActivityKernel10 *k = (const void *)rec;
-      if (cupti_run)
-        mrun_device_span(cupti_run, (int)k->deviceId, SPAN_KERNEL, k->name, 1e-9 * (double)k->start + cupti_offset,
+      if (cupti_sink)
+        cupti_sink(cupti_ctx, (int)k->deviceId, SPAN_KERNEL, k->name, 1e-9 * (double)k->start + cupti_offset,
                          1e-9 * (double)k->end + cupti_offset);
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       const CUpti_ActivityMemcpy6 *m = (const void *)rec;
-      if (cupti_run)
-        mrun_device_span(cupti_run, (int)m->deviceId, SPAN_MEMCPY, copy_kind(m->copyKind),
+      if (cupti_sink)
+        cupti_sink(cupti_ctx, (int)m->deviceId, SPAN_MEMCPY, copy_kind(m->copyKind),
                          1e-9 * (double)m->start + cupti_offset, 1e-9 * (double)m->end + cupti_offset);
     }
   }
@@ -255,9 +256,10 @@ static const char *cupti_err(CUptiResult r) {
   return s ? s : "unknown CUPTI error";
 }
 
-int mcupti_start(mrun *r, const char **how, ps_err *e) {
+int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
   CUptiResult cr;
-  cupti_run = r;
+  cupti_sink = sink;
+  cupti_ctx = ctx;
   if (!cupti_started) {
     if (cuptiActivityRegisterTimestampCallback(mono_ns) == CUPTI_SUCCESS) {
       cupti_offset = 0;
@@ -302,12 +304,13 @@ void mcupti_stop(void) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_MEMCPY);
-  cupti_run = NULL;
+  cupti_sink = NULL;
+  cupti_ctx = NULL;
 }
 
 #else /* CUDA without CUPTI */
 
-int mcupti_start(mrun *r, const char **how, ps_err *e) {
+int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
   *how = NULL;
   return ps_fail(e, PS_ERR, "this build found no CUPTI (libcupti) at configure time");
 }
@@ -352,7 +355,7 @@ void mcuda_spin_close(mcuda_spin *s) {
   (void)s;
 }
 
-int mcupti_start(mrun *r, const char **how, ps_err *e) {
+int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
   *how = NULL;
   return no_cuda(e);
 }

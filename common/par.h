@@ -1,0 +1,35 @@
+/* The one parallel-for of provesim. Simulation replications, sweep points, and the
+ * prover's CPU kernels all split their work with it.
+ *
+ * Failure policy: par_for never fails. When a thread cannot be started (pthread_create
+ * returns an error: thread limit, memory), the threads that did start and the caller
+ * share the work, down to the caller alone. So a result never depends on how many
+ * threads ran, only the time does. */
+#ifndef PROVESIM_PAR_H
+#define PROVESIM_PAR_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Online processors (at least 1). */
+int ps_ncores(void);
+
+/* Processes [lo, hi) of the range; called from any of the threads. */
+typedef void (*par_range_fn)(void *ctx, size_t lo, size_t hi);
+/* Progress: called from the caller's thread only, after each of its chunks, with the
+ * number of items done by all threads so far. */
+typedef void (*par_tick_fn)(void *ctx, size_t done);
+
+/* Runs fn over [0, n) in chunks of `grain` items (0 means 1), handed out in increasing
+ * order to up to `threads` threads (0: one per core; at most 256), the caller's thread
+ * being one of them. Returns when every chunk is done. tick may be NULL. */
+void par_for(size_t n, size_t grain, int threads, par_range_fn fn, void *ctx, par_tick_fn tick, void *tick_ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,47 @@
+/* The metric types every part of provesim reports in: one replication's metrics over its
+ * measurement window (sim_metrics), and a run's replications (sim_result). The simulator
+ * fills them from its events, `measure` from what it recorded, and report.h summarises
+ * and prints them. The window they are measured over is window.h's. */
+#ifndef PROVESIM_METRICS_H
+#define PROVESIM_METRICS_H
+
+#include <stdint.h>
+
+/* Metrics of one replication, over its measurement window (shared/DESIGN.md). */
+typedef struct sim_metrics {
+  int ngpus;
+  double *gpu_util;         /* ngpus entries; owned (freed by sim_result_free / sim_metrics_free) */
+  double gpu_util_mean;     /* mean over all GPUs */
+  double throughput_pps;    /* partitions per second */
+  double lat_mean, lat_p50, lat_p95, lat_p99; /* partition latency, s */
+  double mutex_wait_mean, mutex_wait_p99;     /* per call, s */
+  double mutex_held_mean;   /* per call, s: what a log timing the locked region reports */
+  double call_mean, call_p99;                  /* time inside the prove call, s */
+  int has_proofs;           /* arrivals: proof latency (first arrival to last partition done) */
+  double proof_lat_mean, proof_lat_p50, proof_lat_p95, proof_lat_p99;
+  double cpu_util;          /* core-seconds used / (cores * window) */
+  /* Why the GPUs idled, as fractions of GPU-time in the window (mean over GPUs). "No GPU
+   * phase running" includes the share 1 - busy of a running GPU phase (phase.busy). */
+  double idle_mutex_cpu;    /* mutex held but no GPU phase running */
+  double idle_no_holder;    /* mutex free (or no mutex) and no GPU phase running */
+  double idle_no_work;      /* part of idle_no_holder with a worker of that GPU waiting for
+                               work (arrivals, or the end of a closed backlog); the rest of
+                               idle_no_holder is idle while every worker is busy elsewhere
+                               (CPU phases, queues) */
+  double window_s;
+  int64_t completed;        /* partitions completed inside the window */
+  int64_t events;           /* events processed (whole run) */
+} sim_metrics;
+
+typedef struct sim_result {
+  int nreps;
+  sim_metrics *reps;        /* nreps entries, in replication order */
+  int64_t events;           /* sum over replications */
+  double wall_s;            /* wall time of the run */
+} sim_result;
+
+/* Free what a result owns (accept NULL). */
+void sim_result_free(sim_result *r);
+void sim_metrics_free(sim_metrics *m);
+
+#endif

@@ -1,9 +1,0 @@
-/* Subcommands of the prover half. Each takes the arguments after its name (argv[0] is
- * the command name) and returns the process exit code. */
-#ifndef PROVESIM_CLI_PROVER_H
-#define PROVESIM_CLI_PROVER_H
-
-/* provesim prover-bench (bench.c): kernel timings of a backend, against compute floors. */
-int prover_cmd_bench(int argc, char **argv);
-
-#endif
