@@ -1,7 +1,9 @@
 /* Implementation of sim/dist.h on GSL's random variate generators. */
 #include "dist.h"
 
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,4 +141,11 @@ void dist_free(dist *d) {
 const char *dist_kind_name(dist_kind k) {
   static const char *names[] = {"const", "uniform", "normal", "lognormal", "gamma", "exponential", "empirical"};
   return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
+}
+
+static void gsl_init_once(void) { gsl_set_error_handler_off(); }
+
+void dist_gsl_init(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, gsl_init_once);
 }

@@ -36,6 +36,10 @@ int dist_exponential(dist *d, double mean, const char **why);
 int dist_empirical(dist *d, double *samples, size_t n, const char **why);
 
 double dist_draw(const dist *d, gsl_rng *r);
+
+/* Turns GSL's default error handler (which aborts) off, once per process; every module
+ * that calls GSL calls this first, and checks GSL's return codes instead. */
+void dist_gsl_init(void);
 double dist_mean(const dist *d);
 /* Deep copy (empirical samples are duplicated). */
 void dist_copy(dist *dst, const dist *src);

@@ -35,10 +35,11 @@ write) gen "$2" "$3"; exit 0 ;;
 compare) ;;
 *) usage ;;
 esac
-a=$(mktemp -d) b=$(mktemp -d)
-trap 'rm -rf "$a" "$b"' EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+a=$tmp/a
 gen "$2" "$a"
-if [ -d "$3" ]; then b=$3; else gen "$3" "$b"; fi
+if [ -d "$3" ]; then b=$3; else b=$tmp/b; gen "$3" "$b"; fi
 if diff -r "$a" "$b" >/dev/null; then
   echo "same outputs: $(ls "$a" | wc -l) files byte-identical"
 else

@@ -54,6 +54,7 @@ static double cdf(calib_family f, const fitpar *p, double x) {
 }
 
 int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *out, ps_err *e) {
+  dist_gsl_init();
   memset(out, 0, sizeof *out);
   for (int i = 0; i < 8; i++) out->loglik[i] = NAN;
   if (n == 0) return ps_fail(e, PS_EINPUT, "no samples to fit");

@@ -6,10 +6,8 @@
  * job at rate min(1, capacity/demand). A job is one phase of one worker's current call. */
 #include "pipe.h"
 
-#include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -610,6 +608,7 @@ static void rep_free(rep_state *r) {
 
 int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
   const model *m = s->model;
+  dist_gsl_init();
   if (s->cpu_fifo)
     for (int p = 0; p < m->nphases; p++)
       if (m->phases[p].resource == RES_CPU && m->phases[p].threads > s->cpu_cores)
@@ -813,49 +812,29 @@ typedef struct pool {
   const sim_opts *o;
   sim_result *res;
   span_buf *bufs;
-  int next;
   int *rc;
   ps_err *errs;
-  pthread_mutex_t mu;
 } pool;
 
-static void *worker_main(void *arg) {
-  pool *P = arg;
-  for (;;) {
-    pthread_mutex_lock(&P->mu);
-    int i = P->next++;
-    pthread_mutex_unlock(&P->mu);
-    if (i >= P->res->nreps) break;
-    sim_span_fn fn = P->o->on_span ? span_buf_add : NULL;
-    P->rc[i] = sim_run_rep(P->s, i, fn, &P->bufs[i], &P->res->reps[i], &P->errs[i]);
-  }
-  return NULL;
+static void rep_range(void *ctx, size_t lo, size_t hi) {
+  pool *P = ctx;
+  sim_span_fn fn = P->o->on_span ? span_buf_add : NULL;
+  for (size_t i = lo; i < hi; i++)
+    P->rc[i] = sim_run_rep(P->s, (int)i, fn, &P->bufs[i], &P->res->reps[i], &P->errs[i]);
 }
 
 int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
   static const sim_opts none = {0};
   if (!o) o = &none;
   double t0 = ps_now();
-  gsl_set_error_handler_off();
   sim_result *res = xcalloc(1, sizeof *res);
   res->nreps = s->replications;
   res->reps = xcalloc((size_t)res->nreps, sizeof *res->reps);
-  int nt = o->threads > 0 ? o->threads : ps_ncores();
-  if (nt > res->nreps) nt = res->nreps;
   pool P = {.s = s, .o = o, .res = res};
   P.rc = xcalloc((size_t)res->nreps, sizeof *P.rc);
   P.errs = xcalloc((size_t)res->nreps, sizeof *P.errs);
   P.bufs = xcalloc((size_t)res->nreps, sizeof *P.bufs);
-  pthread_mutex_init(&P.mu, NULL);
-  if (nt <= 1) {
-    worker_main(&P);
-  } else {
-    pthread_t *th = xmalloc((size_t)nt * sizeof *th);
-    for (int i = 0; i < nt; i++) PS_ASSERT(pthread_create(&th[i], NULL, worker_main, &P) == 0);
-    for (int i = 0; i < nt; i++) pthread_join(th[i], NULL);
-    free(th);
-  }
-  pthread_mutex_destroy(&P.mu);
+  par_for((size_t)res->nreps, 1, o->threads, rep_range, &P, NULL, NULL);
   int rc = PS_OK;
   for (int i = 0; i < res->nreps; i++)
     if (P.rc[i] != PS_OK) {
