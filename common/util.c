@@ -191,3 +191,16 @@ void ps_out_abort(ps_outfile *o) {
   free(o->tmp);
   o->tmp = NULL;
 }
+
+void ps_buf_csv_field(ps_buf *b, const char *s) {
+  if (!strpbrk(s, ",\"\r\n")) {
+    ps_buf_append(b, s, strlen(s));
+    return;
+  }
+  ps_buf_append(b, "\"", 1);
+  for (const char *p = s; *p; p++) {
+    if (*p == '"') ps_buf_append(b, "\"", 1);
+    ps_buf_append(b, p, 1);
+  }
+  ps_buf_append(b, "\"", 1);
+}

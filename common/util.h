@@ -55,6 +55,9 @@ void ps_buf_printf(ps_buf *b, const char *fmt, ...) __attribute__((format(printf
 void ps_buf_vprintf(ps_buf *b, const char *fmt, va_list ap);
 void ps_buf_append(ps_buf *b, const char *s, size_t n);
 void ps_buf_free(ps_buf *b);
+/* Appends s as one CSV field (RFC 4180): quoted, with quotes doubled, when it holds a
+ * comma, a quote, a carriage return or a newline; as is otherwise. */
+void ps_buf_csv_field(ps_buf *b, const char *s);
 /* Appends s as a JSON string literal (quotes, \" \\ and \u00XX escapes). */
 void ps_buf_json_str(ps_buf *b, const char *s);
 

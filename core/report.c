@@ -233,8 +233,10 @@ void report_csv(ps_buf *b, const scenario *s, const report_summary *m) {
                    "throughput_pps_ci95,latency_mean_s,latency_p50_s,latency_p95_s,latency_p99_s,"
                    "mutex_wait_mean_s,call_mean_s,cpu_util,gpu_idle_mutex_held,gpu_idle_mutex_free,replications,"
                    "events\n");
-  ps_buf_printf(b, "%s,%d,%d,%d,%d,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%lld\n",
-                s->name, s->gpus, s->workers_per_gpu, s->cpu_cores, s->batch, s->mutex_name ? s->mutex_name : "none",
+  ps_buf_csv_field(b, s->name);
+  ps_buf_printf(b, ",%d,%d,%d,%d,", s->gpus, s->workers_per_gpu, s->cpu_cores, s->batch);
+  ps_buf_csv_field(b, s->mutex_name ? s->mutex_name : "none");
+  ps_buf_printf(b, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%lld\n",
                 m->gpu_util_mean, m->gpu_util_mean_ci, m->tput, m->tput_ci, m->lat_mean, m->lat_p50, m->lat_p95,
                 m->lat_p99, m->wait_mean, m->call_mean, m->cpu_util, m->idle_held, m->idle_free, m->nreps,
                 (long long)m->events);
