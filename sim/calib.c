@@ -236,6 +236,7 @@ static int kspan_cmp(const void *a, const void *b) {
 /* Sorts the kernel records by (file, rep, gpu) and merges each group's intervals in
  * place; returns the new count (groups stay contiguous and in order). */
 static size_t kspan_merge(kspan *k, size_t n) {
+  if (n == 0) return 0; /* k may be NULL */
   qsort(k, n, sizeof *k, kspan_cmp);
   size_t out = 0;
   for (size_t i = 0; i < n;) {
@@ -293,7 +294,7 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
   }
   c.nk = kspan_merge(c.k, c.nk);
   /* Rank calls within each worker, to leave the first skip_calls out. */
-  qsort(c.o, c.n, sizeof *c.o, obs_by_worker_call);
+  if (c.n) qsort(c.o, c.n, sizeof *c.o, obs_by_worker_call); /* c.o is NULL when empty */
   for (size_t i = 0; i < c.n; i++) {
     if (i == 0) {
       c.o[i].rank = 0;

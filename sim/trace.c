@@ -134,7 +134,7 @@ void trace_render(trace *t, ps_buf *b) {
         e[ne++] = (edge){t->s[i].t0, +1};
         e[ne++] = (edge){t->s[i].t1, -1};
       }
-    qsort(e, ne, sizeof *e, edge_cmp);
+    if (ne) qsort(e, ne, sizeof *e, edge_cmp); /* e is NULL when this GPU has none */
     int depth = 0, was = -1;
     for (size_t i = 0; i < ne; i++) {
       depth += e[i].d;
