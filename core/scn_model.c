@@ -1,0 +1,486 @@
+/* The scenario loader's model half (scn_int.h): distributions and phase graphs read from
+ * the tree, with every parameter, phase reference, scope and `after` cycle checked and
+ * reported at its file:line:col. scn.c applies overrides and builds scenarios around the
+ * model this file builds. */
+#define _GNU_SOURCE
+#include "scn.h"
+#include "scn_int.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "spans.h"
+#include "window.h"
+
+/* ---------------------------------------------------------------------------------- */
+/* Distributions. */
+
+typedef struct dparam {
+  const char *name;
+  node *n;
+  double v;
+} dparam;
+
+static int word_in(const char *text, const char *w) {
+  size_t n = strlen(w);
+  for (const char *p = strstr(text, w); p; p = strstr(p + 1, w)) {
+    int left = p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    int right = !(isalnum((unsigned char)p[n]) || p[n] == '_');
+    if (left && right) return 1;
+  }
+  return 0;
+}
+
+/* A constructor refused the parameters: blame the one parameter its reason names, or
+ * the whole mapping when it names several. */
+static int dist_refused(ld *c, const node *m, const char *path, const dparam *ps, int np, const char *why) {
+  int hit = -1, hits = 0, ohit = -1, ohits = 0;
+  for (int i = 0; i < np; i++)
+    if (ps[i].n && word_in(why, ps[i].name)) {
+      hit = i, hits++;
+      if (ps[i].n->at.origin) ohit = i, ohits++;
+    }
+  /* Of several named parameters, the one an override set is the one to blame. */
+  if (hits > 1 && ohits == 1 && !m->at.origin) hit = ohit, hits = 1;
+  if (hits == 1) {
+    char p[PB];
+    scn__jp(p, sizeof p, path, ps[hit].name);
+    return scn__expect(c, ps[hit].n, p, why);
+  }
+  return scn__expect(c, m, path, why);
+}
+
+typedef struct emp_ctx {
+  const char *phase;
+  double *v;
+  size_t n, cap;
+} emp_ctx;
+
+static int emp_collect(void *ctx, const span_rec *r) {
+  emp_ctx *x = ctx;
+  if (r->kind != SPAN_PHASE || !r->phase || strcmp(r->phase, x->phase)) return 0;
+  double t = r->t1 - r->t0;
+  if (r->npartitions > 1) t /= r->npartitions;
+  if (x->n == x->cap) {
+    x->cap = x->cap ? 2 * x->cap : 64;
+    x->v = xrealloc(x->v, x->cap * sizeof *x->v);
+  }
+  x->v[x->n++] = t;
+  return 0;
+}
+
+static const char *const DIST_KINDS[] = {"const", "uniform", "normal", "lognormal", "gamma", "exponential", "empirical", NULL};
+
+static int rd_dist(ld *c, node *n, const char *path, dist *d) {
+  const char *why = NULL;
+  double v;
+  if (n->kind == N_SCALAR && !scn__scalar_double(n, &v)) {
+    if (dist_const(d, v, &why)) return scn__expect(c, n, path, why);
+    return 0;
+  }
+  if (n->kind != N_MAP)
+    return scn__expect(c, n, path, "a distribution: a number of seconds or a mapping {dist: KIND, ...}");
+  node *kn;
+  int kind;
+  char p[PB];
+  scn__jp(p, sizeof p, path, "dist");
+  if (scn__req(c, n, path, "dist", "one of const, uniform, normal, lognormal, gamma, exponential, empirical", &kn) ||
+      scn__rd_enum(c, kn, p, DIST_KINDS, &kind))
+    return PS_EINPUT;
+  static const char *const keys[][5] = {
+      {"dist", "value", NULL}, {"dist", "min", "max", NULL},     {"dist", "mean", "sd", NULL},
+      {"dist", "mean", "cv", "mu", "sigma"}, {"dist", "mean", "cv", NULL}, {"dist", "mean", NULL},
+      {"dist", "samples", "file", "phase", NULL}};
+  const char *klist[6] = {0};
+  for (int i = 0; i < 5 && keys[kind][i]; i++) klist[i] = keys[kind][i];
+  if (scn__check_map(c, n, path, klist)) return PS_EINPUT;
+
+  dparam ps[4] = {{0}};
+  int np = 0;
+  /* The numeric parameters this kind takes, in the order they are named. */
+  const char *names[4] = {0};
+  if (kind == DIST_LOGNORMAL) {
+    int ms = scn__opt(n, "mu") || scn__opt(n, "sigma"), mc = scn__opt(n, "mean") || scn__opt(n, "cv");
+    if (ms && mc) {
+      const char *k = scn__opt(n, "mu") ? "mu" : "sigma";
+      scn__jp(p, sizeof p, path, k);
+      return scn__fail_at(c, &scn__map_find(n, k)->at, p, "expected either {mean, cv} or {mu, sigma}, got both kinds of parameter");
+    }
+    names[0] = ms ? "mu" : "mean";
+    names[1] = ms ? "sigma" : "cv";
+    np = 2;
+  } else if (kind != DIST_EMPIRICAL) {
+    for (int i = 1; i < 5 && keys[kind][i]; i++) names[np++] = keys[kind][i];
+  }
+  for (int i = 0; i < np; i++) {
+    ps[i].name = names[i];
+    if (scn__req(c, n, path, names[i], "a number", &ps[i].n)) return PS_EINPUT;
+    scn__jp(p, sizeof p, path, names[i]);
+    if (scn__rd_num(c, ps[i].n, p, -INFINITY, 0, &ps[i].v)) return PS_EINPUT;
+  }
+  int rc = 0;
+  switch ((dist_kind)kind) {
+  case DIST_CONST: rc = dist_const(d, ps[0].v, &why); break;
+  case DIST_UNIFORM: rc = dist_uniform(d, ps[0].v, ps[1].v, &why); break;
+  case DIST_NORMAL: rc = dist_normal(d, ps[0].v, ps[1].v, &why); break;
+  case DIST_LOGNORMAL:
+    rc = names[0][0] == 'm' && names[0][1] == 'u' ? dist_lognormal_mu_sigma(d, ps[0].v, ps[1].v, &why)
+                                                  : dist_lognormal_mean_cv(d, ps[0].v, ps[1].v, &why);
+    break;
+  case DIST_GAMMA: rc = dist_gamma_mean_cv(d, ps[0].v, ps[1].v, &why); break;
+  case DIST_EXPONENTIAL: rc = dist_exponential(d, ps[0].v, &why); break;
+  case DIST_EMPIRICAL: {
+    node *sn = scn__opt(n, "samples"), *fn = scn__opt(n, "file"), *pn = scn__opt(n, "phase");
+    if (sn && (fn || pn)) {
+      const char *k = fn ? "file" : "phase";
+      scn__jp(p, sizeof p, path, k);
+      return scn__fail_at(c, &scn__map_find(n, k)->at, p, "expected either samples or {file, phase}, got both");
+    }
+    double *xs = NULL;
+    size_t nx = 0;
+    if (sn || !(fn || pn)) {
+      if (scn__req(c, n, path, "samples", "a list of numbers >= 0 (or file and phase)", &sn)) return PS_EINPUT;
+      scn__jp(p, sizeof p, path, "samples");
+      if (sn->kind != N_SEQ || sn->n == 0) return scn__expect(c, sn, p, "a non-empty list of numbers >= 0");
+      xs = xmalloc((size_t)sn->n * sizeof *xs);
+      for (int i = 0; i < sn->n; i++) {
+        char pi[PB + 16];
+        snprintf(pi, sizeof pi, "%s[%d]", p, i);
+        if (scn__rd_num(c, sn->items[i], pi, 0, 0, &xs[i])) {
+          free(xs);
+          return PS_EINPUT;
+        }
+      }
+      nx = (size_t)sn->n;
+    } else {
+      const char *file, *ph;
+      char pf[PB], pp[PB];
+      scn__jp(pf, sizeof pf, path, "file");
+      scn__jp(pp, sizeof pp, path, "phase");
+      if (scn__req(c, n, path, "file", "a spans file (provesim.spans/1)", &fn) || scn__rd_str(c, fn, pf, &file) ||
+          scn__req(c, n, path, "phase", "the name of a phase in the spans file", &pn) || scn__rd_str(c, pn, pp, &ph))
+        return PS_EINPUT;
+      char *fpath = scn__relative_to(fn->at.origin ? NULL : fn->at.file, file);
+      emp_ctx x = {.phase = ph};
+      ps_err se;
+      int src = spans_read(fpath, NULL, emp_collect, &x, &se);
+      if (src) {
+        free(x.v);
+        rc = scn__fail_at(c, &fn->at, pf, "expected a readable provesim.spans/1 file, got \"%s\" (%s)", fpath, se.msg);
+        free(fpath);
+        return rc;
+      }
+      if (x.n == 0) {
+        rc = scn__fail_at(c, &pn->at, pp, "expected a phase with spans in %s, got \"%s\" (no span has that phase)", fpath, ph);
+        free(fpath);
+        return rc;
+      }
+      free(fpath);
+      xs = x.v;
+      nx = x.n;
+    }
+    if (dist_empirical(d, xs, nx, &why)) return scn__expect(c, scn__opt(n, "samples") ? scn__opt(n, "samples") : n, path, why);
+    return 0;
+  }
+  }
+  if (rc) return dist_refused(c, n, path, ps, np, why);
+  return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Models. */
+
+static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
+static const char *const MODEL_KEYS[] = {"model", "source", "phases", "scopes", NULL};
+static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",
+                                         "batch", "after",    "host_mem_gib", "busy", NULL};
+
+/* "a, b, c" of the model's phase names (or scope names), for error messages. */
+void scn__list_names(char *out, size_t cap, const model *m, int scopes) {
+  out[0] = 0;
+  int n = scopes ? m->nscopes : m->nphases;
+  for (int i = 0; i < n; i++) {
+    const char *s = scopes ? m->scopes[i].name : m->phases[i].name;
+    if (strlen(out) + strlen(s) + 8 > cap) {
+      strncat(out, ", ...", cap - strlen(out) - 1);
+      break;
+    }
+    if (i) strcat(out, ", ");
+    strcat(out, s);
+  }
+}
+
+/* A phase name given as a value (in after, scopes, mutex): its index. */
+static int rd_phase_ref(ld *c, const model *m, const node *n, const char *path, int *out) {
+  if (n->kind == N_SCALAR && !scn__is_null(n)) {
+    int i = scn_phase_index(m, n->str);
+    if (i >= 0) {
+      *out = i;
+      return 0;
+    }
+  }
+  char names[400], what[480];
+  scn__list_names(names, sizeof names, m, 0);
+  snprintf(what, sizeof what, "the name of a phase of the model (%s)", names);
+  return scn__expect(c, n, path, what);
+}
+
+/* A {from: PHASE, to: PHASE} region. */
+int scn__rd_region(ld *c, const model *m, const node *n, const char *path, int *from, int *to) {
+  static const char *const keys[] = {"from", "to", NULL};
+  node *fn, *tn;
+  char p[PB];
+  if (scn__check_map(c, n, path, keys) || scn__req(c, n, path, "from", "a phase name", &fn) ||
+      scn__req(c, n, path, "to", "a phase name", &tn))
+    return PS_EINPUT;
+  scn__jp(p, sizeof p, path, "from");
+  if (rd_phase_ref(c, m, fn, p, from)) return PS_EINPUT;
+  scn__jp(p, sizeof p, path, "to");
+  if (rd_phase_ref(c, m, tn, p, to)) return PS_EINPUT;
+  if (*to < *from) {
+    char what[PB];
+    snprintf(what, sizeof what, "a phase listed no earlier than from (%s) in phases", m->phases[*from].name);
+    return scn__expect(c, tn, p, what);
+  }
+  return 0;
+}
+
+/* The key path of phase i: phases.NAME when it has a name, phases[i] otherwise. */
+void scn__phase_path(char *out, size_t cap, const char *base, const node *item, int i) {
+  const node *nm = scn__opt(item, "name");
+  char ph[PB];
+  scn__jp(ph, sizeof ph, base, "phases");
+  char idx[24];
+  snprintf(idx, sizeof idx, "[%d]", i);
+  const char *named[] = {ph, ".", nm ? nm->str : "", NULL}, *indexed[] = {ph, idx, NULL};
+  scn__cat_path(out, cap, (nm && nm->kind == N_SCALAR) ? named : indexed);
+}
+
+/* Find a cycle in the after graph; on success returns 0, else fills cyc[0..*len-1]
+ * (each waits for the next, and the last for the first) and returns 1. */
+static int find_cycle(const model *m, int *cyc, int *len) {
+  int n = m->nphases, rc = 0;
+  int *color = xcalloc((size_t)n, sizeof *color), *stack = xmalloc((size_t)n * sizeof *stack),
+      *edge = xmalloc((size_t)n * sizeof *edge);
+  for (int s = 0; s < n && !rc; s++) {
+    if (color[s]) continue;
+    int top = 0;
+    stack[top] = s, edge[top] = 0, color[s] = 1;
+    while (top >= 0 && !rc) {
+      int u = stack[top];
+      if (edge[top] < m->phases[u].nafter) {
+        int w = m->phases[u].after[edge[top]++];
+        if (color[w] == 1) {
+          int k = top;
+          while (stack[k] != w) k--;
+          *len = 0;
+          for (int j = k; j <= top; j++) cyc[(*len)++] = stack[j];
+          rc = 1;
+        } else if (!color[w]) {
+          top++;
+          stack[top] = w, edge[top] = 0, color[w] = 1;
+        }
+      } else {
+        color[u] = 2;
+        top--;
+      }
+    }
+  }
+  free(color);
+  free(stack);
+  free(edge);
+  return rc;
+}
+
+/* Build a model from the mapping mn; base is the key path of mn ("" for a model file,
+ * "model" for an inline model). */
+int scn__build_model(ld *c, node *mn, const char *base, const char *path, model **out) {
+  char p[PB], pp[PB];
+  model *m = xcalloc(1, sizeof *m);
+  node *x, *phs;
+  const char *s = NULL;
+  int rc = PS_EINPUT;
+  if (scn__check_map(c, mn, base, MODEL_KEYS)) goto fail;
+  scn__jp(p, sizeof p, base, "model");
+  if (scn__req(c, mn, base, "model", "the model's name (a string)", &x) || scn__rd_str(c, x, p, &s)) goto fail;
+  m->name = xstrdup(s);
+  if ((x = scn__opt(mn, "source"))) {
+    scn__jp(p, sizeof p, base, "source");
+    if (scn__rd_str(c, x, p, &s)) goto fail;
+    m->source = xstrdup(s);
+  }
+  m->path = path ? xstrdup(path) : NULL;
+  scn__jp(p, sizeof p, base, "phases");
+  if (scn__req(c, mn, base, "phases", "a non-empty list of phases", &phs)) goto fail;
+  if (phs->kind != N_SEQ || phs->n == 0) {
+    scn__expect(c, phs, p, "a non-empty list of phases");
+    goto fail;
+  }
+  m->phases = xcalloc((size_t)phs->n, sizeof *m->phases);
+  /* First the names, so after/scopes can refer to phases listed later. */
+  for (int i = 0; i < phs->n; i++) {
+    node *it = phs->items[i];
+    scn__phase_path(pp, sizeof pp, base, it, i);
+    if (scn__check_map(c, it, pp, PHASE_KEYS)) goto fail;
+    scn__jp(p, sizeof p, pp, "name");
+    if (scn__req(c, it, pp, "name", "the phase's name", &x) || scn__rd_name(c, x, p, &s)) goto fail;
+    if (!strcmp(s, "mutex_wait") || !strcmp(s, "mutex_held")) {
+      scn__expect(c, x, p, "a name other than mutex_wait and mutex_held (spans use those)");
+      goto fail;
+    }
+    if (scn_phase_index(m, s) >= 0) {
+      scn__expect(c, x, p, "a name no other phase has");
+      goto fail;
+    }
+    m->phases[i].name = xstrdup(s);
+    m->nphases = i + 1;
+  }
+  for (int i = 0; i < phs->n; i++) {
+    node *it = phs->items[i];
+    phase *ph = &m->phases[i];
+    int r;
+    scn__phase_path(pp, sizeof pp, base, it, i);
+    scn__jp(p, sizeof p, pp, "resource");
+    if (scn__req(c, it, pp, "resource", "one of cpu, gpu, pcie, none", &x) || scn__rd_enum(c, x, p, RES_NAMES, &r)) goto fail;
+    ph->resource = (res_kind)r;
+    ph->threads = 1;
+    if ((x = scn__opt(it, "threads"))) {
+      scn__jp(p, sizeof p, pp, "threads");
+      if (scn__rd_i(c, x, p, 1, &ph->threads)) goto fail;
+      if (ph->resource != RES_CPU && ph->threads != 1) {
+        char what[96];
+        snprintf(what, sizeof what, "1 for a %s phase (threads counts CPU cores)", RES_NAMES[r]);
+        scn__expect(c, x, p, what);
+        goto fail;
+      }
+    }
+    scn__jp(p, sizeof p, pp, "time");
+    if (scn__req(c, it, pp, "time", "a distribution (seconds per partition)", &x) || rd_dist(c, x, p, &ph->time)) goto fail;
+    if ((x = scn__opt(it, "fixed"))) {
+      scn__jp(p, sizeof p, pp, "fixed");
+      if (rd_dist(c, x, p, &ph->fixed)) goto fail;
+      ph->has_fixed = 1;
+    }
+    if ((x = scn__opt(it, "batch"))) {
+      static const char *const bkeys[] = {"scale", NULL};
+      node *sc;
+      scn__jp(p, sizeof p, pp, "batch");
+      if (scn__check_map(c, x, p, bkeys) || scn__req(c, x, p, "scale", "a non-empty list of numbers > 0", &sc)) goto fail;
+      scn__jp(p, sizeof p, pp, "batch.scale");
+      if (sc->kind != N_SEQ || sc->n == 0) {
+        scn__expect(c, sc, p, "a non-empty list of numbers > 0 (multipliers for k = 1, 2, ...)");
+        goto fail;
+      }
+      ph->scale = xmalloc((size_t)sc->n * sizeof *ph->scale);
+      ph->nscale = sc->n;
+      for (int k = 0; k < sc->n; k++) {
+        char pk[PB + 16];
+        snprintf(pk, sizeof pk, "%s[%d]", p, k);
+        if (scn__rd_num(c, sc->items[k], pk, 0, 1, &ph->scale[k])) goto fail;
+      }
+    }
+    if ((x = scn__opt(it, "host_mem_gib"))) {
+      scn__jp(p, sizeof p, pp, "host_mem_gib");
+      if (scn__rd_num(c, x, p, 0, 0, &ph->host_mem_gib)) goto fail;
+    }
+    ph->busy = 1;
+    if ((x = scn__opt(it, "busy"))) {
+      scn__jp(p, sizeof p, pp, "busy");
+      if (ph->resource != RES_GPU) {
+        scn__expect(c, x, p, "no busy: key on a cpu/pcie/none phase (busy is the kernel share of a gpu phase)");
+        goto fail;
+      }
+      if (scn__rd_num(c, x, p, 0, 1, &ph->busy)) goto fail;
+      if (ph->busy > 1) {
+        scn__expect(c, x, p, "a number > 0 and <= 1 (the share of the phase's time the GPU executes kernels)");
+        goto fail;
+      }
+    }
+    pair *ap = scn__map_find(it, "after");
+    if (!ap || scn__is_null(ap->val)) {
+      if (i > 0) {
+        ph->after = xmalloc(sizeof *ph->after);
+        ph->after[0] = i - 1;
+        ph->nafter = 1;
+      }
+    } else {
+      x = ap->val;
+      scn__jp(p, sizeof p, pp, "after");
+      if (x->kind != N_SEQ) {
+        scn__expect(c, x, p, "a list of phase names ([] for the start of the call)");
+        goto fail;
+      }
+      ph->after = xmalloc((size_t)(x->n ? x->n : 1) * sizeof *ph->after);
+      for (int k = 0; k < x->n; k++) {
+        char pk[PB + 16];
+        snprintf(pk, sizeof pk, "%s[%d]", p, k);
+        int w;
+        if (rd_phase_ref(c, m, x->items[k], pk, &w)) goto fail;
+        for (int j = 0; j < ph->nafter; j++)
+          if (ph->after[j] == w) {
+            scn__expect(c, x->items[k], pk, "each phase once in after");
+            goto fail;
+          }
+        ph->after[ph->nafter++] = w;
+      }
+    }
+  }
+  int *cyc = xmalloc((size_t)m->nphases * sizeof *cyc), clen;
+  if (find_cycle(m, cyc, &clen)) {
+    /* Blame an explicit after list on the cycle (a default edge only points back to
+     * the previous phase, so every cycle has one), preferring one set by an override. */
+    int blame = -1;
+    for (int k = 0; k < clen; k++) {
+      pair *ap = scn__map_find(phs->items[cyc[k]], "after");
+      if (ap && !scn__is_null(ap->val) && (blame < 0 || ap->val->at.origin)) blame = k;
+    }
+    PS_ASSERT(blame >= 0);
+    ps_buf b = {0};
+    for (int k = 0; k <= clen; k++) ps_buf_printf(&b, "%s%s", k ? " -> " : "", m->phases[cyc[(blame + k) % clen]].name);
+    node *it = phs->items[cyc[blame]];
+    scn__phase_path(pp, sizeof pp, base, it, cyc[blame]);
+    scn__jp(p, sizeof p, pp, "after");
+    scn__fail_at(c, &scn__map_find(it, "after")->val->at, p,
+            "expected phases whose after lists form no cycle, got the cycle %s (each waits for the next)", b.p);
+    ps_buf_free(&b);
+    free(cyc);
+    goto fail;
+  }
+  free(cyc);
+  if ((x = scn__opt(mn, "scopes"))) {
+    scn__jp(pp, sizeof pp, base, "scopes");
+    if (x->kind != N_MAP) {
+      scn__expect(c, x, pp, "a mapping of scope names to {from: PHASE, to: PHASE}");
+      goto fail;
+    }
+    m->scopes = xcalloc((size_t)(x->n ? x->n : 1), sizeof *m->scopes);
+    for (int k = 0; k < x->n; k++) {
+      pair *sp = &x->pairs[k];
+      scn__jp(p, sizeof p, pp, sp->key);
+      node keyn = {.kind = N_SCALAR, .at = sp->at, .str = sp->key};
+      if (scn__rd_name(c, &keyn, p, &s)) goto fail;
+      if (!strcmp(s, "none")) {
+        scn__fail_at(c, &sp->at, p, "expected a scope name other than none, got \"none\" (it is reserved: it means no mutex)");
+        goto fail;
+      }
+      scope *sc = &m->scopes[m->nscopes];
+      if (scn__rd_region(c, m, sp->val, p, &sc->from, &sc->to)) goto fail;
+      sc->name = xstrdup(s);
+      m->nscopes++;
+    }
+  }
+  *out = m;
+  return 0;
+fail:
+  scn_model_free(m);
+  return rc;
+}
+
+const char *scn_res_name(res_kind r) { return (unsigned)r < 4 ? RES_NAMES[r] : "?"; }
