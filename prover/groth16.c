@@ -10,7 +10,10 @@
  * Proof: A = alpha + sum z_i A_i + r delta, B = beta + sum z_i B_i + s delta,
  *        C = sum_priv z_i L_i + sum h_j H_j + s A + r B_G1 - r s delta,
  * where h = (a b - c) / Z from the evaluations of A z, B z, C z over H, computed on the
- * coset 7H (where Z is the constant 7^n - 1). */
+ * coset 7H (where Z is the constant 7^n - 1).
+ *
+ * One file (about 1000 lines) because setup, proving and verifying are one scheme over the
+ * definitions above; the keys' disk cache lives here because its layout is the keys'. */
 #include "groth16.h"
 
 #include <errno.h>

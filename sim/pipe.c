@@ -3,7 +3,9 @@
  * every run. Stations model resources: a FIFO station (exclusive GPU, PCIe link, CPU with
  * cpu_sharing: fifo) serves jobs in arrival order while it has free capacity; a
  * processor-sharing station (CPU cores by default, GPU with gpu_sharing: shared) runs every
- * job at rate min(1, capacity/demand). A job is one phase of one worker's current call. */
+ * job at rate min(1, capacity/demand). A job is one phase of one worker's current call.
+ * The file is long (about 870 lines) because it is one thing: the event loop, the stations
+ * and the calls share one replication state that no other module should see. */
 #include "pipe.h"
 
 #include <gsl/gsl_rng.h>
