@@ -166,8 +166,8 @@ done:
 
 typedef struct measured {
   int ngpus;
-  double util[64];
-  double util_nvml[64];
+  double util[PS_MAX_GPUS];
+  double util_nvml[PS_MAX_GPUS];
   int has_nvml;
   double tput, call_mean, wait_mean;
   int nreps;
@@ -223,9 +223,9 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
   const cJSON *met = cJSON_GetObjectItemCaseSensitive(d, "metrics");
   const cJSON *gu = cJSON_GetObjectItemCaseSensitive(met, "gpu_util");
   const cJSON *gn = cJSON_GetObjectItemCaseSensitive(met, "gpu_util_nvml");
-  if (!cJSON_IsArray(gu) || cJSON_GetArraySize(gu) < 1 || cJSON_GetArraySize(gu) > 64) {
+  if (!cJSON_IsArray(gu) || cJSON_GetArraySize(gu) < 1 || cJSON_GetArraySize(gu) > PS_MAX_GPUS) {
     cJSON_Delete(d);
-    return ps_fail(e, PS_EINPUT, "%s: metrics.gpu_util: expected an array of 1 to 64 numbers", path);
+    return ps_fail(e, PS_EINPUT, "%s: metrics.gpu_util: expected an array of 1 to %d numbers", path, PS_MAX_GPUS);
   }
   m->ngpus = cJSON_GetArraySize(gu);
   for (int g = 0; g < m->ngpus; g++) m->util[g] = cJSON_GetArrayItem(gu, g)->valuedouble;

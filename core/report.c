@@ -194,11 +194,13 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
                 m->nreps, m->nreps > 1 ? "s" : "", (long long)s->partitions, (long long)s->warmup,
                 (long long)m->events, wall_s);
   ps_buf_printf(b, "  %-34s %14s  %-14s\n", "metric", "mean", "95% CI");
-  for (int g = 0; g < m->ngpus && g < 16; g++) {
+  for (int g = 0; g < m->ngpus && g < REPORT_TABLE_GPUS; g++) {
     char l[64];
     snprintf(l, sizeof l, "GPU utilization, GPU %d", g);
     cell(b, l, m->gpu_util[g], m->gpu_util_ci[g], 100, "%", 2);
   }
+  if (m->ngpus > REPORT_TABLE_GPUS)
+    ps_buf_printf(b, "  (GPUs %d to %d not shown: --json lists every GPU)\n", REPORT_TABLE_GPUS, m->ngpus - 1);
   if (m->ngpus > 1) cell(b, "GPU utilization, mean of GPUs", m->gpu_util_mean, m->gpu_util_mean_ci, 100, "%", 2);
   cell(b, "throughput (partitions/s)", m->tput, m->tput_ci, 1, "", 4);
   cell(b, "throughput (partitions/hour)", m->tput, m->tput_ci, 3600, "", 1);

@@ -38,6 +38,8 @@ void report_json_num(cJSON *o, const char *k, double v);
 
 /* The provesim.report/1 JSON object (caller frees with cJSON_Delete). */
 cJSON *report_json(const scenario *s, const report_summary *m);
+/* The table lists the first REPORT_TABLE_GPUS GPUs one by one (JSON and CSV list all). */
+#define REPORT_TABLE_GPUS 16
 void report_table(ps_buf *b, const scenario *s, const report_summary *m, double wall_s);
 void report_csv(ps_buf *b, const scenario *s, const report_summary *m);
 

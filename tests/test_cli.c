@@ -244,6 +244,27 @@ START_TEST(help_and_usage) {
 }
 END_TEST
 
+/* The table lists 16 GPUs and says where the others are; the loader takes up to
+ * PS_MAX_GPUS (1024) and names the limit past it. */
+START_TEST(many_gpus_table_and_limit) {
+  char *cfg = src("configs/capacity-8gpu.yaml");
+  char *args = xasprintf("simulate %s --set system.gpus=20 --set workload.partitions=200 --set run.replications=1 "
+                         "--set run.warmup=10", cfg), *out, *err;
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "GPU utilization, GPU 15 "));
+  ck_assert_ptr_null(strstr(out, "GPU utilization, GPU 16 "));
+  ck_assert_ptr_nonnull(strstr(out, "(GPUs 16 to 19 not shown: --json lists every GPU)"));
+  free(out);
+  free(args);
+  args = xasprintf("simulate %s --set system.gpus=1025", cfg);
+  ck_assert_int_eq(run(args, NULL, &err), 2);
+  ck_assert_msg(strstr(err, "system.gpus: expected an integer from 1 to 1024, got 1025"), "%s", err);
+  free(err);
+  free(args);
+  free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("cli");
   TCase *tc = tcase_create("simulate");
@@ -254,6 +275,7 @@ int main(void) {
   tcase_add_test(tc, bad_input_exit_2_and_no_output);
   tcase_add_test(tc, spans_agree_with_report);
   tcase_add_test(tc, help_and_usage);
+  tcase_add_test(tc, many_gpus_table_and_limit);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
