@@ -147,11 +147,11 @@ static void g_worker_close(void *p) {
 
 static int g_call_begin(void *p, int rep, int64_t call, const int64_t *parts, int k, ps_err *e) {
   g_w *w = p;
-  uint64_t seeds[256];
-  if (k > 256) return ps_fail(e, PS_EINPUT, "system.batch: at most 256 partitions per call, got %d", k);
+  uint64_t *seeds = xmalloc((size_t)k * sizeof *seeds); /* g16_job_new copies them */
   uint64_t base = ps_seed_mix(w->st->env.s->seed, rep);
   for (int i = 0; i < k; i++) seeds[i] = (base ^ (uint64_t)parts[i] * 0x9e3779b97f4a7c15ULL) | 1;
   w->job = g16_job_new(w->ctx, k, seeds, ps_seed_mix(base, (int)(call & 0x7fffffff)));
+  free(seeds);
   w->part0 = parts[0];
   w->k = k;
   return PS_OK;

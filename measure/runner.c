@@ -346,10 +346,11 @@ static void *worker_main(void *arg) {
   mrun *R = w->R;
   int np = R->np;
   double t_start;
+  /* The partitions of a call: up to system.batch of them (any size the loader accepts). */
+  int64_t *parts = xmalloc((size_t)(R->s->batch > 0 ? R->s->batch : 1) * sizeof *parts);
   while (take_batch(w, &t_start)) {
-    int64_t parts[64];
-    int kk = w->k < 64 ? w->k : 64;
-    for (int i = 0; i < kk; i++) parts[i] = w->part0 + i;
+    PS_ASSERT(w->k >= 1 && w->k <= (R->s->batch > 0 ? R->s->batch : 1));
+    for (int i = 0; i < w->k; i++) parts[i] = w->part0 + i;
     ps_err e = {{0}};
     if (R->ops->call_begin(w->xs, R->rep, w->call, parts, w->k, &e) != PS_OK) {
       run_fail(R, &e);
@@ -392,6 +393,7 @@ static void *worker_main(void *arg) {
                                     .has_mx = had_mx, .mx_req = w->mx_req - R->base,
                                     .mx_acq = w->mx_acq - R->base, .mx_rel = w->mx_rel - R->base};
   }
+  free(parts);
   return NULL;
 }
 
@@ -604,7 +606,8 @@ static void append_rep_spans(mrun *R, ps_buf *b) {
     for (size_t j = 0; j < R->w[i].spans.n; j++) rspans_push(&all, &R->w[i].spans.v[j]);
   for (size_t j = 0; j < R->dev.n; j++) rspans_push(&all, &R->dev.v[j]);
   if (all.n) qsort(all.v, all.n, sizeof *all.v, cmp_rspan);
-  int64_t parts[256];
+  int64_t *parts = NULL;
+  int pcap = 0;
   for (size_t j = 0; j < all.n; j++) {
     const rspan *sp = &all.v[j];
     span_rec r = {.rep = R->rep, .gpu = sp->gpu, .worker = sp->worker, .call = sp->call, .t0 = sp->t0, .t1 = sp->t1};
@@ -613,7 +616,8 @@ static void append_rep_spans(mrun *R, ps_buf *b) {
       r.name = sp->name;
     } else {
       r.kind = SPAN_PHASE;
-      int k = sp->k < 256 ? sp->k : 256;
+      int k = sp->k;
+      if (k > pcap) parts = xrealloc(parts, (size_t)(pcap = k) * sizeof *parts);
       for (int i = 0; i < k; i++) parts[i] = sp->part0 + i;
       r.partitions = parts;
       r.npartitions = k;
@@ -627,6 +631,7 @@ static void append_rep_spans(mrun *R, ps_buf *b) {
     }
     spans_format(b, &r);
   }
+  free(parts);
   free(all.v);
 }
 

@@ -61,7 +61,8 @@ static int exists(const char *p) {
 /* ---- Spans, read back ---- */
 
 typedef struct sp {
-  int rep, gpu, worker, kind;
+  int rep, gpu, worker, kind, np;
+  long long part0; /* first partition of a phase span */
   long long call;
   char phase[32], resource[8];
   double t0, t1;
@@ -85,6 +86,8 @@ static int on_rec(void *ctx, const span_rec *r) {
   sp *x = &s->v[s->n++];
   memset(x, 0, sizeof *x);
   x->rep = r->rep, x->gpu = r->gpu, x->worker = r->worker, x->kind = r->kind, x->call = r->call;
+  x->np = r->npartitions;
+  x->part0 = r->npartitions > 0 ? (long long)r->partitions[0] : -1;
   if (r->kind == SPAN_PHASE) {
     snprintf(x->phase, sizeof x->phase, "%s", r->phase);
     snprintf(x->resource, sizeof x->resource, "%s", r->resource);
@@ -235,28 +238,37 @@ START_TEST(whole_call_lock_spans_and_closed_form) {
 }
 END_TEST
 
+/* The narrow lock, measured and predicted from the same run: the simulator gets the phase
+ * durations this very run measured (calibrate on its own spans), so preemption on a loaded
+ * machine, which stretches the CPU phases, stretches the prediction too. Before this, the
+ * test compared with the nominal model and failed about 1 run in 3 on a 2-core machine
+ * (0.650 measured against 0.800). Under load (two busy loops on the 2 cores) the
+ * calibrated prediction stayed within 0.06 of the measurement in 6 runs; a lock that
+ * covered the whole call would measure about 0.4, and a utilization computed over the
+ * wrong window or intervals would not match the spans. */
 START_TEST(kernels_lock_matches_simulation) {
-  char *cfg = src("tests/data/measure/const-seed.yaml");
+  char *cfg = src("tests/data/measure/const-seed.yaml"), *tmpl = src("tests/data/measure/const-seed-model.yaml");
   char *spf = xasprintf("/tmp/test_measure.k.%d.spans", (int)getpid());
+  char *cal = xasprintf("/tmp/test_measure.k.%d.model.yaml", (int)getpid());
   char *a1 = xasprintf("measure %s --backend cpu --json --set system.mutex=kernels --spans %s", cfg, spf);
-  char *a2 = xasprintf("simulate %s --json --set system.mutex=kernels", cfg);
-  char *o1, *o2;
+  char *a2 = xasprintf("calibrate %s --model %s -o %s", spf, tmpl, cal);
+  char *a3 = xasprintf("simulate %s --json --set system.mutex=kernels --set model=%s --set run.replications=20", cfg, cal);
+  char *o1, *o2, *o3;
   ck_assert_int_eq(run(a1, &o1, NULL), 0);
   ck_assert_int_eq(run(a2, &o2, NULL), 0);
-  double um = json_num(o1, "metrics.gpu_util.0"), us = json_num(o2, "metrics.gpu_util.0");
-  double tm = json_num(o1, "metrics.throughput_pps"), ts = json_num(o2, "metrics.throughput_pps");
-  /* Looser than the whole-call case: with the narrow lock the CPU phases of two workers
-   * spin at once, and on a small shared CI machine preemption stretches them (a 2-core
-   * machine running other suites measured 0.699 against 0.800 and 21.0 against 26.7 partitions/s; the H200 comparison in
-   * docs/measure.md is the precise one). */
-  ck_assert_msg(fabs(um - us) < 0.15, "kernels lock: measured %.4f, simulated %.4f", um, us);
-  ck_assert_msg(fabs(tm / ts - 1) < 0.30, "kernels lock: throughput measured %.3f, simulated %.3f", tm, ts);
+  ck_assert_int_eq(run(a3, &o3, NULL), 0);
+  double um = json_num(o1, "metrics.gpu_util.0"), us = json_num(o3, "metrics.gpu_util.0");
+  double tm = json_num(o1, "metrics.throughput_pps"), ts = json_num(o3, "metrics.throughput_pps");
+  ck_assert_msg(um > 0.55, "kernels lock: measured %.4f, which is the whole-call lock's range", um);
+  ck_assert_msg(fabs(um - us) < 0.08, "kernels lock: measured %.4f, simulated from this run's durations %.4f", um, us);
+  ck_assert_msg(fabs(tm / ts - 1) < 0.12, "kernels lock: throughput measured %.3f, simulated %.3f", tm, ts);
   spans_t s = read_spans(spf);
   check_held_disjoint(&s, 0);
   ck_assert_msg(fabs(um - util_from_spans(&s, 4, 38)) < 1e-6, "report and spans disagree");
   free(s.v);
   unlink(spf);
-  free(o1), free(o2), free(a1), free(a2), free(spf), free(cfg);
+  unlink(cal);
+  free(o1), free(o2), free(o3), free(a1), free(a2), free(a3), free(spf), free(cal), free(cfg), free(tmpl);
 }
 END_TEST
 
@@ -415,6 +427,32 @@ START_TEST(groth16_executor_two_gpus) {
 }
 END_TEST
 
+/* A batch above 64 partitions (the runner once kept a call's partitions in a 64-entry
+ * stack array: ASan saw the overflow, and partitions from 64 on got garbage seeds): every
+ * call's spans list all of its partitions, and the calls cover 0..129 once each. */
+START_TEST(batch_above_64) {
+  char *cfg = src("tests/data/measure/const-seed.yaml");
+  char *spf = xasprintf("/tmp/test_measure.b65.%d.spans", (int)getpid());
+  char *args = xasprintf("measure %s --backend cpu --json --set system.batch=65 --set workload.partitions=130 "
+                         "--set run.warmup=0 --set run.cooldown=0 --spans %s", cfg, spf), *out, *err;
+  int rc = run(args, &out, &err);
+  ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+  spans_t s = read_spans(spf);
+  int seen[2] = {0, 0};
+  for (int i = 0; i < s.n; i++)
+    if (s.v[i].kind == SPAN_PHASE && !strcmp(s.v[i].phase, "msm")) {
+      ck_assert_int_eq(s.v[i].np, 65);
+      ck_assert_msg(s.v[i].part0 == 0 || s.v[i].part0 == 65, "a call starting at partition %lld", s.v[i].part0);
+      seen[s.v[i].part0 == 65]++;
+    }
+  ck_assert_int_eq(seen[0], 1);
+  ck_assert_int_eq(seen[1], 1);
+  free(s.v);
+  unlink(spf);
+  free(out), free(err), free(args), free(spf), free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("measure");
   TCase *tc = tcase_create("measure");
@@ -427,6 +465,7 @@ int main(void) {
   tcase_add_test(tc, interrupt_flushes_spans);
   tcase_add_test(tc, groth16_executor_cpu);
   tcase_add_test(tc, groth16_executor_two_gpus);
+  tcase_add_test(tc, batch_above_64);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
