@@ -1,6 +1,8 @@
-/* Implementation of sim/trace.h. Timestamps are microseconds, as the format wants. */
+/* Implementation of sim/trace.h. Timestamps are microseconds, as the format wants, written
+ * from whole nanoseconds. */
 #include "trace.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,22 +64,54 @@ void trace_add(trace *t, const span_rec *r) {
   if (r->worker > t->maxworker) t->maxworker = r->worker;
 }
 
-/* Thread ids inside a GPU's process: 1 = GPU (phases and kernels), then per worker w:
- * 10+3w = its CPU/other phases, 11+3w = its GPU phases, 12+3w = its mutex. */
-static int tid_of(const tspan *s) {
-  if (s->kind >= 3) return 1;
+/* Tracks inside a GPU's process (Perfetto draws one thread per track): 1 = every GPU
+ * phase of the GPU, 2 = kernels, 3 = memcpys, then per worker w: 10+3w = its CPU/other
+ * phases, 11+3w = its GPU phases, 12+3w = its mutex. Slices on one thread must not
+ * overlap, or Perfetto drops or misnests them, so a track whose slices overlap (kernels on
+ * several streams, GPU phases of several workers with gpu_sharing: shared, concurrent CPU
+ * phases of one call) is split into lanes: lane l > 0 of track k is thread k + LANE * l. */
+#define LANE 1000
+#define TRACE_MAX_LANES 64
+
+static int track_of(const tspan *s) {
+  if (s->kind == 3) return 2;
+  if (s->kind == 4) return 3;
   return 10 + 3 * s->worker + (s->kind == 1 ? 1 : s->kind == 2 ? 2 : 0);
 }
 
+/* Times in whole nanoseconds, so a slice's end is the next one's start exactly when the
+ * spans touch: the duration is end - start of the rounded values. */
+static long long ns_of(double t) { return llround(t * 1e9); }
+
+static void put_us(ps_buf *b, const char *key, long long ns) {
+  long long a = ns < 0 ? -ns : ns;
+  ps_buf_printf(b, ",\"%s\":%s%lld.%03lld", key, ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+typedef struct slice {
+  const tspan *s;
+  int pid, track, tid;
+  long long t0, t1;
+  int copy; /* the copy of a GPU phase on the GPU's track */
+} slice;
+
+static int slice_cmp(const void *x, const void *y) {
+  const slice *a = x, *b = y;
+  if (a->pid != b->pid) return a->pid < b->pid ? -1 : 1;
+  if (a->track != b->track) return a->track < b->track ? -1 : 1;
+  if (a->t0 != b->t0) return a->t0 < b->t0 ? -1 : 1;
+  if (a->t1 != b->t1) return a->t1 > b->t1 ? -1 : 1; /* longer first */
+  return a->s < b->s ? -1 : a->s > b->s;
+}
+
 typedef struct edge {
-  double t;
+  long long t;
   int d;
 } edge;
 
 static int edge_cmp(const void *a, const void *b) {
   const edge *x = a, *y = b;
-  if (x->t < y->t) return -1;
-  if (x->t > y->t) return 1;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
   return y->d - x->d; /* starts before ends at the same instant */
 }
 
@@ -89,50 +123,95 @@ static void meta(ps_buf *b, int *first, const char *what, int pid, int tid, cons
   *first = 0;
 }
 
+static void track_name(char *out, size_t n, int track, int lane) {
+  char base[64];
+  if (track == 1) snprintf(base, sizeof base, "GPU phases (all workers)");
+  else if (track == 2) snprintf(base, sizeof base, "kernels");
+  else if (track == 3) snprintf(base, sizeof base, "memcpys");
+  else snprintf(base, sizeof base, "worker %d %s", (track - 10) / 3, (track - 10) % 3 == 0 ? "cpu" : (track - 10) % 3 == 1 ? "gpu" : "mutex");
+  if (lane) snprintf(out, n, "%s (lane %d)", base, lane + 1);
+  else snprintf(out, n, "%s", base);
+}
+
 void trace_render(trace *t, ps_buf *b) {
   int first = 1;
   char nm[96];
+  /* The slices: every span with finite times on its own track, plus a copy of each GPU
+   * phase on the GPU's track. */
+  slice *sl = xmalloc((2 * t->n + 1) * sizeof *sl);
+  size_t ns = 0;
+  for (size_t i = 0; i < t->n; i++) {
+    const tspan *s = &t->s[i];
+    if (!isfinite(s->t0) || !isfinite(s->t1) || fabs(s->t0) > 9e9 || fabs(s->t1) > 9e9) continue;
+    long long a = ns_of(s->t0), z = ns_of(s->t1);
+    if (z < a) z = a;
+    sl[ns++] = (slice){s, s->gpu + 1, track_of(s), 0, a, z, 0};
+    if (s->kind == 1) sl[ns++] = (slice){s, s->gpu + 1, 1, 0, a, z, 1};
+  }
+  if (ns) qsort(sl, ns, sizeof *sl, slice_cmp);
+  /* Lanes: in start order, each slice goes to the first lane of its track that is free
+   * (a slice that ends no later than the lane's last also nests, but a separate lane keeps
+   * every track flat). */
+  long long lane_end[TRACE_MAX_LANES];
+  for (size_t i = 0; i < ns;) {
+    size_t j = i;
+    int nl = 0;
+    while (j < ns && sl[j].pid == sl[i].pid && sl[j].track == sl[i].track) {
+      int l = 0;
+      while (l < nl && lane_end[l] > sl[j].t0) l++;
+      if (l == TRACE_MAX_LANES) l = TRACE_MAX_LANES - 1; /* beyond this, Perfetto nests them */
+      if (l == nl) {
+        nl++;
+        lane_end[l] = sl[j].t1;
+      } else if (sl[j].t1 > lane_end[l]) {
+        lane_end[l] = sl[j].t1;
+      }
+      sl[j].tid = sl[j].track + LANE * l;
+      j++;
+    }
+    i = j;
+  }
   ps_buf_printf(b, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
   for (int g = 0; g <= t->maxgpu; g++) {
     snprintf(nm, sizeof nm, "GPU %d", g);
     meta(b, &first, "process_name", g + 1, 0, nm);
-    meta(b, &first, "thread_name", g + 1, 1, "GPU (all GPU phases / kernels)");
-    for (int w = 0; w <= t->maxworker; w++) {
-      snprintf(nm, sizeof nm, "worker %d cpu", w);
-      meta(b, &first, "thread_name", g + 1, 10 + 3 * w, nm);
-      snprintf(nm, sizeof nm, "worker %d gpu", w);
-      meta(b, &first, "thread_name", g + 1, 11 + 3 * w, nm);
-      snprintf(nm, sizeof nm, "worker %d mutex", w);
-      meta(b, &first, "thread_name", g + 1, 12 + 3 * w, nm);
-    }
+  }
+  /* Thread names, once per (pid, tid) used, in the sorted order. */
+  for (size_t i = 0; i < ns; i++) {
+    int seen = 0;
+    for (size_t k = i; k-- > 0 && sl[k].pid == sl[i].pid && sl[k].track == sl[i].track;)
+      if (sl[k].tid == sl[i].tid) {
+        seen = 1;
+        break;
+      }
+    if (seen) continue;
+    track_name(nm, sizeof nm, sl[i].track, sl[i].tid / LANE);
+    meta(b, &first, "thread_name", sl[i].pid, sl[i].tid, nm);
   }
   static const char *cats[] = {"cpu", "gpu", "mutex", "kernel", "memcpy"};
-  for (size_t i = 0; i < t->n; i++) {
-    const tspan *s = &t->s[i];
+  for (size_t i = 0; i < ns; i++) {
+    const slice *x = &sl[i];
     ps_buf_printf(b, ",\n{\"ph\":\"X\",\"name\":");
-    ps_buf_json_str(b, s->name);
-    ps_buf_printf(b, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f}", cats[s->kind], s->gpu + 1,
-                  tid_of(s), s->t0 * 1e6, (s->t1 - s->t0) * 1e6);
-    if (s->kind == 1) {
-      ps_buf_printf(b, ",\n{\"ph\":\"X\",\"name\":");
-      ps_buf_json_str(b, s->name);
-      ps_buf_printf(b, ",\"cat\":\"gpu\",\"pid\":%d,\"tid\":1,\"ts\":%.3f,\"dur\":%.3f,\"args\":{\"worker\":%d}}",
-                    s->gpu + 1, s->t0 * 1e6, (s->t1 - s->t0) * 1e6, s->worker);
-    }
+    ps_buf_json_str(b, x->s->name);
+    ps_buf_printf(b, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d", cats[x->s->kind], x->pid, x->tid);
+    put_us(b, "ts", x->t0);
+    put_us(b, "dur", x->t1 - x->t0);
+    if (x->copy) ps_buf_printf(b, ",\"args\":{\"worker\":%d}", x->s->worker);
+    ps_buf_append(b, "}", 1);
   }
   /* Counter track: GPU busy, from kernels when there are any, else from GPU phases. */
   for (int g = 0; g <= t->maxgpu; g++) {
     int have_kernels = 0;
-    for (size_t i = 0; i < t->n; i++)
-      if (t->s[i].gpu == g && t->s[i].kind == 3) have_kernels = 1;
+    for (size_t i = 0; i < ns; i++)
+      if (sl[i].pid == g + 1 && sl[i].s->kind == 3) have_kernels = 1;
     int want = have_kernels ? 3 : 1;
     edge *e = NULL;
     size_t ne = 0;
-    for (size_t i = 0; i < t->n; i++)
-      if (t->s[i].gpu == g && t->s[i].kind == want) {
+    for (size_t i = 0; i < ns; i++)
+      if (sl[i].pid == g + 1 && sl[i].s->kind == want && !sl[i].copy) {
         e = xrealloc(e, (ne + 2) * sizeof *e);
-        e[ne++] = (edge){t->s[i].t0, +1};
-        e[ne++] = (edge){t->s[i].t1, -1};
+        e[ne++] = (edge){sl[i].t0, +1};
+        e[ne++] = (edge){sl[i].t1, -1};
       }
     if (ne) qsort(e, ne, sizeof *e, edge_cmp); /* e is NULL when this GPU has none */
     int depth = 0, was = -1;
@@ -140,14 +219,16 @@ void trace_render(trace *t, ps_buf *b) {
       depth += e[i].d;
       int busy = depth > 0;
       if (busy != was && (i + 1 == ne || e[i + 1].t != e[i].t)) {
-        ps_buf_printf(b, ",\n{\"ph\":\"C\",\"name\":\"GPU busy\",\"pid\":%d,\"ts\":%.3f,\"args\":{\"busy\":%d}}",
-                      g + 1, e[i].t * 1e6, busy);
+        ps_buf_printf(b, ",\n{\"ph\":\"C\",\"name\":\"GPU busy\",\"pid\":%d", g + 1);
+        put_us(b, "ts", e[i].t);
+        ps_buf_printf(b, ",\"args\":{\"busy\":%d}}", busy);
         was = busy;
       }
     }
     free(e);
   }
   ps_buf_printf(b, "\n]}\n");
+  free(sl);
 }
 
 static int add_cb(void *ctx, const span_rec *r) {
