@@ -51,6 +51,8 @@ static void usage(FILE *f) {
           "                      the build time is printed); rows say msm-g1-pre / msm-g2-pre\n"
           "\n"
           "Progress goes to stderr; the table to stdout.\n"
+          "exit codes: 0 success, 1 a failed run (no GPU for --backend cuda, a device error), 2 bad\n"
+          "input (options)\n"
           "\n"
           "example:\n"
           "  provesim prover-bench --backend cuda --sizes 20..24 --only ntt,msm-g1\n");

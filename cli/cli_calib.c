@@ -23,8 +23,7 @@ static const char calibrate_help[] =
     "`measure --spans` or `simulate --spans`) and writes a model: the template's phase graph,\n"
     "resources and scopes with the fitted times. For every phase the candidates normal,\n"
     "lognormal, gamma, exponential and uniform are fitted by maximum likelihood and the best\n"
-    "AIC wins\n"
-    "(const when the durations do not vary). Calls of k = 1, 2, ... partitions give batch\n"
+    "AIC wins (const when the durations do not vary). Calls of k = 1, 2, ... partitions give batch\n"
     "multipliers (batch.scale). A table of the fits (mean, cv, family, Kolmogorov-Smirnov\n"
     "distance) goes to standard output.\n"
     "\n"
@@ -35,6 +34,9 @@ static const char calibrate_help[] =
     "                    empirical (every sample kept)\n"
     "  --skip-calls N    leave out each worker's first N calls (warm-up effects; default 0)\n"
     "  --name NAME       the model's name (default: the template's, suffixed -calibrated)\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
     "\n"
     "example:\n"
     "  provesim measure configs/measure-seed.yaml --spans run.jsonl\n"
@@ -53,8 +55,13 @@ static const char validate_help[] =
     "  --set KEY=VALUE     override a scenario or model key (repeatable)\n"
     "  --max-error-pp X    exit 1 when a GPU's utilization is off by more than X points\n"
     "  --threads N         simulation threads (default: all cores)\n"
+    "  -h, --help          this text\n"
     "\n"
-    "exit codes: 0 agreement (or no --max-error-pp), 1 disagreement or a failed run, 2 bad input\n";
+    "exit codes: 0 agreement (or no --max-error-pp), 1 disagreement or a failed run, 2 bad input\n"
+    "\n"
+    "example:\n"
+    "  provesim measure configs/measure-seed.yaml --backend cpu --json -o run.json\n"
+    "  provesim validate configs/measure-seed.yaml --measured run.json --max-error-pp 2\n";
 
 int sim_cmd_calibrate(int argc, char **argv) {
   const char **files = xcalloc((size_t)argc, sizeof *files);

@@ -49,12 +49,20 @@ static const char trace_help[] =
     "\n"
     "Turns a provesim.spans/1 file (from `simulate --spans` or `measure --spans`) into a Chrome\n"
     "Trace Event file: open it in https://ui.perfetto.dev or chrome://tracing. One process per\n"
-    "GPU; tracks per worker (cpu phases, gpu phases, mutex) and a GPU track with every GPU phase\n"
-    "or kernel; a 'GPU busy' counter track.\n"
+    "GPU; tracks per worker (cpu phases, gpu phases, mutex), a track with every GPU phase, one\n"
+    "for kernels and one for memcpys; a 'GPU busy' counter track. Slices that overlap go to\n"
+    "lanes of their track, so Perfetto shows every one.\n"
     "\n"
     "options:\n"
     "  -o, --out FILE    the trace file to write (required)\n"
-    "  --rep N           which replication to show (default 0)\n";
+    "  --rep N           which replication to show (default 0)\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (a missing or malformed spans file)\n"
+    "\n"
+    "example:\n"
+    "  provesim simulate configs/seed-coarse-mutex.yaml --spans run.jsonl\n"
+    "  provesim trace run.jsonl -o run.trace.json\n";
 
 /* Spans streamed to a temporary file, renamed on success. */
 typedef struct span_sink {

@@ -1,5 +1,5 @@
-/* The provesim binary: one command table over the simulator's and the prover's
- * subcommands (shared/DESIGN.md, "Command line"). */
+/* The provesim binary: one command table over every subcommand (docs/design.md,
+ * "Command line"). `provesim help CMD` is `provesim CMD --help`. */
 #include <stdio.h>
 #include <string.h>
 
@@ -35,17 +35,27 @@ static void usage(FILE *f) {
   fprintf(f,
           "provesim %s: predicts (and measures) how busy the GPUs of a zero-knowledge proving\n"
           "pipeline are, and why.\n\n"
-          "usage: provesim COMMAND [ARGS...]     (provesim COMMAND --help for its options)\n\n"
+          "usage: provesim COMMAND [ARGS...]     (provesim help COMMAND for its options)\n\n"
           "commands:\n",
           PROVESIM_VERSION);
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     fprintf(f, "  %-14s %s\n", commands[i].name, commands[i].summary);
-  fprintf(f, "\nexample:\n  provesim simulate configs/seed-coarse-mutex.yaml --set system.mutex=kernels\n");
+  fprintf(f, "\nexample:\n  provesim simulate configs/seed-coarse-mutex.yaml --set system.mutex=kernels\n"
+             "\nexit codes: 0 success, 1 a failed run (I/O, no GPU, a failing phase), 2 bad input\n");
 }
 
 int main(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
+    return PS_EXIT_USAGE;
+  }
+  if (!strcmp(argv[1], "help") && argc >= 3) {
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+      if (!strcmp(argv[2], commands[i].name)) {
+        char *av[] = {argv[2], "--help", NULL};
+        return commands[i].fn(2, av);
+      }
+    fprintf(stderr, "provesim help: unknown command '%s' (provesim --help lists them)\n", argv[2]);
     return PS_EXIT_USAGE;
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {

@@ -241,6 +241,23 @@ START_TEST(help_and_usage) {
   ck_assert_ptr_nonnull(strstr(err, "missing.jsonl"));
   ck_assert(!exists("x.json"));
   free(err);
+  /* Every command's help: a usage line, the exit codes and an example; `provesim help CMD`
+   * prints the same page. */
+  static const char *const cmds[] = {"simulate", "sweep",   "plan",         "estimate", "calibrate", "validate",
+                                     "trace",    "measure", "prover-bench", NULL};
+  for (int i = 0; cmds[i]; i++) {
+    char *a1 = xasprintf("%s --help", cmds[i]), *a2 = xasprintf("help %s", cmds[i]), *o2;
+    ck_assert_int_eq(run(a1, &out, NULL), 0);
+    ck_assert_int_eq(run(a2, &o2, NULL), 0);
+    ck_assert_str_eq(out, o2);
+    ck_assert_msg(!strncmp(out, "usage: provesim ", 16), "%s --help: no usage line", cmds[i]);
+    ck_assert_msg(strstr(out, "exit codes:"), "%s --help: no exit codes", cmds[i]);
+    ck_assert_msg(strstr(out, "example"), "%s --help: no example", cmds[i]);
+    free(out), free(o2), free(a1), free(a2);
+  }
+  ck_assert_int_eq(run("help no-such-command", NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "unknown command 'no-such-command'"));
+  free(err);
 }
 END_TEST
 
