@@ -6,9 +6,11 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sf_psi.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "ivl.h"
 #include "spans.h"
@@ -397,13 +399,40 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
 
 /* ---------------------------------------------------------------- YAML */
 
+/* A YAML double-quoted scalar: every character kept, with ", \ and control characters
+ * escaped (YAML 1.1, section 5.7), so it reads back as the same string. */
 static void yaml_str(ps_buf *b, const char *s) {
   ps_buf_append(b, "\"", 1);
   for (; *s; s++) {
-    if (*s == '"' || *s == '\\') ps_buf_append(b, "\\", 1);
-    if ((unsigned char)*s >= 0x20) ps_buf_append(b, s, 1);
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      ps_buf_append(b, "\\", 1);
+      ps_buf_append(b, s, 1);
+    } else if (c == '\n') {
+      ps_buf_append(b, "\\n", 2);
+    } else if (c == '\t') {
+      ps_buf_append(b, "\\t", 2);
+    } else if (c < 0x20 || c == 0x7f) {
+      ps_buf_printf(b, "\\x%02x", c);
+    } else {
+      ps_buf_append(b, s, 1);
+    }
   }
   ps_buf_append(b, "\"", 1);
+}
+
+/* A name: plain when it is a word that YAML reads back as the same string (letters,
+ * digits, '_' and '-', starting with a letter or '_', not a boolean or null), quoted
+ * otherwise. */
+static void yaml_name(ps_buf *b, const char *s) {
+  static const char *const special[] = {"y", "n", "yes", "no", "on", "off", "true", "false", "null", NULL};
+  int plain = isalpha((unsigned char)s[0]) || s[0] == '_';
+  for (const char *p = s; *p && plain; p++) plain = isalnum((unsigned char)*p) || *p == '_' || *p == '-';
+  for (int i = 0; plain && special[i]; i++) plain = strcasecmp(s, special[i]) != 0;
+  if (plain)
+    ps_buf_append(b, s, strlen(s));
+  else
+    yaml_str(b, s);
 }
 
 static void yaml_dist(ps_buf *b, const dist *d) {
@@ -424,7 +453,9 @@ static void yaml_dist(ps_buf *b, const dist *d) {
 
 void calib_model_yaml(ps_buf *b, const model *m) {
   static const char *res[] = {"cpu", "gpu", "pcie", "none"};
-  ps_buf_printf(b, "model: %s\n", m->name);
+  ps_buf_printf(b, "model: ");
+  yaml_name(b, m->name);
+  ps_buf_printf(b, "\n");
   if (m->source) {
     ps_buf_printf(b, "source: ");
     yaml_str(b, m->source);
@@ -433,7 +464,9 @@ void calib_model_yaml(ps_buf *b, const model *m) {
   ps_buf_printf(b, "phases:\n");
   for (int p = 0; p < m->nphases; p++) {
     const phase *ph = &m->phases[p];
-    ps_buf_printf(b, "  - name: %s\n    resource: %s\n", ph->name, res[ph->resource]);
+    ps_buf_printf(b, "  - name: ");
+    yaml_name(b, ph->name);
+    ps_buf_printf(b, "\n    resource: %s\n", res[ph->resource]);
     if (ph->resource == RES_CPU) ps_buf_printf(b, "    threads: %d\n", ph->threads);
     ps_buf_printf(b, "    time: ");
     yaml_dist(b, &ph->time);
@@ -449,16 +482,25 @@ void calib_model_yaml(ps_buf *b, const model *m) {
       ps_buf_printf(b, "]}\n");
     }
     ps_buf_printf(b, "    after: [");
-    for (int i = 0; i < ph->nafter; i++) ps_buf_printf(b, i ? ", %s" : "%s", m->phases[ph->after[i]].name);
+    for (int i = 0; i < ph->nafter; i++) {
+      if (i) ps_buf_printf(b, ", ");
+      yaml_name(b, m->phases[ph->after[i]].name);
+    }
     ps_buf_printf(b, "]\n");
     if (ph->host_mem_gib > 0) ps_buf_printf(b, "    host_mem_gib: %.6g\n", ph->host_mem_gib);
     if (ph->resource == RES_GPU && ph->busy < 1) ps_buf_printf(b, "    busy: %.4f\n", ph->busy);
   }
   if (m->nscopes > 0) {
     ps_buf_printf(b, "scopes:\n");
-    for (int i = 0; i < m->nscopes; i++)
-      ps_buf_printf(b, "  %s: {from: %s, to: %s}\n", m->scopes[i].name, m->phases[m->scopes[i].from].name,
-                    m->phases[m->scopes[i].to].name);
+    for (int i = 0; i < m->nscopes; i++) {
+      ps_buf_printf(b, "  ");
+      yaml_name(b, m->scopes[i].name);
+      ps_buf_printf(b, ": {from: ");
+      yaml_name(b, m->phases[m->scopes[i].from].name);
+      ps_buf_printf(b, ", to: ");
+      yaml_name(b, m->phases[m->scopes[i].to].name);
+      ps_buf_printf(b, "}\n");
+    }
   }
 }
 

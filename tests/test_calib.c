@@ -249,6 +249,40 @@ START_TEST(calibrate_errors) {
 }
 END_TEST
 
+/* The model writer quotes what YAML would misread: a model name with ': ', '#', quotes and
+ * a backslash, and names that YAML 1.1 reads as booleans, come back as written. */
+START_TEST(model_yaml_roundtrip_names) {
+  char *path = src("models/seed-field.yaml");
+  model *m = NULL;
+  ps_err e;
+  ck_assert_msg(scn_load_model(path, &m, &e) == PS_OK, "%s", e.msg);
+  static const char *const names[] = {"a: b #c \"q\" \\ x", "yes", "1e3", "-x", "plain-name_2", "tab\there"};
+  for (int i = 0; i < 6; i++) {
+    char *old = m->name;
+    m->name = xstrdup(names[i]);
+    ps_buf b = {0};
+    calib_model_yaml(&b, m);
+    char *tmp = xasprintf("/tmp/test_calib.names.%d.yaml", (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    ck_assert_ptr_nonnull(f);
+    fwrite(b.p, 1, b.len, f);
+    fclose(f);
+    model *back = NULL;
+    ck_assert_msg(scn_load_model(tmp, &back, &e) == PS_OK, "name %s: %s\n%s", names[i], e.msg, b.p);
+    ck_assert_str_eq(back->name, names[i]);
+    ck_assert_int_eq(back->nphases, m->nphases);
+    scn_model_free(back);
+    unlink(tmp);
+    free(tmp);
+    ps_buf_free(&b);
+    free(m->name);
+    m->name = old;
+  }
+  scn_model_free(m);
+  free(path);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("calib");
   TCase *tf = tcase_create("fit");
@@ -263,6 +297,7 @@ int main(void) {
   tcase_add_test(tc, batch_multipliers);
   tcase_add_test(tc, calibrate_errors);
   tcase_add_test(tc, busy_share_from_kernels);
+  tcase_add_test(tc, model_yaml_roundtrip_names);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
