@@ -204,3 +204,36 @@ void ps_buf_csv_field(ps_buf *b, const char *s) {
   }
   ps_buf_append(b, "\"", 1);
 }
+
+int ps_out_check(const char *path, ps_err *e) {
+  struct stat st;
+  if (!path || !*path) return ps_fail(e, PS_EINPUT, "expected an output file name, got nothing");
+  if (stat(path, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return ps_fail(e, PS_EINPUT, "%s: cannot write: it is a folder", path);
+    if (!S_ISREG(st.st_mode)) return access(path, W_OK) == 0 ? PS_OK : ps_fail(e, PS_EINPUT, "%s: cannot write: %s", path, strerror(errno));
+  }
+  /* A new or regular file is written beside itself and renamed: its folder must take it. */
+  const char *slash = strrchr(path, '/');
+  char *dir = slash ? (slash == path ? xstrdup("/") : xasprintf("%.*s", (int)(slash - path), path)) : xstrdup(".");
+  int rc = PS_OK;
+  if (stat(dir, &st) != 0)
+    rc = ps_fail(e, PS_EINPUT, "%s: cannot write: the folder %s does not exist", path, dir);
+  else if (!S_ISDIR(st.st_mode))
+    rc = ps_fail(e, PS_EINPUT, "%s: cannot write: %s is not a folder", path, dir);
+  else if (access(dir, W_OK | X_OK) != 0)
+    rc = ps_fail(e, PS_EINPUT, "%s: cannot write: the folder %s: %s", path, dir, strerror(errno));
+  free(dir);
+  return rc;
+}
+
+int ps_write_stdout(const char *data, size_t n, ps_err *e) {
+  errno = 0;
+  if ((n && fwrite(data, 1, n, stdout) != n) || fflush(stdout) != 0 || ferror(stdout))
+    return ps_fail(e, PS_ERR, "standard output: cannot write: %s", strerror(errno ? errno : EIO));
+  return PS_OK;
+}
+
+void ps_out_remove(const char *path) {
+  struct stat st;
+  if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+}

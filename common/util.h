@@ -75,6 +75,16 @@ typedef struct ps_outfile {
   char *tmp;  /* NULL when writing in place */
 } ps_outfile;
 int ps_out_open(ps_outfile *o, const char *path, ps_err *e);
+/* Before any work: PS_OK when path can be written as an output (it is not a folder, and
+ * its folder exists and is writable, or it is an existing file that is not regular, such
+ * as /dev/null); otherwise PS_EINPUT with e naming the path and the reason. */
+int ps_out_check(const char *path, ps_err *e);
+/* Removes an output this run wrote, when a later output failed; only a regular file is
+ * removed (never /dev/null or a device written in place). */
+void ps_out_remove(const char *path);
+/* Writes n bytes to standard output and flushes it; PS_ERR with e filled when that fails
+ * (a full disk, a closed pipe), so no command reports success for output that is lost. */
+int ps_write_stdout(const char *data, size_t n, ps_err *e);
 int ps_out_commit(ps_outfile *o, ps_err *e); /* closes; PS_OK or PS_ERR (nothing left behind) */
 void ps_out_abort(ps_outfile *o);             /* closes and removes; accepts an unopened o */
 
