@@ -11,7 +11,7 @@
 
 #include "cli.h"
 #include "spans.h"
-#include "cli_whatif.h"
+#include "whatif.h"
 #include "pipe.h"
 #include "report.h"
 #include "scn.h"

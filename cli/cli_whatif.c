@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "whatif.h"
 #include "par.h"
 #include "analytic.h"
 #include "pipe.h"
@@ -44,14 +45,6 @@ static int parse_num(const char *v, double *out) {
   if (errno || end == v || *end || !isfinite(x)) return -1;
   *out = x;
   return 0;
-}
-
-/* Rewrites the loader's "--set K=V: ..." prefix for a message about a --vary value. */
-static void print_load_error(const char *cmd, const char *msg, int from_vary) {
-  if (from_vary && !strncmp(msg, "--set ", 6))
-    fprintf(stderr, "provesim %s: --vary %s\n", cmd, msg + 6);
-  else
-    fprintf(stderr, "provesim %s: %s\n", cmd, msg);
 }
 
 /* A JSON value for an override's text: a number when it reads as one, else a string. */
@@ -92,37 +85,17 @@ static int write_out(const char *cmd, const char *path, const ps_buf *b) {
   return 0;
 }
 
-/* ---------------------------------------------------------------- a pool of jobs */
+/* ---------------------------------------------------------------- progress */
 
-/* Runs fn(ctx, i) for i = 0..n-1 on `jobs` threads, drawing indices from a shared counter.
- * When progress is set (stderr is a terminal), the calling thread draws a bar with an ETA. */
-typedef struct jobpool {
-  int n;
-  void (*fn)(void *ctx, int i);
-  void *ctx;
-  atomic_int next, done;
-} jobpool;
-
-static void *jobpool_main(void *arg) {
-  jobpool *p = arg;
-  for (;;) {
-    int i = atomic_fetch_add(&p->next, 1);
-    if (i >= p->n) break;
-    p->fn(p->ctx, i);
-    atomic_fetch_add(&p->done, 1);
-  }
-  return NULL;
-}
-
-static void progress_draw(const char *label, int done, int n, double elapsed) {
+static void progress_draw(const char *label, size_t done, size_t n, double elapsed) {
   const int width = 30;
-  int fill = n > 0 ? (int)((double)width * done / n) : width;
+  int fill = n > 0 ? (int)((double)width * (double)done / (double)n) : width;
   char bar[64];
   for (int k = 0; k < width; k++) bar[k] = k < fill ? '#' : '.';
   bar[width] = 0;
   char eta[32] = "ETA --";
   if (done > 0 && done < n) {
-    double left = elapsed / done * (n - done);
+    double left = elapsed / (double)done * (double)(n - done);
     if (left >= 60)
       snprintf(eta, sizeof eta, "ETA %dm%02ds", (int)(left / 60), (int)fmod(left, 60));
     else
@@ -130,33 +103,33 @@ static void progress_draw(const char *label, int done, int n, double elapsed) {
   } else if (done >= n) {
     snprintf(eta, sizeof eta, "%.1fs", elapsed);
   }
-  fprintf(stderr, "\r%s [%s] %d/%d %3d%%  %s\033[K", label, bar, done, n, n ? 100 * done / n : 100, eta);
+  fprintf(stderr, "\r%s [%s] %zu/%zu %3d%%  %s\033[K", label, bar, done, n, n ? (int)(100 * done / n) : 100, eta);
   fflush(stderr);
 }
 
-static void jobpool_run(int n, int jobs, void (*fn)(void *, int), void *ctx, const char *progress_label) {
-  jobpool p = {.n = n, .fn = fn, .ctx = ctx};
-  atomic_init(&p.next, 0);
-  atomic_init(&p.done, 0);
-  if (jobs > n) jobs = n;
-  if (jobs < 1) jobs = 1;
-  double t0 = ps_now();
-  pthread_t *th = xcalloc((size_t)jobs, sizeof *th);
-  for (int k = 0; k < jobs; k++) PS_ASSERT(pthread_create(&th[k], NULL, jobpool_main, &p) == 0);
-  if (progress_label) {
-    struct timespec ts = {0, 100 * 1000 * 1000};
-    while (atomic_load(&p.done) < n) {
-      progress_draw(progress_label, atomic_load(&p.done), n, ps_now() - t0);
-      nanosleep(&ts, NULL);
-    }
-  }
-  for (int k = 0; k < jobs; k++) pthread_join(th[k], NULL);
-  if (progress_label) {
-    progress_draw(progress_label, n, n, ps_now() - t0);
-    fputs("\r\033[K", stderr);
-    fflush(stderr);
-  }
-  free(th);
+/* A progress bar on standard error, drawn from par_for's tick on the caller's thread. */
+typedef struct progress {
+  char label[32];
+  size_t n;
+  double t0;
+} progress;
+
+static void progress_start(progress *p, const char *label, size_t n) {
+  snprintf(p->label, sizeof p->label, "%s", label);
+  p->n = n;
+  p->t0 = ps_now();
+  progress_draw(p->label, 0, n, 0);
+}
+
+static void progress_tick(void *ctx, size_t done) {
+  progress *p = ctx;
+  progress_draw(p->label, done, p->n, ps_now() - p->t0);
+}
+
+static void progress_end(progress *p) {
+  progress_draw(p->label, p->n, p->n, ps_now() - p->t0);
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
 }
 
 /* The bottleneck's short name: the text before the first ':' of report_bottleneck. */
@@ -203,194 +176,7 @@ static const char sweep_help[] =
     "  provesim sweep configs/seed-coarse-mutex.yaml --vary system.workers_per_gpu=1..6 \\\n"
     "      --vary system.mutex=call,kernels --csv sweep.csv\n";
 
-typedef struct vary {
-  char *key;
-  char **vals;
-  int nvals;
-} vary;
-
-static void vary_free(vary *v) {
-  free(v->key);
-  for (int i = 0; i < v->nvals; i++) free(v->vals[i]);
-  free(v->vals);
-  memset(v, 0, sizeof *v);
-}
-
-static void vary_push(vary *v, const char *s, size_t n) {
-  v->vals = xrealloc(v->vals, (size_t)(v->nvals + 1) * sizeof *v->vals);
-  char *t = xmalloc(n + 1);
-  memcpy(t, s, n);
-  t[n] = 0;
-  v->vals[v->nvals++] = t;
-}
-
-static int is_int_text(const char *s, size_t n) {
-  size_t i = 0;
-  if (i < n && (s[i] == '-' || s[i] == '+')) i++;
-  if (i == n) return 0;
-  for (; i < n; i++)
-    if (!isdigit((unsigned char)s[i])) return 0;
-  return 1;
-}
-
-#define SWEEP_MAX_POINTS 1000000
-
-/* Parses "KEY=VALUES" into v. Returns 0, or -1 with e filled (nothing kept). */
-static int vary_parse(const char *arg, vary *v, ps_err *e) {
-  memset(v, 0, sizeof *v);
-  const char *eq = strchr(arg, '=');
-  if (!eq || eq == arg) {
-    ps_fail(e, PS_EINPUT, "--vary %s: expected KEY=VALUES (e.g. system.workers_per_gpu=1..8)", arg);
-    return -1;
-  }
-  v->key = xmalloc((size_t)(eq - arg) + 1);
-  memcpy(v->key, arg, (size_t)(eq - arg));
-  v->key[eq - arg] = 0;
-  const char *spec = eq + 1;
-  while (isspace((unsigned char)*spec)) spec++;
-  if (!*spec) {
-    ps_fail(e, PS_EINPUT, "--vary %s: expected values after '=', got nothing", arg);
-    goto fail;
-  }
-  const char *dots = strstr(spec, "..");
-  if (dots && spec[0] != '{' && spec[0] != '[' && spec[0] != '"' && spec[0] != '\'' && !strpbrk(spec, ",;")) {
-    /* A range A..B or A..B:STEP. */
-    const char *colon = strchr(dots + 2, ':');
-    size_t la = (size_t)(dots - spec), lb = colon ? (size_t)(colon - dots - 2) : strlen(dots + 2);
-    char a[64], b[64], st[64] = "1";
-    if (la == 0 || la >= sizeof a || lb == 0 || lb >= sizeof b || (colon && strlen(colon + 1) >= sizeof st)) {
-      ps_fail(e, PS_EINPUT, "--vary %s: expected a range FROM..TO or FROM..TO:STEP with numbers", arg);
-      goto fail;
-    }
-    memcpy(a, spec, la);
-    a[la] = 0;
-    memcpy(b, dots + 2, lb);
-    b[lb] = 0;
-    if (colon) strcpy(st, colon + 1);
-    double x0, x1, dx;
-    if (parse_num(a, &x0) || parse_num(b, &x1) || parse_num(st, &dx)) {
-      ps_fail(e, PS_EINPUT, "--vary %s: expected a range FROM..TO or FROM..TO:STEP with numbers", arg);
-      goto fail;
-    }
-    int ints = is_int_text(a, la) && is_int_text(b, lb) && is_int_text(st, strlen(st));
-    if (!colon && !ints) {
-      ps_fail(e, PS_EINPUT, "--vary %s: a range of non-integers needs a step (FROM..TO:STEP)", arg);
-      goto fail;
-    }
-    if (!(dx > 0)) {
-      ps_fail(e, PS_EINPUT, "--vary %s: expected a step > 0, got %s", arg, st);
-      goto fail;
-    }
-    if (x1 < x0) {
-      ps_fail(e, PS_EINPUT, "--vary %s: empty range: expected FROM <= TO, got %s..%s", arg, a, b);
-      goto fail;
-    }
-    double cnt = floor((x1 - x0) / dx + 1e-9) + 1;
-    if (cnt > SWEEP_MAX_POINTS) {
-      ps_fail(e, PS_EINPUT, "--vary %s: %.0f values; at most %d", arg, cnt, SWEEP_MAX_POINTS);
-      goto fail;
-    }
-    for (long k = 0; k < (long)cnt; k++) {
-      char t[64];
-      if (ints)
-        snprintf(t, sizeof t, "%lld", (long long)llround(x0 + (double)k * dx));
-      else
-        snprintf(t, sizeof t, "%.10g", x0 + (double)k * dx);
-      vary_push(v, t, strlen(t));
-    }
-    return 0;
-  }
-  /* A list: ';' separates when present outside brackets and quotes, else ','. */
-  char sep = ',';
-  {
-    int depth = 0;
-    char q = 0;
-    for (const char *p = spec; *p; p++) {
-      if (q) {
-        if (*p == q) q = 0;
-      } else if (*p == '"' || *p == '\'') {
-        q = *p;
-      } else if (*p == '{' || *p == '[') {
-        depth++;
-      } else if (*p == '}' || *p == ']') {
-        depth--;
-      } else if (*p == ';' && depth == 0) {
-        sep = ';';
-      }
-    }
-  }
-  int depth = 0;
-  char q = 0;
-  const char *start = spec;
-  for (const char *p = spec;; p++) {
-    if (*p && q) {
-      if (*p == q) q = 0;
-      continue;
-    }
-    if (*p == '"' || *p == '\'') {
-      q = *p;
-    } else if (*p == '{' || *p == '[') {
-      depth++;
-    } else if (*p == '}' || *p == ']') {
-      depth--;
-    } else if (!*p || (*p == sep && depth == 0)) {
-      const char *s0 = start, *s1 = p;
-      while (s0 < s1 && isspace((unsigned char)*s0)) s0++;
-      while (s1 > s0 && isspace((unsigned char)s1[-1])) s1--;
-      if (s1 == s0) {
-        ps_fail(e, PS_EINPUT, "--vary %s: empty value in the list (value %d)", arg, v->nvals + 1);
-        goto fail;
-      }
-      vary_push(v, s0, (size_t)(s1 - s0));
-      if (!*p) break;
-      start = p + 1;
-    }
-  }
-  if (depth != 0 || q) {
-    ps_fail(e, PS_EINPUT, "--vary %s: unbalanced brackets or quotes", arg);
-    goto fail;
-  }
-  return 0;
-fail:
-  vary_free(v);
-  return -1;
-}
-
-typedef struct spoint {
-  const char **sets; /* base overrides, then one per vary; borrowed strings */
-  char **own;        /* the "key=value" strings this point owns (one per vary) */
-  scenario *s;
-  report_summary sum;
-  int rc;
-  ps_err err;
-  char limit[512];
-} spoint;
-
-typedef struct sweep_ctx {
-  const char *path;
-  int nsets; /* base + vary overrides per point */
-  spoint *pts;
-} sweep_ctx;
-
-static void sweep_job(void *ctx, int i) {
-  sweep_ctx *c = ctx;
-  spoint *p = &c->pts[i];
-  p->rc = scn_load(c->path, p->sets, c->nsets, &p->s, &p->err);
-  if (p->rc != PS_OK) return;
-  sim_opts o = {.threads = 1};
-  sim_result *r = NULL;
-  p->rc = sim_run(p->s, &o, &r, &p->err);
-  if (p->rc != PS_OK) return;
-  report_summarize(r, &p->sum);
-  report_bottleneck(p->s, &p->sum, p->limit, sizeof p->limit);
-  sim_result_free(r);
-}
-
-static double pph_of(const scenario *s, double pps) {
-  return pps * 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1);
-}
-
-static void sweep_table(ps_buf *b, const vary *vs, int nv, const spoint *pts, int n) {
+static void sweep_table(ps_buf *b, const whatif_vary *vs, int nv, const whatif_point *pts, int n) {
   int *w = xcalloc((size_t)nv, sizeof *w);
   for (int k = 0; k < nv; k++) {
     w[k] = (int)strlen(vs[k].key);
@@ -402,8 +188,8 @@ static void sweep_table(ps_buf *b, const vary *vs, int nv, const spoint *pts, in
   ps_buf_printf(b, "%8s %7s %10s %9s %9s %9s %7s  %s\n", "GPU util", "±95%", "parts/h", "±95%", "p99 lat s",
                 "wait s", "CPU", "limited by");
   for (int i = 0; i < n; i++) {
-    const spoint *p = &pts[i];
-    for (int k = 0; k < nv; k++) ps_buf_printf(b, "%-*s  ", w[k], strchr(p->own[k], '=') + 1);
+    const whatif_point *p = &pts[i];
+    for (int k = 0; k < nv; k++) ps_buf_printf(b, "%-*s  ", w[k], whatif_point_value(p, k));
     const report_summary *m = &p->sum;
     char ci1[16] = "-", ci2[16] = "-", lim[64];
     if (isfinite(m->gpu_util_mean_ci)) snprintf(ci1, sizeof ci1, "%.2f%%", 100 * m->gpu_util_mean_ci);
@@ -416,7 +202,7 @@ static void sweep_table(ps_buf *b, const vary *vs, int nv, const spoint *pts, in
   free(w);
 }
 
-static void sweep_csv(ps_buf *b, const vary *vs, int nv, const spoint *pts, int n) {
+static void sweep_csv(ps_buf *b, const whatif_vary *vs, int nv, const whatif_point *pts, int n) {
   ps_buf_printf(b, "point");
   for (int k = 0; k < nv; k++) {
     ps_buf_append(b, ",", 1);
@@ -429,13 +215,13 @@ static void sweep_csv(ps_buf *b, const vary *vs, int nv, const spoint *pts, int 
                    "mutex_held_mean_s,call_mean_s,cpu_util,cpu_util_ci95,gpu_idle_mutex_held,"
                    "gpu_idle_mutex_free,limited_by,replications,events\n");
   for (int i = 0; i < n; i++) {
-    const spoint *p = &pts[i];
+    const whatif_point *p = &pts[i];
     const scenario *s = p->s;
     const report_summary *m = &p->sum;
     ps_buf_printf(b, "%d", i);
     for (int k = 0; k < nv; k++) {
       ps_buf_append(b, ",", 1);
-      csv_field(b, strchr(p->own[k], '=') + 1);
+      csv_field(b, whatif_point_value(p, k));
     }
     ps_buf_append(b, ",", 1);
     csv_field(b, s->name);
@@ -445,8 +231,8 @@ static void sweep_csv(ps_buf *b, const vary *vs, int nv, const spoint *pts, int 
     csv_num(b, m->gpu_util_mean_ci);
     csv_num(b, m->tput);
     csv_num(b, m->tput_ci);
-    csv_num(b, pph_of(s, m->tput));
-    csv_num(b, pph_of(s, m->tput_ci));
+    csv_num(b, whatif_proofs_per_hour(s, m->tput));
+    csv_num(b, whatif_proofs_per_hour(s, m->tput_ci));
     csv_num(b, m->lat_mean);
     csv_num(b, m->lat_mean_ci);
     csv_num(b, m->lat_p50);
@@ -472,7 +258,7 @@ static void sweep_csv(ps_buf *b, const vary *vs, int nv, const spoint *pts, int 
   }
 }
 
-static void sweep_json(ps_buf *b, const char *path, const vary *vs, int nv, const spoint *pts, int n) {
+static void sweep_json(ps_buf *b, const char *path, const whatif_vary *vs, int nv, const whatif_point *pts, int n) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "schema", "provesim.sweep/1");
   cJSON_AddStringToObject(root, "scenario", n > 0 ? pts[0].s->name : "");
@@ -487,11 +273,11 @@ static void sweep_json(ps_buf *b, const char *path, const vary *vs, int nv, cons
   }
   cJSON *arr = cJSON_AddArrayToObject(root, "points");
   for (int i = 0; i < n; i++) {
-    const spoint *p = &pts[i];
+    const whatif_point *p = &pts[i];
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "point", i);
     cJSON *set = cJSON_AddObjectToObject(o, "values");
-    for (int k = 0; k < nv; k++) cJSON_AddItemToObject(set, vs[k].key, json_value(strchr(p->own[k], '=') + 1));
+    for (int k = 0; k < nv; k++) cJSON_AddItemToObject(set, vs[k].key, json_value(whatif_point_value(p, k)));
     cJSON *sys = cJSON_AddObjectToObject(o, "system");
     cJSON_AddNumberToObject(sys, "gpus", p->s->gpus);
     cJSON_AddNumberToObject(sys, "workers_per_gpu", p->s->workers_per_gpu);
@@ -514,10 +300,9 @@ static void sweep_json(ps_buf *b, const char *path, const vary *vs, int nv, cons
 int sim_cmd_sweep(int argc, char **argv) {
   const char *path = NULL, *csvf = NULL, *jsonf = NULL;
   const char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
-  vary *vs = xcalloc((size_t)argc + 1, sizeof *vs);
+  whatif_vary *vs = xcalloc((size_t)argc + 1, sizeof *vs);
   int nsets = 0, nv = 0, jobs = 0, quiet = 0, rc = PS_EXIT_USAGE;
-  spoint *pts = NULL;
-  long npts = 0;
+  whatif_sweep *sw = NULL;
   ps_err e = {{0}};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -527,14 +312,14 @@ int sim_cmd_sweep(int argc, char **argv) {
       goto done;
     } else if (cli_is_opt(a, "--vary")) {
       if (!(v = cli_optval(argc, argv, &i, "--vary"))) goto missing;
-      if (vary_parse(v, &vs[nv], &e)) {
+      if (whatif_vary_parse(v, &vs[nv], &e) != PS_OK) {
         fprintf(stderr, "provesim sweep: %s\n", e.msg);
         goto done;
       }
       for (int k = 0; k < nv; k++)
         if (!strcmp(vs[k].key, vs[nv].key)) {
           fprintf(stderr, "provesim sweep: --vary %s: the key is varied twice\n", vs[nv].key);
-          vary_free(&vs[nv]);
+          whatif_vary_free(&vs[nv]);
           goto done;
         }
       nv++;
@@ -582,72 +367,25 @@ int sim_cmd_sweep(int argc, char **argv) {
     goto done;
   }
 
-  /* Check the scenario, then every value of every --vary on its own, so a bad value is
-   * reported as such before anything runs. */
-  {
-    scenario *s = NULL;
-    int lr = scn_load(path, sets, nsets, &s, &e);
-    if (lr != PS_OK) {
-      print_load_error("sweep", e.msg, 0);
-      rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
-      goto done;
-    }
-    scn_free(s);
-    for (int k = 0; k < nv; k++)
-      for (int j = 0; j < vs[k].nvals; j++) {
-        char *kv = xasprintf("%s=%s", vs[k].key, vs[k].vals[j]);
-        sets[nsets] = kv;
-        lr = scn_load(path, sets, nsets + 1, &s, &e);
-        free(kv);
-        sets[nsets] = NULL;
-        if (lr != PS_OK) {
-          print_load_error("sweep", e.msg, 1);
-          rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
-          goto done;
-        }
-        scn_free(s);
-      }
+  int sr = whatif_sweep_new(path, sets, nsets, vs, nv, &sw, &e);
+  if (sr == PS_OK) {
+    progress bar;
+    int tty = isatty(2);
+    if (tty) progress_start(&bar, "sweep", (size_t)sw->npts);
+    sr = whatif_sweep_run(sw, jobs, tty ? progress_tick : NULL, &bar, &e);
+    if (tty) progress_end(&bar);
   }
-
-  npts = 1;
-  for (int k = 0; k < nv; k++) {
-    npts *= vs[k].nvals;
-    if (npts > SWEEP_MAX_POINTS) {
-      fprintf(stderr, "provesim sweep: the grid has more than %d points\n", SWEEP_MAX_POINTS);
-      goto done;
-    }
+  if (sr != PS_OK) {
+    fprintf(stderr, "provesim sweep: %s\n", e.msg);
+    rc = sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    goto done;
   }
-  pts = xcalloc((size_t)npts, sizeof *pts);
-  for (long i = 0; i < npts; i++) {
-    spoint *p = &pts[i];
-    p->sets = xcalloc((size_t)(nsets + nv), sizeof *p->sets);
-    p->own = xcalloc((size_t)nv, sizeof *p->own);
-    for (int k = 0; k < nsets; k++) p->sets[k] = sets[k];
-    long rest = i;
-    for (int k = nv - 1; k >= 0; k--) {
-      int j = (int)(rest % vs[k].nvals);
-      rest /= vs[k].nvals;
-      p->own[k] = xasprintf("%s=%s", vs[k].key, vs[k].vals[j]);
-      p->sets[nsets + k] = p->own[k];
-    }
-  }
-  sweep_ctx ctx = {.path = path, .nsets = nsets + nv, .pts = pts};
-  if (jobs <= 0) jobs = ps_ncores();
-  jobpool_run((int)npts, jobs, sweep_job, &ctx, isatty(2) ? "sweep" : NULL);
-
-  for (long i = 0; i < npts; i++)
-    if (pts[i].rc != PS_OK) {
-      fprintf(stderr, "provesim sweep: point %ld (", i);
-      for (int k = 0; k < nv; k++) fprintf(stderr, "%s%s", k ? " " : "", pts[i].own[k]);
-      fprintf(stderr, "): %s\n", pts[i].err.msg);
-      rc = pts[i].rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
-      goto done;
-    }
 
   rc = PS_EXIT_OK;
+  int npts = (int)sw->npts;
   ps_buf cb = {0}, jb = {0};
-  if (csvf) sweep_csv(&cb, vs, nv, pts, (int)npts);
-  if (jsonf) sweep_json(&jb, path, vs, nv, pts, (int)npts);
+  if (csvf) sweep_csv(&cb, vs, nv, sw->pts, npts);
+  if (jsonf) sweep_json(&jb, path, vs, nv, sw->pts, npts);
   /* Write both or neither. */
   if (csvf && write_out("sweep", csvf, &cb)) rc = PS_EXIT_FAIL;
   if (rc == PS_EXIT_OK && jsonf && write_out("sweep", jsonf, &jb)) {
@@ -658,20 +396,13 @@ int sim_cmd_sweep(int argc, char **argv) {
   ps_buf_free(&jb);
   if (rc == PS_EXIT_OK && !quiet) {
     ps_buf tb = {0};
-    sweep_table(&tb, vs, nv, pts, (int)npts);
+    sweep_table(&tb, vs, nv, sw->pts, npts);
     fwrite(tb.p, 1, tb.len, stdout);
     ps_buf_free(&tb);
   }
 done:
-  for (long i = 0; i < npts; i++) {
-    for (int k = 0; k < nv; k++) free(pts[i].own[k]);
-    free(pts[i].own);
-    free((void *)pts[i].sets);
-    if (pts[i].s) report_summary_free(&pts[i].sum);
-    scn_free(pts[i].s);
-  }
-  free(pts);
-  for (int k = 0; k < nv; k++) vary_free(&vs[k]);
+  whatif_sweep_free(sw);
+  for (int k = 0; k < nv; k++) whatif_vary_free(&vs[k]);
   free(vs);
   free(sets);
   return rc;
@@ -1258,7 +989,7 @@ static void plan_eval(plan_ctx *c, peval *pe) {
   }
   report_summary m;
   report_summarize(r, &m);
-  pe->pph = pph_of(&t, m.tput);
+  pe->pph = whatif_proofs_per_hour(&t, m.tput);
   pe->p99 = m.has_proofs ? m.proof_p99 : m.lat_p99;
   pe->util = m.gpu_util_mean;
   double tol = c->open ? 0.02 : 0.001;
@@ -1344,6 +1075,10 @@ static void plan_job(void *ctx, int i) {
     }
   }
   *pe = best;
+}
+
+static void plan_range(void *ctx, size_t lo, size_t hi) {
+  for (size_t i = lo; i < hi; i++) plan_job(ctx, (int)i);
 }
 
 static int peval_cheaper(const peval *a, const peval *b) {
@@ -1535,7 +1270,11 @@ int sim_cmd_plan(int argc, char **argv) {
         }
     char label[32];
     snprintf(label, sizeof label, "plan %d GPU%s", g, g > 1 ? "s" : "");
-    jobpool_run(ncand, jobs, plan_job, &c, isatty(2) ? label : NULL);
+    progress bar;
+    int tty = isatty(2);
+    if (tty) progress_start(&bar, label, (size_t)ncand);
+    par_for((size_t)ncand, 1, jobs, plan_range, &c, tty ? progress_tick : NULL, &bar);
+    if (tty) progress_end(&bar);
     prev_lo = level_lo;
     level_lo = nall;
     nall += ncand;
@@ -1674,90 +1413,4 @@ done:
   scn_free(s);
   free(sets);
   return rc;
-}
-
-/* ================================================================ saturation */
-
-typedef struct sat_ctx {
-  const scenario *s;
-  whatif_sat *out;
-  int *rc;
-  ps_err *errs;
-} sat_ctx;
-
-static void sat_job(void *ctx, int i) {
-  sat_ctx *c = ctx;
-  const scenario *s = c->s;
-  int w = i + 1;
-  scenario t = *s; /* a shallow copy: sim_run only reads it */
-  t.workers_per_gpu = w;
-  t.arrivals = ARR_CLOSED;
-  int64_t want = 60LL * s->gpus * w * s->batch;
-  if (want < 300) want = 300;
-  t.partitions = s->partitions < want ? s->partitions : want;
-  t.warmup = t.partitions / 10;
-  int64_t cool = (int64_t)s->gpus * w * s->batch;
-  t.cooldown = cool < t.partitions / 10 ? cool : t.partitions / 10;
-  t.replications = s->replications < 3 ? s->replications : 3;
-  sim_opts o = {.threads = 1};
-  sim_result *r = NULL;
-  c->rc[i] = sim_run(&t, &o, &r, &c->errs[i]);
-  if (c->rc[i] != PS_OK) return;
-  report_summary m;
-  report_summarize(r, &m);
-  c->out->util[w] = m.gpu_util_mean;
-  c->out->tput[w] = m.tput;
-  report_summary_free(&m);
-  sim_result_free(r);
-}
-
-int whatif_saturation(const scenario *s, int max_workers, whatif_sat *out, ps_err *e) {
-  memset(out, 0, sizeof *out);
-  if (max_workers <= 0) max_workers = s->workers_per_gpu * 2 > 8 ? s->workers_per_gpu * 2 : 8;
-  if (max_workers > WHATIF_SAT_MAX) max_workers = WHATIF_SAT_MAX;
-  out->nworkers = max_workers;
-  sat_ctx c = {.s = s, .out = out};
-  c.rc = xcalloc((size_t)max_workers, sizeof *c.rc);
-  c.errs = xcalloc((size_t)max_workers, sizeof *c.errs);
-  jobpool_run(max_workers, ps_ncores(), sat_job, &c, NULL);
-  int rc = PS_OK;
-  for (int i = 0; i < max_workers; i++)
-    if (c.rc[i] != PS_OK) {
-      rc = c.rc[i];
-      if (e) *e = c.errs[i];
-      break;
-    }
-  free(c.rc);
-  free(c.errs);
-  if (rc != PS_OK) return rc;
-  out->saturation = max_workers;
-  for (int w = 1; w <= max_workers; w++) {
-    int flat = 1;
-    for (int v = w + 1; v <= max_workers; v++)
-      if (out->util[v] > out->util[w] + 0.01) flat = 0;
-    if (flat) {
-      out->saturation = w;
-      break;
-    }
-  }
-  return PS_OK;
-}
-
-const char *whatif_saturation_line(const scenario *s, char *buf, size_t n) {
-  whatif_sat sat;
-  ps_err e = {{0}};
-  if (whatif_saturation(s, 0, &sat, &e) != PS_OK) {
-    snprintf(buf, n, "saturation: not computed (%s)", e.msg);
-    return buf;
-  }
-  int k = sat.saturation, m = sat.nworkers;
-  if (k >= m)
-    snprintf(buf, n, "saturation: GPU utilization still rises at %d workers per GPU (%.1f%%); this scenario runs %d", m,
-             100 * sat.util[m], s->workers_per_gpu);
-  else
-    snprintf(buf, n,
-             "saturation: GPU utilization stops rising beyond %d worker%s per GPU (%.1f%%; %d workers: %.1f%%); "
-             "this scenario runs %d",
-             k, k > 1 ? "s" : "", 100 * sat.util[k], m, 100 * sat.util[m], s->workers_per_gpu);
-  return buf;
 }

@@ -15,7 +15,7 @@
 
 #include "analytic.h"
 #include "cli_harness.h"
-#include "cli_whatif.h"
+#include "whatif.h"
 #include "scn.h"
 #include "util.h"
 
@@ -119,6 +119,234 @@ START_TEST(sweep_bad_vary_exit_2_no_output) {
     free(out);
     free(args);
   }
+  free(cfg);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- --vary and the grid */
+
+/* Parses arg and checks its values against want (NULL-terminated). */
+static void vary_is(const char *arg, const char *key, const char *const *want) {
+  whatif_vary v;
+  ps_err e = {{0}};
+  ck_assert_msg(whatif_vary_parse(arg, &v, &e) == PS_OK, "%s: %s", arg, e.msg);
+  ck_assert_str_eq(v.key, key);
+  int n = 0;
+  while (want[n]) n++;
+  ck_assert_msg(v.nvals == n, "%s: %d values, expected %d", arg, v.nvals, n);
+  for (int i = 0; i < n; i++) ck_assert_str_eq(v.vals[i], want[i]);
+  whatif_vary_free(&v);
+  ck_assert_ptr_null(v.key);
+  ck_assert_int_eq(v.nvals, 0);
+}
+
+START_TEST(vary_parse_ranges_and_lists) {
+  vary_is("system.workers_per_gpu=1..5", "system.workers_per_gpu", (const char *[]){"1", "2", "3", "4", "5", NULL});
+  vary_is("k=1..9:2", "k", (const char *[]){"1", "3", "5", "7", "9", NULL});
+  vary_is("k=1..8:3", "k", (const char *[]){"1", "4", "7", NULL});
+  vary_is("k=-2..1", "k", (const char *[]){"-2", "-1", "0", "1", NULL});
+  vary_is("k=7..7", "k", (const char *[]){"7", NULL});
+  vary_is("k=1.0..2.0:0.25", "k", (const char *[]){"1", "1.25", "1.5", "1.75", "2", NULL});
+  /* 0.1 + 2 x 0.1 is 0.30000000000000004: still three values, printed short. */
+  vary_is("k=0.1..0.3:0.1", "k", (const char *[]){"0.1", "0.2", "0.3", NULL});
+  vary_is("k= 1..3", "k", (const char *[]){"1", "2", "3", NULL});
+  /* Lists: trimmed; ',' splits outside brackets and quotes; a ';' anywhere outside them
+   * makes ';' the separator. */
+  vary_is("system.mutex=call,kernels", "system.mutex", (const char *[]){"call", "kernels", NULL});
+  vary_is("k= a , b ,c ", "k", (const char *[]){"a", "b", "c", NULL});
+  vary_is("system.mutex=call,{from: prep, to: msm},kernels", "system.mutex",
+          (const char *[]){"call", "{from: prep, to: msm}", "kernels", NULL});
+  vary_is("system.mutex=call;{from: prep, to: msm}", "system.mutex",
+          (const char *[]){"call", "{from: prep, to: msm}", NULL});
+  vary_is("k=a, b;c", "k", (const char *[]){"a, b", "c", NULL});
+  vary_is("k=[1, 2],[3]", "k", (const char *[]){"[1, 2]", "[3]", NULL});
+  vary_is("k='a,b',\"c;d\",e", "k", (const char *[]){"'a,b'", "\"c;d\"", "e", NULL});
+  vary_is("k={a: 1..3}", "k", (const char *[]){"{a: 1..3}", NULL}); /* not a range */
+  vary_is("k=1..3,5", "k", (const char *[]){"1..3", "5", NULL});   /* a list, checked later */
+}
+END_TEST
+
+START_TEST(vary_parse_errors) {
+  static const struct {
+    const char *arg, *says;
+  } bad[] = {
+      {"system.workers_per_gpu", "expected KEY=VALUES"},
+      {"=1,2", "expected KEY=VALUES"},
+      {"k=", "expected values after '='"},
+      {"k=  ", "expected values after '='"},
+      {"k=8..1", "empty range: expected FROM <= TO, got 8..1"},
+      {"k=1..4:0", "expected a step > 0, got 0"},
+      {"k=1..4:-1", "expected a step > 0"},
+      {"k=1.0..2.0", "needs a step"},
+      {"k=x..y", "expected a range FROM..TO"},
+      {"k=..3", "expected a range FROM..TO"},
+      {"k=1..", "expected a range FROM..TO"},
+      {"k=1..2:", "expected a range FROM..TO"},
+      {"k=1..2000000", "2000000 values; at most 1000000"},
+      {"k=a,,b", "empty value in the list (value 2)"},
+      {"k=a,", "empty value in the list (value 2)"},
+      {"k={from: a, to: b", "unbalanced brackets or quotes"},
+      {"k='abc", "unbalanced brackets or quotes"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    whatif_vary v;
+    ps_err e = {{0}};
+    ck_assert_int_eq(whatif_vary_parse(bad[i].arg, &v, &e), PS_EINPUT);
+    ck_assert_msg(strstr(e.msg, bad[i].says) != NULL, "%s: \"%s\" lacks \"%s\"", bad[i].arg, e.msg, bad[i].says);
+    char *head = xasprintf("--vary %s: ", bad[i].arg);
+    ck_assert_msg(!strncmp(e.msg, head, strlen(head)), "%s: %s", bad[i].arg, e.msg);
+    free(head);
+    ck_assert_ptr_null(v.key); /* nothing kept */
+    ck_assert_ptr_null(v.vals);
+    ck_assert_int_eq(v.nvals, 0);
+  }
+}
+END_TEST
+
+/* Parses the --vary args into vs (nv of them). */
+static void varies(const char *const *args, whatif_vary *vs, int nv) {
+  for (int k = 0; k < nv; k++) {
+    ps_err e = {{0}};
+    ck_assert_msg(whatif_vary_parse(args[k], &vs[k], &e) == PS_OK, "%s", e.msg);
+  }
+}
+
+START_TEST(sweep_grid_order_first_vary_slowest) {
+  char *cfg = src("tests/data/whatif/det.yaml");
+  const char *args[] = {"system.workers_per_gpu=1..3", "system.mutex=call,kernels", "system.batch=1,2"};
+  whatif_vary vs[3];
+  varies(args, vs, 3);
+  const char *sets[] = {"run.replications=1", "workload.partitions=100"};
+  whatif_sweep *sw = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(whatif_sweep_new(cfg, sets, 2, vs, 3, &sw, &e), PS_OK);
+  ck_assert_int_eq(sw->npts, 12);
+  static const char *const mx[] = {"call", "kernels"};
+  for (int i = 0; i < 12; i++) {
+    const whatif_point *p = &sw->pts[i];
+    char w[8], b[8];
+    snprintf(w, sizeof w, "%d", 1 + i / 4);
+    snprintf(b, sizeof b, "%d", 1 + i % 2);
+    ck_assert_str_eq(whatif_point_value(p, 0), w);
+    ck_assert_str_eq(whatif_point_value(p, 1), mx[(i / 2) % 2]);
+    ck_assert_str_eq(whatif_point_value(p, 2), b);
+    /* The base overrides come first, then one per --vary in --vary order. */
+    ck_assert_str_eq(p->sets[0], sets[0]);
+    ck_assert_str_eq(p->sets[1], sets[1]);
+    ck_assert_str_eq(p->sets[2], p->own[0]);
+    ck_assert_str_eq(p->sets[4], p->own[2]);
+    ck_assert_str_eq(p->own[1], i / 2 % 2 ? "system.mutex=kernels" : "system.mutex=call");
+  }
+  whatif_sweep_free(sw);
+  for (int k = 0; k < 3; k++) whatif_vary_free(&vs[k]);
+  free(cfg);
+}
+END_TEST
+
+START_TEST(sweep_new_checks_values_and_grid_size) {
+  char *cfg = src("tests/data/whatif/det.yaml");
+  whatif_sweep *sw = (whatif_sweep *)&sw; /* any non-NULL value: a failure must clear it */
+  ps_err e = {{0}};
+  /* A value the loader refuses is named as a --vary value. */
+  {
+    const char *args[] = {"system.batch=1,2", "system.workers_per_gpu=0..2"};
+    whatif_vary vs[2];
+    varies(args, vs, 2);
+    ck_assert_int_eq(whatif_sweep_new(cfg, NULL, 0, vs, 2, &sw, &e), PS_EINPUT);
+    ck_assert_ptr_null(sw);
+    ck_assert_msg(!strncmp(e.msg, "--vary system.workers_per_gpu=0: ", 33), "%s", e.msg);
+    ck_assert_ptr_nonnull(strstr(e.msg, "expected an integer >= 1"));
+    for (int k = 0; k < 2; k++) whatif_vary_free(&vs[k]);
+  }
+  /* A bad base override keeps the loader's --set. */
+  {
+    const char *args[] = {"system.batch=1,2"};
+    const char *sets[] = {"system.gpus=0"};
+    whatif_vary vs[1];
+    varies(args, vs, 1);
+    ck_assert_int_eq(whatif_sweep_new(cfg, sets, 1, vs, 1, &sw, &e), PS_EINPUT);
+    ck_assert_msg(!strncmp(e.msg, "--set system.gpus=0: ", 21), "%s", e.msg);
+    for (int k = 0; k < 1; k++) whatif_vary_free(&vs[k]);
+  }
+  /* A missing file. */
+  {
+    const char *args[] = {"system.batch=1,2"};
+    whatif_vary vs[1];
+    varies(args, vs, 1);
+    ck_assert_int_eq(whatif_sweep_new("/nonexistent/x.yaml", NULL, 0, vs, 1, &sw, &e), PS_EINPUT);
+    ck_assert_ptr_nonnull(strstr(e.msg, "/nonexistent/x.yaml"));
+    whatif_vary_free(&vs[0]);
+  }
+  /* 1001 x 1000 points: over the limit, refused after every value was checked. */
+  {
+    const char *args[] = {"run.seed=1..1001", "system.workers_per_gpu=1..1000"};
+    whatif_vary vs[2];
+    varies(args, vs, 2);
+    ck_assert_int_eq(whatif_sweep_new(cfg, NULL, 0, vs, 2, &sw, &e), PS_EINPUT);
+    ck_assert_ptr_null(sw);
+    ck_assert_str_eq(e.msg, "the grid has more than 1000000 points");
+    for (int k = 0; k < 2; k++) whatif_vary_free(&vs[k]);
+  }
+  whatif_sweep_free(NULL);
+  free(cfg);
+}
+END_TEST
+
+/* Runs a small grid of seed-coarse-mutex with `jobs` at once. */
+static whatif_sweep *sweep_with_jobs(const char *cfg, whatif_vary *vs, int jobs) {
+  const char *sets[] = {"run.replications=2", "workload.partitions=300", "run.warmup=20"};
+  whatif_sweep *sw = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(whatif_sweep_new(cfg, sets, 3, vs, 2, &sw, &e), PS_OK);
+  ck_assert_msg(whatif_sweep_run(sw, jobs, NULL, NULL, &e) == PS_OK, "%s", e.msg);
+  return sw;
+}
+
+START_TEST(sweep_results_independent_of_jobs) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  const char *args[] = {"system.workers_per_gpu=1..4", "system.mutex=call;kernels;{from: prep, to: msm}"};
+  whatif_vary vs[2];
+  varies(args, vs, 2);
+  whatif_sweep *a = sweep_with_jobs(cfg, vs, 1), *b = sweep_with_jobs(cfg, vs, 3), *c = sweep_with_jobs(cfg, vs, 0);
+  ck_assert_int_eq(a->npts, 12);
+  for (long i = 0; i < a->npts; i++) {
+    const whatif_point *p = &a->pts[i];
+    ck_assert_int_eq(p->rc, PS_OK);
+    ck_assert_double_gt(p->sum.tput, 0);
+    ck_assert_int_eq(p->s->workers_per_gpu, 1 + (int)i / 3);
+    for (const whatif_sweep *o = b; o; o = o == b ? c : NULL) {
+      const whatif_point *q = &o->pts[i];
+      ck_assert_int_eq(q->rc, PS_OK);
+      ck_assert_double_eq(q->sum.tput, p->sum.tput);
+      ck_assert_double_eq(q->sum.gpu_util_mean, p->sum.gpu_util_mean);
+      ck_assert_double_eq(q->sum.lat_p99, p->sum.lat_p99);
+      ck_assert_double_eq(q->sum.wait_mean, p->sum.wait_mean);
+      ck_assert(q->sum.events == p->sum.events);
+      ck_assert_str_eq(q->limit, p->limit);
+    }
+  }
+  /* More workers never lower the kernels scope's throughput by much. */
+  ck_assert_double_gt(a->pts[10].sum.tput, 0.95 * a->pts[1].sum.tput);
+  whatif_sweep_free(a);
+  whatif_sweep_free(b);
+  whatif_sweep_free(c);
+  for (int k = 0; k < 2; k++) whatif_vary_free(&vs[k]);
+  free(cfg);
+}
+END_TEST
+
+START_TEST(sweep_grid_limit_exit_2_no_crash) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *args = xasprintf("sweep %s --vary run.seed=1..1001 --vary system.workers_per_gpu=1..1000 --csv big.csv", cfg);
+  char *out, *err;
+  /* Was a segmentation fault (139) in the cleanup after the message. */
+  ck_assert_int_eq(run(args, &out, &err), 2);
+  ck_assert_str_eq(err, "provesim sweep: the grid has more than 1000000 points\n");
+  ck_assert_str_eq(out, "");
+  ck_assert(!exists("big.csv"));
+  free(out);
+  free(err);
+  free(args);
   free(cfg);
 }
 END_TEST
@@ -293,6 +521,12 @@ int main(void) {
   tcase_add_test(tc, sweep_rows_equal_closed_forms);
   tcase_add_test(tc, sweep_same_output_whatever_jobs);
   tcase_add_test(tc, sweep_bad_vary_exit_2_no_output);
+  tcase_add_test(tc, vary_parse_ranges_and_lists);
+  tcase_add_test(tc, vary_parse_errors);
+  tcase_add_test(tc, sweep_grid_order_first_vary_slowest);
+  tcase_add_test(tc, sweep_new_checks_values_and_grid_size);
+  tcase_add_test(tc, sweep_results_independent_of_jobs);
+  tcase_add_test(tc, sweep_grid_limit_exit_2_no_crash);
   tcase_add_test(tc, plan_worker_counts);
   tcase_add_test(tc, plan_impossible_target_says_so);
   tcase_add_test(tc, estimate_textbook_repairman);
