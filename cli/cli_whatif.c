@@ -11,15 +11,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
+#include "plan.h"
 #include "whatif.h"
 #include "par.h"
 #include "analytic.h"
@@ -939,167 +937,104 @@ static const char plan_help[] =
     "example:\n"
     "  provesim plan configs/capacity-8gpu.yaml --target proofs_per_hour=60 --max p99_latency_s=600\n";
 
-typedef struct pscope {
-  const char *name;
-  int from, to;
-} pscope;
-
-typedef struct peval {
-  int gpus, workers, batch, scope, cores;
-  double mem, pph, p99, util;
-  int simulated, meets, rc;
-  char limit[512];
-} peval;
-
-typedef struct plan_ctx {
-  const scenario *base;
-  pscope *scopes;
-  int nscopes;
-  double target_pph, max_p99, budget_mem, mem_per_part;
-  int has_max, has_mem, open, ppp, cap_cores_budget;
-  peval *cands; /* one per (workers, batch, scope) of the level being searched */
-  int gpus;     /* the level */
-  atomic_int sims;
-  pthread_mutex_t mu;
-  peval *log; /* every simulated configuration, in completion order (sorted before use) */
-  int nlog, caplog;
-} plan_ctx;
-
-static void plan_eval(plan_ctx *c, peval *pe) {
-  scenario t = *c->base; /* a shallow copy: sim_run only reads it */
-  const pscope *sc = &c->scopes[pe->scope];
-  t.gpus = pe->gpus;
-  t.workers_per_gpu = pe->workers;
-  t.batch = pe->batch;
-  t.cpu_cores = pe->cores;
-  t.mutex_name = (char *)sc->name;
-  t.mutex_from = sc->from;
-  t.mutex_to = sc->to;
-  if (c->open) t.proofs_per_hour = c->target_pph;
-  sim_opts o = {.threads = 1};
-  sim_result *r = NULL;
-  ps_err e = {{0}};
-  atomic_fetch_add(&c->sims, 1);
-  pe->simulated = 1;
-  pe->rc = sim_run(&t, &o, &r, &e);
-  if (pe->rc != PS_OK) {
-    pe->meets = 0;
-    snprintf(pe->limit, sizeof pe->limit, "cannot run: %.480s", e.msg);
-    return;
-  }
-  report_summary m;
-  report_summarize(r, &m);
-  pe->pph = whatif_proofs_per_hour(&t, m.tput);
-  pe->p99 = m.has_proofs ? m.proof_p99 : m.lat_p99;
-  pe->util = m.gpu_util_mean;
-  double tol = c->open ? 0.02 : 0.001;
-  pe->meets = pe->pph >= c->target_pph * (1 - tol) && (!c->has_max || pe->p99 <= c->max_p99);
-  report_bottleneck(&t, &m, pe->limit, sizeof pe->limit);
-  if (pe->pph >= c->target_pph * (1 - tol) && c->has_max && pe->p99 > c->max_p99) {
-    char tmp[sizeof pe->limit];
-    snprintf(tmp, sizeof tmp, "p99 latency %.1f s over the %.1f s limit; %.400s", pe->p99, c->max_p99, pe->limit);
-    memcpy(pe->limit, tmp, sizeof tmp);
-  }
-  report_summary_free(&m);
-  sim_result_free(r);
-  pthread_mutex_lock(&c->mu);
-  if (c->nlog == c->caplog) {
-    c->caplog = c->caplog ? 2 * c->caplog : 256;
-    c->log = xrealloc(c->log, (size_t)c->caplog * sizeof *c->log);
-  }
-  c->log[c->nlog++] = *pe;
-  pthread_mutex_unlock(&c->mu);
+static void cfg_desc(const plan_result *r, const plan_cfg *p, char *buf, size_t n) {
+  snprintf(buf, n, "%d GPU%s x %d worker%s, batch %d, mutex %s, %d core%s", p->gpus, p->gpus > 1 ? "s" : "", p->workers,
+           p->workers > 1 ? "s" : "", p->batch, r->scopes[p->scope].name, p->cores, p->cores > 1 ? "s" : "");
 }
 
-/* Core-seconds per partition and GPU-seconds per partition at batch b (means). */
-static void plan_demands(const scenario *s, int b, double *core_s, double *gpu_s) {
-  *core_s = *gpu_s = 0;
-  for (int i = 0; i < s->model->nphases; i++) {
-    const phase *ph = &s->model->phases[i];
-    double t = phase_call_mean(ph, b) / b;
-    if (ph->resource == RES_CPU) *core_s += t * ph->threads;
-    if (ph->resource == RES_GPU) *gpu_s += t;
+/* The progress bar of each GPU level. */
+static void plan_progress(void *ctx, int gpus, size_t done, size_t n) {
+  progress *bar = ctx;
+  if (done == 0) {
+    char label[32];
+    snprintf(label, sizeof label, "plan %d GPU%s", gpus, gpus > 1 ? "s" : "");
+    progress_start(bar, label, n);
+  } else if (done < n) {
+    progress_tick(bar, done);
+  } else {
+    progress_end(bar);
   }
 }
 
-static int plan_cap_cores(const plan_ctx *c, int g) {
-  if (c->cap_cores_budget > 0) return c->cap_cores_budget;
-  const scenario *s = c->base;
-  int per = (s->cpu_cores + s->gpus - 1) / s->gpus;
-  return per * g;
-}
+static void plan_text(ps_buf *b, const char *path, const scenario *s, const plan_limits *lim, const char *batches,
+                      int cores_budget, const plan_result *r) {
+  char desc[256];
+  ps_buf_printf(b, "plan for %s: %.1f proofs/hour", s->name, lim->target_pph);
+  if (lim->has_max) ps_buf_printf(b, ", p99 %s latency <= %.1f s", r->open ? "proof" : "partition", lim->max_p99_s);
+  ps_buf_printf(b, "\nsearched: 1..%d GPUs, 1..%d workers per GPU, batch %s, mutex ", r->gpus_searched,
+                lim->max_workers, batches);
+  for (int k = 0; k < r->nscopes; k++) ps_buf_printf(b, "%s%s", k ? "/" : "", r->scopes[k].name);
+  ps_buf_printf(b, ", cores up to %s", cores_budget ? "the budget" : "the scenario's cores per GPU");
+  if (lim->has_mem) ps_buf_printf(b, ", host memory <= %.1f GiB", lim->max_mem_gib);
+  ps_buf_printf(b, "\n          %d configurations, %d simulations, %.1f s\n\n", r->nall, r->sims, r->wall_s);
 
-/* One candidate (workers, batch, scope) at the level's GPU count: the fewest cores that
- * meet the target, by bisection between a demand bound and the cap. */
-static void plan_job(void *ctx, int i) {
-  plan_ctx *c = ctx;
-  peval *pe = &c->cands[i];
-  int g = pe->gpus, b = pe->batch, cap = plan_cap_cores(c, g);
-  double core_s, gpu_s;
-  plan_demands(c->base, b, &core_s, &gpu_s);
-  double need_pps = c->target_pph * c->ppp / 3600.0 * (c->open ? 0.98 : 0.999);
-  pe->mem = c->mem_per_part * g * pe->workers * b;
-  pe->cores = cap;
-  if (c->has_mem && pe->mem > c->budget_mem + 1e-9) {
-    snprintf(pe->limit, sizeof pe->limit, "host memory: needs %.1f GiB, over the %.1f GiB budget", pe->mem,
-             c->budget_mem);
-    return;
-  }
-  if (!c->base->gpu_shared && gpu_s > 0 && g / gpu_s < need_pps) {
-    pe->pph = g / gpu_s * 3600.0 / c->ppp;
-    snprintf(pe->limit, sizeof pe->limit, "GPU: %d GPU%s of %.3f s per partition serve%s at most %.1f proofs/h", g,
-             g > 1 ? "s" : "", gpu_s, g > 1 ? "" : "s", pe->pph);
-    return;
-  }
-  int lo = (int)ceil(need_pps * core_s - 1e-9);
-  if (lo < 1) lo = 1;
-  if (lo > cap) {
-    pe->pph = cap / core_s * 3600.0 / c->ppp;
-    snprintf(pe->limit, sizeof pe->limit, "CPU cores: the target needs at least %d cores, the budget allows %d", lo, cap);
-    return;
-  }
-  plan_eval(c, pe);
-  if (!pe->meets) return;
-  peval best = *pe;
-  int hi = cap;
-  while (lo < hi) {
-    int mid = lo + (hi - lo) / 2;
-    peval t = *pe;
-    t.cores = mid;
-    plan_eval(c, &t);
-    if (t.meets) {
-      hi = mid;
-      best = t;
-    } else {
-      lo = mid + 1;
+  if (r->found) {
+    const plan_cfg *p = &r->best;
+    cfg_desc(r, p, desc, sizeof desc);
+    ps_buf_printf(b, "cheapest: %s\n", desc);
+    ps_buf_printf(b, "          %.1f proofs/hour, p99 latency %.1f s, GPU utilization %.1f%%, host memory %.1f GiB\n",
+                  p->pph, p->p99, 100 * p->util, p->mem);
+    ps_buf_printf(b, "          (provesim simulate %s --set system.gpus=%d --set system.workers_per_gpu=%d "
+                     "--set system.batch=%d --set system.mutex=%s --set system.cpu_cores=%d)\n\n",
+                  path, p->gpus, p->workers, p->batch, r->scopes[p->scope].name, p->cores);
+    ps_buf_printf(b, "next cheaper:\n");
+    if (r->has_fewer_cores) {
+      const plan_cfg *q = &r->fewer_cores;
+      ps_buf_printf(b, "  with %d core%s: %.1f proofs/h, p99 %.1f s; limited by: %s\n", q->cores, q->cores > 1 ? "s" : "",
+                    q->pph, q->p99, q->limit);
+    }
+    const plan_near *f = &r->fewer_gpus;
+    if (f->kind == PLAN_BOUND) {
+      ps_buf_printf(b, "  with %d GPU%s: nothing worth simulating; %s\n", p->gpus - 1, p->gpus > 2 ? "s" : "",
+                    f->cfg.limit);
+    } else if (f->kind == PLAN_SIMULATED) {
+      cfg_desc(r, &f->cfg, desc, sizeof desc);
+      ps_buf_printf(b, "  with %d GPU%s, the best (%s) reaches %.1f proofs/h; limited by: %s\n", p->gpus - 1,
+                    p->gpus > 2 ? "s" : "", desc, f->cfg.pph, f->cfg.limit);
+    }
+    if (!r->has_fewer_cores && f->kind == PLAN_NONE)
+      ps_buf_printf(b, "  none: one GPU and one core is the cheapest there is\n");
+  } else {
+    const plan_near *f = &r->closest;
+    ps_buf_printf(b, "NO CONFIGURATION MEETS THE TARGET within the budget.\n");
+    if (f->kind == PLAN_SIMULATED) {
+      cfg_desc(r, &f->cfg, desc, sizeof desc);
+      ps_buf_printf(b, "the best simulated: %s: %.1f proofs/h, p99 %.1f s\n  limited by: %s\n", desc, f->cfg.pph,
+                    f->cfg.p99, f->cfg.limit);
+    } else if (f->kind == PLAN_BOUND) {
+      ps_buf_printf(b, "no configuration was worth simulating: at best %.1f proofs/h\n  limited by: %s\n", f->cfg.pph,
+                    f->cfg.limit);
     }
   }
-  *pe = best;
+
+  ps_buf_printf(b, "\nfrontier explored (no other configuration is as cheap, as fast and as quick):\n");
+  ps_buf_printf(b, "  %4s %7s %5s %-10s %5s %8s %10s %9s %8s  %s\n", "gpus", "workers", "batch", "mutex", "cores",
+                "mem GiB", "proofs/h", "p99 s", "GPU", "meets");
+  if (r->nlog == 0) ps_buf_printf(b, "  (nothing simulated: every configuration was ruled out by a bound)\n");
+  for (int i = 0; i < r->nfrontier; i++) {
+    const plan_cfg *p = &r->frontier[i];
+    ps_buf_printf(b, "  %4d %7d %5d %-10s %5d %8.1f %10.1f %9.1f %7.1f%%  %s\n", p->gpus, p->workers, p->batch,
+                  r->scopes[p->scope].name, p->cores, p->mem, p->pph, p->p99, 100 * p->util, p->meets ? "yes" : "no");
+  }
 }
 
-static void plan_range(void *ctx, size_t lo, size_t hi) {
-  for (size_t i = lo; i < hi; i++) plan_job(ctx, (int)i);
-}
-
-static int peval_cheaper(const peval *a, const peval *b) {
-  if (a->gpus != b->gpus) return a->gpus < b->gpus;
-  if (a->cores != b->cores) return a->cores < b->cores;
-  if (fabs(a->mem - b->mem) > 1e-9) return a->mem < b->mem;
-  if (a->workers != b->workers) return a->workers < b->workers;
-  if (a->batch != b->batch) return a->batch < b->batch;
-  return a->scope < b->scope;
-}
-
-static int peval_cmp(const void *x, const void *y) {
-  const peval *a = x, *b = y;
-  if (peval_cheaper(a, b)) return -1;
-  if (peval_cheaper(b, a)) return 1;
-  return 0;
-}
-
-static void peval_desc(const plan_ctx *c, const peval *p, char *buf, size_t n) {
-  snprintf(buf, n, "%d GPU%s x %d worker%s, batch %d, mutex %s, %d core%s", p->gpus, p->gpus > 1 ? "s" : "", p->workers,
-           p->workers > 1 ? "s" : "", p->batch, c->scopes[p->scope].name, p->cores, p->cores > 1 ? "s" : "");
+/* Every configuration evaluated: the simulated ones, then those a bound ruled out. */
+static void plan_csv(ps_buf *b, const plan_result *r) {
+  ps_buf_printf(b, "gpus,workers_per_gpu,batch,mutex,cpu_cores,host_mem_gib,simulated,proofs_per_hour,"
+                   "p99_latency_s,gpu_util,meets,limited_by\n");
+  for (int i = 0; i < r->nall + r->nlog; i++) {
+    const plan_cfg *p = i < r->nlog ? &r->log[i] : &r->all[i - r->nlog];
+    if (i >= r->nlog && p->simulated) continue; /* in the log already */
+    ps_buf_printf(b, "%d,%d,%d,", p->gpus, p->workers, p->batch);
+    csv_field(b, r->scopes[p->scope].name);
+    ps_buf_printf(b, ",%d,%.9g,%d", p->cores, p->mem, p->simulated);
+    csv_num(b, p->simulated ? p->pph : NAN);
+    csv_num(b, p->simulated ? p->p99 : NAN);
+    csv_num(b, p->simulated ? p->util : NAN);
+    ps_buf_printf(b, ",%d,", p->meets);
+    csv_field(b, p->limit);
+    ps_buf_append(b, "\n", 1);
+  }
 }
 
 static int parse_kv_list(const char *cmd, const char *opt, const char *text, const char *const *keys, double *vals,
@@ -1137,9 +1072,7 @@ int sim_cmd_plan(int argc, char **argv) {
   const char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
   int nsets = 0, jobs = 0, maxw = 8, rc = PS_EXIT_USAGE;
   scenario *s = NULL;
-  peval *all = NULL;
-  pscope *scopes = NULL;
-  int nall = 0;
+  plan_result res = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -1230,186 +1163,33 @@ int sim_cmd_plan(int argc, char **argv) {
     goto done;
   }
 
-  /* The scopes to try: the model's named scopes, and the scenario's own when it is none
-   * or a {from, to} region. */
-  int nsc = 0;
-  scopes = xcalloc((size_t)s->model->nscopes + 1, sizeof *scopes);
-  for (int k = 0; k < s->model->nscopes; k++)
-    scopes[nsc++] = (pscope){s->model->scopes[k].name, s->model->scopes[k].from, s->model->scopes[k].to};
-  {
-    int known = 0;
-    for (int k = 0; k < nsc; k++)
-      if (s->mutex_name && !strcmp(scopes[k].name, s->mutex_name)) known = 1;
-    if (!known) scopes[nsc++] = (pscope){s->mutex_name ? s->mutex_name : "none", s->mutex_from, s->mutex_to};
+  plan_limits lim = {.target_pph = tv[0], .has_max = mg[0], .max_p99_s = mv[0],
+                     .max_gpus = bg[0] ? (int)bv[0] : 16, .max_cores = (int)bv[1], .has_mem = bg[2],
+                     .max_mem_gib = bv[2], .max_workers = maxw, .batches = bl, .nbatches = nb, .jobs = jobs};
+  progress bar;
+  if (isatty(2)) {
+    lim.progress = plan_progress;
+    lim.progress_ctx = &bar;
   }
-
-  plan_ctx c = {.base = s, .scopes = scopes, .nscopes = nsc, .target_pph = tv[0], .max_p99 = mv[0],
-                .has_max = mg[0], .budget_mem = bv[2], .has_mem = bg[2], .open = s->arrivals != ARR_CLOSED,
-                .ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1, .cap_cores_budget = (int)bv[1]};
-  atomic_init(&c.sims, 0);
-  pthread_mutex_init(&c.mu, NULL);
-  for (int i = 0; i < s->model->nphases; i++) c.mem_per_part += s->model->phases[i].host_mem_gib;
-  int gmax = bg[0] ? (int)bv[0] : 16;
-  if (jobs <= 0) jobs = ps_ncores();
-  int ncand = maxw * nb * nsc, found = -1, level_lo = 0, prev_lo = -1;
-  double t0 = ps_now();
-  for (int g = 1; g <= gmax && found < 0; g++) {
-    all = xrealloc(all, (size_t)(nall + ncand) * sizeof *all);
-    c.cands = all + nall;
-    c.gpus = g;
-    int k = 0;
-    for (int w = 1; w <= maxw; w++)
-      for (int bi = 0; bi < nb; bi++)
-        for (int sc = 0; sc < nsc; sc++) {
-          peval *p = &c.cands[k++];
-          memset(p, 0, sizeof *p);
-          p->gpus = g;
-          p->workers = w;
-          p->batch = bl[bi];
-          p->scope = sc;
-        }
-    char label[32];
-    snprintf(label, sizeof label, "plan %d GPU%s", g, g > 1 ? "s" : "");
-    progress bar;
-    int tty = isatty(2);
-    if (tty) progress_start(&bar, label, (size_t)ncand);
-    par_for((size_t)ncand, 1, jobs, plan_range, &c, tty ? progress_tick : NULL, &bar);
-    if (tty) progress_end(&bar);
-    prev_lo = level_lo;
-    level_lo = nall;
-    nall += ncand;
-    for (int i = level_lo; i < nall; i++)
-      if (all[i].meets && (found < 0 || peval_cheaper(&all[i], &all[found]))) found = i;
+  int pr = plan_search(s, &lim, &res, &e);
+  if (pr != PS_OK) {
+    fprintf(stderr, "provesim plan: %s\n", e.msg);
+    rc = pr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    goto done;
   }
-  double wall = ps_now() - t0;
-
   ps_buf b = {0};
-  char desc[256];
-  ps_buf_printf(&b, "plan for %s: %.1f proofs/hour", s->name, c.target_pph);
-  if (c.has_max) ps_buf_printf(&b, ", p99 %s latency <= %.1f s", c.open ? "proof" : "partition", c.max_p99);
-  ps_buf_printf(&b, "\nsearched: 1..%d GPUs, 1..%d workers per GPU, batch %s, mutex ", found >= 0 ? all[found].gpus : gmax,
-                maxw, batches);
-  for (int k = 0; k < nsc; k++) ps_buf_printf(&b, "%s%s", k ? "/" : "", scopes[k].name);
-  ps_buf_printf(&b, ", cores up to %s", bg[1] ? "the budget" : "the scenario's cores per GPU");
-  if (c.has_mem) ps_buf_printf(&b, ", host memory <= %.1f GiB", c.budget_mem);
-  ps_buf_printf(&b, "\n          %d configurations, %d simulations, %.1f s\n\n", nall, atomic_load(&c.sims), wall);
-
-  if (found >= 0) {
-    peval *p = &all[found];
-    peval_desc(&c, p, desc, sizeof desc);
-    ps_buf_printf(&b, "cheapest: %s\n", desc);
-    ps_buf_printf(&b, "          %.1f proofs/hour, p99 latency %.1f s, GPU utilization %.1f%%, host memory %.1f GiB\n",
-                  p->pph, p->p99, 100 * p->util, p->mem);
-    ps_buf_printf(&b, "          (provesim simulate %s --set system.gpus=%d --set system.workers_per_gpu=%d "
-                      "--set system.batch=%d --set system.mutex=%s --set system.cpu_cores=%d)\n\n",
-                  path, p->gpus, p->workers, p->batch, scopes[p->scope].name, p->cores);
-    ps_buf_printf(&b, "next cheaper:\n");
-    int said = 0;
-    if (p->cores > 1) {
-      peval q = *p;
-      q.cores = p->cores - 1;
-      plan_eval(&c, &q);
-      ps_buf_printf(&b, "  with %d core%s: %.1f proofs/h, p99 %.1f s; limited by: %s\n", q.cores, q.cores > 1 ? "s" : "",
-                    q.pph, q.p99, q.limit);
-      said = 1;
-    }
-    if (p->gpus > 1) {
-      int bi = -1, bb = -1;
-      for (int i = prev_lo; i < level_lo; i++) {
-        if (all[i].simulated && all[i].rc == PS_OK && (bi < 0 || all[i].pph > all[bi].pph)) bi = i;
-        if (bb < 0 || all[i].pph > all[bb].pph) bb = i;
-      }
-      if (bi < 0 && bb >= 0) {
-        ps_buf_printf(&b, "  with %d GPU%s: nothing worth simulating; %s\n", p->gpus - 1, p->gpus > 2 ? "s" : "",
-                      all[bb].limit);
-        said = 1;
-      } else if (bi >= 0) {
-        peval_desc(&c, &all[bi], desc, sizeof desc);
-        ps_buf_printf(&b, "  with %d GPU%s, the best (%s) reaches %.1f proofs/h; limited by: %s\n", p->gpus - 1,
-                      p->gpus > 2 ? "s" : "", desc, all[bi].pph, all[bi].limit);
-        said = 1;
-      }
-    }
-    if (!said) ps_buf_printf(&b, "  none: one GPU and one core is the cheapest there is\n");
-  } else {
-    int bi = -1, bs = -1;
-    for (int i = 0; i < nall; i++) {
-      if (bi < 0 || all[i].pph > all[bi].pph) bi = i;
-      if (all[i].simulated && all[i].rc == PS_OK && (bs < 0 || all[i].pph > all[bs].pph)) bs = i;
-    }
-    ps_buf_printf(&b, "NO CONFIGURATION MEETS THE TARGET within the budget.\n");
-    if (bs >= 0) {
-      peval_desc(&c, &all[bs], desc, sizeof desc);
-      ps_buf_printf(&b, "the best simulated: %s: %.1f proofs/h, p99 %.1f s\n  limited by: %s\n", desc, all[bs].pph,
-                    all[bs].p99, all[bs].limit);
-    } else if (bi >= 0) {
-      ps_buf_printf(&b, "no configuration was worth simulating: at best %.1f proofs/h\n  limited by: %s\n",
-                    all[bi].pph, all[bi].limit);
-    }
-  }
-
-  /* The frontier: simulated configurations that no other beats on every count. The log is
-   * sorted into a total order and duplicates (the same configuration twice) dropped, so the
-   * output does not depend on which thread finished first. */
-  qsort(c.log, (size_t)c.nlog, sizeof *c.log, peval_cmp);
-  {
-    int u = 0;
-    for (int i = 0; i < c.nlog; i++)
-      if (u == 0 || peval_cmp(&c.log[u - 1], &c.log[i]) != 0) c.log[u++] = c.log[i];
-    c.nlog = u;
-  }
-  qsort(all, (size_t)nall, sizeof *all, peval_cmp);
-  ps_buf_printf(&b, "\nfrontier explored (no other configuration is as cheap, as fast and as quick):\n");
-  ps_buf_printf(&b, "  %4s %7s %5s %-10s %5s %8s %10s %9s %8s  %s\n", "gpus", "workers", "batch", "mutex", "cores",
-                "mem GiB", "proofs/h", "p99 s", "GPU", "meets");
-  if (c.nlog == 0) ps_buf_printf(&b, "  (nothing simulated: every configuration was ruled out by a bound)\n");
-  for (int i = 0; i < c.nlog; i++) {
-    const peval *p = &c.log[i];
-    if (!p->simulated || p->rc != PS_OK) continue;
-    int dominated = 0;
-    for (int j = 0; j < c.nlog && !dominated; j++) {
-      const peval *q = &c.log[j];
-      if (j == i || !q->simulated || q->rc != PS_OK) continue;
-      /* Throughputs and latencies within 1e-6 of each other count as equal. */
-      int le = q->gpus <= p->gpus && q->cores <= p->cores && q->mem <= p->mem + 1e-9 &&
-               q->pph >= p->pph * (1 - 1e-6) && q->p99 <= p->p99 * (1 + 1e-6);
-      int lt = q->gpus < p->gpus || q->cores < p->cores || q->mem < p->mem - 1e-9 || q->pph > p->pph * (1 + 1e-6) ||
-               q->p99 < p->p99 * (1 - 1e-6);
-      if (le && (lt || j < i)) dominated = 1;
-    }
-    if (dominated) continue;
-    ps_buf_printf(&b, "  %4d %7d %5d %-10s %5d %8.1f %10.1f %9.1f %7.1f%%  %s\n", p->gpus, p->workers, p->batch,
-                  scopes[p->scope].name, p->cores, p->mem, p->pph, p->p99, 100 * p->util, p->meets ? "yes" : "no");
-  }
-
+  plan_text(&b, path, s, &lim, batches, bg[1], &res);
   rc = PS_EXIT_OK;
   if (csvf) {
     ps_buf cb = {0};
-    ps_buf_printf(&cb, "gpus,workers_per_gpu,batch,mutex,cpu_cores,host_mem_gib,simulated,proofs_per_hour,"
-                       "p99_latency_s,gpu_util,meets,limited_by\n");
-    for (int i = 0; i < nall + c.nlog; i++) {
-      const peval *p = i < c.nlog ? &c.log[i] : &all[i - c.nlog];
-      if (i >= c.nlog && p->simulated) continue; /* in the log already */
-      ps_buf_printf(&cb, "%d,%d,%d,", p->gpus, p->workers, p->batch);
-      csv_field(&cb, scopes[p->scope].name);
-      ps_buf_printf(&cb, ",%d,%.9g,%d", p->cores, p->mem, p->simulated);
-      csv_num(&cb, p->simulated ? p->pph : NAN);
-      csv_num(&cb, p->simulated ? p->p99 : NAN);
-      csv_num(&cb, p->simulated ? p->util : NAN);
-      ps_buf_printf(&cb, ",%d,", p->meets);
-      csv_field(&cb, p->limit);
-      ps_buf_append(&cb, "\n", 1);
-    }
+    plan_csv(&cb, &res);
     if (write_out("plan", csvf, &cb)) rc = PS_EXIT_FAIL;
     ps_buf_free(&cb);
   }
   if (rc == PS_EXIT_OK) fwrite(b.p, 1, b.len, stdout);
   ps_buf_free(&b);
-  free(c.log);
-  pthread_mutex_destroy(&c.mu);
 done:
-  free(all);
-  free(scopes);
+  plan_result_free(&res);
   scn_free(s);
   free(sets);
   return rc;

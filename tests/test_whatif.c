@@ -15,6 +15,7 @@
 
 #include "analytic.h"
 #include "cli_harness.h"
+#include "plan.h"
 #include "whatif.h"
 #include "scn.h"
 #include "util.h"
@@ -415,6 +416,225 @@ START_TEST(plan_impossible_target_says_so) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------- plan_search */
+
+/* det.yaml: Ts = 1 s CPU, Tg = 1 s GPU, Tc = 1 s CPU per partition, scopes call and
+ * kernels. Per GPU, the kernels scope serves min(N/3, 1) partitions per second, the call
+ * scope 1/3; each partition needs 2 core-seconds, so X partitions per second need 2X
+ * cores. */
+static scenario *det_scenario(void) {
+  char *cfg = src("tests/data/whatif/det.yaml");
+  scenario *s = NULL;
+  ps_err e = {{0}};
+  ck_assert_msg(scn_load(cfg, NULL, 0, &s, &e) == PS_OK, "%s", e.msg);
+  free(cfg);
+  return s;
+}
+
+static const int det_batches[] = {1, 2, 4};
+
+static plan_limits det_limits(double target, int max_gpus, int jobs) {
+  return (plan_limits){.target_pph = target, .max_gpus = max_gpus, .max_workers = 8, .batches = det_batches,
+                       .nbatches = 3, .jobs = jobs};
+}
+
+static void cfg_is(const plan_result *r, const plan_cfg *p, int gpus, int workers, int batch, const char *scope_name,
+                   int cores) {
+  ck_assert_int_eq(p->gpus, gpus);
+  ck_assert_int_eq(p->workers, workers);
+  ck_assert_int_eq(p->batch, batch);
+  ck_assert_str_eq(r->scopes[p->scope].name, scope_name);
+  ck_assert_int_eq(p->cores, cores);
+}
+
+static int in_frontier(const plan_result *r, const plan_cfg *p) {
+  for (int i = 0; i < r->nfrontier; i++) {
+    const plan_cfg *q = &r->frontier[i];
+    if (q->gpus == p->gpus && q->workers == p->workers && q->batch == p->batch && q->scope == p->scope &&
+        q->cores == p->cores)
+      return 1;
+  }
+  return 0;
+}
+
+START_TEST(plan_search_by_hand) {
+  scenario *s = det_scenario();
+  plan_result r;
+  ps_err e = {{0}};
+  /* 3500/h = 0.97 per second: one GPU at saturation, N = 3 with the kernels scope, and
+   * 2 x 0.97 -> 2 cores. One core fewer serves 1/2 per second (1800/h). */
+  plan_limits lim = det_limits(3500, 16, 2);
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  ck_assert_int_eq(r.nscopes, 2);
+  ck_assert_str_eq(r.scopes[0].name, "call");
+  ck_assert_str_eq(r.scopes[1].name, "kernels");
+  ck_assert(r.found);
+  cfg_is(&r, &r.best, 1, 3, 1, "kernels", 2);
+  ck_assert_double_eq_tol(r.best.pph, 3600, 36);
+  ck_assert_double_eq_tol(r.best.p99, 3.0, 0.01);
+  ck_assert_double_eq_tol(r.best.util, 1.0, 0.01);
+  ck_assert_int_eq(r.gpus_searched, 1);
+  ck_assert_int_eq(r.nall, 8 * 3 * 2);
+  ck_assert(r.has_fewer_cores);
+  cfg_is(&r, &r.fewer_cores, 1, 3, 1, "kernels", 1);
+  ck_assert(!r.fewer_cores.meets);
+  ck_assert_double_eq_tol(r.fewer_cores.pph, 1800, 36);
+  ck_assert_ptr_nonnull(strstr(r.fewer_cores.limit, "CPU cores"));
+  ck_assert_int_eq(r.fewer_gpus.kind, PLAN_NONE);
+  ck_assert(in_frontier(&r, &r.best));
+  ck_assert(in_frontier(&r, &r.fewer_cores));
+  /* The lists are sorted cheapest first; the log holds no configuration twice. */
+  for (int i = 1; i < r.nall; i++) ck_assert(r.all[i - 1].gpus <= r.all[i].gpus);
+  for (int i = 1; i < r.nlog; i++)
+    ck_assert(r.log[i - 1].cores < r.log[i].cores ||
+              (r.log[i - 1].cores == r.log[i].cores &&
+               (r.log[i - 1].workers != r.log[i].workers || r.log[i - 1].batch != r.log[i].batch ||
+                r.log[i - 1].scope != r.log[i].scope)));
+  plan_result_free(&r);
+
+  /* 7000/h needs two GPUs (one serves 3600/h at most: not worth simulating), 3 workers
+   * each and 2 x 1.94 -> 4 cores; 3 cores serve 1.5 per second (5400/h). */
+  lim = det_limits(7000, 16, 2);
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  ck_assert(r.found);
+  cfg_is(&r, &r.best, 2, 3, 1, "kernels", 4);
+  ck_assert_double_eq_tol(r.best.pph, 7200, 72);
+  ck_assert_int_eq(r.gpus_searched, 2);
+  ck_assert_double_eq_tol(r.fewer_cores.pph, 5400, 60);
+  ck_assert_int_eq(r.fewer_gpus.kind, PLAN_BOUND);
+  ck_assert_int_eq(r.fewer_gpus.cfg.gpus, 1);
+  ck_assert_ptr_nonnull(strstr(r.fewer_gpus.cfg.limit, "GPU: 1 GPU of 1.000 s per partition serves at most 3600.0"));
+  plan_result_free(&r);
+
+  /* 100/h: one worker and one core; nothing is cheaper, and of equal configurations the
+   * first scope wins. */
+  lim = det_limits(100, 16, 2);
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  cfg_is(&r, &r.best, 1, 1, 1, "call", 1);
+  ck_assert_double_eq_tol(r.best.pph, 1200, 12);
+  ck_assert(!r.has_fewer_cores);
+  ck_assert_int_eq(r.fewer_gpus.kind, PLAN_NONE);
+  plan_result_free(&r);
+
+  /* A p99 limit below the 3 s every call takes: nothing meets; the closest ran. */
+  lim = det_limits(1000, 1, 2);
+  lim.has_max = 1;
+  lim.max_p99_s = 2;
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  ck_assert(!r.found);
+  ck_assert_int_eq(r.closest.kind, PLAN_SIMULATED);
+  ck_assert_double_ge(r.closest.cfg.p99, 3.0 - 1e-9);
+  ck_assert_ptr_nonnull(strstr(r.closest.cfg.limit, "over the 2.0 s limit"));
+  /* With 3.5 s allowed, one worker and one core meet 1000/h. */
+  plan_result_free(&r);
+  lim.max_p99_s = 3.5;
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  cfg_is(&r, &r.best, 1, 1, 1, "call", 1);
+  plan_result_free(&r);
+  scn_free(s);
+}
+END_TEST
+
+START_TEST(plan_search_nothing_simulated) {
+  scenario *s = det_scenario();
+  plan_result r;
+  ps_err e = {{0}};
+  /* 9000/h on at most 2 GPUs: every candidate is ruled out by the GPU bound. */
+  plan_limits lim = det_limits(9000, 2, 2);
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  ck_assert(!r.found);
+  ck_assert_int_eq(r.sims, 0);
+  ck_assert_int_eq(r.nlog, 0);
+  ck_assert_int_eq(r.nfrontier, 0);
+  ck_assert_int_eq(r.nall, 2 * 8 * 3 * 2);
+  ck_assert_int_eq(r.gpus_searched, 2);
+  ck_assert_int_eq(r.closest.kind, PLAN_BOUND);
+  ck_assert_double_eq_tol(r.closest.cfg.pph, 7200, 1e-6);
+  plan_result_free(&r);
+  /* No GPU count to try (--budget gpus=0.5): empty lists, no sort of a NULL array. */
+  lim = det_limits(100, 0, 2);
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  ck_assert(!r.found);
+  ck_assert_int_eq(r.nall, 0);
+  ck_assert_int_eq(r.nlog, 0);
+  ck_assert_int_eq(r.closest.kind, PLAN_NONE);
+  plan_result_free(&r);
+  /* Limits out of range. */
+  lim = det_limits(100, 1, 2);
+  lim.max_workers = 0;
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "worker"));
+  lim = det_limits(100, 1, 2);
+  lim.nbatches = 0;
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_EINPUT);
+  lim = det_limits(0, 1, 2);
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_EINPUT);
+  plan_result_free(&r);
+  scn_free(s);
+
+  /* Through the binary, the empty search prints a plan (exit 0). */
+  char *cfg = src("tests/data/whatif/det.yaml");
+  char *args = xasprintf("plan %s --target proofs_per_hour=100 --budget gpus=0.5 --csv empty.csv", cfg), *out;
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "NO CONFIGURATION MEETS THE TARGET"));
+  ck_assert_ptr_nonnull(strstr(out, "nothing simulated"));
+  char *csv = tmpfile_text("empty.csv");
+  ck_assert_ptr_nonnull(csv);
+  ck_assert_int_eq((int)strlen(csv), (int)strcspn(csv, "\n") + 1); /* the header alone */
+  free(csv);
+  free(out);
+  free(args);
+  free(cfg);
+}
+END_TEST
+
+static void cfg_same(const plan_cfg *a, const plan_cfg *b) {
+  ck_assert_int_eq(a->gpus, b->gpus);
+  ck_assert_int_eq(a->workers, b->workers);
+  ck_assert_int_eq(a->batch, b->batch);
+  ck_assert_int_eq(a->scope, b->scope);
+  ck_assert_int_eq(a->cores, b->cores);
+  ck_assert_int_eq(a->simulated, b->simulated);
+  ck_assert_int_eq(a->meets, b->meets);
+  ck_assert_double_eq(a->pph, b->pph);
+  ck_assert_double_eq(a->p99, b->p99);
+  ck_assert_double_eq(a->util, b->util);
+  ck_assert_str_eq(a->limit, b->limit);
+}
+
+START_TEST(plan_search_independent_of_jobs) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  const char *sets[] = {"run.replications=2", "workload.partitions=300", "run.warmup=20"};
+  scenario *s = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(scn_load(cfg, sets, 3, &s, &e), PS_OK);
+  plan_result r[3];
+  for (int k = 0; k < 3; k++) {
+    plan_limits lim = {.target_pph = 3000, .max_gpus = 16, .max_workers = 6, .batches = det_batches, .nbatches = 2,
+                       .jobs = k == 0 ? 1 : k == 1 ? 3 : 0};
+    ck_assert_int_eq(plan_search(s, &lim, &r[k], &e), PS_OK);
+  }
+  ck_assert(r[0].found);
+  ck_assert_int_gt(r[0].nfrontier, 1);
+  for (int k = 1; k < 3; k++) {
+    ck_assert_int_eq(r[k].sims, r[0].sims);
+    ck_assert_int_eq(r[k].nall, r[0].nall);
+    ck_assert_int_eq(r[k].nlog, r[0].nlog);
+    ck_assert_int_eq(r[k].nfrontier, r[0].nfrontier);
+    cfg_same(&r[k].best, &r[0].best);
+    cfg_same(&r[k].fewer_cores, &r[0].fewer_cores);
+    ck_assert_int_eq(r[k].fewer_gpus.kind, r[0].fewer_gpus.kind);
+    cfg_same(&r[k].fewer_gpus.cfg, &r[0].fewer_gpus.cfg);
+    for (int i = 0; i < r[0].nall; i++) cfg_same(&r[k].all[i], &r[0].all[i]);
+    for (int i = 0; i < r[0].nlog; i++) cfg_same(&r[k].log[i], &r[0].log[i]);
+    for (int i = 0; i < r[0].nfrontier; i++) cfg_same(&r[k].frontier[i], &r[0].frontier[i]);
+  }
+  for (int k = 0; k < 3; k++) plan_result_free(&r[k]);
+  scn_free(s);
+  free(cfg);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- estimate */
 
 START_TEST(estimate_textbook_repairman) {
@@ -529,6 +749,9 @@ int main(void) {
   tcase_add_test(tc, sweep_grid_limit_exit_2_no_crash);
   tcase_add_test(tc, plan_worker_counts);
   tcase_add_test(tc, plan_impossible_target_says_so);
+  tcase_add_test(tc, plan_search_by_hand);
+  tcase_add_test(tc, plan_search_nothing_simulated);
+  tcase_add_test(tc, plan_search_independent_of_jobs);
   tcase_add_test(tc, estimate_textbook_repairman);
   tcase_add_test(tc, estimate_deterministic_exact);
   tcase_add_test(tc, saturation_point_deterministic);
