@@ -155,6 +155,14 @@ int sim_cmd_simulate(int argc, char **argv) {
 
   scenario *s = NULL;
   ps_err e = {{0}};
+  /* Output paths are checked before any work: a typo costs nothing. */
+  const char *outs[] = {out, spans, tracef};
+  for (int k = 0; k < 3; k++)
+    if (outs[k] && ps_out_check(outs[k], &e) != PS_OK) {
+      fprintf(stderr, "provesim simulate: %s\n", e.msg);
+      rc = PS_EXIT_USAGE;
+      goto done;
+    }
   int lr = scn_load(path, sets, nsets, &s, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim simulate: %s\n", e.msg);
@@ -188,59 +196,60 @@ int sim_cmd_simulate(int argc, char **argv) {
     }
   }
   /* The trace is written before the spans are committed, so a failure leaves neither. */
+  int trace_written = 0;
   if (sr == PS_OK && tracef) {
     ps_buf tb = {0};
     trace_render(sink.tr, &tb);
     if (ps_write_file_atomic(tracef, tb.p, tb.len, &e) != PS_OK) {
       fprintf(stderr, "provesim simulate: %s\n", e.msg);
       sr = PS_ERR;
+    } else {
+      trace_written = 1;
     }
     ps_buf_free(&tb);
+  }
+  /* The report, then every output or none: the report file first, then the spans are
+   * committed (a failure there removes the report file); the trace is already written,
+   * and goes when anything after it fails. */
+  report_summary sum = {0};
+  ps_buf b = {0};
+  if (sr == PS_OK) {
+    report_summarize(res, &sum);
+    if (json) {
+      cJSON *doc = report_json(s, &sum);
+      char *txt = cJSON_Print(doc);
+      ps_buf_printf(&b, "%s\n", txt);
+      free(txt);
+      cJSON_Delete(doc);
+    } else if (csv) {
+      report_csv(&b, s, &sum);
+    } else {
+      report_table(&b, s, &sum, res->wall_s);
+      char sat[512];
+      ps_buf_printf(&b, "%s\n", whatif_saturation_line(s, sat, sizeof sat));
+    }
+    if (out) {
+      if (ps_write_file_atomic(out, b.p, b.len, &e) != PS_OK) sr = PS_ERR;
+    } else if (ps_write_stdout(b.p, b.len, &e) != PS_OK) {
+      sr = PS_ERR;
+    }
+    if (sr != PS_OK) fprintf(stderr, "provesim simulate: %s\n", e.msg);
   }
   if (spans) {
     if (sr == PS_OK) {
       if (ps_out_commit(&sink.out, &e) != PS_OK) {
         fprintf(stderr, "provesim simulate: %s\n", e.msg);
         sr = PS_ERR;
+        if (out) ps_out_remove(out);
       }
     } else {
       ps_out_abort(&sink.out);
     }
   }
+  if (sr != PS_OK && trace_written) ps_out_remove(tracef);
   ps_buf_free(&sink.buf);
   trace_free(sink.tr);
-  if (sr != PS_OK) {
-    sim_result_free(res);
-    scn_free(s);
-    rc = sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
-    goto done;
-  }
-
-  report_summary sum;
-  report_summarize(res, &sum);
-  ps_buf b = {0};
-  if (json) {
-    cJSON *doc = report_json(s, &sum);
-    char *txt = cJSON_Print(doc);
-    ps_buf_printf(&b, "%s\n", txt);
-    free(txt);
-    cJSON_Delete(doc);
-  } else if (csv) {
-    report_csv(&b, s, &sum);
-  } else {
-    report_table(&b, s, &sum, res->wall_s);
-    char sat[512];
-    ps_buf_printf(&b, "%s\n", whatif_saturation_line(s, sat, sizeof sat));
-  }
-  rc = PS_EXIT_OK;
-  if (out) {
-    if (ps_write_file_atomic(out, b.p, b.len, &e) != PS_OK) {
-      fprintf(stderr, "provesim simulate: %s\n", e.msg);
-      rc = PS_EXIT_FAIL;
-    }
-  } else {
-    fwrite(b.p, 1, b.len, stdout);
-  }
+  rc = sr == PS_OK ? PS_EXIT_OK : sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
   ps_buf_free(&b);
   report_summary_free(&sum);
   sim_result_free(res);

@@ -336,6 +336,42 @@ START_TEST(trace_tracks_never_overlap) {
 }
 END_TEST
 
+/* Outputs whole or none, and never exit 0 for an output that was lost: a report that
+ * cannot reach standard output (/dev/full) is exit 1; an output path in a folder that
+ * does not exist is exit 2 before any work; when the report file fails, the spans file
+ * of the same run is not left behind. */
+static int sh(const char *fmt, const char *a, char **err) {
+  char *efile = xasprintf("%s/stderr", tmpdir);
+  char *inner = xasprintf(fmt, bin(), a);
+  char *cmd = xasprintf("cd %s && %s 2>%s", tmpdir, inner, efile);
+  int st = system(cmd);
+  if (err) *err = slurp(efile);
+  free(cmd), free(inner), free(efile);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+START_TEST(outputs_whole_or_none) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml"), *err;
+  ck_assert_int_eq(sh("%s simulate %s >/dev/full", cfg, &err), 1);
+  ck_assert_msg(strstr(err, "standard output: cannot write"), "%s", err);
+  free(err);
+  ck_assert_int_eq(sh("%s simulate %s -o no-such-folder/r.json --spans s1.jsonl", cfg, &err), 2);
+  ck_assert_msg(strstr(err, "no-such-folder/r.json: cannot write: the folder no-such-folder does not exist"), "%s", err);
+  ck_assert(!exists("s1.jsonl"));
+  free(err);
+  ck_assert_int_eq(sh("%s simulate %s -o /dev/full --spans s2.jsonl --trace t2.json", cfg, &err), 1);
+  ck_assert(!exists("s2.jsonl") && !exists("t2.json"));
+  char *left = xasprintf("ls %s | grep -c tmp > /dev/null", tmpdir);
+  ck_assert_int_ne(system(left), 0); /* no s2.jsonl.tmp.PID either */
+  free(left);
+  free(err);
+  ck_assert_int_eq(sh("%s simulate %s -o . ", cfg, &err), 2);
+  ck_assert_msg(strstr(err, ".: cannot write: it is a folder"), "%s", err);
+  free(err);
+  free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("cli");
   TCase *tc = tcase_create("simulate");
@@ -348,6 +384,7 @@ int main(void) {
   tcase_add_test(tc, help_and_usage);
   tcase_add_test(tc, many_gpus_table_and_limit);
   tcase_add_test(tc, trace_tracks_never_overlap);
+  tcase_add_test(tc, outputs_whole_or_none);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
