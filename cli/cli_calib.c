@@ -121,6 +121,11 @@ int sim_cmd_calibrate(int argc, char **argv) {
     goto done;
   }
   ps_err e = {{0}};
+  if (ps_out_check(out, &e) != PS_OK) {
+    fprintf(stderr, "provesim calibrate: %s\n", e.msg);
+    rc = PS_EXIT_USAGE;
+    goto done;
+  }
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
   if (lr != PS_OK) {
@@ -156,7 +161,12 @@ int sim_cmd_calibrate(int argc, char **argv) {
     ps_buf_printf(&t, "\n");
   }
   ps_buf_printf(&t, "wrote %s\n", out);
-  fwrite(t.p, 1, t.len, stdout);
+  if (ps_write_stdout(t.p, t.len, &e) != PS_OK) {
+    fprintf(stderr, "provesim calibrate: %s\n", e.msg);
+    ps_out_remove(out); /* the model and its table, or neither */
+    rc = PS_EXIT_FAIL;
+    goto done;
+  }
   rc = PS_EXIT_OK;
 done:
   if (reps && m)
@@ -363,7 +373,10 @@ int sim_cmd_validate(int argc, char **argv) {
                   worst, max_pp);
     if (!ok) rc = PS_EXIT_FAIL;
   }
-  fwrite(b.p, 1, b.len, stdout);
+  if (ps_write_stdout(b.p, b.len, &e) != PS_OK) {
+    fprintf(stderr, "provesim validate: %s\n", e.msg);
+    rc = PS_EXIT_FAIL;
+  }
   ps_buf_free(&b);
   report_summary_free(&sum);
 done:

@@ -154,6 +154,14 @@ int prover_cmd_measure(int argc, char **argv) {
 
   scenario *s = NULL;
   ps_err e = {{0}};
+  /* Output paths are checked before a run that may take minutes of GPU time. */
+  const char *outs[] = {out, spans};
+  for (int k = 0; k < 2; k++)
+    if (outs[k] && ps_out_check(outs[k], &e) != PS_OK) {
+      fprintf(stderr, "provesim measure: %s\n", e.msg);
+      rc = PS_EXIT_USAGE;
+      goto done;
+    }
   int lr = scn_load(path, sets, nsets, &s, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim measure: %s\n", e.msg);
@@ -209,9 +217,12 @@ int prover_cmd_measure(int argc, char **argv) {
         fprintf(stderr, "provesim measure: %s\n", e.msg);
         rc = PS_EXIT_FAIL;
       }
-    } else {
-      fwrite(b.p, 1, b.len, stdout);
+    } else if (ps_write_stdout(b.p, b.len, &e) != PS_OK) {
+      fprintf(stderr, "provesim measure: %s\n", e.msg);
+      rc = PS_EXIT_FAIL;
     }
+    /* The spans of a run are kept when only its report is lost: they are the measurement. */
+    if (rc != PS_EXIT_OK && spans) fprintf(stderr, "provesim measure: the run's spans are in %s\n", spans);
     ps_buf_free(&b);
   }
   runner_result_free(res);

@@ -288,7 +288,8 @@ int sim_cmd_trace(int argc, char **argv) {
   if (!in) return cli_usage_error("trace", "%s", "expected a spans file");
   if (!out) return cli_usage_error("trace", "%s", "expected -o TRACE.json");
   ps_err e = {{0}};
-  int rc = trace_convert(in, out, rep, &e);
+  int rc = ps_out_check(out, &e);
+  if (rc == PS_OK) rc = trace_convert(in, out, rep, &e);
   if (rc != PS_OK) {
     fprintf(stderr, "provesim trace: %s\n", e.msg);
     return rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;

@@ -368,6 +368,23 @@ START_TEST(outputs_whole_or_none) {
   ck_assert_int_eq(sh("%s simulate %s -o . ", cfg, &err), 2);
   ck_assert_msg(strstr(err, ".: cannot write: it is a folder"), "%s", err);
   free(err);
+  /* The other commands that write: trace, calibrate (a model and a table), validate. */
+  ck_assert_int_eq(sh("%s simulate %s --set run.replications=2 --spans s3.jsonl >/dev/null", cfg, NULL), 0);
+  ck_assert_int_eq(sh("%s trace s3.jsonl -o no-such-folder/t.json%s", "", &err), 2);
+  ck_assert_msg(strstr(err, "the folder no-such-folder does not exist"), "%s", err);
+  free(err);
+  char *model = src("models/seed-field.yaml");
+  ck_assert_int_eq(sh("%s calibrate s3.jsonl --model %s -o m3.yaml >/dev/full", model, &err), 1);
+  ck_assert_msg(strstr(err, "standard output: cannot write"), "%s", err);
+  ck_assert(!exists("m3.yaml"));
+  free(err);
+  ck_assert_int_eq(sh("%s calibrate s3.jsonl --model %s -o no-such-folder/m.yaml", model, &err), 2);
+  free(err);
+  char *vargs = xasprintf("%s --measured s3.jsonl --set run.replications=2", cfg);
+  ck_assert_int_eq(sh("%s validate %s >/dev/full", vargs, &err), 1);
+  ck_assert_msg(strstr(err, "standard output: cannot write"), "%s", err);
+  free(err);
+  free(vargs), free(model);
   free(cfg);
 }
 END_TEST
