@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "estimate.h"
 #include "plan.h"
 #include "whatif.h"
 #include "par.h"
@@ -429,143 +430,109 @@ static const char estimate_help[] =
     "example:\n"
     "  provesim estimate configs/seed-coarse-mutex.yaml --set system.mutex=kernels\n";
 
-/* The call seen as stations of a closed network, from the phases' mean times. */
-typedef struct decomp {
-  int sequential;
-  int has_lock;       /* a lock region (mutex scope, or an exclusive GPU's phases) */
-  double t_locked;    /* per call, inside the lock (DAG: from its request to its release) */
-  double t_free;      /* per call, outside it */
-  double t_locked_max, t_free_max; /* DAG: the uncontended hold (sequential: = t_locked) */
-  double t_gpu;       /* per call, GPU phases */
-  double cpu_out;     /* sequential: CPU time per call outside the lock */
-  double delay_out;   /* sequential: other time outside the lock */
-  double core_s;      /* core-seconds per call over all CPU phases */
-  int cpu_threads;    /* the most threads a CPU phase outside the lock wants */
-  int lock_exp;       /* the lock region is one exponential phase, no fixed part, batch 1 */
-  int cpu_exp;        /* outside the lock, one exponential CPU phase, no fixed part, batch 1 */
-  int ncpu_out;
-  int cpu_queue;      /* the CPU outside the lock is a queue (not enough cores) */
-  int cpu_servers;    /* its servers */
-} decomp;
-
-static int phase_exp(const phase *ph, int batch) {
-  return ph->time.kind == DIST_EXPONENTIAL && batch == 1 && ph->nscale == 0 &&
-         (!ph->has_fixed || (ph->fixed.kind == DIST_CONST && ph->fixed.a == 0));
-}
-
-static void decompose(const scenario *s, const an_assume *a, decomp *d) {
-  memset(d, 0, sizeof *d);
-  const model *m = s->model;
-  int np = m->nphases, first_gpu = -1, last_gpu = -1;
-  for (int i = 0; i < np; i++)
-    if (m->phases[i].resource == RES_GPU) {
-      if (first_gpu < 0) first_gpu = i;
-      last_gpu = i;
-    }
-  int from = s->mutex_from, to = s->mutex_to;
-  if (from < 0 && !s->gpu_shared && first_gpu >= 0) {
-    int contiguous = 1;
-    for (int i = first_gpu; i <= last_gpu; i++)
-      if (m->phases[i].resource != RES_GPU) contiguous = 0;
-    if (contiguous) {
-      from = first_gpu;
-      to = last_gpu;
-    }
-  }
-  d->has_lock = from >= 0;
-  d->sequential = a->sequential;
-  d->cpu_threads = 1;
-  double *t = xcalloc((size_t)np, sizeof *t);
-  for (int i = 0; i < np; i++) {
-    const phase *ph = &m->phases[i];
-    t[i] = phase_call_mean(ph, s->batch);
-    if (ph->resource == RES_GPU) d->t_gpu += t[i];
-    if (ph->resource == RES_CPU) d->core_s += t[i] * ph->threads;
-  }
-  if (a->sequential) {
-    int nlock = 0, lock_exp = 1;
-    for (int i = 0; i < np; i++) {
-      const phase *ph = &m->phases[i];
-      if (d->has_lock && i >= from && i <= to) {
-        d->t_locked += t[i];
-        nlock++;
-        lock_exp = lock_exp && phase_exp(ph, s->batch);
-      } else if (ph->resource == RES_CPU) {
-        d->cpu_out += t[i];
-        d->ncpu_out++;
-        if (ph->threads > d->cpu_threads) d->cpu_threads = ph->threads;
-        d->cpu_exp = d->ncpu_out == 1 && phase_exp(ph, s->batch) && ph->threads == 1;
-      } else {
-        d->delay_out += t[i];
-      }
-    }
-    d->lock_exp = nlock == 1 && lock_exp;
-    d->t_free = d->cpu_out + d->delay_out;
-    d->t_locked_max = d->t_locked;
-    d->t_free_max = d->t_free;
-  } else {
-    /* Earliest start and finish of every phase with mean times and no contention. */
-    double *es = xcalloc((size_t)np, sizeof *es), *ef = xcalloc((size_t)np, sizeof *ef);
-    for (int pass = 0; pass < np; pass++)
-      for (int i = 0; i < np; i++) {
-        double st = 0;
-        for (int k = 0; k < m->phases[i].nafter; k++)
-          if (ef[m->phases[i].after[k]] > st) st = ef[m->phases[i].after[k]];
-        es[i] = st;
-        ef[i] = st + t[i];
-      }
-    double call = 0;
-    for (int i = 0; i < np; i++)
-      if (ef[i] > call) call = ef[i];
-    if (d->has_lock) {
-      /* Uncontended, the lock is held from the region's first ready phase to its last end
-       * (t_locked_max). Under contention the work beside the region (prep beside ntt_h)
-       * overlaps the wait, so the hold shrinks towards the region's own critical path with
-       * every outside predecessor done (t_locked). */
-      double st = INFINITY, en = 0;
-      for (int i = from; i <= to; i++) {
-        if (es[i] < st) st = es[i];
-        if (ef[i] > en) en = ef[i];
-      }
-      d->t_locked_max = en - st;
-      double *rf = xcalloc((size_t)np, sizeof *rf), hold = 0;
-      for (int pass = 0; pass < np; pass++)
-        for (int i = from; i <= to; i++) {
-          double s0 = 0;
-          for (int k = 0; k < m->phases[i].nafter; k++) {
-            int j = m->phases[i].after[k];
-            if (j >= from && j <= to && rf[j] > s0) s0 = rf[j];
-          }
-          rf[i] = s0 + t[i];
-        }
-      for (int i = from; i <= to; i++)
-        if (rf[i] > hold) hold = rf[i];
-      free(rf);
-      d->t_locked = hold;
-    }
-    d->t_free = call - d->t_locked;
-    d->t_free_max = call - d->t_locked_max;
-    free(es);
-    free(ef);
-  }
-  free(t);
-  d->cpu_queue = !a->cores_enough && d->cpu_out > 0;
-  int per = s->cpu_cores / (d->cpu_queue && d->has_lock ? s->gpus : 1) / d->cpu_threads;
-  d->cpu_servers = per > 0 ? per : 1;
-}
-
-typedef struct est_row {
-  const char *name;
-  char label[96];
-  const char *status; /* "exact", "approximate", "bounds", "not applicable" */
-  char why[200];
-  double x, util;     /* partitions/s, GPU utilization per GPU (NAN when unknown) */
-  double x_lo, x_hi;  /* bounds rows */
-} est_row;
-
 static void yesno(ps_buf *b, cJSON *o, const char *key, int v, const char *text) {
   ps_buf_printf(b, "  [%s] %s\n", v ? "yes" : " no", text);
   cJSON_AddBoolToObject(o, key, v);
+}
+
+/* The table into b and the provesim.estimate/1 document (returned; cJSON_Delete). */
+static cJSON *estimate_render(ps_buf *b, const scenario *s, const est_result *est) {
+  const an_assume *a = &est->a;
+  const est_decomp *d = &est->d;
+  const report_summary *sum = &est->sim;
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "schema", "provesim.estimate/1");
+  cJSON_AddStringToObject(root, "scenario", s->name);
+  ps_buf_printf(b, "scenario  %s (model %s)\n", s->name, s->model->name);
+  ps_buf_printf(b, "system    %d GPU%s x %d worker%s, %d CPU cores, batch %d, mutex %s\n\n", s->gpus,
+                s->gpus > 1 ? "s" : "", s->workers_per_gpu, s->workers_per_gpu > 1 ? "s" : "", s->cpu_cores,
+                s->batch, s->mutex_name ? s->mutex_name : "none");
+  ps_buf_printf(b, "assumptions\n");
+  cJSON *ja = cJSON_AddObjectToObject(root, "assumptions");
+  yesno(b, ja, "closed", a->closed, "closed backlog (no arrival process)");
+  yesno(b, ja, "sequential", a->sequential, "phases run one after another (no concurrent phases, no barrier)");
+  yesno(b, ja, "deterministic", a->deterministic, "every phase time is constant");
+  yesno(b, ja, "gpu_exclusive", a->gpu_exclusive, "GPU phases of one GPU run one at a time");
+  yesno(b, ja, "cores_enough", a->cores_enough, "enough cores that no worker waits for one");
+  yesno(b, ja, "no_pcie", a->no_pcie, "no PCIe phase");
+  yesno(b, ja, "lock_covers_gpu", a->lock_covers_gpu, "every GPU phase lies inside the lock region");
+  yesno(b, ja, "single_gpu_exponential", a->single_gpu_exponential,
+        "one GPU phase, exponential, batch 1 (machine repairman)");
+  ps_buf_printf(b, "\nper call (means): %.4f s inside the lock, %.4f s outside it, %.4f s on the GPU\n", d->t_locked,
+                d->t_free, d->t_gpu);
+  if (d->t_locked_max > d->t_locked)
+    ps_buf_printf(b, "  (critical path of the lock region alone; uncontended the lock is held %.4f s, from its\n"
+                     "  request to its release, while work beside the region finishes)\n",
+                  d->t_locked_max);
+  cJSON *jc = cJSON_AddObjectToObject(root, "per_call_s");
+  report_json_num(jc, "locked", d->t_locked);
+  report_json_num(jc, "free", d->t_free);
+  report_json_num(jc, "gpu", d->t_gpu);
+  if (est->has_repairman) {
+    cJSON *jr = cJSON_AddObjectToObject(root, "repairman");
+    cJSON_AddNumberToObject(jr, "customers", est->rp_customers);
+    cJSON_AddNumberToObject(jr, "servers", est->rp_servers);
+    cJSON_AddNumberToObject(jr, "think_s", est->rp_think_s);
+    cJSON_AddNumberToObject(jr, "service_s", est->rp_service_s);
+    cJSON_AddNumberToObject(jr, "p0", est->rp.p0);
+    cJSON_AddNumberToObject(jr, "throughput", est->rp.throughput);
+    cJSON_AddNumberToObject(jr, "utilization", est->rp.utilization);
+    cJSON_AddNumberToObject(jr, "response_s", est->rp.response);
+  }
+
+  double sx = sum->tput, sxc = sum->tput_ci, su = sum->gpu_util_mean, suc = sum->gpu_util_mean_ci;
+  ps_buf_printf(b, "\n  %-44s %-12s %18s %16s  %s\n", "model", "status", "throughput (p/s)", "GPU util",
+                "simulation vs model");
+  char xs[64], us[64];
+  snprintf(xs, sizeof xs, isfinite(sxc) ? "%.6f ±%.6f" : "%.6f", sx, sxc);
+  snprintf(us, sizeof us, isfinite(suc) ? "%.2f%% ±%.2f%%" : "%.2f%%", 100 * su, 100 * suc);
+  char simlabel[64];
+  snprintf(simlabel, sizeof simlabel, "simulation (%d replication%s)", sum->nreps, sum->nreps > 1 ? "s" : "");
+  ps_buf_printf(b, "  %-44s %-12s %18s %16s\n", simlabel, "", xs, us);
+  cJSON *js = cJSON_AddObjectToObject(root, "simulation");
+  report_json_num(js, "throughput_pps", sx);
+  report_json_num(js, "throughput_pps_ci95", sxc);
+  report_json_num(js, "gpu_util", su);
+  report_json_num(js, "gpu_util_ci95", suc);
+  cJSON_AddNumberToObject(js, "replications", sum->nreps);
+  cJSON *jrows = cJSON_AddArrayToObject(root, "analytic");
+  for (int k = 0; k < est->nrows; k++) {
+    const est_row *r = &est->rows[k];
+    cJSON *jo = cJSON_CreateObject();
+    cJSON_AddStringToObject(jo, "model", r->name);
+    cJSON_AddStringToObject(jo, "label", r->label);
+    cJSON_AddStringToObject(jo, "status", r->status);
+    cJSON_AddStringToObject(jo, "why", r->why);
+    char gap[96];
+    if (!strcmp(r->status, "bounds")) {
+      snprintf(xs, sizeof xs, "[%.4f, %.4f]", r->x_lo, r->x_hi);
+      snprintf(us, sizeof us, "-");
+      snprintf(gap, sizeof gap, "inside: %s", !r->inside ? "NO" : r->inside_strict ? "yes" : "yes, within the CI");
+      report_json_num(jo, "throughput_lower_pps", r->x_lo);
+      report_json_num(jo, "throughput_upper_pps", r->x_hi);
+      cJSON_AddBoolToObject(jo, "simulation_inside", r->inside);
+    } else {
+      snprintf(xs, sizeof xs, "%.6f", r->x);
+      snprintf(us, sizeof us, "%.2f%%", 100 * r->util);
+      snprintf(gap, sizeof gap, "%+.2f%%%s", 100 * r->gap, r->within_ci ? " (within the CI)" : "");
+      report_json_num(jo, "throughput_pps", r->x);
+      report_json_num(jo, "gpu_util", r->util);
+      report_json_num(jo, "gap", r->gap);
+      cJSON_AddBoolToObject(jo, "within_ci", r->within_ci);
+    }
+    ps_buf_printf(b, "  %-44s %-12s %18s %16s  %s\n", r->label, r->status, xs, us, gap);
+    cJSON_AddItemToArray(jrows, jo);
+  }
+  if (est->nrows == 0) ps_buf_printf(b, "  (no analytic model applies to this scenario)\n");
+  ps_buf_printf(b, "\n");
+  for (int k = 0; k < est->nrows; k++) ps_buf_printf(b, "  %s: %s\n", est->rows[k].label, est->rows[k].why);
+  if (est->has_repairman)
+    ps_buf_printf(b,
+                  "\nmachine repairman: N=%d, c=%d, Z=%.6g s, S=%.6g s: p0 = %.6f, throughput %.6f/s, "
+                  "utilization %.6f, response %.6f s, queue %.6f\n",
+                  est->rp_customers, est->rp_servers, est->rp_think_s, est->rp_service_s, est->rp.p0,
+                  est->rp.throughput, est->rp.utilization, est->rp.response, est->rp.queue_len);
+  return root;
 }
 
 int sim_cmd_estimate(int argc, char **argv) {
@@ -620,264 +587,16 @@ int sim_cmd_estimate(int argc, char **argv) {
     rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
     goto done;
   }
-  sim_opts o = {.threads = threads};
-  sim_result *res = NULL;
-  int sr = sim_run(s, &o, &res, &e);
+  est_result est;
+  int sr = est_run(s, threads, &est, &e);
   if (sr != PS_OK) {
     fprintf(stderr, "provesim estimate: %s\n", e.msg);
     scn_free(s);
     rc = sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
     goto done;
   }
-  report_summary sum;
-  report_summarize(res, &sum);
-
-  an_assume a;
-  an_assumptions(s, &a);
-  decomp d;
-  decompose(s, &a, &d);
-
   ps_buf b = {0};
-  cJSON *root = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "schema", "provesim.estimate/1");
-  cJSON_AddStringToObject(root, "scenario", s->name);
-  ps_buf_printf(&b, "scenario  %s (model %s)\n", s->name, s->model->name);
-  ps_buf_printf(&b, "system    %d GPU%s x %d worker%s, %d CPU cores, batch %d, mutex %s\n\n", s->gpus,
-                s->gpus > 1 ? "s" : "", s->workers_per_gpu, s->workers_per_gpu > 1 ? "s" : "", s->cpu_cores,
-                s->batch, s->mutex_name ? s->mutex_name : "none");
-  ps_buf_printf(&b, "assumptions\n");
-  cJSON *ja = cJSON_AddObjectToObject(root, "assumptions");
-  yesno(&b, ja, "closed", a.closed, "closed backlog (no arrival process)");
-  yesno(&b, ja, "sequential", a.sequential, "phases run one after another (no concurrent phases, no barrier)");
-  yesno(&b, ja, "deterministic", a.deterministic, "every phase time is constant");
-  yesno(&b, ja, "gpu_exclusive", a.gpu_exclusive, "GPU phases of one GPU run one at a time");
-  yesno(&b, ja, "cores_enough", a.cores_enough, "enough cores that no worker waits for one");
-  yesno(&b, ja, "no_pcie", a.no_pcie, "no PCIe phase");
-  yesno(&b, ja, "lock_covers_gpu", a.lock_covers_gpu, "every GPU phase lies inside the lock region");
-  yesno(&b, ja, "single_gpu_exponential", a.single_gpu_exponential,
-        "one GPU phase, exponential, batch 1 (machine repairman)");
-  ps_buf_printf(&b, "\nper call (means): %.4f s inside the lock, %.4f s outside it, %.4f s on the GPU\n", d.t_locked,
-                d.t_free, d.t_gpu);
-  if (d.t_locked_max > d.t_locked)
-    ps_buf_printf(&b, "  (critical path of the lock region alone; uncontended the lock is held %.4f s, from its\n"
-                      "  request to its release, while work beside the region finishes)\n",
-                  d.t_locked_max);
-  cJSON *jc = cJSON_AddObjectToObject(root, "per_call_s");
-  report_json_num(jc, "locked", d.t_locked);
-  report_json_num(jc, "free", d.t_free);
-  report_json_num(jc, "gpu", d.t_gpu);
-
-  est_row rows[8];
-  int nr = 0;
-  int w = s->workers_per_gpu, g = s->gpus, bt = s->batch;
-  double load_pps = s->arrivals != ARR_CLOSED ? s->proofs_per_hour * (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1) / 3600.0 : NAN;
-  char detail[512] = "";
-
-  /* Deterministic closed form. */
-  if (d.has_lock && d.t_locked > 0 && d.t_gpu <= d.t_locked + 1e-12) {
-    an_det det;
-    if (an_det_lock(w, g, bt, d.t_locked, d.t_free, fmin(d.t_gpu, d.t_locked), &det, &e) == PS_OK) {
-      est_row *r = &rows[nr++];
-      memset(r, 0, sizeof *r);
-      r->name = "deterministic";
-      snprintf(r->label, sizeof r->label, "deterministic closed form (%s)", det.lock_bound ? "lock-bound" : "worker-bound");
-      r->x = det.throughput;
-      r->util = det.gpu_util;
-      if (a.det_exact) {
-        r->status = "exact";
-        snprintf(r->why, sizeof r->why, "constant times, sequential phases, enough cores");
-      } else {
-        r->status = "approximate";
-        snprintf(r->why, sizeof r->why, "%s", !a.deterministic ? "uses mean times; variability is ignored"
-                                              : !a.sequential ? "critical path of mean times, work beside the lock region overlapping the wait"
-                                                              : "an assumption above fails");
-      }
-    }
-  }
-
-  /* Machine repairman and MVA (sequential reading of the call). */
-  if (d.sequential && (d.t_locked > 0 || d.cpu_out > 0)) {
-    int lockq = d.has_lock && d.t_locked > 0, cpuq = d.cpu_queue;
-    if (lockq + cpuq == 1) {
-      int n, c;
-      double z, sv;
-      if (lockq) {
-        n = w;
-        c = 1;
-        sv = d.t_locked;
-        z = d.t_free;
-      } else {
-        n = w * g;
-        c = s->cpu_cores / d.cpu_threads > 0 ? s->cpu_cores / d.cpu_threads : 1;
-        sv = d.cpu_out;
-        z = d.delay_out;
-      }
-      an_repairman rp;
-      if (an_repairman_solve(n, c, z, sv, NULL, &rp, &e) == PS_OK) {
-        est_row *r = &rows[nr++];
-        memset(r, 0, sizeof *r);
-        r->name = "repairman";
-        snprintf(r->label, sizeof r->label, "machine repairman M/M/%d//%d", c, n);
-        double calls = lockq ? rp.throughput * g : rp.throughput;
-        r->x = calls * bt;
-        r->util = calls * d.t_gpu / g;
-        int exact = a.closed && a.no_pcie && (lockq ? d.lock_exp && !d.cpu_queue : d.cpu_exp && !d.has_lock);
-        r->status = exact ? "exact" : "approximate";
-        snprintf(r->why, sizeof r->why, "%s", exact ? "one exponential station, everything else a delay"
-                                                    : "assumes exponential service at the one queueing station");
-        snprintf(detail, sizeof detail,
-                 "machine repairman: N=%d, c=%d, Z=%.6g s, S=%.6g s: p0 = %.6f, throughput %.6f/s, "
-                 "utilization %.6f, response %.6f s, queue %.6f\n",
-                 n, c, z, sv, rp.p0, rp.throughput, rp.utilization, rp.response, rp.queue_len);
-        cJSON *jr = cJSON_AddObjectToObject(root, "repairman");
-        cJSON_AddNumberToObject(jr, "customers", n);
-        cJSON_AddNumberToObject(jr, "servers", c);
-        cJSON_AddNumberToObject(jr, "think_s", z);
-        cJSON_AddNumberToObject(jr, "service_s", sv);
-        cJSON_AddNumberToObject(jr, "p0", rp.p0);
-        cJSON_AddNumberToObject(jr, "throughput", rp.throughput);
-        cJSON_AddNumberToObject(jr, "utilization", rp.utilization);
-        cJSON_AddNumberToObject(jr, "response_s", rp.response);
-      }
-    }
-    /* MVA: per GPU, the lock (one server), the CPU (load-dependent, its share of cores),
-     * and a delay for the rest; without a lock, one network of all workers. */
-    an_station st[3];
-    int ns = 0;
-    int per_gpu = lockq;
-    if (lockq) st[ns++] = (an_station){AN_QUEUE, d.t_locked, 1};
-    if (cpuq) st[ns++] = (an_station){AN_MULTI, d.cpu_out, d.cpu_servers};
-    double delay = d.delay_out + (cpuq ? 0 : d.cpu_out);
-    if (delay > 0) st[ns++] = (an_station){AN_DELAY, delay, 1};
-    an_mva mv;
-    int pop = per_gpu ? w : w * g;
-    if (ns > 0 && an_mva_solve(st, ns, pop, &mv, &e) == PS_OK) {
-      est_row *r = &rows[nr++];
-      memset(r, 0, sizeof *r);
-      r->name = "mva";
-      snprintf(r->label, sizeof r->label, "exact MVA (%s%s%s)", lockq ? "lock" : "", lockq && cpuq ? " + " : "",
-               cpuq ? "load-dependent CPU" : "");
-      double calls = mv.throughput[pop] * (per_gpu ? g : 1);
-      r->x = calls * bt;
-      r->util = calls * d.t_gpu / g;
-      int exact = a.closed && a.no_pcie && (!lockq || d.lock_exp) && (!cpuq || (d.cpu_exp || !s->cpu_fifo)) &&
-                  (!(lockq && cpuq) || g == 1) && (lockq || cpuq);
-      r->status = exact ? "exact" : "approximate";
-      snprintf(r->why, sizeof r->why, "%s", exact ? "product-form network (exponential FCFS, processor-sharing CPU)"
-                                                  : "assumes exponential service times (product form)");
-      an_mva_free(&mv);
-    }
-  }
-
-  /* Asymptotic bounds, per GPU (or for all workers without a lock). */
-  {
-    double dd, dmax, z;
-    int n;
-    if (d.has_lock && d.t_locked > 0) {
-      dd = d.t_locked_max;
-      dmax = d.t_locked_max;
-      z = d.t_free_max;
-      n = w;
-    } else if (d.cpu_out > 0 || d.t_free > 0) {
-      int c = s->cpu_cores / d.cpu_threads > 0 ? s->cpu_cores / d.cpu_threads : 1;
-      dd = d.sequential ? d.cpu_out : d.t_free;
-      dmax = dd / c;
-      z = d.sequential ? d.delay_out : 0;
-      n = w * g;
-    } else {
-      dd = 0;
-      dmax = 0;
-      z = 0;
-      n = 0;
-    }
-    an_bounds bd;
-    if (n > 0 && dd > 0 && an_bounds_aba(dd, dmax, z, n, &bd, &e) == PS_OK) {
-      double mult = d.has_lock ? (double)g * bt : (double)bt;
-      double hi = bd.x_upper * mult, lo = bd.x_lower * mult;
-      /* With a barrier, the hold can shrink to the region's own critical path. */
-      if (d.has_lock && d.t_locked > 0 && d.t_locked < d.t_locked_max)
-        hi = mult * fmin((double)w / (d.t_locked + d.t_free), 1.0 / d.t_locked);
-      /* The GPU and the cores bound every configuration. */
-      if (!s->gpu_shared && d.t_gpu > 0 && g * bt / d.t_gpu < hi) hi = g * bt / d.t_gpu;
-      if (d.core_s > 0 && s->cpu_cores * bt / d.core_s < hi) hi = s->cpu_cores * bt / d.core_s;
-      if (lo > hi) lo = hi;
-      est_row *r = &rows[nr++];
-      memset(r, 0, sizeof *r);
-      r->name = "bounds";
-      snprintf(r->label, sizeof r->label, "asymptotic bounds (N* = %.2f workers)", bd.n_star);
-      r->status = "bounds";
-      r->x_lo = lo;
-      r->x_hi = hi;
-      r->x = NAN;
-      r->util = NAN;
-      snprintf(r->why, sizeof r->why, "hold for any distribution when phases run in sequence%s",
-               d.sequential ? "" : "; here from the critical path of mean times");
-    }
-  }
-  if (s->arrivals != ARR_CLOSED) {
-    est_row *r = &rows[nr++];
-    memset(r, 0, sizeof *r);
-    r->name = "offered";
-    snprintf(r->label, sizeof r->label, "offered load (utilization law)");
-    r->x = load_pps;
-    r->util = load_pps * d.t_gpu / bt / g;
-    r->status = "exact";
-    snprintf(r->why, sizeof r->why, "when the system keeps up: throughput = arrival rate, U = X x GPU time");
-  }
-
-  double sx = sum.tput, sxc = sum.tput_ci, su = sum.gpu_util_mean, suc = sum.gpu_util_mean_ci;
-  ps_buf_printf(&b, "\n  %-44s %-12s %18s %16s  %s\n", "model", "status", "throughput (p/s)", "GPU util",
-                "simulation vs model");
-  char xs[64], us[64];
-  snprintf(xs, sizeof xs, isfinite(sxc) ? "%.6f ±%.6f" : "%.6f", sx, sxc);
-  snprintf(us, sizeof us, isfinite(suc) ? "%.2f%% ±%.2f%%" : "%.2f%%", 100 * su, 100 * suc);
-  char simlabel[64];
-  snprintf(simlabel, sizeof simlabel, "simulation (%d replication%s)", sum.nreps, sum.nreps > 1 ? "s" : "");
-  ps_buf_printf(&b, "  %-44s %-12s %18s %16s\n", simlabel, "", xs, us);
-  cJSON *js = cJSON_AddObjectToObject(root, "simulation");
-  report_json_num(js, "throughput_pps", sx);
-  report_json_num(js, "throughput_pps_ci95", sxc);
-  report_json_num(js, "gpu_util", su);
-  report_json_num(js, "gpu_util_ci95", suc);
-  cJSON_AddNumberToObject(js, "replications", sum.nreps);
-  cJSON *jrows = cJSON_AddArrayToObject(root, "analytic");
-  for (int k = 0; k < nr; k++) {
-    est_row *r = &rows[k];
-    cJSON *jo = cJSON_CreateObject();
-    cJSON_AddStringToObject(jo, "model", r->name);
-    cJSON_AddStringToObject(jo, "label", r->label);
-    cJSON_AddStringToObject(jo, "status", r->status);
-    cJSON_AddStringToObject(jo, "why", r->why);
-    char gap[96];
-    if (!strcmp(r->status, "bounds")) {
-      snprintf(xs, sizeof xs, "[%.4f, %.4f]", r->x_lo, r->x_hi);
-      snprintf(us, sizeof us, "-");
-      double tol = isfinite(sxc) ? sxc : 0;
-      int inside = sx + tol >= r->x_lo * (1 - 1e-9) && sx - tol <= r->x_hi * (1 + 1e-9);
-      int strict = sx >= r->x_lo * (1 - 1e-9) && sx <= r->x_hi * (1 + 1e-9);
-      snprintf(gap, sizeof gap, "inside: %s", !inside ? "NO" : strict ? "yes" : "yes, within the CI");
-      report_json_num(jo, "throughput_lower_pps", r->x_lo);
-      report_json_num(jo, "throughput_upper_pps", r->x_hi);
-      cJSON_AddBoolToObject(jo, "simulation_inside", inside);
-    } else {
-      snprintf(xs, sizeof xs, "%.6f", r->x);
-      snprintf(us, sizeof us, "%.2f%%", 100 * r->util);
-      double gp = (sx - r->x) / r->x;
-      int within = isfinite(sxc) && fabs(sx - r->x) <= sxc;
-      snprintf(gap, sizeof gap, "%+.2f%%%s", 100 * gp, within ? " (within the CI)" : "");
-      report_json_num(jo, "throughput_pps", r->x);
-      report_json_num(jo, "gpu_util", r->util);
-      report_json_num(jo, "gap", gp);
-      cJSON_AddBoolToObject(jo, "within_ci", within);
-    }
-    ps_buf_printf(&b, "  %-44s %-12s %18s %16s  %s\n", r->label, r->status, xs, us, gap);
-    cJSON_AddItemToArray(jrows, jo);
-  }
-  if (nr == 0) ps_buf_printf(&b, "  (no analytic model applies to this scenario)\n");
-  ps_buf_printf(&b, "\n");
-  for (int k = 0; k < nr; k++) ps_buf_printf(&b, "  %s: %s\n", rows[k].label, rows[k].why);
-  if (detail[0]) ps_buf_printf(&b, "\n%s", detail);
-
+  cJSON *root = estimate_render(&b, s, &est);
   if (json) {
     char *txt = cJSON_Print(root);
     fputs(txt, stdout);
@@ -888,8 +607,7 @@ int sim_cmd_estimate(int argc, char **argv) {
   }
   cJSON_Delete(root);
   ps_buf_free(&b);
-  report_summary_free(&sum);
-  sim_result_free(res);
+  est_free(&est);
   scn_free(s);
   rc = PS_EXIT_OK;
 done:

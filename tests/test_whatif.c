@@ -15,6 +15,7 @@
 
 #include "analytic.h"
 #include "cli_harness.h"
+#include "estimate.h"
 #include "plan.h"
 #include "whatif.h"
 #include "scn.h"
@@ -712,6 +713,95 @@ START_TEST(estimate_deterministic_exact) {
 }
 END_TEST
 
+/* The row of est named name, or NULL. */
+static const est_row *est_row_named(const est_result *est, const char *name) {
+  for (int k = 0; k < est->nrows; k++)
+    if (!strcmp(est->rows[k].name, name)) return &est->rows[k];
+  return NULL;
+}
+
+START_TEST(estimate_models_by_hand) {
+  /* det.yaml with 2 workers: D = 1 s in the lock, Z = 2 s outside it. Deterministic:
+   * X = N / (D + Z) = 2/3 (worker-bound). Repairman M/M/1//2 with Z = 2, S = 1:
+   * p0 = 1 / (1 + 2 (1/2) + 2 (1/2)^2) = 0.4, X = (1 - p0) / S = 0.6. Bounds:
+   * N / (N D + Z) = 0.5 <= X <= min(N / (D + Z), 1 / D) = 2/3. */
+  char *cfg = src("tests/data/whatif/det.yaml");
+  const char *sets[] = {"system.workers_per_gpu=2"};
+  scenario *s = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(scn_load(cfg, sets, 1, &s, &e), PS_OK);
+  est_result est;
+  est_models(s, &est);
+  ck_assert(est.d.has_lock && est.d.sequential);
+  ck_assert_double_eq_tol(est.d.t_locked, 1.0, 1e-12);
+  ck_assert_double_eq_tol(est.d.t_free, 2.0, 1e-12);
+  ck_assert_double_eq_tol(est.d.t_gpu, 1.0, 1e-12);
+  ck_assert_double_eq_tol(est.d.core_s, 2.0, 1e-12);
+  ck_assert_int_eq(est.nrows, 4);
+  ck_assert_int_eq(est.has_sim, 0);
+  const est_row *r = est_row_named(&est, "deterministic");
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(r->status, "exact");
+  ck_assert_double_eq_tol(r->x, 2.0 / 3, 1e-12);
+  ck_assert_double_eq_tol(r->util, 2.0 / 3, 1e-12);
+  ck_assert_ptr_nonnull(strstr(r->label, "worker-bound"));
+  ck_assert(est.has_repairman);
+  ck_assert_int_eq(est.rp_customers, 2);
+  ck_assert_int_eq(est.rp_servers, 1);
+  ck_assert_double_eq_tol(est.rp.p0, 0.4, 1e-12);
+  r = est_row_named(&est, "repairman");
+  ck_assert_str_eq(r->status, "approximate"); /* the times are constant, not exponential */
+  ck_assert_double_eq_tol(r->x, 0.6, 1e-12);
+  ck_assert_double_eq_tol(est_row_named(&est, "mva")->x, 0.6, 1e-12);
+  r = est_row_named(&est, "bounds");
+  ck_assert_double_eq_tol(r->x_lo, 0.5, 1e-12);
+  ck_assert_double_eq_tol(r->x_hi, 2.0 / 3, 1e-12);
+  ck_assert_ptr_null(est_row_named(&est, "offered"));
+  est_free(&est);
+
+  /* With the simulation: the deterministic row is met exactly, inside the bounds. */
+  ck_assert_int_eq(est_run(s, 2, &est, &e), PS_OK);
+  ck_assert(est.has_sim);
+  ck_assert_double_eq_tol(est.sim.tput, 2.0 / 3, 5e-3);
+  r = est_row_named(&est, "deterministic");
+  ck_assert_double_lt(fabs(r->gap), 5e-3);
+  ck_assert_double_eq_tol(est_row_named(&est, "repairman")->gap, (est.sim.tput - 0.6) / 0.6, 1e-12);
+  ck_assert(est_row_named(&est, "bounds")->inside);
+  est_free(&est);
+  scn_free(s);
+  free(cfg);
+
+  /* The textbook queue M/M/2//3 is exact for the repairman and MVA rows. */
+  cfg = src("tests/data/whatif/repairman.yaml");
+  ck_assert_int_eq(scn_load(cfg, NULL, 0, &s, &e), PS_OK);
+  est_models(s, &est);
+  ck_assert(est.has_repairman);
+  ck_assert_int_eq(est.rp_customers, 3);
+  ck_assert_int_eq(est.rp_servers, 2);
+  ck_assert_double_eq_tol(est.rp_think_s, 2.0, 1e-12);
+  ck_assert_double_eq_tol(est.rp_service_s, 0.25, 1e-12);
+  ck_assert_str_eq(est_row_named(&est, "repairman")->status, "exact");
+  ck_assert_str_eq(est_row_named(&est, "mva")->status, "exact");
+  ck_assert_double_eq_tol(est_row_named(&est, "mva")->x, 1.332419, 5e-7);
+  ck_assert_ptr_null(est_row_named(&est, "deterministic"));
+  est_free(&est);
+  scn_free(s);
+  free(cfg);
+
+  /* Arrivals: the offered load, 1000 proofs/h of 10 partitions = 2.78 partitions/s. */
+  cfg = src("configs/capacity-8gpu.yaml");
+  ck_assert_int_eq(scn_load(cfg, NULL, 0, &s, &e), PS_OK);
+  est_models(s, &est);
+  r = est_row_named(&est, "offered");
+  ck_assert_ptr_nonnull(r);
+  ck_assert_str_eq(r->status, "exact");
+  ck_assert_double_eq_tol(r->x, 1000 * 10 / 3600.0, 1e-12);
+  est_free(&est);
+  scn_free(s);
+  free(cfg);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- saturation */
 
 START_TEST(saturation_point_deterministic) {
@@ -754,6 +844,7 @@ int main(void) {
   tcase_add_test(tc, plan_search_independent_of_jobs);
   tcase_add_test(tc, estimate_textbook_repairman);
   tcase_add_test(tc, estimate_deterministic_exact);
+  tcase_add_test(tc, estimate_models_by_hand);
   tcase_add_test(tc, saturation_point_deterministic);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
