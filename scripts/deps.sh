@@ -2,7 +2,7 @@
 # Installs the Debian packages provesim builds against, when any is missing. As root it
 # runs apt-get; otherwise it prints the exact apt line and stops (exit 1).
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libgsl-dev libyaml-dev libcjson-dev check python3)
+pkgs=(build-essential cmake pkg-config libgsl-dev libyaml-dev libcjson-dev check python3 help2man)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
