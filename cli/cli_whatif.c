@@ -1,14 +1,11 @@
-/* The what-if subcommands (see cli_whatif.h): `sweep` runs a grid of scenario overrides on
- * a pool of threads, one simulation per point and one thread per simulation, so the output
- * depends only on the grid; `plan` searches GPUs, workers per GPU, batch, mutex scope and
- * cores for the cheapest configuration that meets a target; `estimate` puts the analytic
- * models of analytic.h beside the simulation. Output files are written whole at the end, so
- * a failing run leaves none behind. */
+/* The what-if subcommands (see cli_whatif.h): argv, help texts, tables, CSV, JSON and exit
+ * codes of `sweep` (sim/whatif.h runs the grid), `plan` (sim/plan.h searches) and
+ * `estimate` (sim/estimate.h computes). Output files are written whole at the end, so a
+ * failing run leaves none behind; the progress bars on a terminal are drawn here. */
 #define _GNU_SOURCE
 #include "cli_whatif.h"
 
 #include <cjson/cJSON.h>
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,9 +17,6 @@
 #include "estimate.h"
 #include "plan.h"
 #include "whatif.h"
-#include "par.h"
-#include "analytic.h"
-#include "pipe.h"
 #include "report.h"
 #include "scn.h"
 

@@ -1,7 +1,10 @@
-/* Check suite of the what-if commands: sweep rows against the deterministic closed forms,
- * output independent of --jobs, bad --vary values (exit 2, no files), plan's worker count
- * against ceil((Ts+Tg+Tc)/Tg) and N/(Ts+Tg+Tc), an impossible target, estimate against the
- * machine-repairman and MVA formulas on textbook values, and the saturation point. */
+/* Check suite of the what-if logic and commands. Through the functions of sim/whatif.h,
+ * sim/plan.h and sim/estimate.h: --vary parsing and its errors, the grid's size and order,
+ * sweep and plan results independent of the job count, plan_search and est_models against
+ * answers worked out by hand on det.yaml, and the saturation point. Through the binary:
+ * sweep rows against the deterministic closed forms, bad --vary values (exit 2, no files),
+ * the grid limit (exit 2, was a crash), plan's worker counts and impossible targets, and
+ * estimate on textbook values. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <cjson/cJSON.h>
