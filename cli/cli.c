@@ -1,7 +1,11 @@
-/* Implementation of common/cli.h. */
+/* Implementation of cli.h: the option helpers, the number parsers, the output helpers and
+ * the progress bar that every command shares. */
 #include "cli.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -27,4 +31,98 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name) {
 int cli_is_opt(const char *a, const char *name) {
   size_t n = strlen(name);
   return !strcmp(a, name) || (!strncmp(a, name, n) && a[n] == '=');
+}
+
+int cli_parse_int(const char *v, long lo, long hi, int *out) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || end == v || *end || x < lo || x > hi) return -1;
+  *out = (int)x;
+  return 0;
+}
+
+int cli_parse_num(const char *v, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (errno || end == v || *end || !isfinite(x)) return -1;
+  *out = x;
+  return 0;
+}
+
+/* A JSON value for an override's text: a number when it reads as one, else a string. */
+cJSON *cli_json_value(const char *v) {
+  double x;
+  if (!cli_parse_num(v, &x)) return cJSON_CreateNumber(x);
+  return cJSON_CreateString(v);
+}
+
+/* A number for CSV: empty when not finite (a CI of one replication). */
+void cli_csv_num(ps_buf *b, double v) {
+  if (isfinite(v))
+    ps_buf_printf(b, ",%.9g", v);
+  else
+    ps_buf_append(b, ",", 1);
+}
+
+/* Writes buf to path atomically; prints the error. Returns 0 or -1. */
+int cli_write_out(const char *cmd, const char *path, const ps_buf *b) {
+  ps_err e = {{0}};
+  if (ps_write_file_atomic(path, b->p ? b->p : "", b->len, &e) != PS_OK) {
+    fprintf(stderr, "provesim %s: %s\n", cmd, e.msg);
+    return -1;
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- cli_progress */
+
+static void cli__progress_draw(const char *label, size_t done, size_t n, double elapsed) {
+  const int width = 30;
+  int fill = n > 0 ? (int)((double)width * (double)done / (double)n) : width;
+  char bar[64];
+  for (int k = 0; k < width; k++) bar[k] = k < fill ? '#' : '.';
+  bar[width] = 0;
+  char eta[32] = "ETA --";
+  if (done > 0 && done < n) {
+    double left = elapsed / (double)done * (double)(n - done);
+    if (left >= 60)
+      snprintf(eta, sizeof eta, "ETA %dm%02ds", (int)(left / 60), (int)fmod(left, 60));
+    else
+      snprintf(eta, sizeof eta, "ETA %.0fs", ceil(left));
+  } else if (done >= n) {
+    snprintf(eta, sizeof eta, "%.1fs", elapsed);
+  }
+  fprintf(stderr, "\r%s [%s] %zu/%zu %3d%%  %s\033[K", label, bar, done, n, n ? (int)(100 * done / n) : 100, eta);
+  fflush(stderr);
+}
+
+/* A progress bar on standard error, drawn from par_for's tick on the caller's thread. */
+
+void cli_progress_start(cli_progress *p, const char *label, size_t n) {
+  snprintf(p->label, sizeof p->label, "%s", label);
+  p->n = n;
+  p->t0 = ps_now();
+  cli__progress_draw(p->label, 0, n, 0);
+}
+
+void cli_progress_tick(void *ctx, size_t done) {
+  cli_progress *p = ctx;
+  cli__progress_draw(p->label, done, p->n, ps_now() - p->t0);
+}
+
+void cli_progress_end(cli_progress *p) {
+  cli__progress_draw(p->label, p->n, p->n, ps_now() - p->t0);
+  fputs("\r\033[K", stderr);
+  fflush(stderr);
+}
+
+/* The bottleneck's short name: the text before the first ':' of report_bottleneck. */
+void cli_short_limit(const char *line, char *out, size_t n) {
+  const char *c = strchr(line, ':');
+  size_t k = c ? (size_t)(c - line) : strlen(line);
+  if (k >= n) k = n - 1;
+  memcpy(out, line, k);
+  out[k] = 0;
 }

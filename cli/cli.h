@@ -1,8 +1,13 @@
-/* Helpers every provesim subcommand uses to read its arguments and report usage errors
- * the same way: `--opt VALUE` and `--opt=VALUE` forms, exit code 2 with a pointer to
- * --help. */
+/* What every provesim subcommand shares: reading its arguments and reporting usage errors
+ * the same way (`--opt VALUE` and `--opt=VALUE` forms, exit code 2 with a pointer to
+ * --help), parsing numbers, writing outputs, and a progress bar. */
 #ifndef PROVESIM_CLI_H
 #define PROVESIM_CLI_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+#include "util.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,6 +23,33 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name);
 
 /* 1 when a is NAME or NAME=... */
 int cli_is_opt(const char *a, const char *name);
+
+/* An integer in [lo, hi] / a finite number, the whole of v; 0, or -1 (out unchanged). */
+int cli_parse_int(const char *v, long lo, long hi, int *out);
+int cli_parse_num(const char *v, double *out);
+
+/* A JSON value for an override's text: a number when it reads as one, else a string. */
+cJSON *cli_json_value(const char *v);
+
+/* ",number" for CSV, or "," alone when v is not finite (a CI of one replication). */
+void cli_csv_num(ps_buf *b, double v);
+
+/* Writes b to path atomically; prints "provesim CMD: reason" on failure. Returns 0 or -1. */
+int cli_write_out(const char *cmd, const char *path, const ps_buf *b);
+
+/* The bottleneck's short name: the text before the first ':' of report_bottleneck. */
+void cli_short_limit(const char *line, char *out, size_t n);
+
+/* A progress bar with an ETA on standard error (commands draw it only on a terminal),
+ * driven by par_for's tick on the caller's thread. */
+typedef struct cli_progress {
+  char label[32];
+  size_t n;
+  double t0;
+} cli_progress;
+void cli_progress_start(cli_progress *p, const char *label, size_t n);
+void cli_progress_tick(void *ctx, size_t done); /* ctx: the cli_progress */
+void cli_progress_end(cli_progress *p);
 
 #ifdef __cplusplus
 }

@@ -385,6 +385,19 @@ START_TEST(outputs_whole_or_none) {
   ck_assert_msg(strstr(err, "standard output: cannot write"), "%s", err);
   free(err);
   free(vargs), free(model);
+  /* The what-if commands: sweep checks --csv before it runs the grid (it used to run the
+   * whole sweep, then fail); estimate, plan and sweep report a lost standard output. */
+  ck_assert_int_eq(sh("%s sweep %s --vary system.workers_per_gpu=1..3 --csv no-such-folder/x.csv", cfg, &err), 2);
+  ck_assert_msg(strstr(err, "no-such-folder/x.csv: cannot write"), "%s", err);
+  free(err);
+  ck_assert_int_eq(sh("%s estimate %s --set run.replications=2 >/dev/full", cfg, &err), 1);
+  free(err);
+  ck_assert_int_eq(sh("%s plan %s --target proofs_per_hour=2000 --set run.replications=2 >/dev/full", cfg, &err), 1);
+  free(err);
+  ck_assert_int_eq(sh("%s sweep %s --vary system.workers_per_gpu=1..2 --set run.replications=2 --csv sw.csv >/dev/full",
+                      cfg, &err), 1);
+  ck_assert(!exists("sw.csv"));
+  free(err);
   free(cfg);
 }
 END_TEST
