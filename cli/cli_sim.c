@@ -39,6 +39,8 @@ static const char simulate_help[] =
     "                    depend on N\n"
     "  -h, --help        this text\n"
     "\n"
+    "A progress bar with an ETA is drawn on standard error when it is a terminal and the run\n"
+    "is long (replications x partitions of 2 million or more).\n"
     "exit codes: 0 success, 1 run failure (I/O), 2 bad input (the message names file:line:col)\n"
     "\n"
     "example:\n"
@@ -185,8 +187,17 @@ int sim_cmd_simulate(int argc, char **argv) {
   }
   if (tracef) sink.tr = trace_new(0);
   sim_opts o = {.threads = threads, .on_span = (spans || tracef) ? on_span : NULL, .span_ctx = &sink};
+  /* A progress bar on a terminal when the run is long (about a second or more). */
+  cli_progress bar;
+  int show = isatty(2) && (double)s->replications * (double)s->partitions >= 2e6 && s->replications > 1;
+  if (show) {
+    cli_progress_start(&bar, "simulate", (size_t)s->replications);
+    o.progress = cli_progress_tick;
+    o.progress_ctx = &bar;
+  }
   sim_result *res = NULL;
   int sr = sim_run(s, &o, &res, &e);
+  if (show) cli_progress_end(&bar);
   if (sr != PS_OK) fprintf(stderr, "provesim simulate: %s\n", e.msg);
   if (sr == PS_OK && sink.out.f) {
     sink_flush(&sink);

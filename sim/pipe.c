@@ -836,7 +836,7 @@ int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
   P.rc = xcalloc((size_t)res->nreps, sizeof *P.rc);
   P.errs = xcalloc((size_t)res->nreps, sizeof *P.errs);
   P.bufs = xcalloc((size_t)res->nreps, sizeof *P.bufs);
-  par_for((size_t)res->nreps, 1, o->threads, rep_range, &P, NULL, NULL);
+  par_for((size_t)res->nreps, 1, o->threads, rep_range, &P, o->progress, o->progress_ctx);
   int rc = PS_OK;
   for (int i = 0; i < res->nreps; i++)
     if (P.rc[i] != PS_OK) {

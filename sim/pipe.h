@@ -10,6 +10,7 @@
 
 #include "util.h"
 #include "metrics.h"
+#include "par.h"
 #include "model.h"
 
 /* A span, as the DESIGN's spans format has it. Phase and mutex spans have worker >= 0;
@@ -31,6 +32,9 @@ typedef struct sim_opts {
   void *span_ctx;
   /* When on_span is set and threads > 1, spans of each replication are buffered and
    * delivered in replication order, so the stream is the same whatever `threads` is. */
+  par_tick_fn progress;     /* NULL, or called on the caller's thread with the number of
+                               replications done (a progress bar) */
+  void *progress_ctx;
 } sim_opts;
 
 /* Run all replications of s. On success *out is owned by the caller (sim_result_free).
