@@ -5,9 +5,11 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 void spans_format_header(ps_buf *b, const span_header *h) {
@@ -55,6 +57,20 @@ static int num(const cJSON *o, const char *k, double *v) {
   return 0;
 }
 
+/* An optional integer member within [lo, hi] (def when absent). -1 when present but not
+ * such an integer: a float-to-integer conversion out of range is undefined behaviour. */
+static int int_member(const cJSON *o, const char *k, double lo, double hi, int64_t def, int64_t *out) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  if (!x) {
+    *out = def;
+    return 0;
+  }
+  if (!cJSON_IsNumber(x) || !(x->valuedouble >= lo && x->valuedouble <= hi) || x->valuedouble != floor(x->valuedouble))
+    return -1;
+  *out = (int64_t)x->valuedouble;
+  return 0;
+}
+
 static const char *str(const cJSON *o, const char *k) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(x) ? x->valuestring : NULL;
@@ -64,6 +80,12 @@ static const char *str(const cJSON *o, const char *k) {
  * gzipped). The path is passed single-quoted, with embedded quotes escaped. */
 static FILE *open_spans(const char *path, int *piped) {
   size_t n = strlen(path);
+  struct stat st;
+  /* A FIFO or a device would block or never end: only regular files are read. */
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+    return NULL;
+  }
   *piped = n > 3 && !strcmp(path + n - 3, ".gz");
   if (!*piped) return fopen(path, "r");
   if (access(path, R_OK) != 0) return NULL;
@@ -94,23 +116,55 @@ int spans_sniff(const char *path) {
   return r;
 }
 
+/* Reads one line of at most max bytes into *buf (grown as needed, without its newline);
+ * returns its length, -1 at the end of the file, -2 when the line is longer than max (so
+ * a file without newlines, /dev/zero say, cannot take the memory). */
+static long read_line(FILE *f, char **buf, size_t *cap, size_t max) {
+  size_t n = 0;
+  int c = 0;
+  while ((c = getc(f)) != EOF && c != '\n') {
+    if (n == max) return -2;
+    if (n + 1 >= *cap) {
+      *cap = *cap ? 2 * *cap : 4096;
+      *buf = xrealloc(*buf, *cap);
+    }
+    (*buf)[n++] = (char)c;
+  }
+  if (c == EOF && n == 0) return -1;
+  if (!*buf) *buf = xmalloc(*cap = 1);
+  (*buf)[n] = 0;
+  return (long)n;
+}
+
 int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx, ps_err *e) {
   int piped = 0;
   FILE *f = open_spans(path, &piped);
-  if (!f) return ps_fail(e, PS_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  if (!f) return ps_fail(e, PS_EINPUT, "%s: cannot open: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
   char *line = NULL;
   size_t cap = 0;
-  ssize_t n;
+  long n;
   long lineno = 0;
   int rc = PS_OK, seen_header = 0;
   int64_t *parts = NULL;
   int partcap = 0;
-  while ((n = getline(&line, &cap, f)) >= 0) {
+  while ((n = read_line(f, &line, &cap, SPANS_MAX_LINE)) != -1) {
     lineno++;
+    if (n == -2) {
+      rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected lines of at most %d bytes", path, lineno, SPANS_MAX_LINE);
+      break;
+    }
     while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
     if (n == 0) continue;
-    cJSON *o = cJSON_Parse(line);
-    if (!cJSON_IsObject(o)) {
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithOpts(line, &end, 0);
+    if (cJSON_IsObject(o)) {
+      while (end && (*end == ' ' || *end == '\t')) end++;
+      if (!end || *end) {
+        cJSON_Delete(o);
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected one JSON object per line, got text after it", path, lineno);
+        break;
+      }
+    } else {
       cJSON_Delete(o);
       rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected a JSON object per line", path, lineno);
       break;
@@ -118,9 +172,10 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
     if (!seen_header) {
       const char *schema = str(o, "schema");
       if (!schema || strcmp(schema, SPANS_SCHEMA) != 0) {
-        cJSON_Delete(o);
-        rc = ps_fail(e, PS_EINPUT, "%s:%ld: schema: expected \"%s\" in the first line, got %s%s%s", path,
+        /* The message first: schema points into o. */
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: schema: expected \"%s\" in the first line, got %s%.64s%s", path,
                      lineno, SPANS_SCHEMA, schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
+        cJSON_Delete(o);
         break;
       }
       seen_header = 1;
@@ -131,15 +186,23 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
       continue;
     }
     span_rec r = {0};
-    double v;
-    r.rep = num(o, "rep", &v) == 0 ? (int)v : 0;
-    r.gpu = num(o, "gpu", &v) == 0 ? (int)v : 0;
-    r.worker = num(o, "worker", &v) == 0 ? (int)v : -1;
-    r.call = num(o, "call", &v) == 0 ? (int64_t)v : -1;
-    const char *kind = str(o, "kind");
-    if (num(o, "t0", &r.t0) || num(o, "t1", &r.t1) || r.t1 < r.t0) {
+    int64_t rep, gpu, worker, call;
+    const char *bad = int_member(o, "rep", 0, SPANS_MAX_REP, 0, &rep)                  ? "rep: expected an integer from 0 to 1000000"
+                      : int_member(o, "gpu", 0, PS_MAX_GPUS - 1, 0, &gpu)              ? "gpu: expected an integer from 0 to 1023"
+                      : int_member(o, "worker", -1, SPANS_MAX_WORKER, -1, &worker)     ? "worker: expected an integer from -1 to 100000"
+                      : int_member(o, "call", -1, 9007199254740992.0, -1, &call)       ? "call: expected an integer from -1 to 2^53"
+                                                                                       : NULL;
+    if (bad) {
       cJSON_Delete(o);
-      rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected numbers t0 <= t1", path, lineno);
+      rc = ps_fail(e, PS_EINPUT, "%s:%ld: %s", path, lineno, bad);
+      break;
+    }
+    r.rep = (int)rep, r.gpu = (int)gpu, r.worker = (int)worker, r.call = call;
+    const char *kind = str(o, "kind");
+    if (num(o, "t0", &r.t0) || num(o, "t1", &r.t1) || !(r.t1 >= r.t0) || !isfinite(r.t0) || !isfinite(r.t1) ||
+        fabs(r.t0) > SPANS_MAX_T || fabs(r.t1) > SPANS_MAX_T) {
+      cJSON_Delete(o);
+      rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected numbers t0 <= t1, in seconds within +-1e9", path, lineno);
       break;
     }
     if (kind && (strcmp(kind, "kernel") == 0 || strcmp(kind, "memcpy") == 0)) {
@@ -161,9 +224,18 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
           partcap = np;
           parts = xrealloc(parts, (size_t)partcap * sizeof *parts);
         }
-        int i = 0;
+        int i = 0, badp = 0;
         const cJSON *it;
-        cJSON_ArrayForEach(it, pa) parts[i++] = (int64_t)it->valuedouble;
+        cJSON_ArrayForEach(it, pa) {
+          double x = it->valuedouble;
+          if (!cJSON_IsNumber(it) || !(x >= 0 && x <= 9007199254740992.0) || x != floor(x)) badp = 1;
+          else parts[i++] = (int64_t)x;
+        }
+        if (badp) {
+          cJSON_Delete(o);
+          rc = ps_fail(e, PS_EINPUT, "%s:%ld: partitions: expected integers from 0 to 2^53", path, lineno);
+          break;
+        }
         r.partitions = parts;
         r.npartitions = np;
       }

@@ -14,6 +14,13 @@ extern "C" {
 
 #define SPANS_SCHEMA "provesim.spans/1"
 
+/* Bounds the reader enforces, so one line cannot take the memory or overflow an integer:
+ * a line of at most SPANS_MAX_LINE bytes, ids within these ranges, times within +-1e9 s. */
+#define SPANS_MAX_LINE (1 << 20)
+#define SPANS_MAX_REP 1000000
+#define SPANS_MAX_WORKER 100000
+#define SPANS_MAX_T 1e9
+
 typedef enum span_kind { SPAN_PHASE, SPAN_KERNEL, SPAN_MEMCPY } span_kind;
 
 /* One span as read or written. Strings are borrowed. For kernel/memcpy spans `worker`

@@ -17,6 +17,10 @@ extern "C" {
 #define PS_EXIT_FAIL 1  /* a run failed (I/O, GPU, a bug) */
 #define PS_EXIT_USAGE 2 /* bad input: arguments, scenario, model */
 
+/* The most GPUs a scenario, a measurement or a spans file may have (the loader, the spans
+ * reader and the window module all check against this one figure). */
+#define PS_MAX_GPUS 1024
+
 /* Return codes of recoverable errors. */
 #define PS_OK 0
 #define PS_ERR -1   /* failure not caused by the input (I/O, device) */

@@ -21,9 +21,6 @@
 extern "C" {
 #endif
 
-/* The most GPUs a scenario, a measurement or a spans file may have. */
-#define PS_MAX_GPUS 1024
-
 /* Flags win_complete returns. */
 #define WIN_OPENED 1 /* this completion opened the window */
 #define WIN_CLOSED 2 /* this completion closed it */

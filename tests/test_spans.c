@@ -1,0 +1,140 @@
+/* Check suite of the spans reader (common/spans.c) on hostile input: every bad file is
+ * PS_EINPUT with a message naming the file, the line and the problem; nothing blocks,
+ * nothing grows without bound, no out-of-range conversion; and a good file reads back
+ * what was written. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spans.h"
+
+static char *write_tmp(const char *text) {
+  char *path = xstrdup("/tmp/provesim-test-spans-XXXXXX");
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  size_t n = strlen(text);
+  ck_assert_int_eq(write(fd, text, n), (ssize_t)n);
+  close(fd);
+  return path;
+}
+
+static int count_cb(void *ctx, const span_rec *r) {
+  (void)r;
+  ++*(int *)ctx;
+  return 0;
+}
+
+#define HDR "{\"schema\":\"provesim.spans/1\",\"source\":\"sim\",\"scenario\":\"x\"}\n"
+
+/* Reads text as a spans file; returns the code, with the message in msg. */
+static int read_text(const char *text, char *msg, size_t n, int *count) {
+  char *p = write_tmp(text);
+  ps_err e = {{0}};
+  int c = 0;
+  int rc = spans_read(p, NULL, count_cb, &c, &e);
+  snprintf(msg, n, "%s", e.msg);
+  if (count) *count = c;
+  unlink(p);
+  free(p);
+  return rc;
+}
+
+static void bad(const char *text, const char *want) {
+  char msg[1024];
+  ck_assert_int_eq(read_text(text, msg, sizeof msg, NULL), PS_EINPUT);
+  ck_assert_msg(strstr(msg, want) && strstr(msg, "/tmp/provesim-test-spans-"), "message \"%s\", wanted \"%s\"", msg, want);
+}
+
+START_TEST(good_file_reads_back) {
+  ps_buf b = {0};
+  span_header h = {.source = "sim", .scenario = "s"};
+  spans_format_header(&b, &h);
+  int64_t parts[] = {3, 4};
+  span_rec r = {.kind = SPAN_PHASE, .rep = 1, .gpu = 2, .worker = 0, .call = 7, .partitions = parts,
+                .npartitions = 2, .phase = "msm", .resource = "gpu", .t0 = 1.5, .t1 = 2.25};
+  spans_format(&b, &r);
+  char msg[1024];
+  int n = 0;
+  ck_assert_int_eq(read_text(b.p, msg, sizeof msg, &n), PS_OK);
+  ck_assert_int_eq(n, 1);
+  ps_buf_free(&b);
+}
+END_TEST
+
+START_TEST(wrong_schema_named_not_freed) {
+  /* The message once printed the schema after freeing it (ASan: use after free). */
+  bad("{\"schema\":\"something-else/9\"}\n", ":1: schema: expected \"provesim.spans/1\" in the first line, got \"something-else/9\"");
+  bad("{\"a\":1}\n", ":1: schema: expected \"provesim.spans/1\" in the first line, got none");
+}
+END_TEST
+
+START_TEST(ids_out_of_range) {
+  bad(HDR "{\"rep\":0,\"gpu\":100000000,\"worker\":0,\"call\":0,\"phase\":\"p\",\"t0\":0,\"t1\":1}\n",
+      ":2: gpu: expected an integer from 0 to 1023");
+  bad(HDR "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":1e30,\"phase\":\"p\",\"t0\":0,\"t1\":1}\n",
+      ":2: call: expected an integer from -1 to 2^53");
+  bad(HDR "{\"rep\":-3,\"gpu\":0,\"phase\":\"p\",\"t0\":0,\"t1\":1}\n", ":2: rep: expected an integer");
+  bad(HDR "{\"rep\":0,\"gpu\":0.5,\"phase\":\"p\",\"t0\":0,\"t1\":1}\n", ":2: gpu: expected an integer");
+  bad(HDR "{\"rep\":0,\"gpu\":0,\"worker\":9999999,\"phase\":\"p\",\"t0\":0,\"t1\":1}\n", ":2: worker: expected");
+  bad(HDR "{\"rep\":0,\"gpu\":0,\"phase\":\"p\",\"partitions\":[1,1e300],\"t0\":0,\"t1\":1}\n",
+      ":2: partitions: expected integers");
+}
+END_TEST
+
+START_TEST(times_and_trailing_text) {
+  bad(HDR "{\"phase\":\"p\",\"t0\":2,\"t1\":1}\n", ":2: expected numbers t0 <= t1");
+  bad(HDR "{\"phase\":\"p\",\"t0\":0,\"t1\":1e308}\n", ":2: expected numbers t0 <= t1");
+  bad(HDR "{\"phase\":\"p\",\"t0\":0,\"t1\":1} trailing\n", ":2: expected one JSON object per line, got text after it");
+  bad(HDR "[1,2]\n", ":2: expected a JSON object per line");
+}
+END_TEST
+
+START_TEST(long_line_bounded) {
+  /* A line of 2 MiB without a newline: refused at the limit, not read whole. */
+  size_t n = 2u << 20;
+  char *t = xmalloc(n + sizeof HDR + 1);
+  strcpy(t, HDR);
+  memset(t + strlen(HDR), 'x', n);
+  t[strlen(HDR) + n] = 0;
+  bad(t, ":2: expected lines of at most 1048576 bytes");
+  free(t);
+}
+END_TEST
+
+START_TEST(fifo_and_folder_refused) {
+  char dir[] = "/tmp/provesim-test-spans-fifo-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char *fifo = xasprintf("%s/f.jsonl", dir);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  ps_err e = {{0}};
+  int c = 0;
+  ck_assert_int_eq(spans_read(fifo, NULL, count_cb, &c, &e), PS_EINPUT); /* does not block */
+  ck_assert_msg(strstr(e.msg, "not a regular file"), "%s", e.msg);
+  ck_assert_int_eq(spans_sniff(fifo), 0);
+  ck_assert_int_eq(spans_read(dir, NULL, count_cb, &c, &e), PS_EINPUT);
+  unlink(fifo);
+  rmdir(dir);
+  free(fifo);
+}
+END_TEST
+
+int main(void) {
+  Suite *su = suite_create("spans");
+  TCase *tc = tcase_create("reader");
+  tcase_add_test(tc, good_file_reads_back);
+  tcase_add_test(tc, wrong_schema_named_not_freed);
+  tcase_add_test(tc, ids_out_of_range);
+  tcase_add_test(tc, times_and_trailing_text);
+  tcase_add_test(tc, long_line_bounded);
+  tcase_add_test(tc, fifo_and_folder_refused);
+  suite_add_tcase(su, tc);
+  SRunner *sr = srunner_create(su);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? 1 : 0;
+}
