@@ -1,8 +1,9 @@
-/* Check suite of the Groth16 prover (prover/groth16.c, r1cs.c, pairing.c) on the cpu
- * backend at small sizes: the pairing against py_ecc's values and its algebra; the
- * circuit family; every proof verifies, alone or in batched jobs driven phase by phase
- * (prep beside ntt_h, as the runner does); tampered proofs, wrong public inputs and wrong
- * verifying keys fail; the key cache; the JSON files and the prove/verify commands. */
+/* Check suite of the Groth16 prover (prover/groth16.c, r1cs.c, pairing.c, g16_json.c) on
+ * the cpu backend at small sizes: the pairing against py_ecc's values and its algebra;
+ * the circuit family; every proof verifies, alone or in batched jobs driven phase by
+ * phase (prep beside ntt_h, as the runner does); tampered proofs, wrong public inputs and
+ * wrong verifying keys fail; the key cache; the JSON files, their error messages, and
+ * the prove/verify commands. */
 #include <check.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_prove.h"
+#include "g16_json.h"
 #include "groth16.h"
 #include "pairing.h"
 #include "r1cs.h"
@@ -379,9 +380,13 @@ START_TEST(test_key_cache) {
   /* a corrupted file is detected by the checksum and rewritten */
   FILE *f = fopen(path, "r+b");
   ck_assert_ptr_nonnull(f);
-  fseek(f, 5000, SEEK_SET);
-  fputc(0x5a ^ fgetc(f), f);
-  fclose(f);
+  ck_assert_int_eq(fseek(f, 5000, SEEK_SET), 0);
+  int byte = fgetc(f);
+  ck_assert_int_ne(byte, EOF);
+  /* a stream that was read must be positioned before it is written (C11 7.21.5.3) */
+  ck_assert_int_eq(fseek(f, 5000, SEEK_SET), 0);
+  ck_assert_int_eq(fputc(0x5a ^ byte, f), 0x5a ^ byte);
+  ck_assert_int_eq(fclose(f), 0);
   ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
   ck_assert(g1_affine_eq(&g16_keys_vk(k2)->ic[1], &v1->ic[1]));
   ck_assert(!g16_keys_from_cache(k2));
@@ -427,12 +432,36 @@ static void spit(const char *path, const char *s) {
   fclose(f);
 }
 
-/* Replaces the first occurrence of from in the file with to. */
-static void edit_file(const char *path, const char *from, const char *to) {
+/* Puts the text s in dir/name, reads dir, puts the file back as it was, and checks that
+ * the read failed with a message holding want and left nothing allocated. */
+static void expect_bad_file(const char *dir, const char *name, const char *s, const char *want) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  char *orig = slurp(path);
+  spit(path, s);
+  g16_vk vk;
+  g16_proof p;
+  fr_t *pub;
+  int npub;
+  ps_err e = {{0}};
+  int rc = g16_json_read(dir, &vk, &p, &pub, &npub, &e);
+  spit(path, orig);
+  free(orig);
+  ck_assert_int_eq(rc, PS_EINPUT);
+  ck_assert_msg(strstr(e.msg, want) != NULL, "%s: the message '%s' does not hold '%s'", name, e.msg, want);
+  ck_assert_ptr_null(vk.ic);
+  ck_assert_ptr_null(pub);
+  ck_assert_int_eq(npub, 0);
+}
+
+/* The same with the first occurrence of from in dir/name replaced by to. */
+static void expect_bad_edit(const char *dir, const char *name, const char *from, const char *to, const char *want) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
   char *s = slurp(path), *p = strstr(s, from);
   ck_assert_msg(p != NULL, "%s: no '%s'", path, from);
   char *t = xasprintf("%.*s%s%s", (int)(p - s), s, to, p + strlen(from));
-  spit(path, t);
+  expect_bad_file(dir, name, t, want);
   free(s);
   free(t);
 }
@@ -464,34 +493,61 @@ START_TEST(test_json_roundtrip) {
   g16_vk_clear(&vk);
   free(pub2);
   /* bad input names the file and the field */
+  expect_bad_edit(dir, "proof.json", "\"a\": \"", "\"a\": \"zz",
+                  "proof.json: a: expected 96 hex digits (a compressed G1 point), got 98 characters");
+  expect_bad_edit(dir, "proof.json", "\"b\": \"", "\"b\": \"g",
+                  "proof.json: b: expected 192 hex digits (a compressed G2 point), got 193 characters");
+  expect_bad_edit(dir, "proof.json", "\"a\": \"", "\"a\": 5, \"x\": \"", "proof.json: a: expected a hex string, got a number");
+  expect_bad_edit(dir, "proof.json", "\"c\": \"", "\"x\": \"", "proof.json: c: expected a hex string, got nothing");
+  expect_bad_edit(dir, "vk.json", "\"ic\": [", "\"ic\": [], \"x\": [",
+                  "vk.json: ic: expected an array of at least one hex string, got an empty array");
+  expect_bad_edit(dir, "vk.json", "\"ic\": [", "\"ic\": [5, ", "vk.json: ic[0]: expected a hex string, got a number");
+  expect_bad_edit(dir, "public.json", "\"inputs\": [", "\"inputs\": {}, \"x\": [",
+                  "public.json: inputs: expected an array of hex strings, got an object");
+  expect_bad_edit(dir, "public.json", "\"inputs\": [",
+                  "\"inputs\": [\"ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\", ",
+                  "public.json: inputs[0]: expected 64 hex digits of an integer below r, got one >= r");
+  expect_bad_edit(dir, "public.json", "\"inputs\": [", "\"inputs\": [\"12\", ",
+                  "public.json: inputs[0]: expected 64 hex digits of an integer below r, got 2 characters");
+  expect_bad_edit(dir, "public.json", "provesim.groth16.public/1", "other/1",
+                  "public.json: schema: expected \"provesim.groth16.public/1\", got \"other/1\"");
+  expect_bad_edit(dir, "vk.json", "\"provesim.groth16.vk/1\"", "7",
+                  "vk.json: schema: expected \"provesim.groth16.vk/1\", got a number");
+  /* malformed JSON: the file, the line and the column */
+  expect_bad_edit(dir, "proof.json", "\"c\": \"", "\"c\" \"", "proof.json:13:7: malformed JSON: unexpected '\"");
   char path[1024];
   snprintf(path, sizeof path, "%s/proof.json", dir);
-  char *orig = slurp(path);
-  edit_file(path, "\"a\": \"", "\"a\": \"zz");
-  ck_assert_int_eq(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e), PS_EINPUT);
-  ck_assert_ptr_nonnull(strstr(e.msg, "proof.json: a: expected 96 hex digits"));
-  spit(path, orig);
-  edit_file(path, "\"c\": \"", "\"c\" \"");
-  ck_assert_int_eq(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e), PS_EINPUT);
-  ck_assert_ptr_nonnull(strstr(e.msg, "malformed JSON: expected ':'"));
-  spit(path, orig);
-  /* a compressed x that is not on the curve: the decoder says so */
+  char *orig = slurp(path), *t = xasprintf("%sx", orig);
+  expect_bad_file(dir, "proof.json", t, "proof.json:15:1: malformed JSON: unexpected 'x'");
+  free(t);
+  t = xasprintf("%.200s", orig);
+  expect_bad_file(dir, "proof.json", t, "proof.json:9:16: malformed JSON: the file ends inside a value");
+  free(t);
+  expect_bad_file(dir, "proof.json", "[1, 2]\n", "proof.json: expected a JSON object, got an array");
+  expect_bad_file(dir, "proof.json", " \n", "proof.json: expected a JSON object, got an empty file");
+  /* a compressed point that decodes to a point outside the prime-order subgroup */
   uint8_t bytes[48] = {0x80 | 0x00};
   bytes[47] = 5;
   char hx[97];
   for (int i = 0; i < 48; i++) snprintf(hx + 2 * i, 3, "%02x", bytes[i]);
-  char *s = slurp(path), *p = strstr(s, "\"c\": \"") + 6;
+  char *s = xstrdup(orig), *p = strstr(s, "\"c\": \"") + 6;
   memcpy(p, hx, 96);
-  spit(path, s);
+  expect_bad_file(dir, "proof.json", s, "proof.json: c: point not in the prime-order subgroup");
   free(s);
-  ck_assert_int_eq(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e), PS_EINPUT);
-  ck_assert_ptr_nonnull(strstr(e.msg, "proof.json: c:"));
-  spit(path, orig);
   free(orig);
-  snprintf(path, sizeof path, "%s/public.json", dir);
-  edit_file(path, "provesim.groth16.public/1", "other/1");
+  /* a missing file */
+  snprintf(path, sizeof path, "%s/vk.json", dir);
+  char *moved = xasprintf("%s.moved", path);
+  ck_assert_int_eq(rename(path, moved), 0);
   ck_assert_int_eq(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e), PS_EINPUT);
-  ck_assert_ptr_nonnull(strstr(e.msg, "schema: expected \"provesim.groth16.public/1\""));
+  ck_assert_ptr_nonnull(strstr(e.msg, "vk.json: cannot open: No such file"));
+  ck_assert_int_eq(rename(moved, path), 0);
+  free(moved);
+  /* the files are as they were written */
+  ck_assert_msg(g16_json_read(dir, &vk, &pr2, &pub2, &npub2, &e) == PS_OK, "%s", e.msg);
+  ck_assert_int_eq(g16_verify(&vk, &pr2, pub2, npub2, &e), 1);
+  g16_vk_clear(&vk);
+  free(pub2);
   g16_ctx_close(c);
   g16_keys_free(k);
 }

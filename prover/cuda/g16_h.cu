@@ -1,10 +1,11 @@
-/* Groth16's H polynomial on the GPU (backend_g16_h_vec): the evaluations A·z, B·z, C·z
- * are already on the device (uploaded when synth finished), and the 7 NTTs, the pointwise
- * quotient, the conversion to canonical scalars and the H MSM all run there; only the
- * MSM's result comes back. The NTT orders are
- * chosen so that no transform needs a bit-reversal pass: inverse NTTs go natural ->
- * bit-reversed (DIF), the coset NTTs bit-reversed -> natural (DIT), and the last inverse
- * coset NTT leaves h bit-reversed, which the canonical-form kernel reads in natural order. */
+/* Groth16's H polynomial on the GPU (psc_g16_h_vec_wins, behind
+ * backend_g16_h_vec_deferred): the evaluations A·z, B·z, C·z are already on the device
+ * (uploaded when synth finished), and the 7 NTTs, the pointwise quotient, the conversion
+ * to canonical scalars and the H MSM all run there; only the MSM's window sums come back
+ * (the epilogue combines them into a point). The NTT orders are chosen so that no
+ * transform needs a bit-reversal pass: inverse NTTs go natural -> bit-reversed (DIF), the
+ * coset NTTs bit-reversed -> natural (DIT), and the last inverse coset NTT leaves h
+ * bit-reversed, which the canonical-form kernel reads in natural order. */
 #include "ps_field.cuh"
 #include "psc_int.cuh"
 #include "psc_wins.h"

@@ -8,6 +8,7 @@
  * coset shifts and 1/n are one element-wise pass with two-level power tables. By default
  * a thread does two consecutive stages at once on four elements in registers (radix 4,
  * ntt_r4.h), halving the shared-memory traffic, which bounds this kernel. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -269,16 +270,36 @@ static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned h
   return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* The pass layout, read from the environment once per process. Workers of several
+ * devices run transforms at the same time, so the settings are filled under pthread_once:
+ * a thread that saw log_block set but not yet max_k would divide by zero. */
+typedef struct ntt_settings {
+  unsigned log_block, max_k, radix;
+} ntt_settings;
+
+static ntt_settings ntt_set;
+static pthread_once_t ntt_set_once = PTHREAD_ONCE_INIT;
+
+static void ntt_settings_init(void) {
+  ntt_settings s;
+  s.radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
+  s.max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
+  s.log_block = env_uint("PSC_NTT_LOG_BLOCK", NTT_LOG_BLOCK, 8, 12);
+  if (!s.max_k || s.max_k > s.log_block) s.max_k = s.log_block == NTT_LOG_BLOCK ? NTT_MAX_K : s.log_block - 2;
+  ntt_set = s;
+}
+
+static const ntt_settings *ntt_settings_get(void) {
+  int rc = pthread_once(&ntt_set_once, ntt_settings_init);
+  PS_ASSERT(rc == 0);
+  return &ntt_set;
+}
+
 /* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
-  static unsigned log_block, max_k, radix; /* read once */
-  if (!log_block) {
-    radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
-    max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
-    log_block = env_uint("PSC_NTT_LOG_BLOCK", NTT_LOG_BLOCK, 8, 12);
-    if (!max_k || max_k > log_block) max_k = log_block == NTT_LOG_BLOCK ? NTT_MAX_K : log_block - 2;
-  }
+  const ntt_settings *set = ntt_settings_get();
+  const unsigned log_block = set->log_block, max_k = set->max_k, radix = set->radix;
   unsigned ps[32], pk[32], np = 0;
   if (log_n <= log_block) {
     ps[0] = 0;

@@ -12,7 +12,7 @@
 /* Work-buffer slots: the MSM uses 0..11 (msm.cu), then: */
 #define PSC_WS_NTT_SCRATCH 12 /* the bit-reversal copy of a same-order NTT */
 #define PSC_WS_NTT_DATA 13    /* psc_ntt's device copy of the host vectors */
-#define PSC_WS_G16_H 14       /* psc_g16_h_vec's h, canonical */
+#define PSC_WS_G16_H 14       /* psc_g16_h_vec_wins's h, canonical */
 
 struct psc_dev {
   int ordinal;
