@@ -245,7 +245,7 @@ START_TEST(test_cli_bench) {
   if (!getenv("PROVESIM_BIN")) return;
   static char out[65536];
   ck_assert_int_eq(run_cli("prover-bench --backend cpu --sizes 6 --reps 1", out, sizeof out), 0);
-  ck_assert_msg(strstr(out, "msm-g1") && strstr(out, "ntt-coset") && strstr(out, "x floor"), "%s", out);
+  ck_assert_msg(strstr(out, "msm-g1") && strstr(out, "ntt-coset") && strstr(out, "x mult-t"), "%s", out);
   ck_assert_int_eq(run_cli("prover-bench --help", out, sizeof out), 0);
   ck_assert_ptr_nonnull(strstr(out, "--backend cpu|cuda"));
   ck_assert_int_eq(run_cli("prover-bench --sizes 9..3", out, sizeof out), 2);
