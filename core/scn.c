@@ -264,17 +264,25 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     const char *key;
     int *dst;
   } ints[] = {{"gpus", &s->gpus}, {"workers_per_gpu", &s->workers_per_gpu}, {"cpu_cores", &s->cpu_cores}, {"batch", &s->batch}};
+  /* Every count is bounded, so no accepted scenario runs out of memory: the most GPUs,
+   * cores per simulation, and partitions per call (a worker keeps each one's state). */
+  static const int64_t hi[] = {PS_MAX_GPUS, SCN_MAX_WORKERS, SCN_MAX_CORES, SCN_MAX_BATCH};
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
     if ((x = scn__opt(sys, ints[i].key))) {
+      int64_t v = 0;
       scn__jp(p, sizeof p, "system", ints[i].key);
-      if (i == 0) {
-        int64_t v = 0;
-        if (scn__rd_int(c, x, p, 1, PS_MAX_GPUS, &v)) goto fail;
-        *ints[i].dst = (int)v;
-      } else if (scn__rd_i(c, x, p, 1, ints[i].dst)) {
-        goto fail;
-      }
+      if (scn__rd_int(c, x, p, 1, hi[i], &v)) goto fail;
+      *ints[i].dst = (int)v;
     }
+  if ((int64_t)s->gpus * s->workers_per_gpu > SCN_MAX_WORKERS) {
+    node *wn = scn__opt(sys, "workers_per_gpu");
+    char what[160];
+    snprintf(what, sizeof what, "at most %d workers in all (gpus x workers_per_gpu; %d x %d would take about %.0f MiB "
+             "per simulation thread)", SCN_MAX_WORKERS, s->gpus, s->workers_per_gpu,
+             (double)s->gpus * s->workers_per_gpu * SCN_WORKER_BYTES / 1048576.0);
+    scn__expect(c, wn ? wn : scn__opt(sys, "gpus"), "system.workers_per_gpu", what);
+    goto fail;
+  }
   if (rd_mutex(c, s, scn__opt(sys, "mutex"))) goto fail;
   if ((x = scn__opt(sys, "gpu_sharing"))) {
     static const char *const v[] = {"exclusive", "shared", NULL};
@@ -322,7 +330,11 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
   if (wn && scn__rd_int(c, wn, "run.warmup", 0, INT64_MAX, &s->warmup)) goto fail;
   node *cn = scn__opt(run, "cooldown");
   if (cn && scn__rd_int(c, cn, "run.cooldown", 0, INT64_MAX, &s->cooldown)) goto fail;
-  if ((x = scn__opt(run, "replications")) && scn__rd_i(c, x, "run.replications", 1, &s->replications)) goto fail;
+  if ((x = scn__opt(run, "replications"))) {
+    int64_t v = 0;
+    if (scn__rd_int(c, x, "run.replications", 1, SCN_MAX_REPLICATIONS, &v)) goto fail;
+    s->replications = (int)v;
+  }
   if ((x = scn__opt(run, "seed"))) {
     int ok = x->kind == N_SCALAR && !x->quoted && x->str[0] && x->str[0] != '-';
     for (const char *q = x->str; ok && *q; q++) ok = isdigit((unsigned char)*q) || (q == x->str && *q == '+');

@@ -9,6 +9,15 @@
 #include "util.h"
 #include "model.h"
 
+/* Bounds of the counts a scenario may ask for, so that every scenario the loader accepts
+ * can run: the engine keeps about SCN_WORKER_BYTES per worker per simulation thread and a
+ * few hundred bytes per replication. A value past a bound is an input error that says so. */
+#define SCN_MAX_WORKERS 1000000 /* gpus x workers_per_gpu */
+#define SCN_WORKER_BYTES 520
+#define SCN_MAX_CORES 1000000
+#define SCN_MAX_BATCH 100000
+#define SCN_MAX_REPLICATIONS 1000000
+
 /* Load the scenario at path, applying overrides in order. Each override is "key=value"
  * where key is a dotted path: scenario keys (`system.workers_per_gpu`, `run.seed`,
  * `workload.arrivals.proofs_per_hour`) or model keys, addressed through the model

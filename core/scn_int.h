@@ -14,6 +14,8 @@
 #define PB 512              /* room for a key path */
 #define MAX_DEPTH 64        /* nesting depth of a YAML file (also stops self-referencing aliases) */
 #define MAX_NODES 1000000L  /* nodes per load (stops alias bombs) */
+#define SCN_MAX_FILE (16L << 20) /* bytes of one scenario or model file */
+#define SCN_MAX_TIME 1e9 /* seconds: the largest phase time or distribution parameter */
 
 /* ---------------------------------------------------------------------------------- */
 /* The tree. */

@@ -124,6 +124,7 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
     if (scn__req(c, n, path, names[i], "a number", &ps[i].n)) return PS_EINPUT;
     scn__jp(p, sizeof p, path, names[i]);
     if (scn__rd_num(c, ps[i].n, p, -INFINITY, 0, &ps[i].v)) return PS_EINPUT;
+    if (fabs(ps[i].v) > SCN_MAX_TIME) return scn__expect(c, ps[i].n, p, "a number from -1e9 to 1e9 (seconds, or a shape)");
   }
   int rc = 0;
   switch ((dist_kind)kind) {
@@ -153,7 +154,8 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
       for (int i = 0; i < sn->n; i++) {
         char pi[PB + 16];
         snprintf(pi, sizeof pi, "%s[%d]", p, i);
-        if (scn__rd_num(c, sn->items[i], pi, 0, 0, &xs[i])) {
+        if (scn__rd_num(c, sn->items[i], pi, 0, 0, &xs[i]) ||
+            (xs[i] > SCN_MAX_TIME && scn__expect(c, sn->items[i], pi, "a number from 0 to 1e9 (seconds)"))) {
           free(xs);
           return PS_EINPUT;
         }
@@ -191,6 +193,13 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
   }
   }
   if (rc) return dist_refused(c, n, path, ps, np, why);
+  /* Parameters in range can still give a mean no simulation can use (lognormal mu = 900). */
+  double m = dist_mean(d);
+  if (!(m <= SCN_MAX_TIME)) {
+    char what[96];
+    snprintf(what, sizeof what, "a distribution whose mean is at most 1e9 s (this one's is %g s)", m);
+    return scn__expect(c, n, path, what);
+  }
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <yaml.h>
 
 #include "spans.h"
@@ -467,6 +468,13 @@ int scn__parse_tree(ld *c, yaml_parser_t *yp, const char *file, const char *orig
 /* Read a YAML file into a tree whose root must be a mapping. what names the file's role
  * ("scenario", "model"); ref/refpath, when given, say where the file was named. */
 int scn__load_file(ld *c, const char *path, const char *what, const loc *ref, const char *refpath, node **out) {
+  struct stat st;
+  /* A FIFO or a device would block or never end, and a file this large is no scenario. */
+  if (stat(path, &st) == 0 && (!S_ISREG(st.st_mode) || st.st_size > SCN_MAX_FILE)) {
+    const char *why = S_ISDIR(st.st_mode) ? "a folder" : !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 16 MiB";
+    if (ref) return scn__fail_at(c, ref, refpath, "expected a readable %s file, got \"%s\" (%s)", what, path, why);
+    return ps_fail(c->e, PS_EINPUT, "%s: expected a readable %s file (%s)", path, what, why);
+  }
   FILE *f = fopen(path, "rb");
   if (!f) {
     if (ref)

@@ -439,6 +439,41 @@ START_TEST(test_err_bad_override) {
 }
 END_TEST
 
+/* Every count has a bound, so an accepted scenario can run: the numbers that once made the
+ * engine abort on allocation (176 GB of workers, 200 GB of replications) are input errors
+ * that say what they would cost. */
+START_TEST(test_err_counts_bounded) {
+  const char *ov1[] = {"system.workers_per_gpu=2000000000"};
+  ps_err e = load_fail("good-defaults.yaml", ov1, 1);
+  ck_assert_str_eq(e.msg, "--set system.workers_per_gpu=2000000000: system.workers_per_gpu: expected an integer from 1 "
+                          "to 1000000, got 2000000000");
+  const char *ov2[] = {"run.replications=1000000000"};
+  e = load_fail("good-defaults.yaml", ov2, 1);
+  ck_assert_str_eq(e.msg, "--set run.replications=1000000000: run.replications: expected an integer from 1 to 1000000, "
+                          "got 1000000000");
+  const char *ov3[] = {"system.gpus=1000", "system.workers_per_gpu=2000"};
+  e = load_fail("good-defaults.yaml", ov3, 2);
+  ck_assert_msg(strstr(e.msg, "system.workers_per_gpu: expected at most 1000000 workers in all (gpus x workers_per_gpu; "
+                              "1000 x 2000 would take about 992 MiB per simulation thread), got 2000"), "%s", e.msg);
+  const char *ov4[] = {"system.gpus=1025"};
+  e = load_fail("good-defaults.yaml", ov4, 1);
+  ck_assert_msg(strstr(e.msg, "system.gpus: expected an integer from 1 to 1024, got 1025"), "%s", e.msg);
+  const char *ov5[] = {"system.batch=100001"};
+  e = load_fail("good-defaults.yaml", ov5, 1);
+  ck_assert_msg(strstr(e.msg, "system.batch: expected an integer from 1 to 100000"), "%s", e.msg);
+  const char *ov6[] = {"system.gpus=1000", "system.workers_per_gpu=1000"};
+  scenario *s = load_ok("good-defaults.yaml", ov6, 2); /* exactly the bound */
+  scn_free(s);
+  /* Times: a const of 1e308 gave a report full of NaN. */
+  const char *ov7[] = {"phases.epilogue.time={dist: const, value: 1e308}"};
+  e = load_fail("good-defaults.yaml", ov7, 1);
+  ck_assert_msg(strstr(e.msg, "phases.epilogue.time.value: expected a number from -1e9 to 1e9"), "%s", e.msg);
+  const char *ov8[] = {"phases.epilogue.time={dist: lognormal, mu: 900, sigma: 1}"};
+  e = load_fail("good-defaults.yaml", ov8, 1);
+  ck_assert_msg(strstr(e.msg, "phases.epilogue.time: expected a distribution whose mean is at most 1e9 s"), "%s", e.msg);
+}
+END_TEST
+
 START_TEST(test_busy_share) {
   /* A gpu phase may say which share of its time the GPU executes kernels (0 < busy <= 1,
    * default 1); other phases may not, and the messages say why. */
@@ -523,6 +558,7 @@ static Suite *scn_suite(void) {
   tcase_add_test(err, test_err_missing_model_file);
   tcase_add_test(err, test_err_malformed_yaml);
   tcase_add_test(err, test_err_bad_override);
+  tcase_add_test(err, test_err_counts_bounded);
   tcase_add_test(err, test_err_bad_distribution);
   tcase_add_test(err, test_busy_share);
   tcase_add_test(err, test_err_empirical_spans);
