@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backend.h"
@@ -33,6 +34,10 @@ static void prove_usage(FILE *f) {
           "  --backend cpu|cuda      where the NTTs and MSMs run (default cpu)\n"
           "  --cache DIR             keep the keys in DIR, so the next run skips the setup\n"
           "  --out DIR               where the three files go (created if missing)\n\n"
+          "A progress line for the setup goes to standard error when it is a terminal.\n"
+          "exit codes: 0 the proof was made and verifies, 1 a failed run (no GPU for --backend\n"
+          "cuda, I/O, a proof that does not verify), 2 bad input (options, an --out that cannot be\n"
+          "made)\n\n"
           "example:\n  provesim prove --constraints 2^14 --seed 7 --cache ~/.cache/provesim --out /tmp/p\n"
           "  provesim verify /tmp/p\n",
           r1cs_circuits());
@@ -44,8 +49,9 @@ static void verify_usage(FILE *f) {
           "Checks the Groth16 proof in DIR/proof.json against DIR/vk.json and DIR/public.json (as\n"
           "written by provesim prove) with the BLS12-381 pairing: e(A, B) = e(alpha, beta) *\n"
           "e(sum x_i IC_i, gamma) * e(C, delta).\n"
-          "Exit status: 0 valid, 1 invalid, 2 bad input (a missing or malformed file, a point off\n"
-          "the curve or outside the subgroup, a count of public inputs the key does not expect).\n");
+          "exit codes: 0 valid, 1 invalid, 2 bad input (a missing or malformed file, a point off\n"
+          "the curve or outside the subgroup, a count of public inputs the key does not expect)\n\n"
+          "example:\n  provesim prove --constraints 2^10 --out /tmp/p && provesim verify /tmp/p\n");
 }
 
 /* N as 1234 or 2^k. */
@@ -119,10 +125,37 @@ int prover_cmd_prove(int argc, char **argv) {
   }
   if (!out) return cli_usage_error("prove", "%s", "--out DIR is required");
   ps_err e = {{0}};
+  /* --out is checked before the setup, which can take minutes: an existing folder, or one
+   * whose parent folder exists (a file inside it stands for the files to come). */
+  struct stat st;
+  char *probe = xasprintf("%s/proof.json", out);
+  int bad_out = stat(out, &st) == 0 ? !S_ISDIR(st.st_mode) : 0;
+  if (!bad_out && stat(out, &st) != 0) {
+    char *parent = xstrdup(out);
+    size_t pn = strlen(parent);
+    while (pn > 1 && parent[pn - 1] == '/') parent[--pn] = 0;
+    char *slash = strrchr(parent, '/');
+    if (!slash) strcpy(parent, ".");
+    else if (slash == parent) parent[1] = 0;
+    else *slash = 0;
+    bad_out = stat(parent, &st) != 0 || !S_ISDIR(st.st_mode);
+    free(parent);
+    if (bad_out) ps_fail(&e, PS_EINPUT, "%s: cannot make the folder: its parent folder does not exist", out);
+  } else if (bad_out) {
+    ps_fail(&e, PS_EINPUT, "%s: expected a folder, got a file", out);
+  } else if (ps_out_check(probe, &e) != PS_OK) {
+    bad_out = 1;
+  }
+  free(probe);
+  if (bad_out) {
+    fprintf(stderr, "provesim prove: --out %s\n", e.msg);
+    return PS_EXIT_USAGE;
+  }
   ps_backend *b = backend_open(backend, &e);
   if (!b) {
     fprintf(stderr, "provesim prove: %s\n", e.msg);
-    return PS_EXIT_USAGE;
+    /* A backend that exists but cannot run here (no GPU) is a failed run, not bad input. */
+    return strcmp(backend, "cpu") && strcmp(backend, "cuda") ? PS_EXIT_USAGE : PS_EXIT_FAIL;
   }
   g16_circuit_params p = {circuit, n, frac, seed};
   g16_keys *k = NULL;
@@ -143,14 +176,20 @@ int prover_cmd_prove(int argc, char **argv) {
   snprintf(m.circuit, sizeof m.circuit, "%s", cs->circuit);
   if ((rc = g16_json_write(out, g16_keys_vk(k), &pr, pub, npub, &m, &e))) goto fail;
   int ok = g16_verify(g16_keys_vk(k), &pr, pub, npub, &e);
-  printf("proved %s with 2^%u constraints (%lld variables, %.0f%% of the witness 0/1), setup seed %llu, "
-         "instance %llu, on %s (%s)\n",
-         cs->circuit, cs->log_n, (long long)cs->nvars, 100 * cs->boolean_fraction, seed, instance,
-         backend_name(b), backend_device(b));
-  printf("keys %.2f s (%s), proof %.2f s; wrote %s/proof.json, vk.json, public.json; %s\n", t1 - t0,
-         g16_keys_from_cache(k) ? "loaded from the cache" : cache ? "setup, saved to the cache" : "setup",
-         t2 - t1, out, ok == 1 ? "the proof verifies" : "THE PROOF DOES NOT VERIFY");
+  ps_buf ob = {0};
+  ps_buf_printf(&ob, "proved %s with 2^%u constraints (%lld variables, %.0f%% of the witness 0/1), setup seed %llu, "
+                "instance %llu, on %s (%s)\n",
+                cs->circuit, cs->log_n, (long long)cs->nvars, 100 * cs->boolean_fraction, seed, instance,
+                backend_name(b), backend_device(b));
+  ps_buf_printf(&ob, "keys %.2f s (%s), proof %.2f s; wrote %s/proof.json, vk.json, public.json; %s\n", t1 - t0,
+                g16_keys_from_cache(k) ? "loaded from the cache" : cache ? "setup, saved to the cache" : "setup",
+                t2 - t1, out, ok == 1 ? "the proof verifies" : "THE PROOF DOES NOT VERIFY");
   code = ok == 1 ? PS_EXIT_OK : PS_EXIT_FAIL;
+  if (ps_write_stdout(ob.p, ob.len, &e) != PS_OK) {
+    fprintf(stderr, "provesim prove: %s\n", e.msg);
+    code = PS_EXIT_FAIL;
+  }
+  ps_buf_free(&ob);
   goto done;
 fail:
   fprintf(stderr, "provesim prove: %s\n", e.msg);
@@ -194,8 +233,15 @@ int prover_cmd_verify(int argc, char **argv) {
     printf("%s: INVALID: the pairing equation e(A,B) = e(alpha,beta) e(IC(x),gamma) e(C,delta) does not "
            "hold for this proof, key and public inputs\n",
            dir);
+    fflush(stdout);
     return PS_EXIT_FAIL;
   }
-  printf("%s: valid Groth16 proof (BLS12-381, %d public inputs)\n", dir, npub);
+  char *msg = xasprintf("%s: valid Groth16 proof (BLS12-381, %d public inputs)\n", dir, npub);
+  int wr = ps_write_stdout(msg, strlen(msg), &e);
+  free(msg);
+  if (wr != PS_OK) {
+    fprintf(stderr, "provesim verify: %s\n", e.msg);
+    return PS_EXIT_FAIL;
+  }
   return PS_EXIT_OK;
 }

@@ -244,7 +244,7 @@ START_TEST(help_and_usage) {
   /* Every command's help: a usage line, the exit codes and an example; `provesim help CMD`
    * prints the same page. */
   static const char *const cmds[] = {"simulate", "sweep",   "plan",         "estimate", "calibrate", "validate",
-                                     "trace",    "measure", "prover-bench", NULL};
+                                     "trace",    "measure", "prover-bench", "prove",     "verify",   NULL};
   for (int i = 0; cmds[i]; i++) {
     char *a1 = xasprintf("%s --help", cmds[i]), *a2 = xasprintf("help %s", cmds[i]), *o2;
     ck_assert_int_eq(run(a1, &out, NULL), 0);
@@ -397,6 +397,20 @@ START_TEST(outputs_whole_or_none) {
   ck_assert_int_eq(sh("%s sweep %s --vary system.workers_per_gpu=1..2 --set run.replications=2 --csv sw.csv >/dev/full",
                       cfg, &err), 1);
   ck_assert(!exists("sw.csv"));
+  free(err);
+  /* prove and verify: one exit-code rule (a missing GPU is a failed run, exit 1, as for
+   * measure and prover-bench; an --out that cannot be made is bad input, before the setup). */
+  ck_assert_int_eq(sh("%s prove --constraints 2^6 --out no-such-folder/p%s", "", &err), 2);
+  ck_assert_msg(strstr(err, "--out no-such-folder/p: cannot make the folder"), "%s", err);
+  free(err);
+  ck_assert_int_eq(sh("%s prove --constraints 2^6 --out p6 >/dev/full%s", "", &err), 1);
+  free(err);
+  ck_assert_int_eq(sh("%s verify p6 >/dev/full%s", "", &err), 1);
+  ck_assert_msg(strstr(err, "standard output: cannot write"), "%s", err);
+  free(err);
+  ck_assert_int_eq(sh("%s verify p6%s", "", NULL), 0);
+  int rc = sh("%s prove --backend cuda --constraints 2^6 --out p7%s", "", &err);
+  ck_assert_msg(rc == 0 || (rc == 1 && strstr(err, "use --backend cpu")), "prove --backend cuda: exit %d: %s", rc, err);
   free(err);
   free(cfg);
 }
