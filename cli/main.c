@@ -66,8 +66,23 @@ int main(int argc, char **argv) {
     printf("provesim %s\n", PROVESIM_VERSION);
     return PS_EXIT_OK;
   }
+  /* `--` ends the options, as getopt has it. Every operand of every command is a path, so
+   * after `--` an operand that starts with '-' is passed as "./-name", the same file, and
+   * each command's own parser never takes it for an option. */
+  char **av = argv;
+  int ac = argc;
+  for (int i = 2; i < argc; i++)
+    if (!strcmp(argv[i], "--")) {
+      av = xcalloc((size_t)argc + 1, sizeof *av);
+      ac = 0;
+      for (int j = 0; j < argc; j++) {
+        if (j == i) continue;
+        av[ac++] = j > i && argv[j][0] == '-' ? xasprintf("./%s", argv[j]) : argv[j];
+      }
+      break;
+    }
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(argv[1], commands[i].name)) return commands[i].fn(argc - 1, argv + 1);
+    if (!strcmp(av[1], commands[i].name)) return commands[i].fn(ac - 1, av + 1);
   fprintf(stderr, "provesim: unknown command '%s' (provesim --help lists them)\n", argv[1]);
   return PS_EXIT_USAGE;
 }

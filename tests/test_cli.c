@@ -255,6 +255,16 @@ START_TEST(help_and_usage) {
     ck_assert_msg(strstr(out, "example"), "%s --help: no example", cmds[i]);
     free(out), free(o2), free(a1), free(a2);
   }
+  /* `--` ends the options: a scenario file named like an option can still be given. */
+  char *det = src("tests/data/whatif/det.yaml");
+  char *cp = xasprintf("cp %s %s/-odd.yaml", det, tmpdir);
+  ck_assert_int_eq(system(cp), 0);
+  ck_assert_int_eq(run("simulate -odd.yaml", NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "unknown option -odd.yaml"));
+  free(err);
+  ck_assert_int_eq(run("simulate --set run.replications=1 -- -odd.yaml", &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "scenario  det-pipeline"));
+  free(out), free(cp), free(det);
   ck_assert_int_eq(run("help no-such-command", NULL, &err), 2);
   ck_assert_ptr_nonnull(strstr(err, "unknown command 'no-such-command'"));
   free(err);
