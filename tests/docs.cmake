@@ -3,3 +3,8 @@
 add_test(NAME docs COMMAND python3 ${PROJECT_SOURCE_DIR}/scripts/regen_docs.py --check --bin $<TARGET_FILE:provesim>
          ${PROJECT_SOURCE_DIR}/docs/whatif.md)
 set_tests_properties(docs PROPERTIES TIMEOUT 600)
+# docs/measure.md promises `h200-run.sh ... cpu quick` anywhere in about 30 s: run it, and
+# it must exit 0 (any failed or cut-short run makes it exit 1).
+add_test(NAME measure_quick COMMAND bash -c "d=$(mktemp -d) && bash docs/data/measure/h200-run.sh $<TARGET_FILE:provesim> $d cpu quick > $d/log.txt 2>&1; rc=$?; tail -12 $d/log.txt; rm -rf $d; exit $rc"
+         WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
+set_tests_properties(measure_quick PROPERTIES TIMEOUT 300)
