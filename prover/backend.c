@@ -3,13 +3,12 @@
  * converted to the common forms here (the GPU MSM returns XYZZ, callers get Jacobian). */
 #include "backend.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "msm.h"
+#include "par.h"
 #include "seed.h"
 
 #ifdef PROVESIM_HAVE_CUDA
@@ -46,18 +45,13 @@ int backend_has_cuda(void) {
 #endif
 }
 
-static unsigned online_cpus(void) {
-  long n = sysconf(_SC_NPROCESSORS_ONLN);
-  return n > 0 ? (unsigned)n : 1;
-}
-
 ps_backend *backend_open(const char *name, ps_err *e) { return backend_open_dev(name, 0, e); }
 
 ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e) {
   if (!name || !strcmp(name, "cpu")) {
     ps_backend *b = xcalloc(1, sizeof *b);
     b->kind = BK_CPU;
-    snprintf(b->device, sizeof b->device, "%u CPU threads", online_cpus());
+    snprintf(b->device, sizeof b->device, "%d CPU threads", ps_ncores());
     return b;
   }
   if (!strcmp(name, "cuda")) {
@@ -443,55 +437,46 @@ static int cmp_double(const void *a, const void *b) {
 
 #define CPU_FB_ITERS 200000
 
-typedef struct fb_arg {
+typedef struct fb_ctx {
   int fp;
-  double rate;
-} fb_arg;
+  double *rates; /* one per chain */
+} fb_ctx;
 
-static void *field_worker(void *p) {
-  fb_arg *a = p;
-  double t0 = ps_now();
-  if (a->fp) {
-    fp_t x[4], y;
-    fp_from_u64(&y, 0x1234567);
-    for (int c = 0; c < 4; c++) fp_from_u64(&x[c], 7 + c);
-    for (int i = 0; i < CPU_FB_ITERS / 4; i++)
-      for (int c = 0; c < 4; c++) fp_mul(&x[c], &x[c], &y);
-    if (fp_is_zero(&x[0]) && fp_is_zero(&x[3])) a->rate = -1;
-  } else {
-    fr_t x[4], y;
-    fr_from_u64(&y, 0x1234567);
-    for (int c = 0; c < 4; c++) fr_from_u64(&x[c], 7 + c);
-    for (int i = 0; i < CPU_FB_ITERS / 4; i++)
-      for (int c = 0; c < 4; c++) fr_mul(&x[c], &x[c], &y);
-    if (fr_is_zero(&x[0]) && fr_is_zero(&x[3])) a->rate = -1;
+/* Chains [lo, hi), each timing CPU_FB_ITERS dependent multiplications on its own. */
+static void field_range(void *p, size_t lo, size_t hi) {
+  fb_ctx *a = p;
+  for (size_t k = lo; k < hi; k++) {
+    double t0 = ps_now();
+    if (a->fp) {
+      fp_t x[4], y;
+      fp_from_u64(&y, 0x1234567);
+      for (int c = 0; c < 4; c++) fp_from_u64(&x[c], 7 + c);
+      for (int i = 0; i < CPU_FB_ITERS / 4; i++)
+        for (int c = 0; c < 4; c++) fp_mul(&x[c], &x[c], &y);
+      if (fp_is_zero(&x[0]) && fp_is_zero(&x[3])) a->rates[k] = -1;
+    } else {
+      fr_t x[4], y;
+      fr_from_u64(&y, 0x1234567);
+      for (int c = 0; c < 4; c++) fr_from_u64(&x[c], 7 + c);
+      for (int i = 0; i < CPU_FB_ITERS / 4; i++)
+        for (int c = 0; c < 4; c++) fr_mul(&x[c], &x[c], &y);
+      if (fr_is_zero(&x[0]) && fr_is_zero(&x[3])) a->rates[k] = -1;
+    }
+    a->rates[k] = CPU_FB_ITERS / (ps_now() - t0);
   }
-  a->rate = CPU_FB_ITERS / (ps_now() - t0);
-  return NULL;
 }
 
 int backend_bench_field(ps_backend *b, int fp, double *mults_per_s, ps_err *e) {
 #ifdef PROVESIM_HAVE_CUDA
   if (b->kind == BK_CUDA) return psc_bench_field(b->dev, fp, mults_per_s, e);
 #endif
-  /* One thread per online CPU, each timing its own chain; the rates add up. */
-  unsigned nt = online_cpus();
-  pthread_t *th = xcalloc(nt, sizeof *th);
-  fb_arg *args = xcalloc(nt, sizeof *args);
+  /* One chain per online CPU, on as many threads; the rates add up. */
+  int nt = ps_ncores();
+  fb_ctx c = {fp, xcalloc((size_t)nt, sizeof *c.rates)};
+  par_for((size_t)nt, 1, nt, field_range, &c, NULL, NULL);
   double sum = 0;
-  for (unsigned i = 0; i < nt; i++) {
-    args[i].fp = fp;
-    if (pthread_create(&th[i], NULL, field_worker, &args[i])) {
-      field_worker(&args[i]);
-      th[i] = 0;
-    }
-  }
-  for (unsigned i = 0; i < nt; i++) {
-    if (th[i]) pthread_join(th[i], NULL);
-    sum += args[i].rate;
-  }
-  free(th);
-  free(args);
+  for (int i = 0; i < nt; i++) sum += c.rates[i];
+  free(c.rates);
   *mults_per_s = sum;
   return PS_OK;
 }
@@ -550,52 +535,34 @@ int backend_bench_msm(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, 
 
 /* ---- random inputs ---- */
 
-typedef struct rnd_job {
+typedef struct rnd_ctx {
   int kind; /* 0 g1, 1 g2, 2 scalars (canonical), 3 Fr (Montgomery) */
   void *out;
-  size_t lo, hi;
   uint64_t seed;
-} rnd_job;
+} rnd_ctx;
 
-static void *rnd_worker(void *p) {
-  rnd_job *j = p;
-  uint64_t st = j->seed ^ (0x5851f42d4c957f2dull * (j->lo + 1));
-  size_t n = j->hi - j->lo;
+/* Fixed chunks of RND_CHUNK items, each drawn from its own stream, so the result does not
+ * depend on the number of threads. The chunk starting at lo seeds its stream with
+ * seed ^ (0x5851f42d4c957f2d * (lo + 1)), as it always has: changing it would change every
+ * benchmark's and gpu_check's inputs. */
+#define RND_CHUNK ((size_t)1 << 16)
+
+static void rnd_range(void *p, size_t lo, size_t hi) {
+  const rnd_ctx *j = p;
+  uint64_t st = j->seed ^ (0x5851f42d4c957f2dull * (lo + 1));
+  size_t n = hi - lo;
   switch (j->kind) {
-  case 0: g1_random_many((g1_affine_t *)j->out + j->lo, n, ps_splitmix64, &st); break;
-  case 1: g2_random_many((g2_affine_t *)j->out + j->lo, n, ps_splitmix64, &st); break;
+  case 0: g1_random_many((g1_affine_t *)j->out + lo, n, ps_splitmix64, &st); break;
+  case 1: g2_random_many((g2_affine_t *)j->out + lo, n, ps_splitmix64, &st); break;
   default:
-    for (size_t i = j->lo; i < j->hi; i++) fr_random((fr_t *)j->out + i, ps_splitmix64, &st);
+    for (size_t i = lo; i < hi; i++) fr_random((fr_t *)j->out + i, ps_splitmix64, &st);
     break;
   }
-  return NULL;
 }
 
 static void random_fill(int kind, void *out, size_t n, uint64_t seed) {
-  unsigned nt = online_cpus();
-  size_t chunk = (size_t)1 << 16; /* fixed chunks: the result does not depend on nt */
-  size_t nchunks = (n + chunk - 1) / chunk;
-  rnd_job *jobs = xcalloc(nchunks ? nchunks : 1, sizeof *jobs);
-  pthread_t *th = xcalloc(nt, sizeof *th);
-  for (size_t c = 0; c < nchunks; c++) {
-    jobs[c].kind = kind;
-    jobs[c].out = out;
-    jobs[c].lo = c * chunk;
-    jobs[c].hi = (c + 1) * chunk < n ? (c + 1) * chunk : n;
-    jobs[c].seed = seed;
-  }
-  for (size_t c0 = 0; c0 < nchunks; c0 += nt) {
-    unsigned k = 0;
-    for (; k < nt && c0 + k < nchunks; k++)
-      if (pthread_create(&th[k], NULL, rnd_worker, &jobs[c0 + k])) {
-        rnd_worker(&jobs[c0 + k]);
-        th[k] = 0;
-      }
-    for (unsigned i = 0; i < k; i++)
-      if (th[i]) pthread_join(th[i], NULL);
-  }
-  free(th);
-  free(jobs);
+  rnd_ctx c = {kind, out, seed};
+  par_for(n, RND_CHUNK, 0, rnd_range, &c, NULL, NULL);
 }
 
 void backend_random_g1(g1_affine_t *out, size_t n, uint64_t seed) { random_fill(0, out, n, seed); }

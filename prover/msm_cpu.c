@@ -1,15 +1,14 @@
 /* Pippenger MSM in plain C, written once over a small table of group operations so that
  * G1 and G2 share the code (the cost of the indirect calls is small beside a field
  * multiplication). Buckets are XYZZ points, filled with mixed additions of affine bases.
- * Windows are independent and run on separate pthreads; with more threads than windows
+ * Windows are independent and run in parallel (par_for); with more threads than windows
  * the points of each window are split into chunks as well. */
 #include "msm.h"
 
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "par.h"
 #include "util.h"
 
 /* Group operations on opaque points; sizes in bytes. */
@@ -75,15 +74,14 @@ static uint32_t bits_at(const fr_t *k, unsigned off, unsigned c) {
   return (uint32_t)(w >> sh) & ((1u << c) - 1);
 }
 
-/* One call: digits of every scalar for every window, and tasks = (window, chunk of the
- * points) taken by the threads in turn. */
+/* One call: digits of every scalar for every window, and tasks t = (window t / nchunks,
+ * chunk t % nchunks of the points), each writing its own sum. */
 typedef struct {
   const group_ops *ops;
   const uint8_t *bases;
   const int32_t *digits; /* [window][n] */
   size_t n;
   unsigned c, nwin, nchunks;
-  unsigned next_task;    /* taken with an atomic add */
   uint8_t *task_sums;    /* nwin * nchunks Jacobian points */
 } job;
 
@@ -117,20 +115,18 @@ static void do_task(const job *jb, unsigned w, size_t i0, size_t i1, uint8_t *bu
   o->xyzz_to_jac(out_jac, acc);
 }
 
-static void *task_worker(void *arg) {
-  job *jb = arg;
+/* par_for's body over tasks [lo, hi). A task's sum depends on the task alone, not on
+ * the thread that runs it. */
+static void task_range(void *ctx, size_t lo, size_t hi) {
+  const job *jb = ctx;
   const group_ops *o = jb->ops;
   uint8_t *buckets = xmalloc(((size_t)1 << (jb->c - 1)) * o->xyzz_size);
-  unsigned ntasks = jb->nwin * jb->nchunks;
-  for (;;) {
-    unsigned t = __atomic_fetch_add(&jb->next_task, 1, __ATOMIC_RELAXED);
-    if (t >= ntasks) break;
-    unsigned w = t / jb->nchunks, ch = t % jb->nchunks;
+  for (size_t t = lo; t < hi; t++) {
+    unsigned w = (unsigned)(t / jb->nchunks), ch = (unsigned)(t % jb->nchunks);
     size_t i0 = jb->n * ch / jb->nchunks, i1 = jb->n * (ch + 1) / jb->nchunks;
-    do_task(jb, w, i0, i1, buckets, jb->task_sums + (size_t)t * o->jac_size);
+    do_task(jb, w, i0, i1, buckets, jb->task_sums + t * o->jac_size);
   }
   free(buckets);
-  return NULL;
 }
 
 static void msm_run(const group_ops *o, void *out, const void *bases, const fr_t *scalars,
@@ -160,14 +156,11 @@ static void msm_run(const group_ops *o, void *out, const void *bases, const fr_t
     }
     PS_ASSERT(carry == 0);
   }
-  unsigned T = threads;
-  if (T == 0) {
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    T = cpus > 0 ? (unsigned)cpus : 1;
-  }
+  unsigned T = threads ? threads : (unsigned)ps_ncores();
   if (n < 64) T = 1; /* thread start-up would cost more than the work */
   /* More threads than windows: split the points too, as long as a chunk still has more
-   * points than buckets (each chunk pays for its own bucket sum). */
+   * points than buckets (each chunk pays for its own bucket sum). The chunks, so the
+   * Jacobian form of the result, depend on T; the point does not. */
   unsigned nchunks = (T + nwin - 1) / nwin;
   size_t max_chunks = n >> c;
   if (max_chunks < 1) max_chunks = 1;
@@ -175,11 +168,7 @@ static void msm_run(const group_ops *o, void *out, const void *bases, const fr_t
   job jb = {.ops = o, .bases = bases, .digits = digits, .n = n, .c = c, .nwin = nwin,
             .nchunks = nchunks};
   jb.task_sums = xmalloc((size_t)nwin * nchunks * o->jac_size);
-  if (T > nwin * nchunks) T = nwin * nchunks;
-  pthread_t *th = xmalloc(T * sizeof *th);
-  for (unsigned i = 1; i < T; i++) PS_ASSERT(pthread_create(&th[i], NULL, task_worker, &jb) == 0);
-  task_worker(&jb);
-  for (unsigned i = 1; i < T; i++) pthread_join(th[i], NULL);
+  par_for((size_t)nwin * nchunks, 1, (int)T, task_range, &jb, NULL, NULL);
   /* out = sum_w 2^(cw) * S_w, Horner from the top window; S_w the sum of its chunks. */
   for (unsigned w = nwin; w-- > 0;) {
     if (w + 1 < nwin) {
@@ -188,7 +177,6 @@ static void msm_run(const group_ops *o, void *out, const void *bases, const fr_t
     for (unsigned ch = 0; ch < nchunks; ch++)
       o->jac_add(out, out, jb.task_sums + ((size_t)w * nchunks + ch) * o->jac_size);
   }
-  free(th);
   free(jb.task_sums);
   free(digits);
 }

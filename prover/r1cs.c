@@ -15,13 +15,12 @@
 #include "r1cs.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "fr.h"
+#include "par.h"
 #include "seed.h"
 
 #define R1CS_NPUB 2
@@ -220,46 +219,26 @@ static void row_dot(const r1cs *cs, const r1cs_matrix *m, int64_t i, const fr_t 
   *out = acc;
 }
 
-typedef struct eval_task {
+typedef struct eval_ctx {
   const r1cs *cs;
   const fr_t *z;
   fr_t *az, *bz, *cz;
-  int64_t lo, hi;
-} eval_task;
+} eval_ctx;
 
-static void *eval_worker(void *p) {
-  eval_task *t = p;
-  for (int64_t i = t->lo; i < t->hi; i++) {
+static void eval_range(void *p, size_t lo, size_t hi) {
+  const eval_ctx *t = p;
+  for (int64_t i = (int64_t)lo; i < (int64_t)hi; i++) {
     row_dot(t->cs, &t->cs->a, i, t->z, &t->az[i]);
     row_dot(t->cs, &t->cs->b, i, t->z, &t->bz[i]);
     row_dot(t->cs, &t->cs->c, i, t->z, &t->cz[i]);
   }
-  return NULL;
 }
 
 void r1cs_eval(const r1cs *cs, const fr_t *z, fr_t *az, fr_t *bz, fr_t *cz, unsigned threads) {
-  if (threads == 0) {
-    long nc = sysconf(_SC_NPROCESSORS_ONLN);
-    threads = nc > 0 ? (unsigned)nc : 1;
-  }
-  if (cs->nrows < 4096) threads = 1;
-  if (threads > 256) threads = 256;
-  eval_task tasks[256];
-  pthread_t tid[256];
-  int64_t chunk = (cs->nrows + threads - 1) / threads;
-  for (unsigned i = 0; i < threads; i++) {
-    int64_t lo = (int64_t)i * chunk, hi = lo + chunk;
-    if (hi > cs->nrows) hi = cs->nrows;
-    if (lo > hi) lo = hi;
-    tasks[i] = (eval_task){cs, z, az, bz, cz, lo, hi};
-  }
-  unsigned started = 0;
-  for (unsigned i = 1; i < threads; i++)
-    if (pthread_create(&tid[i], NULL, eval_worker, &tasks[i]) == 0) started = i;
-    else break;
-  eval_worker(&tasks[0]);
-  for (unsigned i = 1; i <= started; i++) pthread_join(tid[i], NULL);
-  for (unsigned i = started + 1; i < threads; i++) eval_worker(&tasks[i]);
+  eval_ctx c = {cs, z, az, bz, cz};
+  /* Each row is computed alone, so the chunks do not change the result. */
+  int t = cs->nrows < 4096 ? 1 : threads > 256 ? 256 : (int)threads;
+  par_for((size_t)cs->nrows, 1024, t, eval_range, &c, NULL, NULL);
 }
 
 int64_t r1cs_check(const r1cs *cs, const fr_t *z) {
