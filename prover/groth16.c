@@ -17,7 +17,6 @@
 #include "groth16.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,19 +244,20 @@ typedef struct qap_job {
   fr_t *out;
 } qap_job;
 
-/* out[i] = sum_j M[j][i] L_j(tau), one matrix per thread. */
-static void *qap_column(void *p) {
-  qap_job *q = p;
-  const r1cs *cs = q->cs;
-  for (int64_t j = 0; j < cs->nrows; j++)
-    for (uint64_t t = q->m->row[j]; t < q->m->row[j + 1]; t++) {
-      const r1cs_term *tm = &q->m->terms[t];
-      fr_t x;
-      if (tm->coef == 0) x = q->lag[j];
-      else fr_mul(&x, &cs->coefs[tm->coef], &q->lag[j]);
-      fr_add(&q->out[tm->var], &q->out[tm->var], &x);
-    }
-  return NULL;
+/* out[i] = sum_j M[j][i] L_j(tau) for the matrices [lo, hi) of the three (par_for). */
+static void qap_columns(void *ctx, size_t lo, size_t hi) {
+  for (size_t i = lo; i < hi; i++) {
+    qap_job *q = (qap_job *)ctx + i;
+    const r1cs *cs = q->cs;
+    for (int64_t j = 0; j < cs->nrows; j++)
+      for (uint64_t t = q->m->row[j]; t < q->m->row[j + 1]; t++) {
+        const r1cs_term *tm = &q->m->terms[t];
+        fr_t x;
+        if (tm->coef == 0) x = q->lag[j];
+        else fr_mul(&x, &cs->coefs[tm->coef], &q->lag[j]);
+        fr_add(&q->out[tm->var], &q->out[tm->var], &x);
+      }
+  }
 }
 
 static void nonzero_random(fr_t *x, uint64_t *st) {
@@ -313,14 +313,7 @@ static void setup(g16_keys *k, void (*progress)(double, void *), void *pctx) {
 
   fr_t *u = xcalloc(nv, sizeof *u), *v = xcalloc(nv, sizeof *v), *ww = xcalloc(nv, sizeof *ww);
   qap_job qj[3] = {{cs, &cs->a, lag, u}, {cs, &cs->b, lag, v}, {cs, &cs->c, lag, ww}};
-  pthread_t tid[2];
-  int started[2] = {0, 0};
-  for (int i = 0; i < 2; i++) started[i] = pthread_create(&tid[i], NULL, qap_column, &qj[i + 1]) == 0;
-  qap_column(&qj[0]);
-  for (int i = 0; i < 2; i++) {
-    if (started[i]) pthread_join(tid[i], NULL);
-    else qap_column(&qj[i + 1]);
-  }
+  par_for(3, 1, 3, qap_columns, qj, NULL, NULL);
   free(lag);
 
   /* G1 scalars, in the order of the outputs: A, B_G1, L, H, IC, alpha, beta, delta. */
