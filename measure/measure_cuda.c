@@ -18,6 +18,8 @@
 #include <pthread.h>
 #include <time.h>
 
+#include "window.h"
+
 #define CUDA_TRY(call)                                                                                   \
   do {                                                                                                   \
     cudaError_t err_ = (call);                                                                           \
@@ -87,7 +89,7 @@ static struct {
   cu_result (*launch_kernel)(cu_function, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, void *,
                              void **, void **);
   cu_result (*get_error_string)(cu_result, const char **);
-  cu_function fn[64]; /* per device */
+  cu_function fn[PS_MAX_GPUS]; /* per device */
 } drv = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *drv_err(cu_result r) {
@@ -116,8 +118,8 @@ static int spin_function(int dev, cu_function *out, ps_err *e) {
     }
     drv.loaded = 1;
   }
-  if (dev < 0 || dev >= 64) {
-    rc = ps_fail(e, PS_ERR, "GPU %d: at most 64 GPUs", dev);
+  if (dev < 0 || dev >= PS_MAX_GPUS) {
+    rc = ps_fail(e, PS_ERR, "GPU %d: at most %d GPUs", dev, PS_MAX_GPUS);
     goto out;
   }
   if (!drv.fn[dev]) {

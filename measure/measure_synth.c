@@ -139,17 +139,19 @@ static int syn_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {
   int rc = PS_OK;
   switch (ph->resource) {
   case RES_CPU: {
+    /* threads is at most system.cpu_cores, which the loader does not cap. */
     int extra = ph->threads > 1 ? ph->threads - 1 : 0;
-    pthread_t th[64];
+    pthread_t *th = extra ? xmalloc((size_t)extra * sizeof *th) : NULL;
     spin_arg a = {env->run, 0};
     *t0 = ps_now();
     a.deadline = *t0 + d;
     int started = 0;
-    for (int i = 0; i < extra && i < 64; i++, started++)
+    for (int i = 0; i < extra; i++, started++)
       if (pthread_create(&th[i], NULL, spin_thread, &a) != 0) break;
     spin_until(env->run, a.deadline);
     for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
     *t1 = ps_now();
+    free(th);
     break;
   }
   case RES_GPU: {

@@ -11,9 +11,10 @@
  * so the mutex is asked for the moment the region's first phase is ready and released
  * the moment its last phase ends, give or take a thread wake-up (microseconds).
  *
- * Everything is recorded as spans in memory; the metrics are then computed from the
- * spans exactly as the simulator defines them (docs/design.md, "Measurement window and
- * metrics"), so a report and its spans file always agree. */
+ * Everything is recorded as spans in memory; runner_metrics.c then computes the metrics
+ * from the spans exactly as the simulator defines them (docs/design.md, "Measurement
+ * window and metrics"), so a report and its spans file always agree, and runner_report.c
+ * renders the reports. The run's state is in runner_int.h, shared with runner_metrics.c. */
 #define _GNU_SOURCE
 #include "runner.h"
 
@@ -29,13 +30,11 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "ivl.h"
 #include "spans.h"
-#include "report.h"
 #include "scn.h"
 #include "measure_exec.h"
+#include "runner_int.h"
 #include "seed.h"
-#include "window.h"
 
 /* ---- FIFO lock ---- */
 
@@ -64,23 +63,7 @@ void mfifo_unlock(mfifo *f) {
   pthread_mutex_unlock(&f->mu);
 }
 
-/* ---- Recorded spans and calls ---- */
-
-enum { SP_WAIT = -1, SP_HELD = -2, SP_KERNEL = -3, SP_MEMCPY = -4 };
-
-typedef struct rspan {
-  int gpu, worker; /* worker: index on its GPU; -1 for device spans */
-  int phase;       /* phase index, or SP_* */
-  int k;
-  int64_t call, part0;
-  const char *name; /* device spans: interned */
-  double t0, t1;    /* seconds from the replication's start */
-} rspan;
-
-typedef struct rspans {
-  rspan *v;
-  size_t n, cap;
-} rspans;
+/* ---- Recorded spans (the types are in runner_int.h) ---- */
 
 static void rspans_push(rspans *a, const rspan *s) {
   if (a->n == a->cap) {
@@ -89,78 +72,6 @@ static void rspans_push(rspans *a, const rspan *s) {
   }
   a->v[a->n++] = *s;
 }
-
-typedef struct rcall {
-  int gpu, worker, k;
-  int64_t call, part0;
-  double t_start, t_end;
-  int has_mx;
-  double mx_req, mx_acq, mx_rel;
-} rcall;
-
-enum { MX_NONE, MX_REQ, MX_HELD, MX_RELREQ, MX_RELEASED };
-
-typedef struct rgpu {
-  mfifo tickets;
-  pthread_mutex_t held; /* the GPU's mutex: locked exactly over a region */
-} rgpu;
-
-typedef struct rworker rworker;
-
-struct mrun {
-  const scenario *s;
-  const runner_opts *o;
-  const mexec_ops *ops;
-  void *xst;
-  int cuda;
-  mtiming timing;
-  int np;
-  char *in_region;
-  int **succ;
-  int *nsucc;
-
-  int rep;
-  double base; /* ps_now() at the replication's start */
-  volatile int stop;
-  pthread_mutex_t fail_mu;
-  int failed;
-  ps_err err;
-
-  pthread_mutex_t qmu;
-  int64_t next_part, total, ncalls;
-  double *arrive; /* arrivals: absolute arrival time of each partition */
-
-  rgpu *gpus;
-  rworker *w;
-  int nw;
-
-  pthread_mutex_t dmu; /* device spans and interned names */
-  rspans dev;
-  char **names;
-  int nnames, capnames;
-  int accept_dev; /* 0 while device spans are discarded (setup) */
-};
-
-struct rworker {
-  mrun *R;
-  int idx, gpu, wig;
-  void *xs;
-  pthread_t th, holder, *pool;
-  int npool;
-  pthread_mutex_t mu;
-  pthread_cond_t cv_co, cv_pool, cv_hold;
-  int *q;
-  int qh, qn, running, exiting, finished, ndone, region_left, failed;
-  int *deps_left;
-  char *started;
-  int mx;
-  double mx_req, mx_acq, mx_rel, last_t1;
-  int64_t call, part0;
-  int k;
-  rspans spans;
-  rcall *calls;
-  size_t ncalls, ccap;
-};
 
 int mrun_stopping(const mrun *r) {
   return r->stop || (r->o->interrupt && *r->o->interrupt);
@@ -346,10 +257,11 @@ static void *worker_main(void *arg) {
   mrun *R = w->R;
   int np = R->np;
   double t_start;
-  /* The partitions of a call: up to system.batch of them (any size the loader accepts). */
-  int64_t *parts = xmalloc((size_t)(R->s->batch > 0 ? R->s->batch : 1) * sizeof *parts);
+  /* The partitions of a call: up to system.batch of them, whatever the loader accepted. */
+  PS_ASSERT(R->s->batch >= 1);
+  int64_t *parts = xmalloc((size_t)R->s->batch * sizeof *parts);
   while (take_batch(w, &t_start)) {
-    PS_ASSERT(w->k >= 1 && w->k <= (R->s->batch > 0 ? R->s->batch : 1));
+    PS_ASSERT(w->k >= 1 && w->k <= R->s->batch);
     for (int i = 0; i < w->k; i++) parts[i] = w->part0 + i;
     ps_err e = {{0}};
     if (R->ops->call_begin(w->xs, R->rep, w->call, parts, w->k, &e) != PS_OK) {
@@ -395,201 +307,6 @@ static void *worker_main(void *arg) {
   }
   free(parts);
   return NULL;
-}
-
-/* ---- Metrics from spans ---- */
-
-typedef struct cdone {
-  double t;
-  int64_t seq;
-  const rcall *c;
-} cdone;
-
-static int cmp_cdone(const void *x, const void *y) {
-  const cdone *p = x, *q = y;
-  if (p->t != q->t) return p->t < q->t ? -1 : 1;
-  return p->seq < q->seq ? -1 : p->seq > q->seq;
-}
-
-typedef struct dvec {
-  double *v;
-  size_t n, cap;
-} dvec;
-
-static void dvec_push(dvec *d, double x) {
-  if (d->n == d->cap) {
-    d->cap = d->cap ? 2 * d->cap : 64;
-    d->v = xrealloc(d->v, d->cap * sizeof *d->v);
-  }
-  d->v[d->n++] = x;
-}
-
-static int cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
-/* Exact order statistic (nearest rank, linear interpolation), x sorted. */
-static double quant(const double *x, size_t n, double q) {
-  if (!n) return NAN;
-  double h = q * (double)(n - 1);
-  size_t i = (size_t)h;
-  if (i + 1 >= n) return x[n - 1];
-  return x[i] + (h - (double)i) * (x[i + 1] - x[i]);
-}
-
-static double mean_of(const dvec *d) {
-  if (!d->n) return NAN;
-  double s = 0;
-  for (size_t i = 0; i < d->n; i++) s += d->v[i];
-  return s / (double)d->n;
-}
-
-static double q_of(dvec *d, double q) {
-  qsort(d->v, d->n, sizeof *d->v, cmp_double);
-  return quant(d->v, d->n, q);
-}
-
-/* Computes one replication's metrics from its calls and spans, pooling phase durations
- * into pd (np + 2 vectors: phases, mutex_wait, mutex_held); the window comes back in
- * *win_t0, *win_t1 (seconds from the replication's start). */
-static int rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double *win_t1, ps_err *e) {
-  const scenario *s = R->s;
-  size_t nc = 0;
-  for (int i = 0; i < R->nw; i++) nc += R->w[i].ncalls;
-  cdone *cd = xmalloc((nc ? nc : 1) * sizeof *cd);
-  size_t j = 0;
-  for (int i = 0; i < R->nw; i++)
-    for (size_t c = 0; c < R->w[i].ncalls; c++) {
-      cd[j] = (cdone){R->w[i].calls[c].t_end, R->w[i].calls[c].call, &R->w[i].calls[c]};
-      j++;
-    }
-  qsort(cd, nc, sizeof *cd, cmp_cdone);
-  win W_ = {0};
-  win_init(&W_, s->partitions, s->warmup, s->cooldown);
-  dvec lat = {0}, call = {0}, wait = {0}, held = {0}, proof = {0};
-  int64_t nproofs = s->arrivals != ARR_CLOSED ? (s->partitions + s->partitions_per_proof - 1) / s->partitions_per_proof : 0;
-  int *proof_left = NULL;
-  if (nproofs) {
-    proof_left = xmalloc((size_t)nproofs * sizeof *proof_left);
-    for (int64_t p = 0; p < nproofs; p++) {
-      int64_t last = (p + 1) * s->partitions_per_proof;
-      if (last > s->partitions) last = s->partitions;
-      proof_left[p] = (int)(last - p * s->partitions_per_proof);
-    }
-  }
-  for (size_t i = 0; i < nc; i++) {
-    const rcall *c = cd[i].c;
-    int inw = win_is_open(&W_);
-    if (inw) dvec_push(&call, c->t_end - c->t_start);
-    for (int q = 0; q < c->k; q++) {
-      int64_t part = c->part0 + q;
-      double arr = R->arrive ? R->arrive[part] - R->base : c->t_start;
-      inw = win_is_open(&W_);
-      if (inw) dvec_push(&lat, c->t_end - arr);
-      if (nproofs) {
-        int64_t pf = part / s->partitions_per_proof;
-        if (--proof_left[pf] == 0 && inw) dvec_push(&proof, c->t_end - (R->arrive[pf * s->partitions_per_proof] - R->base));
-      }
-      win_complete(&W_, c->t_end, 1);
-    }
-  }
-  free(proof_left);
-  if (win_check(&W_, NULL, e) != PS_OK) {
-    free(cd);
-    free(lat.v), free(call.v), free(wait.v), free(held.v), free(proof.v);
-    return PS_EINPUT;
-  }
-  double T0 = W_.t0, T1 = W_.t1, W = win_length(&W_);
-  for (size_t i = 0; i < nc; i++) {
-    const rcall *c = cd[i].c;
-    if (!c->has_mx) continue;
-    if (c->mx_acq > T0 && c->mx_acq <= T1) dvec_push(&wait, c->mx_acq - c->mx_req);
-    if (c->mx_rel > T0 && c->mx_rel <= T1) dvec_push(&held, c->mx_rel - c->mx_acq);
-  }
-  free(cd);
-
-  memset(m, 0, sizeof *m);
-  m->ngpus = s->gpus;
-  m->gpu_util = xcalloc((size_t)s->gpus, sizeof(double));
-  double held_idle = 0, free_idle = 0, cpu_core_s = 0;
-  int64_t nspans = 0;
-  for (int g = 0; g < s->gpus; g++) {
-    size_t nb = 0, nh = 0, cb = 64, ch = 64;
-    ivl *busy = xmalloc(cb * sizeof *busy), *hv = xmalloc(ch * sizeof *hv);
-    if (R->timing != MT_PHASES) {
-      for (size_t i = 0; i < R->dev.n; i++) {
-        const rspan *d = &R->dev.v[i];
-        if (d->gpu != g || d->phase != SP_KERNEL) continue;
-        if (nb == cb) busy = xrealloc(busy, (cb *= 2) * sizeof *busy);
-        busy[nb++] = (ivl){d->t0, d->t1};
-      }
-    }
-    for (int wi = 0; wi < R->nw; wi++) {
-      const rworker *w = &R->w[wi];
-      if (w->gpu != g) continue;
-      for (size_t i = 0; i < w->spans.n; i++) {
-        const rspan *sp = &w->spans.v[i];
-        if (sp->phase == SP_HELD) {
-          if (nh == ch) hv = xrealloc(hv, (ch *= 2) * sizeof *hv);
-          hv[nh++] = (ivl){sp->t0, sp->t1};
-        } else if (sp->phase >= 0) {
-          const phase *ph = &s->model->phases[sp->phase];
-          nspans++;
-          if (ph->resource == RES_GPU && R->timing == MT_PHASES) {
-            if (nb == cb) busy = xrealloc(busy, (cb *= 2) * sizeof *busy);
-            busy[nb++] = (ivl){sp->t0, sp->t1};
-          }
-          if (ph->resource == RES_CPU) {
-            double a = fmax(sp->t0, T0), b = fmin(sp->t1, T1);
-            if (b > a) cpu_core_s += (b - a) * ph->threads;
-          }
-          if (sp->t1 > T0 && sp->t1 <= T1) dvec_push(&pd[sp->phase], sp->t1 - sp->t0);
-        }
-      }
-    }
-    m->gpu_util[g] = win_busy_share(&W_, busy, nb); /* sorts and merges busy */
-    nb = ivl_merge(busy, nb);
-    nh = ivl_merge(hv, nh);
-    double b = m->gpu_util[g] * W, h = ivl_clip_len(hv, nh, T0, T1);
-    double hb = ivl_inter_len(busy, nb, hv, nh, T0, T1);
-    m->gpu_util_mean += m->gpu_util[g] / s->gpus;
-    held_idle += (h - hb) / W / s->gpus;
-    free_idle += (W - b - (h - hb)) / W / s->gpus;
-    free(busy);
-    free(hv);
-  }
-  for (size_t i = 0; i < wait.n; i++) dvec_push(&pd[R->np], wait.v[i]);
-  for (size_t i = 0; i < held.n; i++) dvec_push(&pd[R->np + 1], held.v[i]);
-  m->idle_mutex_cpu = held_idle;
-  m->idle_no_holder = free_idle;
-  m->cpu_util = cpu_core_s / ((double)s->cpu_cores * W);
-  m->window_s = W;
-  m->completed = W_.end_at - W_.warmup;
-  m->throughput_pps = (double)m->completed / W;
-  m->lat_mean = mean_of(&lat);
-  m->lat_p50 = q_of(&lat, 0.50);
-  m->lat_p95 = q_of(&lat, 0.95);
-  m->lat_p99 = q_of(&lat, 0.99);
-  if (s->mutex_from >= 0) {
-    m->mutex_wait_mean = mean_of(&wait);
-    m->mutex_wait_p99 = q_of(&wait, 0.99);
-    m->mutex_held_mean = mean_of(&held);
-  }
-  m->call_mean = mean_of(&call);
-  m->call_p99 = q_of(&call, 0.99);
-  if (proof.n) {
-    m->has_proofs = 1;
-    m->proof_lat_mean = mean_of(&proof);
-    m->proof_lat_p50 = q_of(&proof, 0.50);
-    m->proof_lat_p95 = q_of(&proof, 0.95);
-    m->proof_lat_p99 = q_of(&proof, 0.99);
-  }
-  m->events = nspans;
-  *win_t0 = T0;
-  *win_t1 = T1;
-  free(lat.v), free(call.v), free(wait.v), free(held.v), free(proof.v);
-  return PS_OK;
 }
 
 /* ---- Spans document ---- */
@@ -711,8 +428,6 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     cuda = 0;
   else
     return ps_fail(e, PS_EINPUT, "--backend: expected cuda or cpu, got \"%s\"", o->backend);
-  if (s->batch > 256)
-    return ps_fail(e, PS_EINPUT, "system.batch: measure runs calls of at most 256 partitions, got %d", s->batch);
 
   mrun *R = xcalloc(1, sizeof *R);
   R->s = s;
@@ -900,7 +615,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
       break;
     }
     double w0 = 0, w1 = 0;
-    if ((rc = rep_metrics(R, &res->sim.reps[rep], pd, &w0, &w1, e)) != PS_OK) break;
+    if ((rc = runner__rep_metrics(R, &res->sim.reps[rep], pd, &w0, &w1, e)) != PS_OK) break;
     res->sim.nreps++;
     res->sim.events += res->sim.reps[rep].events;
     res->completed_reps++;
@@ -913,7 +628,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
         res->nvml_samples += cnt;
         double *tmp = xmalloc((size_t)cnt * sizeof *tmp);
         int got = mnvml_samples(nv, g, R->base + w0, R->base + w1, tmp, cnt);
-        for (int i = 0; i < got; i++) dvec_push(&nvml_all[g], tmp[i]);
+        for (int i = 0; i < got; i++) runner__dvec_push(&nvml_all[g], tmp[i]);
         free(tmp);
       }
     }
@@ -923,9 +638,9 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   for (int g = 0; g < s->gpus; g++) {
     if (nvml_n[g]) res->gpu_util_nvml[g] = nvml_sum[g] / nvml_n[g];
     dvec *v = &nvml_all[g];
-    qsort(v->v, v->n, sizeof *v->v, cmp_double);
+    if (v->n) qsort(v->v, v->n, sizeof *v->v, runner__cmp_double);
     static const double qs[5] = {0, 0.05, 0.5, 0.95, 1};
-    for (int i = 0; i < 5; i++) res->nvml_spread[g][i] = quant(v->v, v->n, qs[i]);
+    for (int i = 0; i < 5; i++) res->nvml_spread[g][i] = runner__quant(v->v, v->n, qs[i]);
     free(v->v);
   }
   free(nvml_all);
@@ -938,10 +653,10 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     ps->name = p < R->np ? s->model->phases[p].name : p == R->np ? "mutex_wait" : "mutex_held";
     ps->resource = p < R->np ? scn_res_name(s->model->phases[p].resource) : "none";
     ps->n = (int64_t)pd[p].n;
-    ps->mean = mean_of(&pd[p]);
-    ps->p50 = q_of(&pd[p], 0.50);
-    ps->p95 = quant(pd[p].v, pd[p].n, 0.95);
-    ps->p99 = quant(pd[p].v, pd[p].n, 0.99);
+    ps->mean = runner__mean_of(&pd[p]);
+    ps->p50 = runner__q_of(&pd[p], 0.50);
+    ps->p95 = runner__quant(pd[p].v, pd[p].n, 0.95);
+    ps->p99 = runner__quant(pd[p].v, pd[p].n, 0.99);
     ps->min = pd[p].n ? pd[p].v[0] : NAN;
     ps->max = pd[p].n ? pd[p].v[pd[p].n - 1] : NAN;
     free(pd[p].v);
@@ -987,98 +702,4 @@ out:
   free(R);
   *out = res;
   return rc;
-}
-
-/* ---- Reports ---- */
-
-cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_result *r) {
-  report_summary sum;
-  report_summarize(&r->sim, &sum);
-  cJSON *doc = report_json(s, &sum);
-  report_summary_free(&sum);
-  cJSON_ReplaceItemInObject(doc, "source", cJSON_CreateString("prover"));
-  cJSON *met = cJSON_GetObjectItem(doc, "metrics");
-  cJSON *nv = cJSON_CreateArray();
-  for (int g = 0; g < r->ngpus; g++)
-    cJSON_AddItemToArray(nv, isfinite(r->gpu_util_nvml[g]) ? cJSON_CreateNumber(r->gpu_util_nvml[g]) : cJSON_CreateNull());
-  cJSON_AddItemToObject(met, "gpu_util_nvml", nv);
-  cJSON *sp = cJSON_CreateArray();
-  for (int g = 0; g < r->ngpus; g++) {
-    cJSON *o1 = cJSON_CreateObject();
-    static const char *const k[5] = {"min", "p05", "p50", "p95", "max"};
-    for (int i = 0; i < 5; i++) report_json_num(o1, k[i], r->nvml_spread ? r->nvml_spread[g][i] : NAN);
-    cJSON_AddItemToArray(sp, o1);
-  }
-  cJSON_AddItemToObject(met, "gpu_util_nvml_samples", sp);
-  cJSON *ph = cJSON_AddObjectToObject(met, "phases_s");
-  for (int p = 0; p < r->nphases; p++) {
-    const runner_phase_stats *x = &r->phases[p];
-    cJSON *o1 = cJSON_AddObjectToObject(ph, x->name);
-    cJSON_AddStringToObject(o1, "resource", x->resource);
-    cJSON_AddNumberToObject(o1, "n", (double)x->n);
-    report_json_num(o1, "mean", x->mean);
-    report_json_num(o1, "p50", x->p50);
-    report_json_num(o1, "p95", x->p95);
-    report_json_num(o1, "p99", x->p99);
-    report_json_num(o1, "min", x->min);
-    report_json_num(o1, "max", x->max);
-  }
-  cJSON *m = cJSON_AddObjectToObject(doc, "measurement");
-  cJSON_AddStringToObject(m, "backend", o->backend ? o->backend : "cuda");
-  cJSON_AddStringToObject(m, "executor", o->executor ? o->executor : "synthetic");
-  cJSON_AddStringToObject(m, "device", r->device);
-  cJSON_AddStringToObject(m, "gpu_timing", r->gpu_timing);
-  cJSON_AddNumberToObject(m, "nvml_samples", r->nvml_samples);
-  cJSON_AddNumberToObject(m, "wall_s", r->sim.wall_s);
-  cJSON_AddStringToObject(m, "notes", r->notes);
-  return doc;
-}
-
-void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, const runner_result *r, double wall_s) {
-  report_summary sum;
-  report_summarize(&r->sim, &sum);
-  ps_buf_printf(b, "measured  %s executor, %s backend on %s; kernel times from %s\n",
-                o->executor ? o->executor : "synthetic", o->backend ? o->backend : "cuda", r->device, r->gpu_timing);
-  report_table(b, s, &sum, wall_s);
-  ps_buf_printf(b, "\n");
-  for (int g = 0; g < r->ngpus && g < 16; g++) {
-    if (isfinite(r->gpu_util_nvml[g]))
-      ps_buf_printf(b,
-                    "  GPU %d: true utilization %.2f%%, nvidia-smi (NVML) reads %.2f%% on average; single readings "
-                    "%.0f%% (p05) to %.0f%% (p95), %.0f%%..%.0f%%\n",
-                    g, 100 * sum.gpu_util[g], 100 * r->gpu_util_nvml[g], 100 * r->nvml_spread[g][1],
-                    100 * r->nvml_spread[g][3], 100 * r->nvml_spread[g][0], 100 * r->nvml_spread[g][4]);
-  }
-  ps_buf_printf(b, "\n  %-14s %-8s %8s %10s %10s %10s %10s\n", "phase", "resource", "n", "mean (s)", "p50 (s)",
-                "p99 (s)", "max (s)");
-  for (int p = 0; p < r->nphases; p++) {
-    const runner_phase_stats *x = &r->phases[p];
-    if (!x->n) continue;
-    ps_buf_printf(b, "  %-14s %-8s %8lld %10.4f %10.4f %10.4f %10.4f\n", x->name, x->resource, (long long)x->n, x->mean,
-                  x->p50, x->p99, x->max);
-  }
-  ps_buf_printf(b, "\nnote: %s\n", r->notes);
-  report_summary_free(&sum);
-}
-
-void runner_report_csv(ps_buf *b, const scenario *s, const runner_result *r) {
-  report_summary sum;
-  report_summarize(&r->sim, &sum);
-  ps_buf tmp = {0};
-  report_csv(&tmp, s, &sum);
-  report_summary_free(&sum);
-  double nv = 0;
-  int n = 0;
-  for (int g = 0; g < r->ngpus; g++)
-    if (isfinite(r->gpu_util_nvml[g])) nv += r->gpu_util_nvml[g], n++;
-  char *nl = memchr(tmp.p, '\n', tmp.len);
-  PS_ASSERT(nl && tmp.p[tmp.len - 1] == '\n');
-  ps_buf_append(b, tmp.p, (size_t)(nl - tmp.p));
-  ps_buf_printf(b, ",gpu_util_nvml,gpu_timing\n");
-  ps_buf_append(b, nl + 1, tmp.len - (size_t)(nl + 1 - tmp.p) - 1);
-  if (n)
-    ps_buf_printf(b, ",%.17g,%s\n", nv / n, r->gpu_timing);
-  else
-    ps_buf_printf(b, ",,%s\n", r->gpu_timing);
-  ps_buf_free(&tmp);
 }

@@ -1,9 +1,10 @@
 /* End-to-end tests of `provesim measure` on the CPU backend (PROVESIM_BIN): spans that
- * parse, mutex-held spans that never overlap on a GPU, GPU phases inside held spans under
- * the whole-call lock, the report's utilization recomputed from the spans, the synthetic
- * executor against the simulator's closed form and prediction, the groth16 executor,
- * Ctrl-C, and the error paths (bad scenario, no GPU for --backend cuda). Every run lasts
- * a few seconds at most. */
+ * parse, mutex-held spans that never overlap on a GPU, each call's lock taken and given
+ * back where its scope says, the report's utilization recomputed from the spans, the
+ * synthetic executor against a closed form and the simulator's prediction from the run's
+ * own durations (robust to a loaded machine: see sched_delays), batches beyond 64 and 256
+ * partitions, the groth16 executor, Ctrl-C, and the error paths (bad scenario, no GPU
+ * for --backend cuda). Every run lasts a few seconds at most. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -61,11 +62,13 @@ static int exists(const char *p) {
 /* ---- Spans, read back ---- */
 
 typedef struct sp {
-  int rep, gpu, worker, kind, np;
-  long long part0; /* first partition of a phase span */
+  int rep, gpu, worker, kind;
   long long call;
   char phase[32], resource[8];
   double t0, t1;
+  int np;             /* how many partitions the span lists */
+  long long part0;    /* its first partition (-1: none) */
+  int contiguous;     /* 1 when they are part0, part0 + 1, ... */
 } sp;
 
 typedef struct spans_t {
@@ -88,6 +91,9 @@ static int on_rec(void *ctx, const span_rec *r) {
   x->rep = r->rep, x->gpu = r->gpu, x->worker = r->worker, x->kind = r->kind, x->call = r->call;
   x->np = r->npartitions;
   x->part0 = r->npartitions > 0 ? (long long)r->partitions[0] : -1;
+  x->contiguous = 1;
+  for (int i = 1; i < r->npartitions; i++)
+    if (r->partitions[i] != r->partitions[0] + i) x->contiguous = 0;
   if (r->kind == SPAN_PHASE) {
     snprintf(x->phase, sizeof x->phase, "%s", r->phase);
     snprintf(x->resource, sizeof x->resource, "%s", r->resource);
@@ -152,11 +158,10 @@ static void check_gpu_inside_held(const spans_t *s) {
   ck_assert_int_gt(checked, 0);
 }
 
-/* GPU utilization of GPU 0 recomputed from the spans alone: the window runs from the
- * warmup-th to the (partitions - cooldown)-th call completion (a call completes at the
- * end of its last phase or mutex span; one partition per call here), and the busy time
- * is the union of the GPU phase spans (cpu backend) inside it. */
-static double util_from_spans(const spans_t *s, int warmup, int end_at) {
+/* The measurement window [*T0, *T1] from the spans alone: it runs from the warmup-th to
+ * the end_at-th call completion (a call completes at the end of its last phase or mutex
+ * span; one partition per call here). */
+static void window_from_spans(const spans_t *s, int warmup, int end_at, double *T0, double *T1) {
   long long maxcall = -1;
   for (int i = 0; i < s->n; i++)
     if (s->v[i].call > maxcall) maxcall = s->v[i].call;
@@ -164,13 +169,20 @@ static double util_from_spans(const spans_t *s, int warmup, int end_at) {
   for (int i = 0; i < s->n; i++)
     if (s->v[i].kind == SPAN_PHASE && s->v[i].t1 > end[s->v[i].call]) end[s->v[i].call] = s->v[i].t1;
   qsort(end, (size_t)maxcall + 1, sizeof *end, cmp_d);
-  double T0 = warmup ? end[warmup - 1] : 0, T1 = end[end_at - 1];
+  *T0 = warmup ? end[warmup - 1] : 0, *T1 = end[end_at - 1];
+  free(end);
+}
+
+/* Length of the union of the phase spans named `phase` (or, with phase NULL, of the
+ * spans on resource `resource`) inside [T0, T1]. */
+static double union_in(const spans_t *s, const char *phase, const char *resource, double T0, double T1) {
   iv *b = xmalloc((size_t)(s->n + 1) * sizeof *b);
   int n = 0;
   for (int i = 0; i < s->n; i++)
-    if (s->v[i].kind == SPAN_PHASE && !strcmp(s->v[i].resource, "gpu")) b[n++] = (iv){s->v[i].t0, s->v[i].t1};
+    if (s->v[i].kind == SPAN_PHASE && (phase ? !strcmp(s->v[i].phase, phase) : !strcmp(s->v[i].resource, resource)))
+      b[n++] = (iv){s->v[i].t0, s->v[i].t1};
   qsort(b, (size_t)n, sizeof *b, cmp_iv);
-  double busy = 0, cur_a = -1, cur_b = -1;
+  double len = 0, cur_a = -1, cur_b = -1;
   for (int i = 0; i <= n; i++) {
     if (i < n && b[i].a <= cur_b) {
       if (b[i].b > cur_b) cur_b = b[i].b;
@@ -178,13 +190,116 @@ static double util_from_spans(const spans_t *s, int warmup, int end_at) {
     }
     if (cur_b > cur_a) {
       double a = fmax(cur_a, T0), z = fmin(cur_b, T1);
-      if (z > a) busy += z - a;
+      if (z > a) len += z - a;
     }
     if (i < n) cur_a = b[i].a, cur_b = b[i].b;
   }
   free(b);
-  free(end);
-  return busy / (T1 - T0);
+  return len;
+}
+
+/* GPU utilization of GPU 0 recomputed from the spans alone: the union of the GPU phase
+ * spans (cpu backend) inside the window, over the window. */
+static double util_from_spans(const spans_t *s, int warmup, int end_at) {
+  double T0, T1;
+  window_from_spans(s, warmup, end_at, &T0, &T1);
+  return union_in(s, NULL, "gpu", T0, T1) / (T1 - T0);
+}
+
+/* ---- Calls of const-seed.yaml, rebuilt from their spans ---- */
+
+enum { C_SETUP, C_PREP, C_NTT_H, C_MSM, C_B_G2, C_EPILOGUE, C_WAIT, C_HELD, C_N };
+static const char *const C_NAMES[C_N] = {"setup", "prep", "ntt_h", "msm", "b_g2", "epilogue", "mutex_wait",
+                                         "mutex_held"};
+/* const-seed.yaml's after: lists (-1: none). */
+static const int C_AFTER[C_EPILOGUE + 1][2] = {{-1, -1},          {C_SETUP, -1}, {C_SETUP, -1},
+                                               {C_PREP, C_NTT_H}, {C_MSM, -1},   {C_B_G2, -1}};
+
+typedef struct ccall {
+  int worker, seen; /* seen: bit i set when span C_NAMES[i] was recorded */
+  double t0[C_N], t1[C_N];
+} ccall;
+
+/* The calls of the spans, indexed by call number; *n gets how many. */
+static ccall *calls_from_spans(const spans_t *s, int *n) {
+  long long maxcall = -1;
+  for (int i = 0; i < s->n; i++)
+    if (s->v[i].call > maxcall) maxcall = s->v[i].call;
+  ccall *c = xcalloc((size_t)maxcall + 1, sizeof *c);
+  for (int i = 0; i < s->n; i++) {
+    const sp *x = &s->v[i];
+    if (x->kind != SPAN_PHASE || x->call < 0) continue;
+    for (int p = 0; p < C_N; p++)
+      if (!strcmp(x->phase, C_NAMES[p])) {
+        c[x->call].worker = x->worker;
+        c[x->call].seen |= 1 << p;
+        c[x->call].t0[p] = x->t0, c[x->call].t1[p] = x->t1;
+      }
+  }
+  *n = (int)maxcall + 1;
+  return c;
+}
+
+static double clip_len(double a, double b, double T0, double T1) {
+  double x = fmax(a, T0), y = fmin(b, T1);
+  return y > x ? y - x : 0;
+}
+
+/* Scheduler delays: the moments at which the simulator moves on at once and a real run
+ * waits for a thread to wake up. Four kinds: a phase outside the lock region starting
+ * after what it waits for ended (its worker's previous call, for setup); a region phase
+ * starting after that and after the lock was taken; the lock given back after the
+ * region's last phase ended; and the next holder taking it after it was given back
+ * (while waiting for it). mean_ms[k] is each kind's mean; the return value is all of them
+ * summed over both workers inside the window [T0, T1], over its length: an upper bound on
+ * the utilization the simulator cannot see lost (a delay of d postpones the GPU work after
+ * it by at most d). */
+enum { D_PHASE, D_REGION_PHASE, D_RELEASE, D_HANDOFF, D_N };
+static const char *const D_NAMES[D_N] = {"a phase's start", "a region phase's start", "the lock's release",
+                                         "the lock's handoff"};
+static double sched_delays(const ccall *c, int n, int rlo, int rhi, double T0, double T1, double mean_ms[D_N]) {
+  double sum = 0, kind_sum[D_N] = {0}, prev_end[2] = {-1, -1};
+  int kind_n[D_N] = {0};
+  const int all = (1 << C_N) - 1;
+  for (int i = 0; i < n; i++) { /* calls are numbered in the order they started */
+    const ccall *x = &c[i];
+    if (x->seen != all || x->worker < 0 || x->worker > 1) continue;
+    double end = 0;
+    for (int p = 0; p <= C_EPILOGUE; p++) {
+      double ready = p == C_SETUP ? (prev_end[x->worker] >= 0 ? prev_end[x->worker] : x->t0[p]) : 0;
+      for (int j = 0; j < 2; j++)
+        if (C_AFTER[p][j] >= 0) ready = fmax(ready, x->t1[C_AFTER[p][j]]);
+      int in_region = p >= rlo && p <= rhi;
+      if (in_region) ready = fmax(ready, x->t0[C_HELD]);
+      int k = in_region ? D_REGION_PHASE : D_PHASE;
+      kind_sum[k] += fmax(0, x->t0[p] - ready), kind_n[k]++;
+      sum += clip_len(ready, x->t0[p], T0, T1);
+      if (x->t1[p] > end) end = x->t1[p];
+    }
+    double last = 0;
+    for (int p = rlo; p <= rhi; p++) last = fmax(last, x->t1[p]);
+    kind_sum[D_RELEASE] += fmax(0, x->t1[C_HELD] - last), kind_n[D_RELEASE]++;
+    sum += clip_len(last, x->t1[C_HELD], T0, T1);
+    prev_end[x->worker] = fmax(end, x->t1[C_HELD]);
+    /* The handoff: the previous holder is the call whose held span ended last before. */
+    double rel = -1;
+    for (int j = 0; j < n; j++)
+      if (c[j].seen == all && c[j].t1[C_HELD] <= x->t0[C_HELD] && c[j].t1[C_HELD] > rel) rel = c[j].t1[C_HELD];
+    if (rel >= 0 && x->t0[C_WAIT] < rel) {
+      kind_sum[D_HANDOFF] += x->t0[C_HELD] - rel, kind_n[D_HANDOFF]++;
+      sum += clip_len(rel, x->t0[C_HELD], T0, T1);
+    }
+  }
+  for (int k = 0; k < D_N; k++) mean_ms[k] = kind_n[k] ? 1e3 * kind_sum[k] / kind_n[k] : 0;
+  return sum / (T1 - T0);
+}
+
+/* A thread wakes up within a scheduling period or two, also on a loaded machine (two busy
+ * loops on 2 cores: means of 0.01 to 3.5 ms); a runner that polled, or missed a wake-up
+ * and waited for a timeout, would wait tens of milliseconds. */
+static void check_delays_small(const double mean_ms[D_N], const char *what) {
+  for (int k = 0; k < D_N; k++)
+    ck_assert_msg(mean_ms[k] < 10, "%s: the mean delay of %s is %.2f ms", what, D_NAMES[k], mean_ms[k]);
 }
 
 static double json_num(const char *doc, const char *path) {
@@ -207,6 +322,63 @@ static double json_num(const char *doc, const char *path) {
 
 /* ---- Tests ---- */
 
+/* The simulator's prediction for the run whose spans are in spf: calibrate a model from
+ * them (every measured duration kept: --dist empirical), simulate the scenario with it
+ * (20 replications) and return the mean GPU utilization and throughput with the spread
+ * of a single replication (the standard deviation, from the 95% interval), which is what
+ * one measured run is. */
+static void predict(const char *cfg, const char *mutex, const char *spf, double *u, double *u_sd, double *x,
+                    double *x_sd) {
+  char *tmpl = src("tests/data/measure/const-seed-model.yaml");
+  char *cal = xasprintf("/tmp/test_measure.%d.%s.model.yaml", (int)getpid(), mutex);
+  char *a1 = xasprintf("calibrate %s --model %s --dist empirical -o %s", spf, tmpl, cal);
+  char *a2 = xasprintf("simulate %s --json --set system.mutex=%s --set model=%s --set run.replications=20", cfg,
+                       mutex, cal);
+  char *o1, *o2, *e1;
+  int rc = run(a1, &o1, &e1);
+  ck_assert_msg(rc == 0, "calibrate: exit %d: %s", rc, e1);
+  ck_assert_int_eq(run(a2, &o2, NULL), 0);
+  const double t19 = 2.093, sqrt20 = sqrt(20.0); /* Student's t, 19 degrees of freedom, 97.5% */
+  *u = json_num(o2, "metrics.gpu_util.0");
+  *u_sd = json_num(o2, "ci95.gpu_util.0") * sqrt20 / t19;
+  *x = json_num(o2, "metrics.throughput_pps");
+  *x_sd = json_num(o2, "ci95.throughput_pps") * sqrt20 / t19;
+  unlink(cal);
+  free(o1), free(e1), free(o2), free(a1), free(a2), free(cal), free(tmpl);
+}
+
+/* Per call, exactly: the lock is taken and held over the region [rlo, rhi] and the
+ * phases of the region run inside it; for the narrow lock, it is asked for the moment
+ * ntt_h is ready (setup has ended), before prep (which needs only setup) has started, so
+ * prep runs while the worker waits for it. Returns the number of calls checked. */
+static int check_lock_per_call(const ccall *c, int n, int rlo, int rhi) {
+  const int all = (1 << C_N) - 1;
+  int checked = 0;
+  for (int i = 0; i < n; i++) {
+    const ccall *x = &c[i];
+    if (x->seen != all) continue;
+    ck_assert_msg(fabs(x->t1[C_WAIT] - x->t0[C_HELD]) < 1e-9, "call %d: the wait ends at %.9f, the hold starts at %.9f",
+                  i, x->t1[C_WAIT], x->t0[C_HELD]);
+    for (int p = rlo; p <= rhi; p++)
+      ck_assert_msg(x->t0[C_HELD] <= x->t0[p] && x->t1[p] <= x->t1[C_HELD],
+                    "call %d: phase %s [%.9f, %.9f] is in the lock's region but not inside its hold [%.9f, %.9f]", i,
+                    C_NAMES[p], x->t0[p], x->t1[p], x->t0[C_HELD], x->t1[C_HELD]);
+    if (rlo == C_NTT_H)
+      ck_assert_msg(x->t1[C_SETUP] <= x->t0[C_WAIT] && x->t0[C_WAIT] <= x->t0[C_PREP],
+                    "call %d: the lock was asked for at %.9f; setup ended at %.9f and prep started at %.9f", i,
+                    x->t0[C_WAIT], x->t1[C_SETUP], x->t0[C_PREP]);
+    checked++;
+  }
+  return checked;
+}
+
+/* What a loaded machine changes and what it does not. Preemption stretches the phases
+ * (a cpu phase spins to its deadline and ends late when it is off the CPU then) and
+ * delays every thread wake-up, so a comparison with the model's nominal times (0.4 here,
+ * 0.8 with the narrow lock) failed 1 run in 12 with two busy loops on this 2-core machine
+ * and 11 in 12 with four (0.29 and 0.52 measured). The checks below compare with what
+ * this run's own durations imply instead, and allow below that only the scheduler delays
+ * measured in this run's spans (sched_delays), each of which must be a wake-up's worth. */
 START_TEST(whole_call_lock_spans_and_closed_form) {
   char *cfg = src("tests/data/measure/const-seed.yaml");
   char *spf = xasprintf("/tmp/test_measure.%d.spans", (int)getpid());
@@ -215,22 +387,57 @@ START_TEST(whole_call_lock_spans_and_closed_form) {
   spans_t s = read_spans(spf);
   ck_assert_int_gt(check_held_disjoint(&s, 0), 30);
   check_gpu_inside_held(&s);
+  int nc;
+  ccall *c = calls_from_spans(&s, &nc);
+  ck_assert_int_eq(check_lock_per_call(c, nc, C_SETUP, C_EPILOGUE), 40);
   double u = json_num(out, "metrics.gpu_util.0");
   double u2 = util_from_spans(&s, 4, 38);
   ck_assert_msg(fabs(u - u2) < 1e-6, "report says %.9f, spans give %.9f", u, u2);
-  /* The whole-call lock serialises calls: util = Tg / T, with Tg and T as measured (the
-   * identity checks the runner: the lock passes from worker to worker at once and the GPU
-   * phases are all the GPU time), and near 0.03 / 0.075 = 0.4 as drawn (loosely: on a
-   * small shared machine preemption stretches 10 ms spins by milliseconds). */
+  /* The mutex lies free only between a release and the next holder's acquisition (the
+   * GPU phases are all inside the held spans): the report's share equals the spans'. */
+  double T0, T1;
+  window_from_spans(&s, 4, 38, &T0, &T1);
+  double free_s = 1 - union_in(&s, "mutex_held", NULL, T0, T1) / (T1 - T0);
+  double free_r = json_num(out, "metrics.gpu_idle.mutex_free");
+  ck_assert_msg(fabs(free_r - free_s) < 1e-6, "mutex free: report %.9f, spans %.9f", free_r, free_s);
+  /* The whole-call lock serialises calls: util = (Tg / T) (1 - free), with Tg and T as
+   * measured (checks that the GPU phases are all the GPU time and T all the held time). */
   double tg = json_num(out, "metrics.phases_s.ntt_h.mean") + json_num(out, "metrics.phases_s.msm.mean");
   double held = json_num(out, "metrics.phases_s.mutex_held.mean");
-  ck_assert_msg(fabs(u / (tg / held) - 1) < 0.03, "whole-call lock: utilization %.4f, Tg/T as measured %.4f", u,
-                tg / held);
-  ck_assert_msg(json_num(out, "metrics.gpu_idle.mutex_free") < 0.01, "the mutex lay free while a worker waited");
-  ck_assert_msg(fabs(u - 0.4) < 0.08, "whole-call lock: utilization %.4f, closed form 0.4000", u);
+  ck_assert_msg(fabs(u / (tg / held * (1 - free_r)) - 1) < 0.03,
+                "whole-call lock: utilization %.4f, Tg/T (1 - free) as measured %.4f", u, tg / held * (1 - free_r));
+  /* The closed form from this run's durations: a call is setup, prep beside ntt_h, msm,
+   * b_g2 and epilogue one after another, so util = Tg / (that sum). The run adds only the
+   * scheduler delays (the held span covers the phases and the wake-ups between them). */
+  static const double nominal[C_EPILOGUE + 1] = {0.01, 0.03, 0.01, 0.02, 0.01, 0.005};
+  double m[C_EPILOGUE + 1];
+  for (int p = 0; p <= C_EPILOGUE; p++) {
+    char key[64];
+    snprintf(key, sizeof key, "metrics.phases_s.%s.mean", C_NAMES[p]);
+    m[p] = json_num(out, key);
+    /* The synthetic executor never ends a phase before its drawn time, and ends it late
+     * only by the time its thread waits for a CPU at the deadline (with four busy loops
+     * on 2 cores, every epilogue of a run ended 3 to 7 ms late; 20 ms is several
+     * scheduling periods, and a wrong draw or unit would be more). */
+    snprintf(key, sizeof key, "metrics.phases_s.%s.min", C_NAMES[p]);
+    double lo = json_num(out, key);
+    ck_assert_msg(lo >= nominal[p] - 1e-9 && lo <= nominal[p] + 0.02, "phase %s: shortest %.6f s, drawn %.6f s",
+                  C_NAMES[p], lo, nominal[p]);
+  }
+  double call = m[C_SETUP] + fmax(m[C_PREP], m[C_NTT_H]) + m[C_MSM] + m[C_B_G2] + m[C_EPILOGUE];
+  double cf = (m[C_NTT_H] + m[C_MSM]) / call;
+  double mean_ms[D_N];
+  double D = sched_delays(c, nc, C_SETUP, C_EPILOGUE, T0, T1, mean_ms);
+  check_delays_small(mean_ms, "whole-call lock");
+  /* 0.02: the means are over the calls that end in the window, u over the window itself. */
+  ck_assert_msg(u <= cf + 0.02 && u >= cf - D - 0.02,
+                "whole-call lock: utilization %.4f, closed form from the measured durations %.4f (scheduler delays "
+                "%.4f of the window)",
+                u, cf, D);
   ck_assert_str_eq(strstr(out, "\"source\":\t\"prover\"") ? "prover" : out, "prover");
   ck_assert_ptr_nonnull(strstr(out, "\"gpu_util_nvml\""));
   ck_assert_ptr_nonnull(strstr(out, "\"phases_s\""));
+  free(c);
   free(s.v);
   free(out), free(err), free(args);
   unlink(spf);
@@ -238,37 +445,44 @@ START_TEST(whole_call_lock_spans_and_closed_form) {
 }
 END_TEST
 
-/* The narrow lock, measured and predicted from the same run: the simulator gets the phase
- * durations this very run measured (calibrate on its own spans), so preemption on a loaded
- * machine, which stretches the CPU phases, stretches the prediction too. Before this, the
- * test compared with the nominal model and failed about 1 run in 3 on a 2-core machine
- * (0.650 measured against 0.800). Under load (two busy loops on the 2 cores) the
- * calibrated prediction stayed within 0.06 of the measurement in 6 runs; a lock that
- * covered the whole call would measure about 0.4, and a utilization computed over the
- * wrong window or intervals would not match the spans. */
+/* The narrow lock (ntt_h..msm), measured and predicted from the same run: the simulator
+ * gets every duration this run measured (calibrate --dist empirical on its own spans).
+ * What it cannot see are the scheduler delays, which only lower the measured utilization
+ * and throughput, so the measurement may lie below the prediction by their share of the
+ * window (sched_delays), and either side by 4 standard deviations of one replication
+ * plus 0.01. Measured over 19 runs with 0, 2 and 4 busy loops on this 2-core machine:
+ * prediction minus measurement 0.013 to 0.053 with delays of 0.10 to 0.19 of the window,
+ * never below the measurement. */
 START_TEST(kernels_lock_matches_simulation) {
-  char *cfg = src("tests/data/measure/const-seed.yaml"), *tmpl = src("tests/data/measure/const-seed-model.yaml");
+  char *cfg = src("tests/data/measure/const-seed.yaml");
   char *spf = xasprintf("/tmp/test_measure.k.%d.spans", (int)getpid());
-  char *cal = xasprintf("/tmp/test_measure.k.%d.model.yaml", (int)getpid());
   char *a1 = xasprintf("measure %s --backend cpu --json --set system.mutex=kernels --spans %s", cfg, spf);
-  char *a2 = xasprintf("calibrate %s --model %s -o %s", spf, tmpl, cal);
-  char *a3 = xasprintf("simulate %s --json --set system.mutex=kernels --set model=%s --set run.replications=20", cfg, cal);
-  char *o1, *o2, *o3;
+  char *o1;
   ck_assert_int_eq(run(a1, &o1, NULL), 0);
-  ck_assert_int_eq(run(a2, &o2, NULL), 0);
-  ck_assert_int_eq(run(a3, &o3, NULL), 0);
-  double um = json_num(o1, "metrics.gpu_util.0"), us = json_num(o3, "metrics.gpu_util.0");
-  double tm = json_num(o1, "metrics.throughput_pps"), ts = json_num(o3, "metrics.throughput_pps");
-  ck_assert_msg(um > 0.55, "kernels lock: measured %.4f, which is the whole-call lock's range", um);
-  ck_assert_msg(fabs(um - us) < 0.08, "kernels lock: measured %.4f, simulated from this run's durations %.4f", um, us);
-  ck_assert_msg(fabs(tm / ts - 1) < 0.12, "kernels lock: throughput measured %.3f, simulated %.3f", tm, ts);
   spans_t s = read_spans(spf);
   check_held_disjoint(&s, 0);
+  double um = json_num(o1, "metrics.gpu_util.0"), tm = json_num(o1, "metrics.throughput_pps");
   ck_assert_msg(fabs(um - util_from_spans(&s, 4, 38)) < 1e-6, "report and spans disagree");
+  int nc;
+  ccall *c = calls_from_spans(&s, &nc);
+  ck_assert_int_eq(check_lock_per_call(c, nc, C_NTT_H, C_MSM), 40);
+  double T0, T1, mean_ms[D_N];
+  window_from_spans(&s, 4, 38, &T0, &T1);
+  double D = sched_delays(c, nc, C_NTT_H, C_MSM, T0, T1, mean_ms);
+  check_delays_small(mean_ms, "kernels lock");
+  double us, us_sd, ts, ts_sd;
+  predict(cfg, "kernels", spf, &us, &us_sd, &ts, &ts_sd);
+  ck_assert_msg(um <= us + 4 * us_sd + 0.01 && um >= us - D - 4 * us_sd - 0.01,
+                "kernels lock: utilization measured %.4f, simulated from this run's durations %.4f (sd %.4f), "
+                "scheduler delays %.4f of the window",
+                um, us, us_sd, D);
+  ck_assert_msg(tm <= ts + 4 * ts_sd + 0.01 * ts && tm >= ts * (1 - D - 0.01) - 4 * ts_sd,
+                "kernels lock: throughput measured %.3f, simulated %.3f (sd %.3f), scheduler delays %.4f", tm, ts,
+                ts_sd, D);
+  free(c);
   free(s.v);
   unlink(spf);
-  unlink(cal);
-  free(o1), free(o2), free(o3), free(a1), free(a2), free(a3), free(spf), free(cal), free(cfg), free(tmpl);
+  free(o1), free(a1), free(spf), free(cfg);
 }
 END_TEST
 
@@ -427,29 +641,81 @@ START_TEST(groth16_executor_two_gpus) {
 }
 END_TEST
 
-/* A batch above 64 partitions (the runner once kept a call's partitions in a 64-entry
- * stack array: ASan saw the overflow, and partitions from 64 on got garbage seeds): every
- * call's spans list all of its partitions, and the calls cover 0..129 once each. */
-START_TEST(batch_above_64) {
-  char *cfg = src("tests/data/measure/const-seed.yaml");
-  char *spf = xasprintf("/tmp/test_measure.b65.%d.spans", (int)getpid());
-  char *args = xasprintf("measure %s --backend cpu --json --set system.batch=65 --set workload.partitions=130 "
-                         "--set run.warmup=0 --set run.cooldown=0 --spans %s", cfg, spf), *out, *err;
+/* Calls of more partitions than `measure` once had room for: 64 in the worker's stack
+ * array (a batch of 65 overflowed it, ASan reported it in the groth16 executor, and
+ * partitions from 64 on got garbage seeds) and 256 (the runner refused larger batches,
+ * exit 2). With batch 300, 650 partitions make calls of 300, 300 and 50; every phase and
+ * mutex span lists its call's partitions in order, and each phase covers every partition
+ * once. */
+START_TEST(batch_above_256_synthetic) {
+  char *cfg = src("tests/data/measure/batch-tiny.yaml");
+  char *spf = xasprintf("/tmp/test_measure.b300.%d.spans", (int)getpid());
+  char *args = xasprintf("measure %s --backend cpu --json --set system.batch=300 --spans %s", cfg, spf), *out, *err;
   int rc = run(args, &out, &err);
   ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
   spans_t s = read_spans(spf);
-  int seen[2] = {0, 0};
-  for (int i = 0; i < s.n; i++)
-    if (s.v[i].kind == SPAN_PHASE && !strcmp(s.v[i].phase, "msm")) {
-      ck_assert_int_eq(s.v[i].np, 65);
-      ck_assert_msg(s.v[i].part0 == 0 || s.v[i].part0 == 65, "a call starting at partition %lld", s.v[i].part0);
-      seen[s.v[i].part0 == 65]++;
-    }
-  ck_assert_int_eq(seen[0], 1);
-  ck_assert_int_eq(seen[1], 1);
+  static const char *const names[5] = {"setup", "kern", "done", "mutex_wait", "mutex_held"};
+  int *seen = xcalloc(5 * 650, sizeof *seen);
+  int calls = 0;
+  for (int i = 0; i < s.n; i++) {
+    const sp *x = &s.v[i];
+    int j = 0;
+    while (j < 5 && strcmp(x->phase, names[j])) j++;
+    ck_assert_msg(j < 5, "unexpected span %s", x->phase);
+    ck_assert_msg(x->contiguous, "call %lld: the partitions of %s are not in order", x->call, x->phase);
+    int want = x->part0 == 600 ? 50 : 300;
+    ck_assert_msg(x->part0 % 300 == 0 && x->np == want, "call %lld, %s: %d partitions from %lld", x->call, x->phase,
+                  x->np, x->part0);
+    /* A phase of k partitions burns k draws of 20 us (the simulator's batch rule). */
+    if (j < 3)
+      ck_assert_msg(x->t1 - x->t0 >= x->np * 20e-6 - 1e-9, "call %lld, %s: %.6f s for %d partitions", x->call,
+                    x->phase, x->t1 - x->t0, x->np);
+    for (int q = 0; q < x->np; q++) seen[j * 650 + x->part0 + q]++;
+    calls += j == 0;
+  }
+  ck_assert_int_eq(calls, 3);
+  for (int j = 0; j < 5; j++)
+    for (int q = 0; q < 650; q++)
+      ck_assert_msg(seen[j * 650 + q] == 1, "%s: partition %d in %d spans", names[j], q, seen[j * 650 + q]);
+  ck_assert(json_num(out, "metrics.gpu_util.0") > 0);
+  free(seen);
   free(s.v);
   unlink(spf);
   free(out), free(err), free(args), free(spf), free(cfg);
+}
+END_TEST
+
+/* The groth16 executor reads a call's partitions to seed its instances: with batch 65 it
+ * read past the runner's 64-entry array (under ASan this run stopped with a
+ * stack-buffer-overflow in g_call_begin). One call of 65 partitions; each of the six
+ * phases has one span listing partitions 0..64. */
+START_TEST(groth16_batch_65) {
+  char *cfg = src("configs/measure-groth16.yaml");
+  char *spf = xasprintf("/tmp/test_measure.g65.%d.spans", (int)getpid());
+  char *cache = xasprintf("/tmp/test_measure.cache65.%d", (int)getpid());
+  char *args = xasprintf("measure %s --backend cpu --json --cache %s --spans %s --set prover.constraints=64 "
+                         "--set system.batch=65 --set system.workers_per_gpu=1 --set workload.partitions=65 "
+                         "--set run.warmup=0 --set run.cooldown=0",
+                         cfg, cache, spf),
+       *out, *err;
+  int rc = run(args, &out, &err);
+  ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+  spans_t s = read_spans(spf);
+  int seen[6] = {0};
+  static const char *const names[6] = {"synth", "prep", "ntt_h", "msm", "b_g2", "epilogue"};
+  for (int i = 0; i < s.n; i++)
+    for (int j = 0; j < 6; j++)
+      if (!strcmp(s.v[i].phase, names[j])) {
+        ck_assert_msg(s.v[i].np == 65 && s.v[i].part0 == 0 && s.v[i].contiguous, "%s: %d partitions from %lld",
+                      names[j], s.v[i].np, s.v[i].part0);
+        seen[j]++;
+      }
+  for (int j = 0; j < 6; j++) ck_assert_msg(seen[j] == 1, "phase %s: %d spans, expected 1", names[j], seen[j]);
+  free(s.v);
+  unlink(spf);
+  char *rm = xasprintf("rm -rf %s", cache);
+  ck_assert_int_eq(system(rm), 0);
+  free(rm), free(out), free(err), free(args), free(cache), free(spf), free(cfg);
 }
 END_TEST
 
@@ -465,7 +731,8 @@ int main(void) {
   tcase_add_test(tc, interrupt_flushes_spans);
   tcase_add_test(tc, groth16_executor_cpu);
   tcase_add_test(tc, groth16_executor_two_gpus);
-  tcase_add_test(tc, batch_above_64);
+  tcase_add_test(tc, batch_above_256_synthetic);
+  tcase_add_test(tc, groth16_batch_65);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,128 @@
+/* What runner.c and runner_metrics.c share, private to measure/: a run's state (struct
+ * mrun), its workers, the spans and calls they record, and the small vector and order
+ * statistics the metrics use. Helpers shared between the two files carry runner__. */
+#ifndef PROVESIM_RUNNER_INT_H
+#define PROVESIM_RUNNER_INT_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "measure_exec.h"
+#include "metrics.h"
+#include "runner.h"
+
+/* ---- Recorded spans and calls ---- */
+
+enum { SP_WAIT = -1, SP_HELD = -2, SP_KERNEL = -3, SP_MEMCPY = -4 };
+
+typedef struct rspan {
+  int gpu, worker; /* worker: index on its GPU; -1 for device spans */
+  int phase;       /* phase index, or SP_* */
+  int k;
+  int64_t call, part0;
+  const char *name; /* device spans: interned */
+  double t0, t1;    /* seconds from the replication's start */
+} rspan;
+
+typedef struct rspans {
+  rspan *v;
+  size_t n, cap;
+} rspans;
+
+typedef struct rcall {
+  int gpu, worker, k;
+  int64_t call, part0;
+  double t_start, t_end;
+  int has_mx;
+  double mx_req, mx_acq, mx_rel;
+} rcall;
+
+enum { MX_NONE, MX_REQ, MX_HELD, MX_RELREQ, MX_RELEASED };
+
+typedef struct rgpu {
+  mfifo tickets;
+  pthread_mutex_t held; /* the GPU's mutex: locked exactly over a region */
+} rgpu;
+
+typedef struct rworker rworker;
+
+struct mrun {
+  const scenario *s;
+  const runner_opts *o;
+  const mexec_ops *ops;
+  void *xst;
+  int cuda;
+  mtiming timing;
+  int np;
+  char *in_region;
+  int **succ;
+  int *nsucc;
+
+  int rep;
+  double base; /* ps_now() at the replication's start */
+  volatile int stop;
+  pthread_mutex_t fail_mu;
+  int failed;
+  ps_err err;
+
+  pthread_mutex_t qmu;
+  int64_t next_part, total, ncalls;
+  double *arrive; /* arrivals: absolute arrival time of each partition */
+
+  rgpu *gpus;
+  rworker *w;
+  int nw;
+
+  pthread_mutex_t dmu; /* device spans and interned names */
+  rspans dev;
+  char **names;
+  int nnames, capnames;
+  int accept_dev; /* 0 while device spans are discarded (setup) */
+};
+
+struct rworker {
+  mrun *R;
+  int idx, gpu, wig;
+  void *xs;
+  pthread_t th, holder, *pool;
+  int npool;
+  pthread_mutex_t mu;
+  pthread_cond_t cv_co, cv_pool, cv_hold;
+  int *q;
+  int qh, qn, running, exiting, finished, ndone, region_left, failed;
+  int *deps_left;
+  char *started;
+  int mx;
+  double mx_req, mx_acq, mx_rel, last_t1;
+  int64_t call, part0;
+  int k;
+  rspans spans;
+  rcall *calls;
+  size_t ncalls, ccap;
+};
+
+/* ---- Vectors of doubles and their statistics ---- */
+
+typedef struct dvec {
+  double *v;
+  size_t n, cap;
+} dvec;
+
+void runner__dvec_push(dvec *d, double x);
+int runner__cmp_double(const void *x, const void *y); /* for qsort */
+/* Exact order statistic (nearest rank, linear interpolation) of x[0..n-1], sorted; NaN
+ * when n is 0. */
+double runner__quant(const double *x, size_t n, double q);
+double runner__mean_of(const dvec *d); /* NaN when empty */
+double runner__q_of(dvec *d, double q); /* sorts d, then runner__quant */
+
+/* ---- Metrics (runner_metrics.c) ---- */
+
+/* Computes one replication's metrics from its calls and spans, pooling phase durations
+ * into pd (np + 2 vectors: phases, mutex_wait, mutex_held); the window comes back in
+ * *win_t0, *win_t1 (seconds from the replication's start). PS_EINPUT when the run
+ * completed too few partitions for the window (win_check's message). */
+int runner__rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, double *win_t1, ps_err *e);
+
+#endif
