@@ -430,7 +430,7 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       for (int k = 0; k < x->n; k++) {
         char pk[PB + 16];
         snprintf(pk, sizeof pk, "%s[%d]", p, k);
-        int w;
+        int w = -1;
         if (rd_phase_ref(c, m, x->items[k], pk, &w)) goto fail;
         for (int j = 0; j < ph->nafter; j++)
           if (ph->after[j] == w) {
