@@ -126,3 +126,9 @@ void cli_short_limit(const char *line, char *out, size_t n) {
   memcpy(out, line, k);
   out[k] = 0;
 }
+
+char *cli_join_sets(const char *const *sets, int n) {
+  ps_buf b = {0};
+  for (int i = 0; i < n; i++) ps_buf_printf(&b, "%s%s", i ? "; " : "", sets[i]);
+  return b.p ? b.p : xstrdup("");
+}

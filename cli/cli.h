@@ -37,6 +37,10 @@ void cli_csv_num(ps_buf *b, double v);
 /* Writes b to path atomically; prints "provesim CMD: reason" on failure. Returns 0 or -1. */
 int cli_write_out(const char *cmd, const char *path, const ps_buf *b);
 
+/* The overrides joined as "KEY=VALUE; KEY=VALUE" (the CSV's overrides column); caller
+ * frees. n may be 0. */
+char *cli_join_sets(const char *const *sets, int n);
+
 /* The bottleneck's short name: the text before the first ':' of report_bottleneck. */
 void cli_short_limit(const char *line, char *out, size_t n);
 

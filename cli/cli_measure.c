@@ -208,7 +208,9 @@ int prover_cmd_measure(int argc, char **argv) {
       free(txt);
       cJSON_Delete(doc);
     } else if (csv) {
-      runner_report_csv(&b, s, res);
+      char *ov = cli_join_sets(sets, nsets);
+      runner_report_csv(&b, s, res, ov);
+      free(ov);
     } else {
       runner_report_table(&b, s, &o, res, wall);
     }

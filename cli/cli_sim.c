@@ -233,7 +233,10 @@ int sim_cmd_simulate(int argc, char **argv) {
       free(txt);
       cJSON_Delete(doc);
     } else if (csv) {
-      report_csv(&b, s, &sum);
+      char *ov = cli_join_sets(sets, nsets);
+      report_csv_extra x = {.overrides = ov};
+      report_csv(&b, s, &sum, &x);
+      free(ov);
     } else {
       report_table(&b, s, &sum, res->wall_s);
       char sat[512];

@@ -78,59 +78,14 @@ static void sweep_table(ps_buf *b, const whatif_vary *vs, int nv, const whatif_p
   free(w);
 }
 
-static void sweep_csv(ps_buf *b, const whatif_vary *vs, int nv, const whatif_point *pts, int n) {
-  ps_buf_printf(b, "point");
-  for (int k = 0; k < nv; k++) {
-    ps_buf_append(b, ",", 1);
-    ps_buf_csv_field(b, vs[k].key);
-  }
-  ps_buf_printf(b, ",scenario,gpus,workers_per_gpu,cpu_cores,batch,mutex,gpu_util,gpu_util_ci95,throughput_pps,"
-                   "throughput_pps_ci95,proofs_per_hour,proofs_per_hour_ci95,latency_mean_s,latency_mean_s_ci95,"
-                   "latency_p50_s,latency_p95_s,latency_p99_s,latency_p99_s_ci95,proof_latency_mean_s,"
-                   "proof_latency_p99_s,proof_latency_p99_s_ci95,mutex_wait_mean_s,mutex_wait_mean_s_ci95,"
-                   "mutex_held_mean_s,call_mean_s,cpu_util,cpu_util_ci95,gpu_idle_mutex_held,"
-                   "gpu_idle_mutex_free,limited_by,replications,events\n");
-  for (int i = 0; i < n; i++) {
-    const whatif_point *p = &pts[i];
-    const scenario *s = p->s;
-    const report_summary *m = &p->sum;
-    ps_buf_printf(b, "%d", i);
-    for (int k = 0; k < nv; k++) {
-      ps_buf_append(b, ",", 1);
-      ps_buf_csv_field(b, whatif_point_value(p, k));
-    }
-    ps_buf_append(b, ",", 1);
-    ps_buf_csv_field(b, s->name);
-    ps_buf_printf(b, ",%d,%d,%d,%d,", s->gpus, s->workers_per_gpu, s->cpu_cores, s->batch);
-    ps_buf_csv_field(b, s->mutex_name ? s->mutex_name : "none");
-    cli_csv_num(b, m->gpu_util_mean);
-    cli_csv_num(b, m->gpu_util_mean_ci);
-    cli_csv_num(b, m->tput);
-    cli_csv_num(b, m->tput_ci);
-    cli_csv_num(b, whatif_proofs_per_hour(s, m->tput));
-    cli_csv_num(b, whatif_proofs_per_hour(s, m->tput_ci));
-    cli_csv_num(b, m->lat_mean);
-    cli_csv_num(b, m->lat_mean_ci);
-    cli_csv_num(b, m->lat_p50);
-    cli_csv_num(b, m->lat_p95);
-    cli_csv_num(b, m->lat_p99);
-    cli_csv_num(b, m->lat_p99_ci);
-    cli_csv_num(b, m->has_proofs ? m->proof_mean : NAN);
-    cli_csv_num(b, m->has_proofs ? m->proof_p99 : NAN);
-    cli_csv_num(b, m->has_proofs ? m->proof_p99_ci : NAN);
-    cli_csv_num(b, m->wait_mean);
-    cli_csv_num(b, m->wait_mean_ci);
-    cli_csv_num(b, m->held_mean);
-    cli_csv_num(b, m->call_mean);
-    cli_csv_num(b, m->cpu_util);
-    cli_csv_num(b, m->cpu_util_ci);
-    cli_csv_num(b, m->idle_held);
-    cli_csv_num(b, m->idle_free);
-    char lim[64];
-    cli_short_limit(p->limit, lim, sizeof lim);
-    ps_buf_append(b, ",", 1);
-    ps_buf_csv_field(b, lim);
-    ps_buf_printf(b, ",%d,%lld\n", m->nreps, (long long)m->events);
+static void sweep_csv(ps_buf *b, const whatif_sweep *sw) {
+  report_csv_header(b);
+  for (long i = 0; i < sw->npts; i++) {
+    const whatif_point *p = &sw->pts[i];
+    char *ov = cli_join_sets(p->sets, sw->nsets + sw->nv);
+    report_csv_extra x = {.point = i, .overrides = ov};
+    report_csv_row(b, p->s, &p->sum, &x);
+    free(ov);
   }
 }
 
@@ -268,7 +223,7 @@ int sim_cmd_sweep(int argc, char **argv) {
   rc = PS_EXIT_OK;
   int npts = (int)sw->npts;
   ps_buf cb = {0}, jb = {0};
-  if (csvf) sweep_csv(&cb, vs, nv, sw->pts, npts);
+  if (csvf) sweep_csv(&cb, sw);
   if (jsonf) sweep_json(&jb, path, vs, nv, sw->pts, npts);
   /* Write both or neither. */
   if (csvf && cli_write_out("sweep", csvf, &cb)) rc = PS_EXIT_FAIL;

@@ -230,16 +230,60 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
                   m->held_mean, m->tput > 0 ? m->gpu_util_mean * s->gpus * s->batch / m->tput : 0.0);
 }
 
-void report_csv(ps_buf *b, const scenario *s, const report_summary *m) {
-  ps_buf_printf(b, "scenario,gpus,workers_per_gpu,cpu_cores,batch,mutex,gpu_util,gpu_util_ci95,throughput_pps,"
-                   "throughput_pps_ci95,latency_mean_s,latency_p50_s,latency_p95_s,latency_p99_s,"
-                   "mutex_wait_mean_s,call_mean_s,cpu_util,gpu_idle_mutex_held,gpu_idle_mutex_free,replications,"
-                   "events\n");
+/* ",number", or "," alone when v is not finite (a CI of one replication). */
+static void csv_num(ps_buf *b, double v) {
+  if (isfinite(v))
+    ps_buf_printf(b, ",%.9g", v);
+  else
+    ps_buf_append(b, ",", 1);
+}
+
+void report_csv_header(ps_buf *b) {
+  ps_buf_printf(b, "point,overrides,scenario,gpus,workers_per_gpu,cpu_cores,batch,mutex,gpu_util,gpu_util_ci95,"
+                   "throughput_pps,throughput_pps_ci95,proofs_per_hour,proofs_per_hour_ci95,latency_mean_s,"
+                   "latency_mean_s_ci95,latency_p50_s,latency_p95_s,latency_p99_s,latency_p99_s_ci95,"
+                   "proof_latency_mean_s,proof_latency_p99_s,proof_latency_p99_s_ci95,mutex_wait_mean_s,"
+                   "mutex_wait_mean_s_ci95,mutex_held_mean_s,call_mean_s,cpu_util,cpu_util_ci95,gpu_idle_mutex_held,"
+                   "gpu_idle_mutex_free,limited_by,replications,events,source,gpu_util_nvml,gpu_timing\n");
+}
+
+void report_csv_row(ps_buf *b, const scenario *s, const report_summary *m, const report_csv_extra *x) {
+  static const report_csv_extra none = {0};
+  if (!x) x = &none;
+  double pf = 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1);
+  ps_buf_printf(b, "%ld,", x->point);
+  ps_buf_csv_field(b, x->overrides ? x->overrides : "");
+  ps_buf_append(b, ",", 1);
   ps_buf_csv_field(b, s->name);
   ps_buf_printf(b, ",%d,%d,%d,%d,", s->gpus, s->workers_per_gpu, s->cpu_cores, s->batch);
   ps_buf_csv_field(b, s->mutex_name ? s->mutex_name : "none");
-  ps_buf_printf(b, ",%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%lld\n",
-                m->gpu_util_mean, m->gpu_util_mean_ci, m->tput, m->tput_ci, m->lat_mean, m->lat_p50, m->lat_p95,
-                m->lat_p99, m->wait_mean, m->call_mean, m->cpu_util, m->idle_held, m->idle_free, m->nreps,
-                (long long)m->events);
+  const double v[] = {m->gpu_util_mean, m->gpu_util_mean_ci, m->tput, m->tput_ci, m->tput * pf, m->tput_ci * pf,
+                      m->lat_mean, m->lat_mean_ci, m->lat_p50, m->lat_p95, m->lat_p99, m->lat_p99_ci,
+                      m->has_proofs ? m->proof_mean : NAN, m->has_proofs ? m->proof_p99 : NAN,
+                      m->has_proofs ? m->proof_p99_ci : NAN, m->wait_mean, m->wait_mean_ci, m->held_mean,
+                      m->call_mean, m->cpu_util, m->cpu_util_ci, m->idle_held, m->idle_free};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) csv_num(b, v[i]);
+  /* The bottleneck's short name: report_bottleneck's line up to its first ':'. */
+  char line[512], lim[64];
+  const char *l = report_bottleneck(s, m, line, sizeof line);
+  size_t k = strcspn(l, ":");
+  if (k >= sizeof lim) k = sizeof lim - 1;
+  memcpy(lim, l, k);
+  lim[k] = 0;
+  ps_buf_append(b, ",", 1);
+  ps_buf_csv_field(b, lim);
+  ps_buf_printf(b, ",%d,%lld,%s", m->nreps, (long long)m->events, x->gpu_timing ? "prover" : "sim");
+  if (x->gpu_timing) {
+    csv_num(b, x->gpu_util_nvml);
+    ps_buf_append(b, ",", 1);
+    ps_buf_csv_field(b, x->gpu_timing);
+    ps_buf_append(b, "\n", 1);
+  } else {
+    ps_buf_append(b, ",,\n", 3);
+  }
+}
+
+void report_csv(ps_buf *b, const scenario *s, const report_summary *m, const report_csv_extra *x) {
+  report_csv_header(b);
+  report_csv_row(b, s, m, x);
 }

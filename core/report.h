@@ -41,6 +41,19 @@ cJSON *report_json(const scenario *s, const report_summary *m);
 /* The table lists the first REPORT_TABLE_GPUS GPUs one by one (JSON and CSV list all). */
 #define REPORT_TABLE_GPUS 16
 void report_table(ps_buf *b, const scenario *s, const report_summary *m, double wall_s);
-void report_csv(ps_buf *b, const scenario *s, const report_summary *m);
+/* The one CSV writer: simulate, sweep and measure write the same columns in the same
+ * order (docs/design.md, "CSV"), so their files concatenate. Utilization and idle shares
+ * are fractions; times are seconds; empty cells are values that do not apply (a CI of one
+ * replication, proof latency of a closed backlog, NVML columns of a simulation). */
+typedef struct report_csv_extra {
+  long point;            /* the sweep point (0 for simulate and measure) */
+  const char *overrides; /* "KEY=VALUE; ..." applied to the scenario, or NULL */
+  const char *gpu_timing; /* measure: "cupti", "cuda-events" or "phase-spans"; NULL for a simulation */
+  double gpu_util_nvml;  /* measure: nvidia-smi's mean over GPUs (NaN when absent) */
+} report_csv_extra;
+void report_csv_header(ps_buf *b);
+void report_csv_row(ps_buf *b, const scenario *s, const report_summary *m, const report_csv_extra *x);
+/* The header and one row; x may be NULL. */
+void report_csv(ps_buf *b, const scenario *s, const report_summary *m, const report_csv_extra *x);
 
 #endif

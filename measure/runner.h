@@ -62,6 +62,8 @@ void runner_result_free(runner_result *r); /* accepts NULL */
  * gpu_util_nvml, per-phase statistics and a "measurement" member saying how. */
 cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_result *r);
 void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, const runner_result *r, double wall_s);
-void runner_report_csv(ps_buf *b, const scenario *s, const runner_result *r);
+/* The CSV of report.h's one writer, with the NVML and timing columns filled; overrides
+ * ("KEY=VALUE; ...") may be NULL. */
+void runner_report_csv(ps_buf *b, const scenario *s, const runner_result *r, const char *overrides);
 
 #endif

@@ -79,24 +79,14 @@ void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, con
   report_summary_free(&sum);
 }
 
-void runner_report_csv(ps_buf *b, const scenario *s, const runner_result *r) {
+void runner_report_csv(ps_buf *b, const scenario *s, const runner_result *r, const char *overrides) {
   report_summary sum;
   report_summarize(&r->sim, &sum);
-  ps_buf tmp = {0};
-  report_csv(&tmp, s, &sum);
-  report_summary_free(&sum);
   double nv = 0;
   int n = 0;
   for (int g = 0; g < r->ngpus; g++)
     if (isfinite(r->gpu_util_nvml[g])) nv += r->gpu_util_nvml[g], n++;
-  char *nl = memchr(tmp.p, '\n', tmp.len);
-  PS_ASSERT(nl && tmp.p[tmp.len - 1] == '\n');
-  ps_buf_append(b, tmp.p, (size_t)(nl - tmp.p));
-  ps_buf_printf(b, ",gpu_util_nvml,gpu_timing\n");
-  ps_buf_append(b, nl + 1, tmp.len - (size_t)(nl + 1 - tmp.p) - 1);
-  if (n)
-    ps_buf_printf(b, ",%.17g,%s\n", nv / n, r->gpu_timing);
-  else
-    ps_buf_printf(b, ",,%s\n", r->gpu_timing);
-  ps_buf_free(&tmp);
+  report_csv_extra x = {.overrides = overrides, .gpu_timing = r->gpu_timing, .gpu_util_nvml = n ? nv / n : NAN};
+  report_csv(b, s, &sum, &x);
+  report_summary_free(&sum);
 }

@@ -43,9 +43,19 @@ def _number(text):
 
 
 def read_sweep_csv(path):
-    """Rows of a `provesim sweep --csv` file, numbers converted, empty cells as None."""
+    """Rows of a `provesim sweep --csv` (or `simulate`/`measure --csv`) file, numbers
+    converted, empty cells as None; each override of the `overrides` column
+    ("KEY=VALUE; KEY=VALUE") also under its own key, e.g. row["system.workers_per_gpu"]."""
+    rows = []
     with open(path, newline="") as f:
-        return [{k: _number(v) for k, v in row.items()} for row in csv.DictReader(f)]
+        for row in csv.DictReader(f):
+            r = {k: _number(v) for k, v in row.items()}
+            for item in (row.get("overrides") or "").split("; "):
+                if "=" in item:
+                    k, v = item.split("=", 1)
+                    r.setdefault(k, _number(v))
+            rows.append(r)
+    return rows
 
 
 def read_sweep_json(path):

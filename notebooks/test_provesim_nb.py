@@ -8,10 +8,10 @@ import pytest
 
 import provesim_nb as nb
 
-CSV = """point,system.workers_per_gpu,system.mutex,scenario,gpu_util,gpu_util_ci95,throughput_pps,latency_p99_s,limited_by
-0,1,call,s,0.45,,0.25,4.6,mutex held without kernels
-1,1,"{from: a, to: b}",s,0.45,0.001,0.25,4.6,mutex held without kernels
-2,2,kernels,s,0.88,0.002,0.49,4.7,GPU busy
+CSV = """point,overrides,scenario,gpu_util,gpu_util_ci95,throughput_pps,latency_p99_s,limited_by
+0,system.workers_per_gpu=1; system.mutex=call,s,0.45,,0.25,4.6,mutex held without kernels
+1,"system.workers_per_gpu=1; system.mutex={from: a, to: b}",s,0.45,0.001,0.25,4.6,mutex held without kernels
+2,run.replications=2; system.workers_per_gpu=2; system.mutex=kernels,s,0.88,0.002,0.49,4.7,GPU busy
 """
 
 

@@ -426,6 +426,26 @@ START_TEST(outputs_whole_or_none) {
 }
 END_TEST
 
+/* simulate, sweep and measure write the same CSV columns, so their files concatenate. */
+START_TEST(csv_same_columns) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml"), *mcfg = src("tests/data/measure/const-seed.yaml");
+  char *a1 = xasprintf("simulate %s --set run.replications=2 --csv", cfg);
+  char *a2 = xasprintf("sweep %s --set run.replications=2 --vary system.workers_per_gpu=1..2 -q --csv sw.csv", cfg);
+  char *a3 = xasprintf("measure %s --backend cpu --set workload.partitions=12 --set run.warmup=2 --csv", mcfg);
+  char *o1, *o3;
+  ck_assert_int_eq(run(a1, &o1, NULL), 0);
+  ck_assert_int_eq(run(a2, NULL, NULL), 0);
+  ck_assert_int_eq(run(a3, &o3, NULL), 0);
+  char *o2 = tmpfile_text("sw.csv");
+  size_t h = strcspn(o1, "\n");
+  ck_assert_msg(h > 100 && !strncmp(o1, o2, h + 1) && !strncmp(o1, o3, h + 1), "headers differ:\n%s\n%s\n%s", o1, o2, o3);
+  ck_assert_ptr_nonnull(strstr(o1, "\n0,run.replications=2,seed-coarse-mutex,"));
+  ck_assert_ptr_nonnull(strstr(o2, "\n1,run.replications=2; system.workers_per_gpu=2,seed-coarse-mutex,1,2,"));
+  ck_assert_ptr_nonnull(strstr(o3, ",prover,,phase-spans\n"));
+  free(o1), free(o2), free(o3), free(a1), free(a2), free(a3), free(cfg), free(mcfg);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("cli");
   TCase *tc = tcase_create("simulate");
@@ -439,6 +459,7 @@ int main(void) {
   tcase_add_test(tc, many_gpus_table_and_limit);
   tcase_add_test(tc, trace_tracks_never_overlap);
   tcase_add_test(tc, outputs_whole_or_none);
+  tcase_add_test(tc, csv_same_columns);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

@@ -84,7 +84,7 @@ START_TEST(sweep_same_output_whatever_jobs) {
   int lines = 0;
   for (char *q = c1; *q; q++) lines += *q == '\n';
   ck_assert_int_eq(lines, 10);
-  ck_assert_ptr_nonnull(strstr(c1, "\"{from: prep, to: msm}\""));
+  ck_assert_ptr_nonnull(strstr(c1, "system.mutex={from: prep, to: msm}\""));
   free(c1);
   free(c2);
   free(j1);

@@ -176,9 +176,9 @@ START_TEST(test_report_csv_quotes_names) {
   report_summary sum;
   report_summarize(r, &sum);
   ps_buf b = {0};
-  report_csv(&b, s, &sum);
+  report_csv(&b, s, &sum, NULL);
   const char *row = strchr(b.p, '\n') + 1;
-  ck_assert_msg(!strncmp(row, "\"a, \"\"b\"\"\",1,", 13), "row: %s", row);
+  ck_assert_msg(!strncmp(row, "0,,\"a, \"\"b\"\"\",1,", 16), "row: %s", row);
   ps_buf_free(&b);
   report_summary_free(&sum);
   sim_result_free(r);
