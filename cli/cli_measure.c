@@ -51,6 +51,7 @@ static const char measure_help[] =
     "Ctrl-C stops the run cleanly: running phases end, mutexes are released, the spans so far\n"
     "are written, no report.\n"
     "\n"
+    "A progress bar with an ETA is drawn on standard error when it is a terminal.\n"
     "exit codes: 0 success; 1 run failure (no GPU for --backend cuda, not enough GPU memory, a\n"
     "failing phase, Ctrl-C, I/O); 2 bad input (arguments, scenario, a model the executor cannot\n"
     "run), with nothing written\n"
@@ -183,10 +184,18 @@ int prover_cmd_measure(int argc, char **argv) {
   interrupted = 0;
   runner_opts o = {.backend = backend, .executor = executor, .interrupt = &interrupted, .keep_spans = spans != NULL,
                    .cache_dir = cache_dir, .nvml_period_s = period, .no_cupti = no_cupti};
+  /* A progress bar on a terminal: a Groth16 run can take minutes before the report. */
+  cli_progress bar;
+  if (isatty(2)) {
+    cli_progress_start(&bar, "measure", (size_t)s->replications * (size_t)s->partitions);
+    o.progress = cli_progress_tick;
+    o.progress_ctx = &bar;
+  }
   runner_result *res = NULL;
   double t0 = ps_now();
   int r = runner_run(s, &o, &res, &e);
   double wall = ps_now() - t0;
+  if (isatty(2)) cli_progress_end(&bar);
   sigaction(SIGINT, &old, NULL);
   if (r != PS_OK) fprintf(stderr, "provesim measure: %s\n", e.msg);
   rc = r == PS_OK ? PS_EXIT_OK : r == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;

@@ -304,6 +304,12 @@ static void *worker_main(void *arg) {
                                     .part0 = w->part0, .t_start = t_start - R->base, .t_end = t_end - R->base,
                                     .has_mx = had_mx, .mx_req = w->mx_req - R->base,
                                     .mx_acq = w->mx_acq - R->base, .mx_rel = w->mx_rel - R->base};
+    if (R->o->progress) {
+      pthread_mutex_lock(&R->qmu);
+      R->done_parts += w->k;
+      R->o->progress(R->o->progress_ctx, (size_t)((int64_t)R->rep * R->s->partitions + R->done_parts));
+      pthread_mutex_unlock(&R->qmu);
+    }
   }
   free(parts);
   return NULL;
@@ -579,6 +585,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   for (int rep = 0; rep < s->replications && rc == PS_OK; rep++) {
     R->rep = rep;
     R->next_part = 0;
+    R->done_parts = 0;
     R->ncalls = 0;
     R->total = s->partitions;
     pthread_mutex_lock(&R->dmu);

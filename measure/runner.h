@@ -22,6 +22,10 @@ typedef struct runner_opts {
   const char *cache_dir; /* groth16 key cache; NULL = none */
   double nvml_period_s;  /* NVML sampling period; 0 = 0.1 s */
   int no_cupti;          /* 1: act as if CUPTI were unavailable (tests, comparisons) */
+  /* NULL, or called after every completed call with the partitions done so far over all
+   * replications (replications x partitions in all); from worker threads, one at a time. */
+  void (*progress)(void *ctx, size_t done);
+  void *progress_ctx;
 } runner_opts;
 
 /* Time statistics of one phase (or of mutex_wait / mutex_held) over the window, pooled

@@ -67,7 +67,7 @@ struct mrun {
   ps_err err;
 
   pthread_mutex_t qmu;
-  int64_t next_part, total, ncalls;
+  int64_t next_part, total, ncalls, done_parts; /* done_parts: of this replication */
   double *arrive; /* arrivals: absolute arrival time of each partition */
 
   rgpu *gpus;
