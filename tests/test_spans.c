@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "spans.h"
 
 static char *write_tmp(const char *text) {
@@ -122,6 +124,33 @@ START_TEST(fifo_and_folder_refused) {
 }
 END_TEST
 
+/* The one JSON string writer (ps_buf_json_str, used by spans, traces and proofs) and the
+ * one CSV field writer (ps_buf_csv_field): what they write reads back as the same string. */
+START_TEST(json_and_csv_escaping) {
+  static const char *const cases[] = {"plain", "quote \" and \\ backslash", "tab\tnew\nline\rcr", "\x01\x1f ctl",
+                                      "utf-8: \xc3\xa9\xe2\x82\xac", "", "a,b", NULL};
+  for (int i = 0; cases[i]; i++) {
+    ps_buf b = {0};
+    ps_buf_json_str(&b, cases[i]);
+    cJSON *j = cJSON_ParseWithLength(b.p, b.len);
+    ck_assert_msg(cJSON_IsString(j), "not a JSON string: %s", b.p);
+    ck_assert_str_eq(j->valuestring, cases[i]);
+    cJSON_Delete(j);
+    ps_buf_free(&b);
+  }
+  ps_buf c = {0};
+  ps_buf_csv_field(&c, "a,\"b\"\nc");
+  ps_buf_append(&c, "", 1);
+  ck_assert_str_eq(c.p, "\"a,\"\"b\"\"\nc\"");
+  ps_buf_free(&c);
+  ps_buf d = {0};
+  ps_buf_csv_field(&d, "plain_name-1");
+  ps_buf_append(&d, "", 1);
+  ck_assert_str_eq(d.p, "plain_name-1");
+  ps_buf_free(&d);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("spans");
   TCase *tc = tcase_create("reader");
@@ -131,6 +160,7 @@ int main(void) {
   tcase_add_test(tc, times_and_trailing_text);
   tcase_add_test(tc, long_line_bounded);
   tcase_add_test(tc, fifo_and_folder_refused);
+  tcase_add_test(tc, json_and_csv_escaping);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
