@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "cli.h"
 #include "cli_bench.h"
 
 typedef struct bench_opts {
@@ -126,50 +127,38 @@ static void fmt_size(char *buf, size_t n, int log_n) { snprintf(buf, n, "2^%d", 
 int prover_cmd_bench(int argc, char **argv) {
   bench_opts o = {backend_has_cuda() ? "cuda" : "cpu", 0, 0, 5, 1, 1, 1, 1, 0, 0, 0};
   for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
+    const char *a = argv[i], *v;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
       return PS_EXIT_OK;
-    }
-    if (i + 1 >= argc && (!strcmp(a, "--backend") || !strcmp(a, "--sizes") || !strcmp(a, "--reps") ||
-                          !strcmp(a, "--only") || !strcmp(a, "--windows") || !strcmp(a, "--precomp"))) {
-      fprintf(stderr, "provesim prover-bench: %s needs a value (provesim prover-bench --help)\n", a);
-      return PS_EXIT_USAGE;
-    }
-    if (!strcmp(a, "--backend")) {
-      o.backend = argv[++i];
-    } else if (!strcmp(a, "--sizes")) {
-      if (parse_range(argv[++i], &o.lo, &o.hi)) {
-        fprintf(stderr, "provesim prover-bench: --sizes '%s': expected A..B or N with 1 <= A <= B <= 31\n", argv[i]);
-        return PS_EXIT_USAGE;
-      }
-    } else if (!strcmp(a, "--windows")) {
-      if (parse_range(argv[++i], &o.wlo, &o.whi) || o.wlo < 2 || o.whi > 24) {
-        fprintf(stderr, "provesim prover-bench: --windows '%s': expected A..B with 2 <= A <= B <= 24\n", argv[i]);
-        return PS_EXIT_USAGE;
-      }
-    } else if (!strcmp(a, "--precomp")) {
-      char *end;
-      long c = strtol(argv[++i], &end, 10);
-      if (*end || c < 2 || c > 24) {
-        fprintf(stderr, "provesim prover-bench: --precomp '%s': expected a window of 2..24 bits\n", argv[i]);
-        return PS_EXIT_USAGE;
-      }
-      o.precomp = (int)c;
-    } else if (!strcmp(a, "--reps")) {
-      char *end;
-      long r = strtol(argv[++i], &end, 10);
-      if (*end || r < 1 || r > 1000) {
-        fprintf(stderr, "provesim prover-bench: --reps '%s': expected an integer 1..1000\n", argv[i]);
-        return PS_EXIT_USAGE;
-      }
-      o.reps = (int)r;
-    } else if (!strcmp(a, "--only")) {
-      if (parse_only(argv[++i], &o)) return PS_EXIT_USAGE;
+    } else if (cli_is_opt(a, "--backend")) {
+      if (!(v = cli_optval(argc, argv, &i, "--backend"))) goto missing;
+      o.backend = v;
+    } else if (cli_is_opt(a, "--sizes")) {
+      if (!(v = cli_optval(argc, argv, &i, "--sizes"))) goto missing;
+      if (parse_range(v, &o.lo, &o.hi))
+        return cli_usage_error("prover-bench", "--sizes '%s': expected A..B or N with 1 <= A <= B <= 31", v);
+    } else if (cli_is_opt(a, "--windows")) {
+      if (!(v = cli_optval(argc, argv, &i, "--windows"))) goto missing;
+      if (parse_range(v, &o.wlo, &o.whi) || o.wlo < 2 || o.whi > 24)
+        return cli_usage_error("prover-bench", "--windows '%s': expected A..B with 2 <= A <= B <= 24", v);
+    } else if (cli_is_opt(a, "--precomp")) {
+      if (!(v = cli_optval(argc, argv, &i, "--precomp"))) goto missing;
+      if (cli_parse_int(v, 2, 24, &o.precomp))
+        return cli_usage_error("prover-bench", "--precomp '%s': expected a window of 2..24 bits", v);
+    } else if (cli_is_opt(a, "--reps")) {
+      if (!(v = cli_optval(argc, argv, &i, "--reps"))) goto missing;
+      if (cli_parse_int(v, 1, 1000, &o.reps))
+        return cli_usage_error("prover-bench", "--reps '%s': expected an integer 1..1000", v);
+    } else if (cli_is_opt(a, "--only")) {
+      if (!(v = cli_optval(argc, argv, &i, "--only"))) goto missing;
+      if (parse_only(v, &o)) return PS_EXIT_USAGE;
     } else {
-      fprintf(stderr, "provesim prover-bench: unknown argument '%s' (provesim prover-bench --help)\n", a);
-      return PS_EXIT_USAGE;
+      return cli_usage_error("prover-bench", "unknown argument '%s'", a);
     }
+    continue;
+  missing:
+    return cli_usage_error("prover-bench", "%s: expected a value", a);
   }
 
   ps_err e = {{0}};
