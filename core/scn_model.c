@@ -493,3 +493,29 @@ fail:
 }
 
 const char *scn_res_name(res_kind r) { return (unsigned)r < 4 ? RES_NAMES[r] : "?"; }
+
+void scn_model_free(model *m) {
+  if (!m) return;
+  free(m->name);
+  free(m->source);
+  free(m->path);
+  for (int i = 0; i < m->nphases; i++) {
+    phase *p = &m->phases[i];
+    free(p->name);
+    dist_free(&p->time);
+    dist_free(&p->fixed);
+    free(p->scale);
+    free(p->after);
+  }
+  /* A model freed while being built may have phases allocated past nphases. */
+  free(m->phases);
+  for (int i = 0; i < m->nscopes; i++) free(m->scopes[i].name);
+  free(m->scopes);
+  free(m);
+}
+
+int scn_phase_index(const model *m, const char *name) {
+  for (int i = 0; i < m->nphases; i++)
+    if (m->phases[i].name && !strcmp(m->phases[i].name, name)) return i;
+  return -1;
+}
