@@ -1,6 +1,7 @@
 /* The provesim binary: one command table over every subcommand (docs/design.md,
  * "Command line"). `provesim help CMD` is `provesim CMD --help`. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_measure.h"
@@ -69,20 +70,26 @@ int main(int argc, char **argv) {
   /* `--` ends the options, as getopt has it. Every operand of every command is a path, so
    * after `--` an operand that starts with '-' is passed as "./-name", the same file, and
    * each command's own parser never takes it for an option. */
-  char **av = argv;
-  int ac = argc;
+  char **av = argv, **owned = NULL;
+  int ac = argc, nowned = 0;
   for (int i = 2; i < argc; i++)
     if (!strcmp(argv[i], "--")) {
       av = xcalloc((size_t)argc + 1, sizeof *av);
+      owned = xcalloc((size_t)argc, sizeof *owned);
       ac = 0;
       for (int j = 0; j < argc; j++) {
         if (j == i) continue;
-        av[ac++] = j > i && argv[j][0] == '-' ? xasprintf("./%s", argv[j]) : argv[j];
+        av[ac++] = j > i && argv[j][0] == '-' ? (owned[nowned++] = xasprintf("./%s", argv[j])) : argv[j];
       }
       break;
     }
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(av[1], commands[i].name)) return commands[i].fn(ac - 1, av + 1);
+  int rc = -1;
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0] && rc < 0; i++)
+    if (!strcmp(av[1], commands[i].name)) rc = commands[i].fn(ac - 1, av + 1);
+  for (int j = 0; j < nowned; j++) free(owned[j]);
+  free(owned);
+  if (av != argv) free(av);
+  if (rc >= 0) return rc;
   fprintf(stderr, "provesim: unknown command '%s' (provesim --help lists them)\n", argv[1]);
   return PS_EXIT_USAGE;
 }
