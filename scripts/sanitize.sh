@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Builds provesim with AddressSanitizer and UndefinedBehaviorSanitizer (undefined behaviour
+# stops the program, like a crash: -fno-sanitize-recover) and runs the test suites under
+# them. CI runs it after the README's test command. The slowest suite (test_groth16, about
+# 2 minutes under ASan) and the ones that only check scripts and docs are left out.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROVESIM_CUDA=OFF -DPROVESIM_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$(nproc)"
+export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+cd build-asan && ctest --output-on-failure -j"$(nproc)" -E 'notebooks|cuda_auto|install|docs|measure_quick|test_groth16'
