@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,45 @@ int ps_write_file_atomic(const char *path, const char *data, size_t n, ps_err *e
 /* A target that exists and is not a regular file — a device (/dev/null), a FIFO, or a
  * symbolic link (/dev/stdout, or a link to a file elsewhere) — is written in place:
  * renaming over it would replace the device or the link with a file. */
+/* Temporary files of outputs not yet committed, removed by a SIGINT, SIGTERM or SIGHUP
+ * handler before the signal takes its default course, so an interrupted run leaves no
+ * "name.tmp.PID" behind. A fixed table of slots, claimed and released with atomics, keeps
+ * the handler async-signal-safe (it only calls unlink, signal and raise). */
+#define TMP_SLOTS 16
+static char *volatile tmp_slots[TMP_SLOTS];
+
+static void on_fatal_signal(int sig) {
+  for (int i = 0; i < TMP_SLOTS; i++) {
+    char *t = tmp_slots[i];
+    if (t) unlink(t);
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void tmp_track(char *t) {
+  static int installed;
+  if (!__atomic_exchange_n(&installed, 1, __ATOMIC_SEQ_CST)) {
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 3; i++) {
+      struct sigaction old;
+      /* Keep a handler the program installed itself (measure's Ctrl-C stops the run). */
+      if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_DFL) signal(sigs[i], on_fatal_signal);
+    }
+  }
+  for (int i = 0; i < TMP_SLOTS; i++) {
+    char *expect = NULL;
+    if (__atomic_compare_exchange_n(&tmp_slots[i], &expect, t, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+  }
+}
+
+static void tmp_untrack(char *t) {
+  for (int i = 0; i < TMP_SLOTS; i++) {
+    char *expect = t;
+    if (__atomic_compare_exchange_n(&tmp_slots[i], &expect, NULL, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) return;
+  }
+}
+
 int ps_out_open(ps_outfile *o, const char *path, ps_err *e) {
   struct stat st;
   o->path = (char *)path;
@@ -154,10 +194,12 @@ int ps_out_open(ps_outfile *o, const char *path, ps_err *e) {
     o->f = fopen(path, "w");
   } else {
     o->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+    tmp_track(o->tmp);
     o->f = fopen(o->tmp, "w");
   }
   if (!o->f) {
     int rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", path, strerror(errno));
+    if (o->tmp) tmp_untrack(o->tmp);
     free(o->tmp);
     o->tmp = NULL;
     return rc;
@@ -173,6 +215,7 @@ int ps_out_commit(ps_outfile *o, ps_err *e) {
     bad = 1;
     err = errno;
   }
+  if (o->tmp) tmp_untrack(o->tmp);
   if (bad) {
     if (o->tmp) unlink(o->tmp);
     free(o->tmp);
@@ -187,7 +230,10 @@ int ps_out_commit(ps_outfile *o, ps_err *e) {
 void ps_out_abort(ps_outfile *o) {
   if (o->f) fclose(o->f);
   o->f = NULL;
-  if (o->tmp) unlink(o->tmp);
+  if (o->tmp) {
+    tmp_untrack(o->tmp);
+    unlink(o->tmp);
+  }
   free(o->tmp);
   o->tmp = NULL;
 }

@@ -419,6 +419,17 @@ START_TEST(outputs_whole_or_none) {
   ck_assert_msg(strstr(err, "standard output: cannot write"), "%s", err);
   free(err);
   ck_assert_int_eq(sh("%s verify p6%s", "", NULL), 0);
+  /* SIGTERM in the middle of a run: the temporary spans file goes with the process. */
+  char *kill = xasprintf("( %s simulate %s --set workload.partitions=2000000 --set run.replications=4 --spans sig.jsonl "
+                         ">/dev/null & p=$!; for i in $(seq 100); do [ -e sig.jsonl.tmp.$p ] && break; sleep 0.05; done; "
+                         "[ -e sig.jsonl.tmp.$p ] || echo never-started >&2; kill -TERM $p; wait $p; echo $? >&2 )",
+                         "%s", cfg);
+  ck_assert_int_eq(sh(kill, "", &err), 0);
+  ck_assert_msg(strstr(err, "143") && !strstr(err, "never-started"), "%s", err);
+  ck_assert(!exists("sig.jsonl"));
+  char *left2 = xasprintf("ls %s | grep -q 'sig.jsonl'", tmpdir);
+  ck_assert_int_ne(system(left2), 0);
+  free(left2), free(kill), free(err);
   int rc = sh("%s prove --backend cuda --constraints 2^6 --out p7%s", "", &err);
   ck_assert_msg(rc == 0 || (rc == 1 && strstr(err, "use --backend cpu")), "prove --backend cuda: exit %d: %s", rc, err);
   free(err);
