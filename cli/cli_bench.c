@@ -92,6 +92,10 @@ static int parse_only(const char *s, bench_opts *o) {
     }
   }
   free(dup);
+  if (!(o->do_field || o->do_ntt || o->do_g1 || o->do_g2)) {
+    fprintf(stderr, "provesim prover-bench: --only: expected a list of field, ntt, msm-g1, msm-g2, got '%s'\n", s);
+    return -1;
+  }
   return 0;
 }
 
@@ -165,7 +169,8 @@ int prover_cmd_bench(int argc, char **argv) {
   ps_backend *b = backend_open(o.backend, &e);
   if (!b) {
     fprintf(stderr, "provesim prover-bench: %s\n", e.msg);
-    return PS_EXIT_FAIL;
+    /* A backend that exists but cannot run here (no GPU) is a failed run, not bad input. */
+    return strcmp(o.backend, "cpu") && strcmp(o.backend, "cuda") ? PS_EXIT_USAGE : PS_EXIT_FAIL;
   }
   int cuda = !strcmp(backend_name(b), "cuda"), rc = PS_EXIT_OK;
   double fr_rate = 0, fp_rate = 0;

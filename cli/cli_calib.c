@@ -101,6 +101,10 @@ int sim_cmd_calibrate(int argc, char **argv) {
     } else if (cli_is_opt(a, "--name")) {
       if (!(v = cli_optval(argc, argv, &i, "--name"))) goto missing;
       name = v;
+      if (!*name) {
+        rc = cli_usage_error("calibrate", "%s", "--name: expected a non-empty model name");
+        goto done;
+      }
     } else if (a[0] == '-' && a[1]) {
       rc = cli_usage_error("calibrate", "unknown option %s", a);
       goto done;

@@ -261,6 +261,15 @@ int sim_cmd_plan(int argc, char **argv) {
   if (parse_kv_list("plan", "--target", target, tkeys, tv, tg) || !tg[0]) goto done;
   if (maxs && parse_kv_list("plan", "--max", maxs, mkeys, mv, mg)) goto done;
   if (budget && parse_kv_list("plan", "--budget", budget, bkeys, bv, bg)) goto done;
+  /* Converted to int below, where a value out of int's range is undefined behaviour, so
+   * it is refused here (the search itself says what it makes of a small one). */
+  if ((bg[0] && !(bv[0] >= 0 && bv[0] <= PS_MAX_GPUS)) || (bg[1] && !(bv[1] >= 0 && bv[1] <= 1e6))) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "--budget: expected gpus at most %d and cpu_cores at most 1000000, got \"%.80s\"",
+             PS_MAX_GPUS, budget);
+    rc = cli_usage_error("plan", "%s", msg);
+    goto done;
+  }
   int bl[16], nb = 0;
   {
     char *dup = xstrdup(batches), *save = NULL;

@@ -114,6 +114,8 @@ int prover_cmd_prove(int argc, char **argv) {
       char *end;
       if (!(v = cli_optval(argc, argv, &i, "--boolean-fraction")) || (frac = strtod(v, &end), *end || end == v))
         return cli_usage_error("prove", "--boolean-fraction: expected a number in [0, 0.98], got '%s'", v ? v : "");
+      if (!(frac >= 0 && frac <= 0.98))
+        return cli_usage_error("prove", "--boolean-fraction: expected a number in [0, 0.98], got '%s'", v);
     } else if (cli_is_opt(a, "--backend")) {
       if (!(backend = cli_optval(argc, argv, &i, "--backend"))) return cli_usage_error("prove", "%s: expected cpu or cuda", a);
     } else if (cli_is_opt(a, "--cache")) {
@@ -150,6 +152,10 @@ int prover_cmd_prove(int argc, char **argv) {
   free(probe);
   if (bad_out) {
     fprintf(stderr, "provesim prove: --out %s\n", e.msg);
+    return PS_EXIT_USAGE;
+  }
+  if (cache && stat(cache, &st) == 0 && !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "provesim prove: --cache %s: expected a folder, got a file\n", cache);
     return PS_EXIT_USAGE;
   }
   ps_backend *b = backend_open(backend, &e);

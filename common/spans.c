@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 void spans_format_header(ps_buf *b, const span_header *h) {
@@ -71,6 +72,20 @@ static int int_member(const cJSON *o, const char *k, double lo, double hi, int64
   return 0;
 }
 
+/* The first member name that appears twice in o, or NULL. cJSON would silently use the
+ * first of them; a file that says two things at once is refused. O(n^2) in the members,
+ * which a line of at most SPANS_MAX_LINE bytes keeps small enough only for short objects,
+ * so objects with many members are checked by the caller's known keys instead. */
+static const char *dup_member(const cJSON *o) {
+  int n = 0;
+  for (const cJSON *a = o->child; a; a = a->next, n++)
+    if (n > 64) return NULL;
+  for (const cJSON *a = o->child; a; a = a->next)
+    for (const cJSON *b = a->next; b; b = b->next)
+      if (a->string && b->string && !strcmp(a->string, b->string)) return a->string;
+  return NULL;
+}
+
 static const char *str(const cJSON *o, const char *k) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
   return cJSON_IsString(x) ? x->valuestring : NULL;
@@ -95,7 +110,8 @@ static FILE *open_spans(const char *path, int *piped) {
     if (*q == '\'') ps_buf_append(&cmd, "'\\''", 4);
     else ps_buf_append(&cmd, q, 1);
   }
-  ps_buf_append(&cmd, "'", 1);
+  /* gzip's own complaint would be a second line on stderr; its exit status is reported. */
+  ps_buf_append(&cmd, "' 2>/dev/null", 13);
   FILE *f = popen(cmd.p, "r");
   ps_buf_free(&cmd);
   return f;
@@ -169,12 +185,26 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
       rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected a JSON object per line", path, lineno);
       break;
     }
+    const char *dup = dup_member(o);
+    if (dup) {
+      rc = ps_fail(e, PS_EINPUT, "%s:%ld: %.64s: expected each key once, got it twice", path, lineno, dup);
+      cJSON_Delete(o);
+      break;
+    }
     if (!seen_header) {
       const char *schema = str(o, "schema");
       if (!schema || strcmp(schema, SPANS_SCHEMA) != 0) {
         /* The message first: schema points into o. */
         rc = ps_fail(e, PS_EINPUT, "%s:%ld: schema: expected \"%s\" in the first line, got %s%.64s%s", path,
                      lineno, SPANS_SCHEMA, schema ? "\"" : "", schema ? schema : "none", schema ? "\"" : "");
+        cJSON_Delete(o);
+        break;
+      }
+      const cJSON *tu = cJSON_GetObjectItemCaseSensitive(o, "t_unit");
+      if (tu && !(cJSON_IsString(tu) && !strcmp(tu->valuestring, "s"))) {
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: t_unit: expected \"s\" (times in seconds)%s%.32s%s", path, lineno,
+                     cJSON_IsString(tu) ? ", got \"" : "", cJSON_IsString(tu) ? tu->valuestring : "",
+                     cJSON_IsString(tu) ? "\"" : "");
         cJSON_Delete(o);
         break;
       }
@@ -205,9 +235,21 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
       rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected numbers t0 <= t1, in seconds within +-1e9", path, lineno);
       break;
     }
-    if (kind && (strcmp(kind, "kernel") == 0 || strcmp(kind, "memcpy") == 0)) {
+    if (cJSON_GetObjectItemCaseSensitive(o, "kind") &&
+        !(kind && (strcmp(kind, "kernel") == 0 || strcmp(kind, "memcpy") == 0))) {
+      cJSON_Delete(o);
+      rc = ps_fail(e, PS_EINPUT, "%s:%ld: kind: expected \"kernel\" or \"memcpy\" (or no kind: a phase span)", path, lineno);
+      break;
+    }
+    if (kind) {
       r.kind = kind[0] == 'k' ? SPAN_KERNEL : SPAN_MEMCPY;
       r.name = str(o, "name");
+      if (!r.name) {
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: name: expected a string (the %s's name)", path, lineno,
+                     r.kind == SPAN_KERNEL ? "kernel" : "memcpy");
+        cJSON_Delete(o);
+        break;
+      }
     } else {
       r.kind = SPAN_PHASE;
       r.phase = str(o, "phase");
@@ -217,7 +259,19 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         rc = ps_fail(e, PS_EINPUT, "%s:%ld: phase: expected a string (or kind: kernel|memcpy)", path, lineno);
         break;
       }
+      const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "resource");
+      if (res && !(r.resource && (!strcmp(r.resource, "cpu") || !strcmp(r.resource, "gpu") ||
+                                  !strcmp(r.resource, "pcie") || !strcmp(r.resource, "none")))) {
+        cJSON_Delete(o);
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: resource: expected cpu, gpu, pcie or none", path, lineno);
+        break;
+      }
       const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "partitions");
+      if (pa && !cJSON_IsArray(pa)) {
+        cJSON_Delete(o);
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: partitions: expected an array of integers", path, lineno);
+        break;
+      }
       if (cJSON_IsArray(pa)) {
         int np = cJSON_GetArraySize(pa);
         if (np > partcap) {
@@ -249,6 +303,11 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
   free(line);
   int st;
   close_spans(f, piped, &st);
-  if (piped && rc == PS_OK && st != 0) rc = ps_fail(e, PS_EINPUT, "%s: gzip -dc failed (exit status %d)", path, st);
+  /* When the whole stream was read, a gzip error is the first thing to say: a truncated or
+   * foreign file also reads as an empty one. (After an early stop gzip may die of the
+   * closed pipe, so its status says nothing then.) */
+  if (piped && st != 0 && n == -1)
+    rc = ps_fail(e, PS_EINPUT, "%s: expected a gzip file, but gzip -dc failed (%s)", path,
+                 WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "no gzip program" : "corrupt, truncated or not gzip");
   return rc;
 }

@@ -307,6 +307,12 @@ int g16_json_read(const char *dir, g16_vk *vk, g16_proof *p, fr_t **pub, int *np
     if ((rc = dec_scalar(x, &(*pub)[i], dir, i, e))) goto out;
     i++;
   }
+  /* Said here, where both files are known, rather than by g16_verify. */
+  if (*npub != vk->nic - 1) {
+    rc = ps_fail(e, PS_EINPUT, "%s/public.json: inputs: expected %d public inputs (%s/vk.json has %d ic points), got %d",
+                 dir, vk->nic - 1, dir, vk->nic, *npub);
+    goto out;
+  }
   *p = pr;
   rc = PS_OK;
 out:

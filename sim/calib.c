@@ -323,8 +323,12 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
       if (!kmin || c.o[i].k < kmin) kmin = c.o[i].k;
     }
     if (kmax == 0) {
-      rc = ps_fail(e, PS_EINPUT, "phase %s: no spans of this phase in the spans files (after skipping %d warm-up calls)",
-                   ph->name, skip_calls);
+      if (nfiles == 1)
+        rc = ps_fail(e, PS_EINPUT, "%s: phase %s: no spans of this phase (after skipping %d warm-up calls)", files[0],
+                     ph->name, skip_calls);
+      else
+        rc = ps_fail(e, PS_EINPUT, "phase %s: no spans of this phase in the %d spans files (after skipping %d warm-up calls)",
+                     ph->name, nfiles, skip_calls);
       break;
     }
     /* The time distribution: calls of the smallest k seen, per partition. */
