@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz/ with clang (ASan and UBSan on) and runs each
+# for SECONDS (default 20) from a seed corpus: the hostile inputs of tests/hostile and the
+# shipped configs, models and proofs. CI runs it; a longer run is the same command with a
+# larger SECONDS. Any crash, leak, sanitizer report or abort fails it (exit 1), and the
+# input that did it is left in build-fuzz/ as crash-*, leak-* or timeout-*.
+#   bash scripts/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-20}
+if ! command -v clang >/dev/null; then
+  if [ "$(id -u)" -eq 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang >/dev/null
+  else
+    echo "fuzz.sh: needs clang (apt-get install clang)" >&2
+    exit 1
+  fi
+fi
+out=build-fuzz
+mkdir -p "$out"
+flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=gnu11 -Wno-macro-redefined
+       -Icommon -Icore -Iprover -Itests/fuzz $(pkg-config --cflags yaml-0.1))
+libs=(-lcjson -lgsl -lgslcblas -lm -lpthread $(pkg-config --libs yaml-0.1))
+common=(common/*.c)
+core=(core/*.c)
+prover=(prover/*.c)
+build() { # name sources...
+  local name=$1; shift
+  [ "$out/$name" -nt scripts/fuzz.sh ] && [ -z "$(find common core prover tests/fuzz -newer "$out/$name" -name '*.[ch]' -o -newer "$out/$name" -name '*.inc' | head -1)" ] && return
+  clang "${flags[@]}" -o "$out/$name" "$@" "${libs[@]}"
+}
+build fuzz_spans tests/fuzz/fuzz_spans.c "${common[@]}"
+build fuzz_scn tests/fuzz/fuzz_scn.c "${common[@]}" "${core[@]}"
+build fuzz_proof tests/fuzz/fuzz_proof.c "${common[@]}" "${prover[@]}"
+
+seeds() { # name dirs...
+  local d=$out/seeds-$1; shift
+  rm -rf "$d"; mkdir -p "$d"
+  for s in "$@"; do [ -e "$s" ] && find "$s" -maxdepth 2 -type f -size -1000k -exec cp -t "$d" {} + 2>/dev/null || true; done
+  echo "$d"
+}
+sp=$(seeds spans tests/hostile/spans tests/data/scn/spans.jsonl)
+sc=$(seeds scn tests/hostile/scenario tests/hostile/model configs models tests/data/scn)
+pr=$out/seeds-proof; rm -rf "$pr"; mkdir -p "$pr"
+for d in tests/hostile/support/proof tests/hostile/proof/*/; do
+  [ -f "$d/proof.json" ] || continue
+  n=$(echo "$d" | tr '/' '_')
+  { cat "$d/proof.json"; printf '\0'; cat "$d/vk.json" 2>/dev/null || true; printf '\0'; cat "$d/public.json" 2>/dev/null || true; } > "$pr/$n"
+done
+rc=0
+for t in spans:$sp scn:$sc proof:$pr; do
+  name=fuzz_${t%%:*} seed=${t#*:}
+  work=$out/corpus-${t%%:*}; mkdir -p "$work"
+  echo "== $name, $secs s, seeds $(ls "$seed" | wc -l)"
+  (cd "$out" && ASAN_OPTIONS=detect_leaks=1 ./"$name" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+      -rss_limit_mb=2048 -print_final_stats=1 "../$work" "../$seed" 2>"../$out/$name.log") || rc=1
+  grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY" "$out/$name.log" | head -5
+done
+rm -rf /dev/shm/provesim-fuzz-* /tmp/provesim-fuzz-* 2>/dev/null || true
+exit $rc
