@@ -3,6 +3,7 @@
  * GPUs, processor sharing, arrivals, and thread-count independence. Scenarios are built in
  * memory so this suite tests the engine alone. */
 #include <check.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -614,11 +615,33 @@ START_TEST(fifo_thread_overflow_is_an_error) {
 }
 END_TEST
 
+/* GSL's error handler is the process's: sim_run turns the aborting default off once, and a
+ * handler the program installs afterwards stays (sim_run used to reset it on every call). */
+static void my_gsl_handler(const char *reason, const char *file, int line, int err) {
+  (void)reason, (void)file, (void)line, (void)err;
+}
+
+START_TEST(gsl_handler_set_once) {
+  scenario *s = mk(1);
+  ph(s, 0, "gpu", RES_GPU, 0.5);
+  s->partitions = 50;
+  sim_result *r = run(s, 1, NULL, NULL);
+  sim_result_free(r);
+  gsl_set_error_handler(my_gsl_handler);
+  r = run(s, 2, NULL, NULL);
+  sim_result_free(r);
+  gsl_error_handler_t *after = gsl_set_error_handler_off();
+  ck_assert_msg(after == my_gsl_handler, "sim_run replaced the program's GSL error handler");
+  free_s(s);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("pipe");
   TCase *tc = tcase_create("engine");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, det_kernels_lock);
+  tcase_add_test(tc, gsl_handler_set_once);
   tcase_add_test(tc, det_busy_share);
   tcase_add_test(tc, det_call_lock);
   tcase_add_test(tc, det_several_gpus);
