@@ -58,14 +58,6 @@ cJSON *cli_json_value(const char *v) {
   return cJSON_CreateString(v);
 }
 
-/* A number for CSV: empty when not finite (a CI of one replication). */
-void cli_csv_num(ps_buf *b, double v) {
-  if (isfinite(v))
-    ps_buf_printf(b, ",%.9g", v);
-  else
-    ps_buf_append(b, ",", 1);
-}
-
 /* Writes buf to path atomically; prints the error. Returns 0 or -1. */
 int cli_write_out(const char *cmd, const char *path, const ps_buf *b) {
   ps_err e = {{0}};
@@ -118,17 +110,19 @@ void cli_progress_end(cli_progress *p) {
   fflush(stderr);
 }
 
-/* The bottleneck's short name: the text before the first ':' of report_bottleneck. */
-void cli_short_limit(const char *line, char *out, size_t n) {
-  const char *c = strchr(line, ':');
-  size_t k = c ? (size_t)(c - line) : strlen(line);
-  if (k >= n) k = n - 1;
-  memcpy(out, line, k);
-  out[k] = 0;
-}
-
 char *cli_join_sets(const char *const *sets, int n) {
   ps_buf b = {0};
   for (int i = 0; i < n; i++) ps_buf_printf(&b, "%s%s", i ? "; " : "", sets[i]);
   return b.p ? b.p : xstrdup("");
+}
+
+int cli_check_outputs(const char *cmd, const char *const *paths, int n) {
+  for (int i = 0; i < n; i++) {
+    ps_err e = {{0}};
+    if (paths[i] && ps_out_check(paths[i], &e) != PS_OK) {
+      fprintf(stderr, "provesim %s: %s\n", cmd, e.msg);
+      return PS_EXIT_USAGE;
+    }
+  }
+  return 0;
 }

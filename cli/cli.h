@@ -31,18 +31,18 @@ int cli_parse_num(const char *v, double *out);
 /* A JSON value for an override's text: a number when it reads as one, else a string. */
 cJSON *cli_json_value(const char *v);
 
-/* ",number" for CSV, or "," alone when v is not finite (a CI of one replication). */
-void cli_csv_num(ps_buf *b, double v);
-
 /* Writes b to path atomically; prints "provesim CMD: reason" on failure. Returns 0 or -1. */
 int cli_write_out(const char *cmd, const char *path, const ps_buf *b);
+
+/* Checks the output paths (NULL entries are skipped) before any work, with ps_out_check;
+ * prints "provesim CMD: reason" for the first that cannot be written. Returns 0, or
+ * PS_EXIT_USAGE. */
+int cli_check_outputs(const char *cmd, const char *const *paths, int n);
 
 /* The overrides joined as "KEY=VALUE; KEY=VALUE" (the CSV's overrides column); caller
  * frees. n may be 0. */
 char *cli_join_sets(const char *const *sets, int n);
 
-/* The bottleneck's short name: the text before the first ':' of report_bottleneck. */
-void cli_short_limit(const char *line, char *out, size_t n);
 
 /* A progress bar with an ETA on standard error (commands draw it only on a terminal),
  * driven by par_for's tick on the caller's thread. */

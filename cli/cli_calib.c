@@ -125,8 +125,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
     goto done;
   }
   ps_err e = {{0}};
-  if (ps_out_check(out, &e) != PS_OK) {
-    fprintf(stderr, "provesim calibrate: %s\n", e.msg);
+  if (cli_check_outputs("calibrate", &out, 1)) {
     rc = PS_EXIT_USAGE;
     goto done;
   }

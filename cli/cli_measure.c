@@ -157,12 +157,10 @@ int prover_cmd_measure(int argc, char **argv) {
   ps_err e = {{0}};
   /* Output paths are checked before a run that may take minutes of GPU time. */
   const char *outs[] = {out, spans};
-  for (int k = 0; k < 2; k++)
-    if (outs[k] && ps_out_check(outs[k], &e) != PS_OK) {
-      fprintf(stderr, "provesim measure: %s\n", e.msg);
-      rc = PS_EXIT_USAGE;
-      goto done;
-    }
+  if (cli_check_outputs("measure", outs, 2)) {
+    rc = PS_EXIT_USAGE;
+    goto done;
+  }
   int lr = scn_load(path, sets, nsets, &s, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim measure: %s\n", e.msg);

@@ -147,9 +147,9 @@ static void plan_csv(ps_buf *b, const plan_result *r) {
     ps_buf_printf(b, "%d,%d,%d,", p->gpus, p->workers, p->batch);
     ps_buf_csv_field(b, r->scopes[p->scope].name);
     ps_buf_printf(b, ",%d,%.9g,%d", p->cores, p->mem, p->simulated);
-    cli_csv_num(b, p->simulated ? p->pph : NAN);
-    cli_csv_num(b, p->simulated ? p->p99 : NAN);
-    cli_csv_num(b, p->simulated ? p->util : NAN);
+    ps_buf_csv_num(b, p->simulated ? p->pph : NAN);
+    ps_buf_csv_num(b, p->simulated ? p->p99 : NAN);
+    ps_buf_csv_num(b, p->simulated ? p->util : NAN);
     ps_buf_printf(b, ",%d,", p->meets);
     ps_buf_csv_field(b, p->limit);
     ps_buf_append(b, "\n", 1);
@@ -284,8 +284,7 @@ int sim_cmd_plan(int argc, char **argv) {
   }
 
   ps_err e = {{0}};
-  if (csvf && ps_out_check(csvf, &e) != PS_OK) { /* before the search, not after */
-    fprintf(stderr, "provesim plan: %s\n", e.msg);
+  if (cli_check_outputs("plan", &csvf, 1)) { /* before the search, not after */
     rc = PS_EXIT_USAGE;
     goto done;
   }

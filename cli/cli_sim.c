@@ -159,12 +159,10 @@ int sim_cmd_simulate(int argc, char **argv) {
   ps_err e = {{0}};
   /* Output paths are checked before any work: a typo costs nothing. */
   const char *outs[] = {out, spans, tracef};
-  for (int k = 0; k < 3; k++)
-    if (outs[k] && ps_out_check(outs[k], &e) != PS_OK) {
-      fprintf(stderr, "provesim simulate: %s\n", e.msg);
-      rc = PS_EXIT_USAGE;
-      goto done;
-    }
+  if (cli_check_outputs("simulate", outs, 3)) {
+    rc = PS_EXIT_USAGE;
+    goto done;
+  }
   int lr = scn_load(path, sets, nsets, &s, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim simulate: %s\n", e.msg);
@@ -301,9 +299,9 @@ int sim_cmd_trace(int argc, char **argv) {
   }
   if (!in) return cli_usage_error("trace", "%s", "expected a spans file");
   if (!out) return cli_usage_error("trace", "%s", "expected -o TRACE.json");
+  if (cli_check_outputs("trace", &out, 1)) return PS_EXIT_USAGE;
   ps_err e = {{0}};
-  int rc = ps_out_check(out, &e);
-  if (rc == PS_OK) rc = trace_convert(in, out, rep, &e);
+  int rc = trace_convert(in, out, rep, &e);
   if (rc != PS_OK) {
     fprintf(stderr, "provesim trace: %s\n", e.msg);
     return rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;

@@ -70,7 +70,7 @@ static void sweep_table(ps_buf *b, const whatif_vary *vs, int nv, const whatif_p
     char ci1[16] = "-", ci2[16] = "-", lim[64];
     if (isfinite(m->gpu_util_mean_ci)) snprintf(ci1, sizeof ci1, "%.2f%%", 100 * m->gpu_util_mean_ci);
     if (isfinite(m->tput_ci)) snprintf(ci2, sizeof ci2, "%.1f", 3600 * m->tput_ci);
-    cli_short_limit(p->limit, lim, sizeof lim);
+    report_limit_name(p->limit, lim, sizeof lim);
     double p99 = m->has_proofs ? m->proof_p99 : m->lat_p99;
     ps_buf_printf(b, "%7.2f%% %7s %10.1f %9s %9.3f %9.3f %6.1f%%  %s\n", 100 * m->gpu_util_mean, ci1,
                   3600 * m->tput, ci2, p99, m->wait_mean, 100 * m->cpu_util, lim);
@@ -200,12 +200,10 @@ int sim_cmd_sweep(int argc, char **argv) {
 
   /* Output paths are checked before the sweep runs. */
   const char *outs[] = {csvf, jsonf};
-  for (int k = 0; k < 2; k++)
-    if (outs[k] && ps_out_check(outs[k], &e) != PS_OK) {
-      fprintf(stderr, "provesim sweep: %s\n", e.msg);
-      rc = PS_EXIT_USAGE;
-      goto done;
-    }
+  if (cli_check_outputs("sweep", outs, 2)) {
+    rc = PS_EXIT_USAGE;
+    goto done;
+  }
   int sr = whatif_sweep_new(path, sets, nsets, vs, nv, &sw, &e);
   if (sr == PS_OK) {
     cli_progress bar;

@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,4 +283,11 @@ int ps_write_stdout(const char *data, size_t n, ps_err *e) {
 void ps_out_remove(const char *path) {
   struct stat st;
   if (path && lstat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+}
+
+void ps_buf_csv_num(ps_buf *b, double v) {
+  if (isfinite(v))
+    ps_buf_printf(b, ",%.9g", v);
+  else
+    ps_buf_append(b, ",", 1);
 }

@@ -62,6 +62,9 @@ void ps_buf_free(ps_buf *b);
 /* Appends s as one CSV field (RFC 4180): quoted, with quotes doubled, when it holds a
  * comma, a quote, a carriage return or a newline; as is otherwise. */
 void ps_buf_csv_field(ps_buf *b, const char *s);
+/* Appends ",number" (9 significant digits), or "," alone when v is not finite: the CSV
+ * cell of a value that does not apply. */
+void ps_buf_csv_num(ps_buf *b, double v);
 /* Appends s as a JSON string literal (quotes, \" \\ and \u00XX escapes). */
 void ps_buf_json_str(ps_buf *b, const char *s);
 

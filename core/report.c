@@ -128,7 +128,7 @@ cJSON *report_json(const scenario *s, const report_summary *m) {
   for (int g = 0; g < m->ngpus; g++) cJSON_AddItemToArray(gu, cJSON_CreateNumber(m->gpu_util[g]));
   report_json_num(met, "gpu_util_mean", m->gpu_util_mean);
   report_json_num(met, "throughput_pps", m->tput);
-  report_json_num(met, "proofs_per_hour", m->tput * 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1));
+  report_json_num(met, "proofs_per_hour", report_proofs_per_hour(s, m->tput));
   cJSON *lat = cJSON_AddObjectToObject(met, "latency_s");
   report_json_num(lat, "mean", m->lat_mean);
   report_json_num(lat, "p50", m->lat_p50);
@@ -230,13 +230,6 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
                   m->held_mean, m->tput > 0 ? m->gpu_util_mean * s->gpus * s->batch / m->tput : 0.0);
 }
 
-/* ",number", or "," alone when v is not finite (a CI of one replication). */
-static void csv_num(ps_buf *b, double v) {
-  if (isfinite(v))
-    ps_buf_printf(b, ",%.9g", v);
-  else
-    ps_buf_append(b, ",", 1);
-}
 
 void report_csv_header(ps_buf *b) {
   ps_buf_printf(b, "point,overrides,scenario,gpus,workers_per_gpu,cpu_cores,batch,mutex,gpu_util,gpu_util_ci95,"
@@ -250,7 +243,7 @@ void report_csv_header(ps_buf *b) {
 void report_csv_row(ps_buf *b, const scenario *s, const report_summary *m, const report_csv_extra *x) {
   static const report_csv_extra none = {0};
   if (!x) x = &none;
-  double pf = 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1);
+  double pf = report_proofs_per_hour(s, 1.0);
   ps_buf_printf(b, "%ld,", x->point);
   ps_buf_csv_field(b, x->overrides ? x->overrides : "");
   ps_buf_append(b, ",", 1);
@@ -262,19 +255,14 @@ void report_csv_row(ps_buf *b, const scenario *s, const report_summary *m, const
                       m->has_proofs ? m->proof_mean : NAN, m->has_proofs ? m->proof_p99 : NAN,
                       m->has_proofs ? m->proof_p99_ci : NAN, m->wait_mean, m->wait_mean_ci, m->held_mean,
                       m->call_mean, m->cpu_util, m->cpu_util_ci, m->idle_held, m->idle_free};
-  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) csv_num(b, v[i]);
-  /* The bottleneck's short name: report_bottleneck's line up to its first ':'. */
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) ps_buf_csv_num(b, v[i]);
   char line[512], lim[64];
-  const char *l = report_bottleneck(s, m, line, sizeof line);
-  size_t k = strcspn(l, ":");
-  if (k >= sizeof lim) k = sizeof lim - 1;
-  memcpy(lim, l, k);
-  lim[k] = 0;
+  report_limit_name(report_bottleneck(s, m, line, sizeof line), lim, sizeof lim);
   ps_buf_append(b, ",", 1);
   ps_buf_csv_field(b, lim);
   ps_buf_printf(b, ",%d,%lld,%s", m->nreps, (long long)m->events, x->gpu_timing ? "prover" : "sim");
   if (x->gpu_timing) {
-    csv_num(b, x->gpu_util_nvml);
+    ps_buf_csv_num(b, x->gpu_util_nvml);
     ps_buf_append(b, ",", 1);
     ps_buf_csv_field(b, x->gpu_timing);
     ps_buf_append(b, "\n", 1);
@@ -286,4 +274,15 @@ void report_csv_row(ps_buf *b, const scenario *s, const report_summary *m, const
 void report_csv(ps_buf *b, const scenario *s, const report_summary *m, const report_csv_extra *x) {
   report_csv_header(b);
   report_csv_row(b, s, m, x);
+}
+
+double report_proofs_per_hour(const scenario *s, double pps) {
+  return pps * 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1);
+}
+
+void report_limit_name(const char *line, char *out, size_t n) {
+  size_t k = strcspn(line, ":");
+  if (k >= n) k = n - 1;
+  memcpy(out, line, k);
+  out[k] = 0;
 }

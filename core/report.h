@@ -33,6 +33,14 @@ void report_summary_free(report_summary *s);
  * buffer-backed string valid until the next call with the same buf. */
 const char *report_bottleneck(const scenario *s, const report_summary *m, char *buf, size_t n);
 
+/* The bottleneck's short name: report_bottleneck's line up to its first ':' (out holds n
+ * bytes), as the CSV's limited_by and sweep's table show it. */
+void report_limit_name(const char *line, char *out, size_t n);
+
+/* Proofs per hour at pps partitions per second (a closed backlog counts a partition as a
+ * proof). */
+double report_proofs_per_hour(const scenario *s, double pps);
+
 /* Adds member k = v, or null when v is not finite (a metric with no samples). */
 void report_json_num(cJSON *o, const char *k, double v);
 

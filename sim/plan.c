@@ -59,7 +59,7 @@ static void plan_eval(plan_ctx *c, plan_cfg *pe) {
   }
   report_summary m;
   report_summarize(r, &m);
-  pe->pph = whatif_proofs_per_hour(&t, m.tput);
+  pe->pph = report_proofs_per_hour(&t, m.tput);
   pe->p99 = m.has_proofs ? m.proof_p99 : m.lat_p99;
   pe->util = m.gpu_util_mean;
   double tol = c->open ? 0.02 : 0.001;

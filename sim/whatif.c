@@ -15,10 +15,6 @@
 #include "pipe.h"
 #include "scn.h"
 
-double whatif_proofs_per_hour(const scenario *s, double pps) {
-  return pps * 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1);
-}
-
 /* ================================================================ --vary values */
 
 static int parse_num(const char *v, double *out) {

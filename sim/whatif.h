@@ -16,9 +16,6 @@
 /* The most points of a grid, and the most values of one --vary. */
 #define WHATIF_MAX_POINTS 1000000
 
-/* Proofs per hour at pps partitions per second (a closed backlog counts a partition as a
- * proof). */
-double whatif_proofs_per_hour(const scenario *s, double pps);
 
 /* ---------------------------------------------------------------- --vary values */
 
