@@ -33,28 +33,12 @@ int cli_is_opt(const char *a, const char *name) {
   return !strcmp(a, name) || (!strncmp(a, name, n) && a[n] == '=');
 }
 
-int cli_parse_int(const char *v, long lo, long hi, int *out) {
-  char *end;
-  errno = 0;
-  long x = strtol(v, &end, 10);
-  if (errno || end == v || *end || x < lo || x > hi) return -1;
-  *out = (int)x;
-  return 0;
-}
 
-int cli_parse_num(const char *v, double *out) {
-  char *end;
-  errno = 0;
-  double x = strtod(v, &end);
-  if (errno || end == v || *end || !isfinite(x)) return -1;
-  *out = x;
-  return 0;
-}
 
 /* A JSON value for an override's text: a number when it reads as one, else a string. */
 cJSON *cli_json_value(const char *v) {
   double x;
-  if (!cli_parse_num(v, &x)) return cJSON_CreateNumber(x);
+  if (!ps_parse_num(v, &x)) return cJSON_CreateNumber(x);
   return cJSON_CreateString(v);
 }
 

@@ -24,10 +24,6 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name);
 /* 1 when a is NAME or NAME=... */
 int cli_is_opt(const char *a, const char *name);
 
-/* An integer in [lo, hi] / a finite number, the whole of v; 0, or -1 (out unchanged). */
-int cli_parse_int(const char *v, long lo, long hi, int *out);
-int cli_parse_num(const char *v, double *out);
-
 /* A JSON value for an override's text: a number when it reads as one, else a string. */
 cJSON *cli_json_value(const char *v);
 

@@ -148,11 +148,11 @@ int prover_cmd_bench(int argc, char **argv) {
         return cli_usage_error("prover-bench", "--windows '%s': expected A..B with 2 <= A <= B <= 24", v);
     } else if (cli_is_opt(a, "--precomp")) {
       if (!(v = cli_optval(argc, argv, &i, "--precomp"))) goto missing;
-      if (cli_parse_int(v, 2, 24, &o.precomp))
+      if (ps_parse_int(v, 2, 24, &o.precomp))
         return cli_usage_error("prover-bench", "--precomp '%s': expected a window of 2..24 bits", v);
     } else if (cli_is_opt(a, "--reps")) {
       if (!(v = cli_optval(argc, argv, &i, "--reps"))) goto missing;
-      if (cli_parse_int(v, 1, 1000, &o.reps))
+      if (ps_parse_int(v, 1, 1000, &o.reps))
         return cli_usage_error("prover-bench", "--reps '%s': expected an integer 1..1000", v);
     } else if (cli_is_opt(a, "--only")) {
       if (!(v = cli_optval(argc, argv, &i, "--only"))) goto missing;

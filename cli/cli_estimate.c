@@ -165,7 +165,7 @@ int sim_cmd_estimate(int argc, char **argv) {
       json = 1;
     } else if (cli_is_opt(a, "--threads")) {
       if (!(v = cli_optval(argc, argv, &i, "--threads"))) goto missing;
-      if (cli_parse_int(v, 1, 4096, &threads)) {
+      if (ps_parse_int(v, 1, 4096, &threads)) {
         rc = cli_usage_error("estimate", "--threads: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }

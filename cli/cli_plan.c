@@ -175,7 +175,7 @@ static int parse_kv_list(const char *cmd, const char *opt, const char *text, con
       rc = -1;
       break;
     }
-    if (cli_parse_num(eq + 1, &vals[k]) || !(vals[k] > 0)) {
+    if (ps_parse_num(eq + 1, &vals[k]) || !(vals[k] > 0)) {
       fprintf(stderr, "provesim %s: %s %s: %s: expected a number > 0, got \"%s\"\n", cmd, opt, text, tok, eq + 1);
       rc = -1;
       break;
@@ -209,7 +209,7 @@ int sim_cmd_plan(int argc, char **argv) {
       budget = v;
     } else if (cli_is_opt(a, "--max-workers")) {
       if (!(v = cli_optval(argc, argv, &i, "--max-workers"))) goto missing;
-      if (cli_parse_int(v, 1, 256, &maxw)) {
+      if (ps_parse_int(v, 1, 256, &maxw)) {
         rc = cli_usage_error("plan", "--max-workers: expected an integer from 1 to 256, got \"%s\"", v);
         goto done;
       }
@@ -225,7 +225,7 @@ int sim_cmd_plan(int argc, char **argv) {
       sets[nsets++] = v;
     } else if (cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
       if (!(v = cli_optval(argc, argv, &i, a[1] == 'j' ? "-j" : "--jobs"))) goto missing;
-      if (cli_parse_int(v, 1, 4096, &jobs)) {
+      if (ps_parse_int(v, 1, 4096, &jobs)) {
         rc = cli_usage_error("plan", "--jobs: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }
@@ -275,7 +275,7 @@ int sim_cmd_plan(int argc, char **argv) {
     char *dup = xstrdup(batches), *save = NULL;
     int bad = 0;
     for (char *tok = strtok_r(dup, ",", &save); tok && !bad; tok = strtok_r(NULL, ",", &save))
-      if (nb >= 16 || cli_parse_int(tok, 1, 1024, &bl[nb++])) bad = 1;
+      if (nb >= 16 || ps_parse_int(tok, 1, 1024, &bl[nb++])) bad = 1;
     free(dup);
     if (bad || nb == 0) {
       rc = cli_usage_error("plan", "--batches: expected up to 16 integers >= 1 separated by commas, got \"%s\"", batches);

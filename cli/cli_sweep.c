@@ -163,7 +163,7 @@ int sim_cmd_sweep(int argc, char **argv) {
       sets[nsets++] = v;
     } else if (cli_is_opt(a, "--jobs") || !strcmp(a, "-j")) {
       if (!(v = cli_optval(argc, argv, &i, a[1] == 'j' ? "-j" : "--jobs"))) goto missing;
-      if (cli_parse_int(v, 1, 4096, &jobs)) {
+      if (ps_parse_int(v, 1, 4096, &jobs)) {
         rc = cli_usage_error("sweep", "--jobs: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }

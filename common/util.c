@@ -291,3 +291,21 @@ void ps_buf_csv_num(ps_buf *b, double v) {
   else
     ps_buf_append(b, ",", 1);
 }
+
+int ps_parse_int(const char *v, long lo, long hi, int *out) {
+  char *end;
+  errno = 0;
+  long x = strtol(v, &end, 10);
+  if (errno || end == v || *end || x < lo || x > hi) return -1;
+  *out = (int)x;
+  return 0;
+}
+
+int ps_parse_num(const char *v, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(v, &end);
+  if (errno || end == v || *end || !isfinite(x)) return -1;
+  *out = x;
+  return 0;
+}

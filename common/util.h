@@ -34,6 +34,10 @@ typedef struct ps_err {
 /* Fill e (may be NULL) with a printf-style message; returns code, for `return ps_fail(...)`. */
 int ps_fail(ps_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* An integer in [lo, hi] / a finite number, the whole of v; 0, or -1 (out unchanged). */
+int ps_parse_int(const char *v, long lo, long hi, int *out);
+int ps_parse_num(const char *v, double *out);
+
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);

@@ -17,15 +17,6 @@
 
 /* ================================================================ --vary values */
 
-static int parse_num(const char *v, double *out) {
-  char *end;
-  errno = 0;
-  double x = strtod(v, &end);
-  if (errno || end == v || *end || !isfinite(x)) return -1;
-  *out = x;
-  return 0;
-}
-
 void whatif_vary_free(whatif_vary *v) {
   free(v->key);
   for (int i = 0; i < v->nvals; i++) free(v->vals[i]);
@@ -63,7 +54,7 @@ static int vary_range(const char *arg, const char *spec, const char *dots, whati
   b[lb] = 0;
   if (colon) strcpy(st, colon + 1);
   double x0, x1, dx;
-  if (parse_num(a, &x0) || parse_num(b, &x1) || parse_num(st, &dx))
+  if (ps_parse_num(a, &x0) || ps_parse_num(b, &x1) || ps_parse_num(st, &dx))
     return ps_fail(e, PS_EINPUT, "--vary %s: expected a range FROM..TO or FROM..TO:STEP with numbers", arg);
   int ints = is_int_text(a, la) && is_int_text(b, lb) && is_int_text(st, strlen(st));
   if (!colon && !ints)
