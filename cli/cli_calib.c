@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "calib.h"
@@ -22,6 +23,17 @@ static const char calibrate_help[] =
     "multipliers (batch.scale). A table of the fits (mean, cv, family, Kolmogorov-Smirnov\n"
     "distance) goes to standard output.\n"
     "\n"
+    "Scaling laws: a cpu phase whose template says  threads: all  and  scaling: {serial: F}\n"
+    "gets Amdahl's law fitted, time(k) = serial + parallel / k, by least squares over the\n"
+    "thread counts its spans ran at (the spans' \"threads\"), and its time becomes the one-core\n"
+    "time. That needs spans at two or more thread counts: record single-worker runs at, e.g.,\n"
+    "the default policy and  --set system.threads.per_worker=4 ; one count is refused with the\n"
+    "reason, and so is a phase without a law that ran at several counts.\n"
+    "\n"
+    "The model records its provenance: the GPU and host from the spans headers, the commit\n"
+    "this provesim was built from, the spans files, the template and the date (UTC; from\n"
+    "SOURCE_DATE_EPOCH when set, for reproducible files).\n"
+    "\n"
     "options:\n"
     "  --model FILE      the template model (phase names must match the spans)\n"
     "  -o, --out FILE    the calibrated model to write\n"
@@ -34,8 +46,10 @@ static const char calibrate_help[] =
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
     "\n"
     "example:\n"
-    "  provesim measure configs/measure-seed.yaml --spans run.jsonl\n"
-    "  provesim calibrate run.jsonl --model models/provesim-groth16.yaml -o models/h200.yaml\n";
+    "  provesim measure configs/measure-groth16.yaml --set system.workers_per_gpu=1 --spans a.jsonl\n"
+    "  provesim measure configs/measure-groth16.yaml --set system.workers_per_gpu=1 \\\n"
+    "      --set system.threads.per_worker=4 --spans b.jsonl\n"
+    "  provesim calibrate a.jsonl b.jsonl --model models/provesim-groth16.yaml -o models/h200.yaml\n";
 
 int sim_cmd_calibrate(int argc, char **argv) {
   const char **files = xcalloc((size_t)argc, sizeof *files);
@@ -119,18 +133,36 @@ int sim_cmd_calibrate(int argc, char **argv) {
   ps_buf_printf(&src, " (template %s, %d warm-up calls skipped per worker)", tmpl, skip);
   free(m->source);
   m->source = src.p;
+  {
+    ps_buf v = {0};
+    for (int i = 0; i < nfiles; i++) ps_buf_printf(&v, i ? " %s" : "%s", files[i]);
+    calib_set_provenance(m, "spans", v.p);
+    ps_buf_free(&v);
+    calib_set_provenance(m, "template", tmpl);
+    calib_set_provenance(m, "commit", PROVESIM_COMMIT);
+    const char *sde = getenv("SOURCE_DATE_EPOCH");
+    time_t now = sde && *sde ? (time_t)strtoll(sde, NULL, 10) : time(NULL);
+    struct tm tm;
+    char date[32];
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    calib_set_provenance(m, "date", date);
+  }
   calib_model_yaml(&b, m);
   if (ps_write_file_atomic(out, b.p, b.len, &e) != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);
     rc = PS_EXIT_FAIL;
     goto done;
   }
-  ps_buf_printf(&t, "%-14s %8s %11s %7s  %-12s %7s  %-7s %s\n", "phase", "spans", "mean s", "cv", "fit", "KS", "busy",
-                "batch scale");
+  ps_buf_printf(&t, "%-14s %8s %11s %7s  %-12s %7s  %-14s %-7s %s\n", "phase", "spans", "mean s", "cv", "fit", "KS",
+                "serial (thr)", "busy", "batch scale");
   for (int p = 0; p < m->nphases; p++) {
     const calib_fit_result *f = &reps[p].fit;
-    ps_buf_printf(&t, "%-14s %8zu %11.6f %7.4f  %-12s %7.4f  ", reps[p].phase, f->n, f->mean, f->cv,
-                  calib_family_name(f->family), f->ks);
+    char law[32] = "-";
+    if (m->phases[p].law == SCALE_AMDAHL)
+      snprintf(law, sizeof law, "%.4f (%d)", reps[p].serial, reps[p].nthreads);
+    ps_buf_printf(&t, "%-14s %8zu %11.6f %7.4f  %-12s %7.4f  %-14s ", reps[p].phase, f->n, f->mean, f->cv,
+                  calib_family_name(f->family), f->ks, law);
     if (reps[p].busy >= 0) ps_buf_printf(&t, "%-7.4f ", reps[p].busy);
     else ps_buf_printf(&t, "%-7s ", "-");
     if (m->phases[p].nscale == 0) ps_buf_printf(&t, "-");

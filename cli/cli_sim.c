@@ -85,7 +85,7 @@ static void on_span(void *ctx, const sim_span *sp) {
   span_sink *k = ctx;
   span_rec r = {.kind = SPAN_PHASE, .rep = sp->rep, .gpu = sp->gpu, .worker = sp->worker, .call = sp->call,
                 .partitions = sp->partitions, .npartitions = sp->npartitions, .phase = sp->phase,
-                .resource = sp->resource, .t0 = sp->t0, .t1 = sp->t1};
+                .resource = sp->resource, .threads = sp->threads, .t0 = sp->t0, .t1 = sp->t1};
   if (k->out.f) {
     spans_format(&k->buf, &r);
     if (k->buf.len > (1 << 20)) sink_flush(k);

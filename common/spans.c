@@ -44,6 +44,7 @@ void spans_format(ps_buf *b, const span_rec *r) {
     ps_buf_json_str(b, r->phase);
     ps_buf_append(b, ",\"resource\":", 12);
     ps_buf_json_str(b, r->resource ? r->resource : "none");
+    if (r->threads > 0) ps_buf_printf(b, ",\"threads\":%d", r->threads);
   } else {
     ps_buf_printf(b, ",\"kind\":\"%s\",\"name\":", r->kind == SPAN_KERNEL ? "kernel" : "memcpy");
     ps_buf_json_str(b, r->name ? r->name : "");
@@ -265,6 +266,16 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         cJSON_Delete(o);
         rc = ps_fail(e, PS_EINPUT, "%s:%ld: resource: expected cpu, gpu, pcie or none", path, lineno);
         break;
+      }
+      if (cJSON_GetObjectItemCaseSensitive(o, "threads")) {
+        int64_t th;
+        if (int_member(o, "threads", 1, SPANS_MAX_THREADS, 0, &th)) {
+          cJSON_Delete(o);
+          rc = ps_fail(e, PS_EINPUT, "%s:%ld: threads: expected an integer from 1 to %d (the threads the phase ran with)",
+                       path, lineno, SPANS_MAX_THREADS);
+          break;
+        }
+        r.threads = (int)th;
       }
       const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "partitions");
       if (pa && !cJSON_IsArray(pa)) {

@@ -20,6 +20,7 @@ extern "C" {
 #define SPANS_MAX_REP 1000000
 #define SPANS_MAX_WORKER 100000
 #define SPANS_MAX_T 1e9
+#define SPANS_MAX_THREADS 1000000
 
 typedef enum span_kind { SPAN_PHASE, SPAN_KERNEL, SPAN_MEMCPY } span_kind;
 
@@ -35,6 +36,7 @@ typedef struct span_rec {
   const char *phase;    /* phase spans */
   const char *resource; /* phase spans: cpu|gpu|pcie|none */
   const char *name;     /* kernel/memcpy spans */
+  int threads;          /* cpu phase spans: the threads the phase ran with; 0 = not recorded */
   double t0, t1;
 } span_rec;
 

@@ -11,11 +11,27 @@
 
 typedef enum res_kind { RES_CPU, RES_GPU, RES_PCIE, RES_NONE } res_kind;
 
+/* How a cpu phase's time depends on the cores it gets (docs/design.md, "Thread policy").
+ * SCALE_NONE: `time` is the time at `threads` cores and it stretches in proportion when
+ * the phase gets fewer. With a law, `time` is the time on ONE core and the phase runs at
+ * speed phase_speed(ph, a) on a cores: Amdahl, 1 / (serial + (1 - serial) / a), or a
+ * table of speedups by core count, linear between its points and flat past the last.
+ * Below one core every law runs at speed a (time slicing). */
+typedef enum scale_law { SCALE_NONE, SCALE_AMDAHL, SCALE_TABLE } scale_law;
+
 typedef struct phase {
   char *name;
   res_kind resource;
-  int threads;           /* cores wanted (cpu); 1 otherwise. Default 1. */
-  dist time;             /* seconds per partition */
+  int threads;           /* cores wanted (cpu); 1 otherwise. Default 1. With threads_all,
+                            the worker's allotment from the scenario's thread policy
+                            (filled by the scenario loader; 1 in a model loaded alone) */
+  int threads_all;       /* threads: all */
+  scale_law law;
+  double serial;         /* SCALE_AMDAHL: the share of the one-core time that does not
+                            run in parallel, 0..1 */
+  double *tab_k, *tab_speedup; /* SCALE_TABLE: ntab points, tab_k ascending from 1 */
+  int ntab;
+  dist time;             /* seconds per partition (on one core when law != SCALE_NONE) */
   int has_fixed;
   dist fixed;            /* optional per-call part, added once per call */
   double *scale;         /* optional batch multipliers of one draw for k=1..nscale */
@@ -36,6 +52,9 @@ typedef struct model {
   char *name;
   char *source;          /* may be NULL */
   char *path;            /* file it came from, or NULL when inline */
+  char **prov_k, **prov_v; /* provenance: (what calibrated it: gpu, host, commit, spans,
+                            date, ...) nprov key/value strings, in file order */
+  int nprov;
   phase *phases;
   int nphases;
   scope *scopes;
@@ -43,6 +62,12 @@ typedef struct model {
 } model;
 
 typedef enum arrival_kind { ARR_CLOSED, ARR_POISSON, ARR_FIXED } arrival_kind;
+
+/* The thread policy (system.threads): how many threads each cpu phase with `threads: all`
+ * gets per worker. share: (cpu_cores - keep_core) / workers, at least 1; all: cpu_cores
+ * (the workers' threads then share the cores as the OS does); fixed: n. keep_core keeps
+ * one core out of the share for the host thread of the call holding the GPU. */
+typedef enum thr_mode { THR_SHARE, THR_ALL, THR_FIXED } thr_mode;
 
 typedef struct scenario {
   char *name;
@@ -59,6 +84,9 @@ typedef struct scenario {
   int mutex_from, mutex_to; /* region in model.phases list order; -1,-1 for none */
   int gpu_shared;        /* gpu_sharing: shared */
   int cpu_fifo;          /* cpu_sharing: fifo */
+  thr_mode thr;          /* system.threads.per_worker; default share */
+  int thr_n;             /* THR_FIXED: threads per worker */
+  int keep_core;         /* system.threads.keep_core; default 1 */
 
   /* workload */
   int64_t partitions;    /* partitions to complete (closed backlog), or to arrive */
@@ -86,5 +114,13 @@ typedef struct scenario {
  * proportion to k). */
 double phase_call_draw(const phase *ph, int k, gsl_rng *r);
 double phase_call_mean(const phase *ph, int k);
+
+/* Speed (work per second) of a phase that gets a cores: 1 at a = threads without a law;
+ * with a law, the speedup over one core (the work is then one-core seconds). */
+double phase_speed(const phase *ph, double a);
+
+/* Threads per worker under the scenario's thread policy, for cores cores (the scenario's
+ * cpu_cores in the simulator; at most the machine's in `measure`). */
+int scn_worker_threads(const scenario *s, int cores);
 
 #endif

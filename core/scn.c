@@ -159,7 +159,37 @@ static int apply_model_ovr(ld *c, node *mroot, const char *base, ovr *o) {
 /* Scenarios. */
 
 static const char *const SCN_KEYS[] = {"scenario", "description", "model", "system", "workload", "run", "prover", NULL};
-static const char *const SYS_KEYS[] = {"gpus", "workers_per_gpu", "cpu_cores", "batch", "mutex", "gpu_sharing", "cpu_sharing", NULL};
+static const char *const SYS_KEYS[] = {"gpus",        "workers_per_gpu", "cpu_cores", "batch", "mutex",
+                                       "gpu_sharing", "cpu_sharing",     "threads",   NULL};
+
+/* system.threads: {per_worker: share|all|N, keep_core: true|false} (model.h, thr_mode). */
+static int rd_threads(ld *c, scenario *s, node *n) {
+  static const char *const keys[] = {"per_worker", "keep_core", NULL};
+  node *x;
+  s->thr = THR_SHARE;
+  s->keep_core = 1;
+  if (!n) return 0;
+  if (scn__check_map(c, n, "system.threads", keys)) return -1;
+  if ((x = scn__opt(n, "per_worker"))) {
+    int64_t v;
+    if (x->kind == N_SCALAR && !x->quoted && !strcmp(x->str, "share")) s->thr = THR_SHARE;
+    else if (x->kind == N_SCALAR && !x->quoted && !strcmp(x->str, "all")) s->thr = THR_ALL;
+    else if (!scn__scalar_i64(x, &v) && v >= 1 && v <= s->cpu_cores) {
+      s->thr = THR_FIXED;
+      s->thr_n = (int)v;
+    } else {
+      char what[160];
+      snprintf(what, sizeof what, "share (the cores split among the workers), all (every worker uses every core), "
+               "or an integer from 1 to %d (system.cpu_cores)", s->cpu_cores);
+      return scn__expect(c, x, "system.threads.per_worker", what);
+    }
+  }
+  if ((x = scn__opt(n, "keep_core"))) {
+    static const char *const v[] = {"false", "true", NULL};
+    if (scn__rd_enum(c, x, "system.threads.keep_core", v, &s->keep_core)) return -1;
+  }
+  return 0;
+}
 static const char *const WL_KEYS[] = {"partitions", "arrivals", NULL};
 static const char *const ARR_KEYS[] = {"process", "proofs_per_hour", "partitions_per_proof", NULL};
 static const char *const RUN_KEYS[] = {"warmup", "cooldown", "replications", "seed", NULL};
@@ -292,6 +322,7 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     static const char *const v[] = {"ps", "fifo", NULL};
     if (scn__rd_enum(c, x, "system.cpu_sharing", v, &s->cpu_fifo)) goto fail;
   }
+  if (rd_threads(c, s, scn__opt(sys, "threads"))) goto fail;
 
   /* workload */
   node *wl = scn__opt(root, "workload");
@@ -412,6 +443,7 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     node *it = mphs->items[i];
     char pp[PB];
     scn__phase_path(pp, sizeof pp, mbase, it, i);
+    if (ph->threads_all) ph->threads = scn_worker_threads(s, s->cpu_cores);
     if (ph->threads > s->cpu_cores) {
       node *tn = scn__opt(it, "threads"), *coren = scn__opt(sys, "cpu_cores");
       char what[PB];
@@ -564,6 +596,14 @@ cJSON *scn_to_json(const scenario *s) {
     cJSON_AddStringToObject(pj, "name", p->name);
     cJSON_AddStringToObject(pj, "resource", scn_res_name(p->resource));
     cJSON_AddNumberToObject(pj, "threads", p->threads);
+    if (p->threads_all) cJSON_AddTrueToObject(pj, "threads_all");
+    if (p->law == SCALE_AMDAHL) {
+      cJSON_AddNumberToObject(cJSON_AddObjectToObject(pj, "scaling"), "serial", p->serial);
+    } else if (p->law == SCALE_TABLE) {
+      cJSON *t = cJSON_AddObjectToObject(cJSON_AddObjectToObject(pj, "scaling"), "table");
+      cJSON_AddItemToObject(t, "threads", cJSON_CreateDoubleArray(p->tab_k, p->ntab));
+      cJSON_AddItemToObject(t, "speedup", cJSON_CreateDoubleArray(p->tab_speedup, p->ntab));
+    }
     cJSON_AddItemToObject(pj, "time", dist_json(&p->time));
     if (p->has_fixed) cJSON_AddItemToObject(pj, "fixed", dist_json(&p->fixed));
     else cJSON_AddNullToObject(pj, "fixed");
@@ -597,6 +637,11 @@ cJSON *scn_to_json(const scenario *s) {
   add_str_or_null(mx, "to", s->mutex_to >= 0 ? m->phases[s->mutex_to].name : NULL);
   cJSON_AddStringToObject(sys, "gpu_sharing", s->gpu_shared ? "shared" : "exclusive");
   cJSON_AddStringToObject(sys, "cpu_sharing", s->cpu_fifo ? "fifo" : "ps");
+  cJSON *th = cJSON_AddObjectToObject(sys, "threads");
+  if (s->thr == THR_FIXED) cJSON_AddNumberToObject(th, "per_worker", s->thr_n);
+  else cJSON_AddStringToObject(th, "per_worker", s->thr == THR_ALL ? "all" : "share");
+  cJSON_AddBoolToObject(th, "keep_core", s->keep_core);
+  cJSON_AddNumberToObject(th, "threads_per_worker", scn_worker_threads(s, s->cpu_cores));
 
   cJSON *wl = cJSON_AddObjectToObject(o, "workload");
   add_i64(wl, "partitions", s->partitions);

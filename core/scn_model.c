@@ -207,9 +207,62 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 /* Models. */
 
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
-static const char *const MODEL_KEYS[] = {"model", "source", "phases", "scopes", NULL};
-static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",
+static const char *const MODEL_KEYS[] = {"model", "source", "provenance", "phases", "scopes", NULL};
+static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
                                          "batch", "after",    "host_mem_gib", "busy", NULL};
+
+/* scaling: {serial: F} (Amdahl) or {table: {threads: [1, k...], speedup: [1, s...]}}. */
+static int rd_scaling(ld *c, node *x, const char *pp, phase *ph) {
+  static const char *const keys[] = {"serial", "table", NULL};
+  static const char *const tkeys[] = {"threads", "speedup", NULL};
+  char p[PB];
+  scn__jp(p, sizeof p, pp, "scaling");
+  if (ph->resource != RES_CPU)
+    return scn__expect(c, x, p, "no scaling: key on a gpu/pcie/none phase (scaling says how a cpu phase's time "
+                                "depends on its cores)");
+  if (scn__check_map(c, x, p, keys)) return -1;
+  node *se = scn__opt(x, "serial"), *tb = scn__opt(x, "table");
+  if (!!se == !!tb) return scn__expect(c, x, p, "one of {serial: F} (Amdahl's law) or {table: {threads: [...], speedup: [...]}}");
+  if (se) {
+    scn__jp(p, sizeof p, pp, "scaling.serial");
+    if (scn__rd_num(c, se, p, 0, 0, &ph->serial)) return -1;
+    if (ph->serial > 1) return scn__expect(c, se, p, "a number from 0 to 1 (the share of the one-core time that does not run in parallel)");
+    ph->law = SCALE_AMDAHL;
+    return 0;
+  }
+  scn__jp(p, sizeof p, pp, "scaling.table");
+  if (scn__check_map(c, tb, p, tkeys)) return -1;
+  node *tk, *ts;
+  if (scn__req(c, tb, p, "threads", "a list of core counts, ascending from 1", &tk) ||
+      scn__req(c, tb, p, "speedup", "a list of speedups over one core, one per core count, from 1", &ts))
+    return -1;
+  scn__jp(p, sizeof p, pp, "scaling.table.threads");
+  if (tk->kind != N_SEQ || tk->n < 2 || tk->n > 4096)
+    return scn__expect(c, tk, p, "a list of 2 to 4096 core counts, ascending from 1");
+  scn__jp(p, sizeof p, pp, "scaling.table.speedup");
+  if (ts->kind != N_SEQ || ts->n != tk->n) {
+    char what[96];
+    snprintf(what, sizeof what, "a list of %d speedups (one per entry of scaling.table.threads)", tk->n);
+    return scn__expect(c, ts, p, what);
+  }
+  ph->ntab = tk->n;
+  ph->tab_k = xmalloc((size_t)tk->n * sizeof *ph->tab_k);
+  ph->tab_speedup = xmalloc((size_t)tk->n * sizeof *ph->tab_speedup);
+  for (int k = 0; k < tk->n; k++) {
+    char pk[PB + 48];
+    int v;
+    snprintf(pk, sizeof pk, "%s.scaling.table.threads[%d]", pp, k);
+    if (scn__rd_i(c, tk->items[k], pk, 1, &v)) return -1;
+    if ((k == 0 && v != 1) || (k > 0 && v <= ph->tab_k[k - 1]))
+      return scn__expect(c, tk->items[k], pk, k == 0 ? "1 (the table starts at one core)" : "a core count above the previous one");
+    ph->tab_k[k] = v;
+    snprintf(pk, sizeof pk, "%s.scaling.table.speedup[%d]", pp, k);
+    if (scn__rd_num(c, ts->items[k], pk, 0, 1, &ph->tab_speedup[k])) return -1;
+    if (k == 0 && ph->tab_speedup[0] != 1) return scn__expect(c, ts->items[k], pk, "1 (the speedup of one core over itself)");
+  }
+  ph->law = SCALE_TABLE;
+  return 0;
+}
 
 /* "a, b, c" of the model's phase names (or scope names), for error messages. */
 void scn__list_names(char *out, size_t cap, const model *m, int scopes) {
@@ -325,6 +378,23 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
     if (scn__rd_str(c, x, p, &s)) goto fail;
     m->source = xstrdup(s);
   }
+  if ((x = scn__opt(mn, "provenance"))) {
+    scn__jp(p, sizeof p, base, "provenance");
+    if (x->kind != N_MAP || x->n > 64) {
+      scn__expect(c, x, p, "a map of up to 64 strings (gpu, host, commit, spans, date, ...)");
+      goto fail;
+    }
+    m->prov_k = xcalloc((size_t)x->n + 1, sizeof *m->prov_k);
+    m->prov_v = xcalloc((size_t)x->n + 1, sizeof *m->prov_v);
+    for (int i = 0; i < x->n; i++) {
+      char pk[PB + 64];
+      snprintf(pk, sizeof pk, "%s.%.60s", p, x->pairs[i].key);
+      if (scn__rd_str(c, x->pairs[i].val, pk, &s)) goto fail;
+      m->prov_k[i] = xstrdup(x->pairs[i].key);
+      m->prov_v[i] = xstrdup(s);
+      m->nprov = i + 1;
+    }
+  }
   m->path = path ? xstrdup(path) : NULL;
   scn__jp(p, sizeof p, base, "phases");
   if (scn__req(c, mn, base, "phases", "a non-empty list of phases", &phs)) goto fail;
@@ -362,13 +432,29 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
     ph->threads = 1;
     if ((x = scn__opt(it, "threads"))) {
       scn__jp(p, sizeof p, pp, "threads");
-      if (scn__rd_i(c, x, p, 1, &ph->threads)) goto fail;
-      if (ph->resource != RES_CPU && ph->threads != 1) {
+      if (x->kind == N_SCALAR && !x->quoted && !strcmp(x->str, "all")) {
+        ph->threads_all = 1;
+      } else {
+        int64_t v;
+        if (x->kind != N_SCALAR || scn__scalar_i64(x, &v) || v < 1 || v > SCN_MAX_CORES) {
+          scn__expect(c, x, p, "an integer from 1 to 1000000, or all (the worker's threads under system.threads)");
+          goto fail;
+        }
+        ph->threads = (int)v;
+      }
+      if (ph->resource != RES_CPU && (ph->threads != 1 || ph->threads_all)) {
         char what[96];
         snprintf(what, sizeof what, "1 for a %s phase (threads counts CPU cores)", RES_NAMES[r]);
         scn__expect(c, x, p, what);
         goto fail;
       }
+    }
+    if ((x = scn__opt(it, "scaling")) && rd_scaling(c, x, pp, ph)) goto fail;
+    if (ph->threads_all && ph->law == SCALE_NONE) {
+      scn__jp(p, sizeof p, pp, "scaling");
+      scn__fail_at(c, &it->at, p, "expected a scaling law for a phase with threads: all ({serial: F} or a table), "
+                   "since its time then depends on the cores; got nothing");
+      goto fail;
     }
     scn__jp(p, sizeof p, pp, "time");
     if (scn__req(c, it, pp, "time", "a distribution (seconds per partition)", &x) || rd_dist(c, x, p, &ph->time)) goto fail;
@@ -499,12 +585,17 @@ void scn_model_free(model *m) {
   free(m->name);
   free(m->source);
   free(m->path);
+  for (int i = 0; i < m->nprov; i++) free(m->prov_k[i]), free(m->prov_v[i]);
+  free(m->prov_k);
+  free(m->prov_v);
   for (int i = 0; i < m->nphases; i++) {
     phase *p = &m->phases[i];
     free(p->name);
     dist_free(&p->time);
     dist_free(&p->fixed);
     free(p->scale);
+    free(p->tab_k);
+    free(p->tab_speedup);
     free(p->after);
   }
   /* A model freed while being built may have phases allocated past nphases. */

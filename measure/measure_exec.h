@@ -46,7 +46,14 @@ typedef struct mexec_env {
   mtiming timing;
   mrun *run;
   const char *cache_dir; /* groth16 keys cache (NULL: no cache) */
+  int threads_all;     /* threads of a cpu phase with threads: all: the scenario's thread
+                          policy (scn_worker_threads) over the cores the run may use */
 } mexec_env;
+
+/* The threads a cpu phase of the model runs with in this run. */
+static inline int mexec_phase_threads(const mexec_env *env, const phase *ph) {
+  return ph->threads_all ? env->threads_all : ph->threads;
+}
 
 /* An executor. open checks that it can run the scenario (PS_EINPUT names what is wrong)
  * and sets *st; gpu_bytes is the device memory the run needs on each GPU, checked

@@ -62,6 +62,12 @@ static int g_open(const mexec_env *env, void **out, ps_err *e) {
                      "and epilogue (models/provesim-groth16.yaml); use --executor synthetic for other models",
                      m->name, m->phases[p].name);
     idx[g] = p;
+    if (m->phases[p].resource == RES_CPU && !m->phases[p].threads_all)
+      return ps_fail(e, PS_EINPUT,
+                     "model %s: phase %s: the groth16 executor runs its CPU steps with the worker's threads "
+                     "(system.threads), so the phase must say  threads: all  with a scaling law, as "
+                     "models/provesim-groth16.yaml does",
+                     m->name, m->phases[p].name);
   }
   for (int g = 0; g < G_N; g++)
     if (idx[g] < 0)
@@ -122,16 +128,9 @@ static int g_worker_open(void *p, int worker, int gpu, void **out, ps_err *e) {
     free(w);
     return rc;
   }
-  /* The workers share system.cpu_cores (at most the machine's), one core kept for the host
-   * side of whichever call holds a GPU, whose launches and synchronisations would
-   * otherwise wait behind the other workers' CPU steps. */
-  {
-    const scenario *s = st->env.s;
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
-    int cores = s->cpu_cores < online ? s->cpu_cores : (int)online, nw = s->gpus * s->workers_per_gpu;
-    int t = nw > 1 ? (cores - 1) / nw : cores;
-    g16_ctx_set_threads(w->ctx, (unsigned)(t < 1 ? 1 : t));
-  }
+  /* The prover's CPU steps run with the threads the scenario's thread policy gives a worker
+   * (system.threads; the runner resolved it over the cores the run may use). */
+  g16_ctx_set_threads(w->ctx, (unsigned)st->env.threads_all);
   *out = w;
   return PS_OK;
 }

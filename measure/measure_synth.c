@@ -1,21 +1,22 @@
 /* The synthetic executor: runs ANY model by burning, for every phase of a call, the
  * duration drawn from the model's distribution (the simulator's batch rule: fixed part
- * plus k draws, or the scale multipliers). cpu phases busy-spin on `threads` CPU cores;
+ * plus k draws, or the scale multipliers). cpu phases busy-spin on their threads;
  * gpu phases launch a spin kernel for the phase's busy share of that duration on the
  * worker's stream and the host waits out the rest (cuda backend), or sleep (cpu
  * backend); pcie and none phases sleep. Like the simulator's stations, the
  * GPU (gpu_sharing: exclusive) and the PCIe link of each GPU serve one phase at a time
- * in FIFO order, and a phase's span starts when its station starts serving it. What
- * differs from the simulator: cpu phases spin to a wall-clock deadline, so when more
- * threads spin than there are cores they do not slow down as processor sharing would.
- * With known phase times this is what checks the simulator against reality, and what
- * tests the runner without a GPU. */
+ * in FIFO order, and a phase's span starts when its station starts serving it. cpu phases
+ * burn CPU time, not wall time, so when more threads burn than there are cores they slow
+ * down as under processor sharing, and a phase with a scaling law runs its serial part on
+ * one thread. With known phase times this is what checks the simulator against reality,
+ * and what tests the runner without a GPU. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -116,19 +117,47 @@ static void syn_call_end(void *p) {
 
 typedef struct spin_arg {
   const mrun *run;
-  double deadline;
+  double cpu_s; /* CPU seconds each thread burns */
 } spin_arg;
 
-static void spin_until(const mrun *run, double deadline) {
-  unsigned n = 0;
-  while (ps_now() < deadline)
-    if ((++n & 1023) == 0 && mrun_stopping(run)) return;
+static double thread_cpu_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-static void *spin_thread(void *p) {
+/* Burn cpu_s seconds of this thread's CPU time: when more threads burn than there are
+ * cores, each gets a share of a core and takes longer, as under the simulator's processor
+ * sharing. */
+static void burn(const mrun *run, double cpu_s) {
+  if (cpu_s <= 0) return;
+  double end = thread_cpu_now() + cpu_s;
+  volatile unsigned sink = 0;
+  for (unsigned n = 1;; n++) {
+    for (int i = 0; i < 2000; i++) sink += (unsigned)i * n;
+    if (thread_cpu_now() >= end) break;
+    if ((n & 63) == 0 && mrun_stopping(run)) break;
+  }
+}
+
+static void *burn_thread(void *p) {
   spin_arg *a = p;
-  spin_until(a->run, a->deadline);
+  burn(a->run, a->cpu_s);
   return NULL;
+}
+
+/* Run cpu_s CPU seconds on each of n threads (this one and n - 1 more). */
+static void burn_parallel(const mrun *run, int n, double cpu_s) {
+  int extra = n > 1 ? n - 1 : 0;
+  pthread_t *th = extra ? xmalloc((size_t)extra * sizeof *th) : NULL;
+  spin_arg a = {run, cpu_s};
+  int started = 0;
+  for (int i = 0; i < extra; i++, started++)
+    if (pthread_create(&th[i], NULL, burn_thread, &a) != 0) break;
+  /* Threads that could not start: this one does their work too. */
+  burn(run, cpu_s * (1 + extra - started));
+  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+  free(th);
 }
 
 static int syn_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {
@@ -139,19 +168,18 @@ static int syn_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {
   int rc = PS_OK;
   switch (ph->resource) {
   case RES_CPU: {
-    /* threads is at most system.cpu_cores, which the loader does not cap. */
-    int extra = ph->threads > 1 ? ph->threads - 1 : 0;
-    pthread_t *th = extra ? xmalloc((size_t)extra * sizeof *th) : NULL;
-    spin_arg a = {env->run, 0};
+    /* d is the work: seconds at `threads` cores without a scaling law, one-core seconds
+     * with one. Amdahl's law runs as its two parts: the serial share on one thread, then
+     * the rest split over the threads; a table runs every thread for the table's time. */
+    int t = mexec_phase_threads(env, ph);
     *t0 = ps_now();
-    a.deadline = *t0 + d;
-    int started = 0;
-    for (int i = 0; i < extra; i++, started++)
-      if (pthread_create(&th[i], NULL, spin_thread, &a) != 0) break;
-    spin_until(env->run, a.deadline);
-    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    if (ph->law == SCALE_AMDAHL) {
+      burn(env->run, d * ph->serial);
+      burn_parallel(env->run, t, d * (1 - ph->serial) / t);
+    } else {
+      burn_parallel(env->run, t, d / phase_speed(ph, t));
+    }
     *t1 = ps_now();
-    free(th);
     break;
   }
   case RES_GPU: {

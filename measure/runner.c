@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -346,7 +347,9 @@ static void append_rep_spans(mrun *R, ps_buf *b) {
       r.npartitions = k;
       if (sp->phase >= 0) {
         r.phase = R->s->model->phases[sp->phase].name;
-        r.resource = scn_res_name(R->s->model->phases[sp->phase].resource);
+        const phase *ph = &R->s->model->phases[sp->phase];
+        r.resource = scn_res_name(ph->resource);
+        if (ph->resource == RES_CPU) r.threads = ph->threads_all ? R->threads_all : ph->threads;
       } else {
         r.phase = sp->phase == SP_WAIT ? "mutex_wait" : "mutex_held";
         r.resource = "none";
@@ -359,6 +362,32 @@ static void append_rep_spans(mrun *R, ps_buf *b) {
 }
 
 /* ---- The run ---- */
+
+/* The run uses system.cpu_cores cores: when the process may use more, it is confined to
+ * the first cpu_cores of them (threads started later inherit it; *saved gets the old set,
+ * restored by the caller). Returns the cores the run may use. */
+static int confine_cores(const scenario *s, cpu_set_t *saved, int *restricted, char *notes, size_t nn) {
+  *restricted = 0;
+  if (sched_getaffinity(0, sizeof *saved, saved) != 0) {
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    return s->cpu_cores < online ? s->cpu_cores : (int)online;
+  }
+  int have = CPU_COUNT(saved);
+  if (s->cpu_cores >= have) {
+    if (s->cpu_cores > have) {
+      size_t l = strlen(notes);
+      snprintf(notes + l, nn - l, "%ssystem.cpu_cores is %d and this process may use %d cores: the workers share %d",
+               l ? "; " : "", s->cpu_cores, have, have);
+    }
+    return have;
+  }
+  cpu_set_t use;
+  CPU_ZERO(&use);
+  for (int c = 0, n = 0; c < CPU_SETSIZE && n < s->cpu_cores; c++)
+    if (CPU_ISSET(c, saved)) CPU_SET(c, &use), n++;
+  if (sched_setaffinity(0, sizeof use, &use) == 0) *restricted = 1;
+  return s->cpu_cores;
+}
 
 static void make_arrivals(mrun *R) {
   const scenario *s = R->s;
@@ -458,7 +487,8 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     }
   }
 
-  int rc = PS_OK, cupti_on = 0;
+  int rc = PS_OK, cupti_on = 0, cpus_restricted = 0;
+  cpu_set_t saved_cpus;
   runner_result *res = NULL;
   mnvml *nv = NULL;
   char notes[1024] = "", devname[256] = "";
@@ -504,7 +534,10 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     snprintf(notes + l, sizeof notes - l, "; the %s executor has no events of its own, so GPU utilization comes "
                                           "from the GPU phase spans (an upper bound)", ops->name);
   }
-  mexec_env env = {.s = s, .cuda = cuda, .timing = R->timing, .run = R, .cache_dir = o->cache_dir};
+  int cores = confine_cores(s, &saved_cpus, &cpus_restricted, notes, sizeof notes);
+  R->threads_all = scn_worker_threads(s, cores);
+  mexec_env env = {.s = s, .cuda = cuda, .timing = R->timing, .run = R, .cache_dir = o->cache_dir,
+                   .threads_all = R->threads_all};
   if ((rc = ops->open(&env, &R->xst, e)) != PS_OK) goto out;
 
   R->nw = s->gpus * s->workers_per_gpu;
@@ -674,6 +707,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   snprintf(res->notes, sizeof res->notes, "%s", notes);
 
 out:
+  if (cpus_restricted) sched_setaffinity(0, sizeof saved_cpus, &saved_cpus);
   if (R->w) {
     for (int i = 0; i < nopen; i++) ops->worker_close(R->w[i].xs);
     for (int i = 0; i < R->nw; i++) {

@@ -54,6 +54,7 @@ struct mrun {
   void *xst;
   int cuda;
   mtiming timing;
+  int threads_all; /* threads of a cpu phase with threads: all (mexec_env) */
   int np;
   char *in_region;
   int **succ;

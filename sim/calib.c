@@ -185,6 +185,7 @@ typedef struct obs {
   int64_t call;
   int phase; /* index in the template */
   int k;
+  int thr;  /* threads the phase ran with; 0 = not recorded */
   double d, t0;
   int rank; /* call's rank within its (file, rep, gpu, worker) */
 } obs;
@@ -197,12 +198,43 @@ typedef struct kspan {
 
 typedef struct collect_ctx {
   const model *m;
+  ps_buf host, gpu; /* the spans headers' host and gpu, distinct values joined by "; " */
   int file;
   obs *o;
   size_t n, cap;
   kspan *k;
   size_t nk, capk;
 } collect_ctx;
+
+static void add_distinct(ps_buf *b, const char *v) {
+  if (!v || !*v) return;
+  size_t n = strlen(v);
+  for (const char *p = b->p; p && (p = strstr(p, v)); p += n)
+    if ((p == b->p || p[-1] == ' ') && (p[n] == 0 || p[n] == ';')) return;
+  if (b->len) ps_buf_append(b, "; ", 2);
+  ps_buf_append(b, v, n);
+}
+
+static int collect_hdr(void *ctx, const span_header *h) {
+  collect_ctx *c = ctx;
+  add_distinct(&c->host, h->host);
+  add_distinct(&c->gpu, h->gpu);
+  return 0;
+}
+
+/* Sets key to value in the model's provenance (added at the end when new). */
+void calib_set_provenance(model *m, const char *key, const char *value) {
+  for (int i = 0; i < m->nprov; i++)
+    if (!strcmp(m->prov_k[i], key)) {
+      free(m->prov_v[i]);
+      m->prov_v[i] = xstrdup(value);
+      return;
+    }
+  m->prov_k = xrealloc(m->prov_k, (size_t)(m->nprov + 1) * sizeof *m->prov_k);
+  m->prov_v = xrealloc(m->prov_v, (size_t)(m->nprov + 1) * sizeof *m->prov_v);
+  m->prov_k[m->nprov] = xstrdup(key);
+  m->prov_v[m->nprov++] = xstrdup(value);
+}
 
 static int collect_cb(void *ctx, const span_rec *r) {
   collect_ctx *c = ctx;
@@ -222,7 +254,8 @@ static int collect_cb(void *ctx, const span_rec *r) {
     c->o = xrealloc(c->o, c->cap * sizeof *c->o);
   }
   c->o[c->n++] = (obs){.file = c->file, .rep = r->rep, .gpu = r->gpu, .worker = r->worker, .call = r->call,
-                       .phase = p, .k = r->npartitions > 0 ? r->npartitions : 1, .d = r->t1 - r->t0,
+                       .phase = p, .k = r->npartitions > 0 ? r->npartitions : 1, .thr = r->threads,
+                       .d = r->t1 - r->t0,
                        .t0 = r->t0};
   return 0;
 }
@@ -282,18 +315,74 @@ static int obs_by_worker_call(const void *a, const void *b) {
   return 0;
 }
 
+/* The thread counts phase p's observations ran with (kept, one-partition-size calls of
+ * size kmin): how many distinct ones, and the first two, for messages. */
+static int thread_counts(const collect_ctx *c, int p, int skip_calls, int kmin, int *nzero, int seen[2]) {
+  int n = 0;
+  *nzero = 0;
+  int *v = xmalloc((c->n + 1) * sizeof *v);
+  size_t nv = 0;
+  for (size_t i = 0; i < c->n; i++)
+    if (c->o[i].phase == p && c->o[i].rank >= skip_calls && c->o[i].k == kmin) {
+      if (c->o[i].thr == 0) (*nzero)++;
+      else v[nv++] = c->o[i].thr;
+    }
+  for (size_t i = 0; i < nv; i++) {
+    int dup = 0;
+    for (size_t j = 0; j < i && !dup; j++) dup = v[j] == v[i];
+    if (!dup) {
+      if (n < 2) seen[n] = v[i];
+      n++;
+    }
+    if (n > 64) break; /* enough to know it is more than one */
+  }
+  free(v);
+  return n;
+}
+
+/* Amdahl's law by least squares over the observations y = d/k at t threads:
+ * y = s + q / t, s >= 0 and q >= 0. Sets the serial share s / (s + q) and the one-core
+ * time s + q. */
+static void fit_amdahl(const collect_ctx *c, int p, int skip_calls, int kmin, double *serial, double *t1) {
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t i = 0; i < c->n; i++) {
+    const obs *o = &c->o[i];
+    if (o->phase != p || o->rank < skip_calls || o->k != kmin || o->thr == 0) continue;
+    double x = 1.0 / o->thr, y = o->d / kmin;
+    n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
+  }
+  double den = n * sxx - sx * sx;
+  double q = den > 0 ? (n * sxy - sx * sy) / den : 0, s = (sy - q * sx) / n;
+  if (q < 0) { /* slower with more threads: no parallel part */
+    q = 0;
+    s = sy / n;
+  }
+  if (s < 0) { /* through the origin: all parallel */
+    s = 0;
+    q = sxx > 0 ? sxy / sxx : 0;
+  }
+  *t1 = s + q;
+  *serial = *t1 > 0 ? s / *t1 : 1;
+}
+
 int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
                 calib_phase_report **reports, ps_err *e) {
   collect_ctx c = {.m = tmpl};
   for (int f = 0; f < nfiles; f++) {
     c.file = f;
-    int rc = spans_read(files[f], NULL, collect_cb, &c, e);
+    int rc = spans_read(files[f], collect_hdr, collect_cb, &c, e);
     if (rc != PS_OK) {
       free(c.o);
       free(c.k);
+      ps_buf_free(&c.host);
+      ps_buf_free(&c.gpu);
       return rc;
     }
   }
+  if (c.gpu.len) calib_set_provenance(tmpl, "gpu", c.gpu.p);
+  if (c.host.len) calib_set_provenance(tmpl, "host", c.host.p);
+  ps_buf_free(&c.host);
+  ps_buf_free(&c.gpu);
   c.nk = kspan_merge(c.k, c.nk);
   /* Rank calls within each worker, to leave the first skip_calls out. */
   if (c.n) qsort(c.o, c.n, sizeof *c.o, obs_by_worker_call); /* c.o is NULL when empty */
@@ -329,6 +418,42 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
       else
         rc = ps_fail(e, PS_EINPUT, "phase %s: no spans of this phase in the %d spans files (after skipping %d warm-up calls)",
                      ph->name, nfiles, skip_calls);
+      break;
+    }
+    /* The scaling law: a cpu phase whose template has one is fitted from two or more
+     * thread counts; one without must not have run at several. */
+    int nzero, seen[2] = {0, 0};
+    int nthr = thread_counts(&c, p, skip_calls, kmin, &nzero, seen);
+    rep[p].nthreads = nthr;
+    if (ph->law == SCALE_TABLE) {
+      rc = ps_fail(e, PS_EINPUT, "phase %s: calibrate fits Amdahl's law; the template's scaling: table is for a law you "
+                   "measured yourself (write scaling: {serial: 0} in the template to have calibrate fit one)", ph->name);
+      break;
+    }
+    if (ph->law == SCALE_AMDAHL) {
+      if (nzero > 0) {
+        rc = ps_fail(e, PS_EINPUT, "phase %s: %d span%s without a thread count (\"threads\"): a scaling law needs the "
+                     "threads each span ran with; record the runs again with this provesim's measure", ph->name, nzero,
+                     nzero == 1 ? "" : "s");
+        break;
+      }
+      if (nthr < 2) {
+        rc = ps_fail(e, PS_EINPUT, "phase %s: every span ran at %d threads, and one thread count cannot identify "
+                     "how the phase scales; add a run at another count (e.g. measure --set "
+                     "system.threads.per_worker=%d)", ph->name, seen[0], seen[0] > 2 ? seen[0] / 2 : seen[0] * 4);
+        break;
+      }
+      double t1 = 0;
+      fit_amdahl(&c, p, skip_calls, kmin, &ph->serial, &t1);
+      rep[p].serial = ph->serial;
+      /* From here on every duration is the one-core time it stands for. */
+      double sp = t1 * ph->serial, q = t1 - sp;
+      for (size_t i = 0; i < c.n; i++)
+        if (c.o[i].phase == p && c.o[i].thr > 0) c.o[i].d *= t1 / (sp + q / c.o[i].thr);
+    } else if (nthr > 1) {
+      rc = ps_fail(e, PS_EINPUT, "phase %s ran at %d different thread counts (%d and %d, ...) but the template gives it "
+                   "no scaling law: say  threads: all  and  scaling: {serial: 0}  in the template to fit one, or "
+                   "calibrate from runs at one thread count", ph->name, nthr, seen[0], seen[1]);
       break;
     }
     /* The time distribution: calls of the smallest k seen, per partition. */
@@ -465,13 +590,32 @@ void calib_model_yaml(ps_buf *b, const model *m) {
     yaml_str(b, m->source);
     ps_buf_printf(b, "\n");
   }
+  if (m->nprov > 0) {
+    ps_buf_printf(b, "provenance:\n");
+    for (int i = 0; i < m->nprov; i++) {
+      ps_buf_printf(b, "  ");
+      yaml_name(b, m->prov_k[i]);
+      ps_buf_printf(b, ": ");
+      yaml_str(b, m->prov_v[i]);
+      ps_buf_printf(b, "\n");
+    }
+  }
   ps_buf_printf(b, "phases:\n");
   for (int p = 0; p < m->nphases; p++) {
     const phase *ph = &m->phases[p];
     ps_buf_printf(b, "  - name: ");
     yaml_name(b, ph->name);
     ps_buf_printf(b, "\n    resource: %s\n", res[ph->resource]);
-    if (ph->resource == RES_CPU) ps_buf_printf(b, "    threads: %d\n", ph->threads);
+    if (ph->resource == RES_CPU && ph->threads_all) ps_buf_printf(b, "    threads: all\n");
+    else if (ph->resource == RES_CPU) ps_buf_printf(b, "    threads: %d\n", ph->threads);
+    if (ph->law == SCALE_AMDAHL) ps_buf_printf(b, "    scaling: {serial: %.6g}\n", ph->serial);
+    if (ph->law == SCALE_TABLE) {
+      ps_buf_printf(b, "    scaling: {table: {threads: [");
+      for (int k = 0; k < ph->ntab; k++) ps_buf_printf(b, k ? ", %.0f" : "%.0f", ph->tab_k[k]);
+      ps_buf_printf(b, "], speedup: [");
+      for (int k = 0; k < ph->ntab; k++) ps_buf_printf(b, k ? ", %.6g" : "%.6g", ph->tab_speedup[k]);
+      ps_buf_printf(b, "]}}\n");
+    }
     ps_buf_printf(b, "    time: ");
     yaml_dist(b, &ph->time);
     ps_buf_printf(b, "\n");

@@ -52,6 +52,8 @@ typedef struct calib_phase_report {
   int nscale;             /* batch multipliers fitted (k = 1..nscale) */
   int skipped;            /* spans left out as warm-up */
   double busy;            /* gpu phases with kernel records: the fitted busy share; else -1 */
+  int nthreads;           /* distinct thread counts among the phase's spans (0: not recorded) */
+  double serial;          /* phases with a scaling law: the fitted serial share */
 } calib_phase_report;
 
 /* Fill the template model's phase times from the phase spans in files[0..nfiles-1]:
@@ -65,6 +67,10 @@ typedef struct calib_phase_report {
  * phase, caller frees with free()) is filled. */
 int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
                 calib_phase_report **reports, ps_err *e);
+
+/* Sets key to value in the model's provenance (calib_model sets gpu and host from the
+ * spans headers; calibrate adds the rest). */
+void calib_set_provenance(model *m, const char *key, const char *value);
 
 /* The model as YAML (the format of the files in models/), appended to b. */
 void calib_model_yaml(ps_buf *b, const model *m);

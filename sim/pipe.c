@@ -2,8 +2,10 @@
  * over a binary heap ordered by (time, insertion sequence), so ties break the same way on
  * every run. Stations model resources: a FIFO station (exclusive GPU, PCIe link, CPU with
  * cpu_sharing: fifo) serves jobs in arrival order while it has free capacity; a
- * processor-sharing station (CPU cores by default, GPU with gpu_sharing: shared) runs every
- * job at rate min(1, capacity/demand). A job is one phase of one worker's current call.
+ * processor-sharing station (CPU cores by default, GPU with gpu_sharing: shared) gives every
+ * job the share min(1, capacity/demand) of the cores it wants, and the job runs at the speed
+ * its phase's scaling law gives for the cores it gets (model.h, phase_speed; without a law
+ * the speed is the share itself). A job is one phase of one worker's current call.
  * The file is long (about 870 lines) because it is one thing: the event loop, the stations
  * and the calls share one replication state that no other module should see. */
 #include "pipe.h"
@@ -139,6 +141,8 @@ typedef struct rep_state {
   int *deps_left;
   uint8_t *wait_mx;
   double *job_t0, *job_rem, *job_tupd;
+  double *job_rate;  /* the job's current speed (work per second) */
+  uint8_t *job_law;  /* the job's phase has a scaling law */
   uint32_t *job_ver;
   int *job_pos;      /* PS: index in the station's array */
   station **job_st;  /* the job's station (NULL for resource none); fixed, as workers are pinned */
@@ -215,11 +219,12 @@ static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
   g->t_upd = now;
 }
 
-static void emit(rep_state *r, int wi, int64_t call, const char *name, const char *res, double t0, double t1) {
+static void emit(rep_state *r, int wi, int64_t call, const char *name, const char *res, int threads, double t0,
+                 double t1) {
   if (!r->on_span) return;
   worker *w = &r->w[wi];
   sim_span sp = {.rep = r->rep, .gpu = w->gpu, .worker = w->local, .call = call, .partitions = w->parts,
-                 .npartitions = w->k, .phase = name, .resource = res, .t0 = t0, .t1 = t1};
+                 .npartitions = w->k, .phase = name, .resource = res, .threads = threads, .t0 = t0, .t1 = t1};
   r->on_span(r->span_ctx, &sp);
 }
 
@@ -275,25 +280,33 @@ static inline void touch(rep_state *r, station *st) {
   if (st->gpu_of >= 0) gpu_advance(r, &r->gpus[st->gpu_of], r->now);
 }
 
+/* The speed of a job that gets the share sh of the cores it wants. */
+static inline double job_speed(const rep_state *r, uint32_t job, double sh) {
+  if (!r->job_law[job]) return sh;
+  return phase_speed(&r->m->phases[r->job_p[job]], sh * r->job_thr[job]);
+}
+
 static void fifo_begin(rep_state *r, station *st, uint32_t job) {
   if (st->gpu_of >= 0) st->run_busy = r->job_busy[job];
   st->used += job_threads(r, job);
   st->nrun++;
   r->job_t0[job] = r->now;
-  evq_push(&r->q, r->now + r->job_rem[job], job, r->job_ver[job]);
+  r->job_rate[job] = job_speed(r, job, 1);
+  evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
 }
 
-/* PS: reschedule every running job after the rate changed. */
+/* PS: reschedule every running job after the share changed. */
 static void ps_rerate(rep_state *r, station *st) {
   double nr = st->used <= st->cap ? 1.0 : (double)st->cap / (double)st->used;
   if (nr == st->rate) return;
   for (int i = 0; i < st->nrun; i++) {
     uint32_t j = st->q[i];
-    r->job_rem[j] -= st->rate * (r->now - r->job_tupd[j]);
+    r->job_rem[j] -= r->job_rate[j] * (r->now - r->job_tupd[j]);
     if (r->job_rem[j] < 0) r->job_rem[j] = 0;
     r->job_tupd[j] = r->now;
     r->job_ver[j]++;
-    evq_push(&r->q, r->now + r->job_rem[j] / nr, j, r->job_ver[j]);
+    r->job_rate[j] = job_speed(r, j, nr);
+    evq_push(&r->q, r->now + r->job_rem[j] / r->job_rate[j], j, r->job_ver[j]);
   }
   st->rate = nr;
 }
@@ -317,9 +330,10 @@ static void station_submit(rep_state *r, station *st, uint32_t job) {
   st->used += job_threads(r, job);
   r->job_t0[job] = r->now;
   r->job_tupd[job] = r->now;
+  r->job_rate[job] = job_speed(r, job, st->rate);
   double old = st->rate;
   ps_rerate(r, st);
-  if (st->rate == old) evq_push(&r->q, r->now + r->job_rem[job] / st->rate, job, r->job_ver[job]);
+  if (st->rate == old) evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
 }
 
 static void station_done(rep_state *r, station *st, uint32_t job) {
@@ -368,7 +382,7 @@ static void mutex_acquire(rep_state *r, int wi) {
   g->mutex_holder = wi;
   w->mx = MX_HELD;
   w->mx_acq = r->now;
-  emit(r, wi, w->call, "mutex_wait", "none", w->mx_req, r->now);
+  emit(r, wi, w->call, "mutex_wait", "none", 0, w->mx_req, r->now);
   if (win_is_open(&r->win)) hist_add(r->h_wait, r->now - w->mx_req);
   for (int p = 0; p < r->np; p++) {
     uint32_t job = (uint32_t)(wi * r->np + p);
@@ -382,7 +396,7 @@ static void mutex_acquire(rep_state *r, int wi) {
 static void mutex_release(rep_state *r, int wi) {
   worker *w = &r->w[wi];
   gpu_state *g = &r->gpus[w->gpu];
-  emit(r, wi, w->call, "mutex_held", "none", w->mx_acq, r->now);
+  emit(r, wi, w->call, "mutex_held", "none", 0, w->mx_acq, r->now);
   if (win_is_open(&r->win)) hist_add(r->h_held, r->now - w->mx_acq);
   gpu_advance(r, g, r->now);
   g->mutex_holder = -1;
@@ -479,7 +493,8 @@ static void phase_end(rep_state *r, uint32_t job) {
   const phase *ph = &r->m->phases[p];
   station *st = job_station(r, job);
   if (st) station_done(r, st, job);
-  emit(r, wi, w->call, ph->name, res_names[ph->resource], r->job_t0[job], r->now);
+  emit(r, wi, w->call, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
+       r->job_t0[job], r->now);
   w->phases_left--;
   if (r->in_region[p] && --w->region_left == 0) mutex_release(r, wi);
   for (int i = 0; i < r->nsucc[p]; i++) {
@@ -578,6 +593,8 @@ static void rep_free(rep_state *r) {
   free(r->job_t0);
   free(r->job_rem);
   free(r->job_tupd);
+  free(r->job_rate);
+  free(r->job_law);
   free(r->job_ver);
   free(r->job_pos);
   free(r->job_st);
@@ -656,6 +673,8 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->job_t0 = xcalloc(nj, sizeof(double));
   r->job_rem = xcalloc(nj, sizeof(double));
   r->job_tupd = xcalloc(nj, sizeof(double));
+  r->job_rate = xcalloc(nj, sizeof(double));
+  r->job_law = xcalloc(nj, 1);
   r->job_ver = xcalloc(nj, sizeof(uint32_t));
   r->job_pos = xcalloc(nj, sizeof(int));
   r->job_st = xcalloc(nj, sizeof(station *));
@@ -669,6 +688,7 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
     r->job_st[j] = job_station_init(r, (uint32_t)j);
     const phase *ph = &m->phases[r->job_p[j]];
     r->job_thr[j] = ph->resource == RES_CPU ? ph->threads : 1;
+    r->job_law[j] = ph->resource == RES_CPU && ph->law != SCALE_NONE;
     r->job_busy[j] = ph->resource == RES_GPU ? ph->busy : 1;
   }
   r->in_region = xcalloc((size_t)r->np, 1);

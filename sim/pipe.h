@@ -21,6 +21,7 @@ typedef struct sim_span {
   const int64_t *partitions; int npartitions; /* borrowed, valid during the callback */
   const char *phase;        /* phase name, "mutex_wait" or "mutex_held" */
   const char *resource;     /* "cpu", "gpu", "pcie", "none" */
+  int threads;              /* cpu phases: the threads the phase wants; 0 otherwise */
   double t0, t1;
 } sim_span;
 

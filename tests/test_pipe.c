@@ -71,6 +71,8 @@ static void free_s(scenario *s) {
     free(x->name);
     free(x->after);
     free(x->scale);
+    free(x->tab_k);
+    free(x->tab_speedup);
     dist_free(&x->time);
     if (x->has_fixed) dist_free(&x->fixed);
   }
@@ -288,6 +290,106 @@ START_TEST(det_cpu_sharing) {
     sim_result_free(r);
     free_s(s);
   }
+}
+END_TEST
+
+
+/* ------------------------------------------------------------ scaling laws */
+
+/* One cpu phase of one-core time T1 under Amdahl's law (serial share f) alone on 8 cores:
+ * each call takes T1 (f + (1 - f) / 8). */
+START_TEST(scaling_amdahl_alone) {
+  const double T1 = 1.0, f = 0.2;
+  scenario *s = mk(1);
+  ph(s, 0, "work", RES_CPU, T1);
+  s->model->phases[0].threads = 8;
+  s->model->phases[0].law = SCALE_AMDAHL;
+  s->model->phases[0].serial = f;
+  s->partitions = 200;
+  sim_result *r = run(s, 1, NULL, NULL);
+  double t = T1 * (f + (1 - f) / 8);
+  REL_EQ(r->reps[0].call_mean, t, 1e-9);
+  REL_EQ(r->reps[0].throughput_pps, 1 / t, 1e-9);
+  sim_result_free(r);
+  free_s(s);
+}
+END_TEST
+
+/* Three workers of 4 threads each on 6 cores: each gets 6/12 of its threads, 2 cores, and
+ * takes T1 (f + (1 - f) / 2); X = 3 / that. With cpu_sharing: fifo one call at a time
+ * (4 of 6 cores free for a second one: no) runs on 4 cores: X = 1 / (T1 (f + (1 - f) / 4)). */
+START_TEST(scaling_amdahl_shared) {
+  const double T1 = 1.0, f = 0.25;
+  for (int fifo = 0; fifo <= 1; fifo++) {
+    scenario *s = mk(1);
+    ph(s, 0, "work", RES_CPU, T1);
+    s->model->phases[0].threads = 4;
+    s->model->phases[0].law = SCALE_AMDAHL;
+    s->model->phases[0].serial = f;
+    s->workers_per_gpu = 3;
+    s->cpu_cores = 6;
+    s->cpu_fifo = fifo;
+    s->partitions = 300;
+    s->warmup = 30;
+    sim_result *r = run(s, 1, NULL, NULL);
+    double t2 = T1 * (f + (1 - f) / 2), t4 = T1 * (f + (1 - f) / 4);
+    if (!fifo) {
+      REL_EQ(r->reps[0].throughput_pps, 3 / t2, 1e-6);
+      REL_EQ(r->reps[0].call_mean, t2, 1e-6);
+    } else {
+      REL_EQ(r->reps[0].throughput_pps, 1 / t4, 1e-6);
+    }
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* A table law, between its points: threads 3 on speedups {1: 1, 2: 1.8, 4: 3.0} runs at
+ * 2.4; and below one core every law runs at the share it gets (4 one-thread workers on 2
+ * cores: half speed, X = 2 / T1). */
+START_TEST(scaling_table_and_slices) {
+  const double T1 = 1.2;
+  scenario *s = mk(1);
+  ph(s, 0, "work", RES_CPU, T1);
+  phase *x = &s->model->phases[0];
+  x->threads = 3;
+  x->law = SCALE_TABLE;
+  x->ntab = 3;
+  x->tab_k = xmalloc(3 * sizeof(double));
+  x->tab_speedup = xmalloc(3 * sizeof(double));
+  memcpy(x->tab_k, (double[]){1, 2, 4}, 3 * sizeof(double));
+  memcpy(x->tab_speedup, (double[]){1, 1.8, 3.0}, 3 * sizeof(double));
+  s->partitions = 100;
+  sim_result *r = run(s, 1, NULL, NULL);
+  REL_EQ(r->reps[0].call_mean, T1 / 2.4, 1e-9);
+  sim_result_free(r);
+  x->threads = 1;
+  s->workers_per_gpu = 4;
+  s->cpu_cores = 2;
+  s->warmup = 20;
+  r = run(s, 1, NULL, NULL);
+  REL_EQ(r->reps[0].throughput_pps, 2 / T1, 1e-6);
+  REL_EQ(r->reps[0].call_mean, 2 * T1, 1e-6);
+  sim_result_free(r);
+  free_s(s);
+}
+END_TEST
+
+/* The thread policy (model.h): share splits the cores less the kept one among workers. */
+START_TEST(thread_policy) {
+  scenario s = {.gpus = 1, .workers_per_gpu = 2, .cpu_cores = 16, .thr = THR_SHARE, .keep_core = 1};
+  ck_assert_int_eq(scn_worker_threads(&s, 16), 7);
+  s.keep_core = 0;
+  ck_assert_int_eq(scn_worker_threads(&s, 16), 8);
+  ck_assert_int_eq(scn_worker_threads(&s, 6), 3);
+  s.gpus = 8;
+  ck_assert_int_eq(scn_worker_threads(&s, 6), 1);
+  s.thr = THR_ALL;
+  ck_assert_int_eq(scn_worker_threads(&s, 6), 6);
+  s.thr = THR_FIXED;
+  s.thr_n = 5;
+  ck_assert_int_eq(scn_worker_threads(&s, 6), 5);
 }
 END_TEST
 
@@ -649,6 +751,10 @@ int main(void) {
   tcase_add_test(tc, det_batch_scale);
   tcase_add_test(tc, det_barrier);
   tcase_add_test(tc, det_cpu_sharing);
+  tcase_add_test(tc, scaling_amdahl_alone);
+  tcase_add_test(tc, scaling_amdahl_shared);
+  tcase_add_test(tc, scaling_table_and_slices);
+  tcase_add_test(tc, thread_policy);
   tcase_add_test(tc, machine_repairman);
   tcase_add_test(tc, operational_laws);
   tcase_add_test(tc, utilization_law);

@@ -261,7 +261,7 @@ START_TEST(test_json_stable) {
       "{\"name\":\"d\",\"resource\":\"none\",\"threads\":1,\"time\":{\"dist\":\"const\",\"value\":0.5,\"mean\":0.5},"
       "\"fixed\":null,\"batch\":null,\"after\":[\"a\"],\"host_mem_gib\":0}],\"scopes\":{}},"
       "\"system\":{\"gpus\":1,\"workers_per_gpu\":1,\"cpu_cores\":32,\"batch\":1,"
-      "\"mutex\":{\"scope\":\"custom\",\"from\":\"b\",\"to\":\"c\"},\"gpu_sharing\":\"exclusive\",\"cpu_sharing\":\"ps\"},"
+      "\"mutex\":{\"scope\":\"custom\",\"from\":\"b\",\"to\":\"c\"},\"gpu_sharing\":\"exclusive\",\"cpu_sharing\":\"ps\",\"threads\":{\"per_worker\":\"share\",\"keep_core\":true,\"threads_per_worker\":31}},"
       "\"workload\":{\"partitions\":4,\"arrivals\":null},"
       "\"run\":{\"warmup\":0,\"cooldown\":0,\"replications\":1,\"seed\":1},"
       "\"prover\":{\"circuit\":null,\"constraints\":0}}";
@@ -303,7 +303,7 @@ END_TEST
 START_TEST(test_err_unknown_key) {
   ps_err e = load_fail("bad-unknown-key.yaml", NULL, 0);
   ASSERT_ERR(e.msg, "bad-unknown-key.yaml:5:3: system.wrokers_per_gpu: ",
-             "expected one of the keys gpus, workers_per_gpu, cpu_cores, batch, mutex, gpu_sharing, cpu_sharing, "
+             "expected one of the keys gpus, workers_per_gpu, cpu_cores, batch, mutex, gpu_sharing, cpu_sharing, threads, "
              "got unknown key \"wrokers_per_gpu\"");
 }
 END_TEST
@@ -495,6 +495,52 @@ START_TEST(test_busy_share) {
 }
 END_TEST
 
+
+START_TEST(test_thread_policy) {
+  /* threads: all takes the policy's threads per worker: (cores - kept) / workers by
+   * default, all cores, or a fixed count; and needs a scaling law. */
+  const char *a[] = {"phases.prep.threads=all", "phases.prep.scaling={serial: 0.1}", "system.cpu_cores=16",
+                     "system.workers_per_gpu=2"};
+  scenario *s = load_ok("good-defaults.yaml", a, 4);
+  int p = scn_phase_index(s->model, "prep");
+  ck_assert_int_eq(s->model->phases[p].threads, 7);
+  ck_assert_int_eq(s->model->phases[p].law, SCALE_AMDAHL);
+  ck_assert(fabs(s->model->phases[p].serial - 0.1) < 1e-12);
+  scn_free(s);
+  const char *b[] = {"phases.prep.threads=all", "phases.prep.scaling={serial: 0.1}", "system.cpu_cores=16",
+                     "system.workers_per_gpu=2", "system.threads={per_worker: share, keep_core: false}"};
+  s = load_ok("good-defaults.yaml", b, 5);
+  ck_assert_int_eq(s->model->phases[p].threads, 8);
+  scn_free(s);
+  const char *c[] = {"phases.prep.threads=all", "phases.prep.scaling={table: {threads: [1, 4], speedup: [1, 3]}}",
+                     "system.cpu_cores=6", "system.threads={per_worker: all}", "system.workers_per_gpu=3"};
+  s = load_ok("good-defaults.yaml", c, 5);
+  ck_assert_int_eq(s->model->phases[p].threads, 6);
+  ck_assert_int_eq(s->model->phases[p].law, SCALE_TABLE);
+  ck_assert_int_eq(s->model->phases[p].ntab, 2);
+  scn_free(s);
+  const char *d[] = {"phases.prep.threads=all"};
+  ps_err e = load_fail("good-defaults.yaml", d, 1);
+  ck_assert_ptr_nonnull(strstr(e.msg, "expected a scaling law for a phase with threads: all"));
+  const char *f[] = {"phases.msm.scaling={serial: 0.5}"};
+  e = load_fail("good-defaults.yaml", f, 1);
+  ASSERT_ERR(e.msg, "--set phases.msm.scaling={serial: 0.5}: phases.msm.scaling: ", "expected no scaling: key on a gpu");
+  const char *g[] = {"phases.prep.scaling={table: {threads: [2, 4], speedup: [1, 2]}}"};
+  e = load_fail("good-defaults.yaml", g, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.scaling={table: {threads: [2, 4], speedup: [1, 2]}}: phases.prep.scaling.table.threads[0]: ",
+             "expected 1 (the table starts at one core)");
+  const char *h[] = {"phases.prep.scaling={serial: 1.5}"};
+  e = load_fail("good-defaults.yaml", h, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.scaling={serial: 1.5}: phases.prep.scaling.serial: ", "expected a number from 0 to 1");
+  const char *i[] = {"system.threads={per_worker: 0}"};
+  e = load_fail("good-defaults.yaml", i, 1);
+  ASSERT_ERR(e.msg, "--set system.threads={per_worker: 0}: system.threads.per_worker: ", "expected share");
+  const char *j[] = {"phases.prep.threads=many"};
+  e = load_fail("good-defaults.yaml", j, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.threads=many: phases.prep.threads: ", "or all (the worker's threads");
+}
+END_TEST
+
 START_TEST(test_err_bad_distribution) {
   model *m = NULL;
   ps_err e = {{0}};
@@ -561,6 +607,7 @@ static Suite *scn_suite(void) {
   tcase_add_test(err, test_err_counts_bounded);
   tcase_add_test(err, test_err_bad_distribution);
   tcase_add_test(err, test_busy_share);
+  tcase_add_test(err, test_thread_policy);
   tcase_add_test(err, test_err_empirical_spans);
   suite_add_tcase(s, err);
   return s;
