@@ -249,6 +249,67 @@ START_TEST(calibrate_errors) {
 }
 END_TEST
 
+
+/* Amdahl's law from single-worker runs at two thread counts: spans simulated from a model
+ * of known serial share (0.3) and one-core time (lognormal, mean 0.8) give them back; one
+ * thread count is refused with the reason; a template without a law refuses spans at two
+ * counts; spans without thread counts are refused for a law. */
+static void write_file(const char *name, const char *text) {
+  char *p = xasprintf("%s/%s", tmpdir, name);
+  FILE *f = fopen(p, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  free(p);
+}
+
+START_TEST(amdahl_from_two_thread_counts) {
+  write_file("law.yaml", "model: law\nphases:\n"
+                         "  - name: work\n    resource: cpu\n    threads: all\n    scaling: {serial: 0.3}\n"
+                         "    time: {dist: lognormal, mean: 0.8, cv: 0.1}\n"
+                         "  - name: gpu\n    resource: gpu\n    time: {dist: normal, mean: 0.05, sd: 0.002}\n"
+                         "scopes:\n  call: {from: work, to: gpu}\n");
+  write_file("nolaw.yaml", "model: nolaw\nphases:\n"
+                           "  - name: work\n    resource: cpu\n    threads: 4\n    time: 0.2\n"
+                           "  - name: gpu\n    resource: gpu\n    time: 0.05\n");
+  write_file("law-scn.yaml", "scenario: law\nmodel: law.yaml\nsystem: {cpu_cores: 16, mutex: call}\n"
+                             "workload: {partitions: 400}\n");
+  ck_assert_int_eq(run("simulate law-scn.yaml --set system.threads.per_worker=12 --spans t12.jsonl -o a.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("simulate law-scn.yaml --set system.threads.per_worker=2 --spans t2.jsonl -o b.txt", NULL, NULL), 0);
+  char *out, *err;
+  ck_assert_int_eq(run("calibrate t12.jsonl t2.jsonl --model law.yaml -o lawcal.yaml", &out, NULL), 0);
+  free(out);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/lawcal.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  const phase *w = &cal->phases[scn_phase_index(cal, "work")];
+  ck_assert_int_eq(w->law, SCALE_AMDAHL);
+  ck_assert_int_eq(w->threads_all, 1);
+  ck_assert_msg(fabs(w->serial - 0.3) < 0.02, "serial %g, expected 0.3", w->serial);
+  ck_assert_msg(fabs(dist_mean(&w->time) - 0.8) < 0.02 * 0.8, "one-core mean %g, expected 0.8", dist_mean(&w->time));
+  int hasgpu = 0;
+  for (int i = 0; i < cal->nprov; i++) hasgpu |= !strcmp(cal->prov_k[i], "commit") || !strcmp(cal->prov_k[i], "spans");
+  ck_assert(hasgpu);
+  scn_model_free(cal);
+  free(calp);
+  ck_assert_int_eq(run("calibrate t12.jsonl --model law.yaml -o one.yaml", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "phase work: every span ran at 12 threads, and one thread count cannot identify"), "%s", err);
+  ck_assert(!exists("one.yaml"));
+  free(err);
+  ck_assert_int_eq(run("calibrate t12.jsonl t2.jsonl --model nolaw.yaml -o two.yaml", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "phase work ran at 2 different thread counts (12 and 2, ...) but the template gives it no scaling law"),
+                "%s", err);
+  free(err);
+  write_file("nothr.jsonl", "{\"schema\":\"provesim.spans/1\",\"source\":\"prover\",\"scenario\":\"x\",\"t_unit\":\"s\"}\n"
+                            "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":0,\"phase\":\"work\",\"resource\":\"cpu\",\"t0\":0,\"t1\":0.3}\n"
+                            "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":0,\"phase\":\"gpu\",\"resource\":\"gpu\",\"t0\":0.3,\"t1\":0.4}\n");
+  ck_assert_int_eq(run("calibrate nothr.jsonl --model law.yaml -o n.yaml", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "phase work: 1 span without a thread count"), "%s", err);
+  free(err);
+}
+END_TEST
+
 /* The model writer quotes what YAML would misread: a model name with ': ', '#', quotes and
  * a backslash, and names that YAML 1.1 reads as booleans, come back as written. */
 START_TEST(model_yaml_roundtrip_names) {
@@ -296,6 +357,7 @@ int main(void) {
   tcase_add_test(tc, calibrate_roundtrip_and_validate);
   tcase_add_test(tc, batch_multipliers);
   tcase_add_test(tc, calibrate_errors);
+  tcase_add_test(tc, amdahl_from_two_thread_counts);
   tcase_add_test(tc, busy_share_from_kernels);
   tcase_add_test(tc, model_yaml_roundtrip_names);
   suite_add_tcase(su, tc);
