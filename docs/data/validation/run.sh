@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The H200 runs behind docs/validation.md, in one device call (from the repository root):
+#   OUT=DIR bash docs/data/validation/run.sh [BIN]
+# BIN (default .devbin/provesim) is a CUDA build made on the development machine
+# (-DPROVESIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90), carried with its CUDA libraries.
+# 1. Keys for 2^20 and 2^22 constraints, made once into a cache.
+# 2. The calibration runs of calib.tsv (one worker, three thread counts per size), then
+#    the held-out scenarios of matrix.tsv; `measure` only: every prediction is made on the
+#    development machine afterwards (scripts/validation.py), from the calibration runs.
+# Each run writes OUT/runs/NAME.json (its report) and NAME.spans.jsonl.gz; OUT/log.txt
+# has the machine (GPU, driver, CPU) and every run's summary line. Exit 1 if a run failed.
+# QUICK=1 BACKEND=cpu is the dry run that works anywhere: 2^10 and 2^11 constraints, fewer
+# partitions.
+set -uo pipefail
+bin=${1:-.devbin/provesim}
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/runs"
+t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
+exec > >(tee -a "$OUT/log.txt") 2>&1
+if [ -d .deps ]; then
+  mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
+  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$PWD/.devbin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
+echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores online"
+echo "commit: ${COMMIT:-unknown}"
+cache=/tmp/provesim-keys failed=0 backend=${BACKEND:-cuda} quick=${QUICK:-}
+real() { if [ -n "$quick" ]; then [ "$1" = 2^20 ] && echo 2^10 || echo 2^11; else echo "$1"; fi; }
+for size in $(real 2^20) $(real 2^22); do
+  echo "== keys $size at $(el) s"
+  timeout 300 "$bin" prove --backend $backend --constraints "$size" --cache $cache --out "/tmp/proof-$size" 2>&1 | tail -2
+done
+run_tsv() {
+  while IFS=$'\t' read -r name size ov; do
+    case "$name" in ''|'#'*) continue ;; esac
+    local w parts=60 warm=3 sets=()
+    [ "$size" = 2^22 ] && parts=30 warm=2
+    [ -n "$quick" ] && parts=12 warm=2
+    size=$(real "$size")
+    w=$(sed -n 's/.*workers_per_gpu=\([0-9]*\).*/\1/p' <<<"$ov"); w=${w:-1}
+    sets+=(--set prover.constraints=$size --set workload.partitions=$parts --set run.warmup=$warm --set run.cooldown=$w)
+    IFS=';' read -ra kv <<<"$ov"
+    for x in "${kv[@]}"; do x=$(sed 's/^ *//; s/ *$//' <<<"$x"); [ -n "$x" ] && sets+=(--set "$x"); done
+    timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
+      "${sets[@]}" --json -o "$OUT/runs/$name.json" --spans "$OUT/runs/$name.spans.jsonl" 2>"$OUT/runs/$name.err" \
+      || { echo "$name FAILED: $(tail -3 "$OUT/runs/$name.err")"; failed=1; }
+    [ -f "$OUT/runs/$name.spans.jsonl" ] && gzip -f "$OUT/runs/$name.spans.jsonl"
+    python3 - "$OUT/runs/$name.json" "$name" "$(el)" <<'PY'
+import json, sys, os
+p, name, t = sys.argv[1:4]
+if os.path.exists(p):
+    m = json.load(open(p))["metrics"]
+    nv = (m.get("gpu_util_nvml") or [None])[0]
+    print(f"{name:16s} util {m['gpu_util'][0]:.4f} nvml {nv if nv is None else round(nv, 4)} "
+          f"pps {m['throughput_pps']:.3f} at {t} s")
+PY
+  done < "$1"
+}
+echo "== calibration runs at $(el) s"; run_tsv docs/data/validation/calib.tsv
+echo "== held-out runs at $(el) s"; run_tsv docs/data/validation/matrix.tsv
+echo "total $(el) s"
+exit $failed
