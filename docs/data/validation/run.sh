@@ -7,7 +7,8 @@
 # 2. The calibration runs of calib.tsv (one worker, three thread counts per size), then
 #    the held-out scenarios of matrix.tsv; `measure` only: every prediction is made on the
 #    development machine afterwards (scripts/validation.py), from the calibration runs.
-# Each run writes OUT/runs/NAME.json (its report) and NAME.spans.jsonl.gz; OUT/log.txt
+# Each run writes OUT/runs/NAME.json (its report), NAME.spans.jsonl.gz and NAME.sets (the
+# overrides it ran with, one per line, for the predictions); OUT/log.txt
 # has the machine (GPU, driver, CPU) and every run's summary line. Exit 1 if a run failed.
 # QUICK=1 BACKEND=cpu is the dry run that works anywhere: 2^10 and 2^11 constraints, fewer
 # partitions.
@@ -40,6 +41,7 @@ run_tsv() {
     sets+=(--set prover.constraints=$size --set workload.partitions=$parts --set run.warmup=$warm --set run.cooldown=$w)
     IFS=';' read -ra kv <<<"$ov"
     for x in "${kv[@]}"; do x=$(sed 's/^ *//; s/ *$//' <<<"$x"); [ -n "$x" ] && sets+=(--set "$x"); done
+    printf '%s\n' "${sets[@]}" | grep -v '^--set$' > "$OUT/runs/$name.sets"
     timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
       "${sets[@]}" --json -o "$OUT/runs/$name.json" --spans "$OUT/runs/$name.spans.jsonl" 2>"$OUT/runs/$name.err" \
       || { echo "$name FAILED: $(tail -3 "$OUT/runs/$name.err")"; failed=1; }
