@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""The held-out validation of docs/validation.md, regenerated without a GPU.
+
+    scripts/validation.py [--bin build/provesim] [--data docs/data/validation/h200]
+                          [--check]
+
+From the H200 runs in DATA/runs (made by docs/data/validation/run.sh):
+1. calibrate: for each circuit size, the single-worker runs of calib.tsv (three thread
+   counts) give DATA/model-SIZE.yaml (`provesim calibrate`, Amdahl's law per CPU phase);
+2. predict and compare: every row of matrix.tsv goes through `provesim validate --json`
+   with that model and the overrides the run was measured with (DATA/runs/NAME.sets);
+3. write docs/data/validation.json (one row per held-out scenario), the table between the
+   markers in docs/validation.md, and docs/validation.svg (predicted against measured).
+--check writes nothing and exits 1 when any of those would change (CI runs it).
+
+The models' provenance carries the date of the runs (DATA/date.txt, as
+SOURCE_DATE_EPOCH) and the commit provesim was built from; --check ignores the commit.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TARGET = {"util_pp": 2.0, "tput_pct": 3.0, "p99_pct": 10.0}
+
+
+def read_tsv(path):
+    rows = []
+    for line in open(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, size, ov = line.rstrip("\n").split("\t")
+        rows.append({"name": name, "size": size, "overrides": [x.strip() for x in ov.split(";") if x.strip()]})
+    return rows
+
+
+def run(cmd, env=None):
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
+    if p.returncode not in (0, 1):
+        sys.exit("validation.py: %s failed (%d):\n%s" % (" ".join(cmd), p.returncode, p.stderr))
+    return p
+
+
+def size_tag(size):
+    return size.replace("^", "")
+
+
+def calibrate(binp, data, calib, out_dir):
+    env = dict(os.environ)
+    date = os.path.join(data, "date.txt")
+    if os.path.exists(date):
+        env["SOURCE_DATE_EPOCH"] = open(date).read().strip()
+    models, tables = {}, {}
+    for size in sorted({r["size"] for r in calib}):
+        files = [os.path.relpath(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"), ROOT)
+                 for r in calib if r["size"] == size and "workers_per_gpu=1" in " ".join(r["overrides"])]
+        model = os.path.join(out_dir, "model-%s.yaml" % size_tag(size))
+        p = run([binp, "calibrate", *files, "--model", "models/provesim-groth16.yaml", "-o", model,
+                 "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size)], env)
+        if p.returncode:
+            sys.exit("validation.py: calibrate failed:\n" + p.stderr)
+        models[size], tables[size] = model, re.sub(r"wrote .*\n", "", p.stdout)
+    return models, tables
+
+
+def metric(doc, name):
+    for m in doc["metrics"]:
+        if m["metric"] == name:
+            return m
+    return None
+
+
+def validate(binp, data, models, row):
+    name = row["name"]
+    sets = [l.strip() for l in open(os.path.join(data, "runs", name + ".sets")) if l.strip()]
+    report = os.path.join(data, "runs", name + ".json")
+    cmd = [binp, "validate", "configs/measure-groth16.yaml", "--measured", os.path.relpath(report, ROOT),
+           "--set", "model=" + os.path.relpath(models[row["size"]], ROOT), "--json"]
+    for s in sets:
+        cmd += ["--set", s]
+    doc = json.loads(run(cmd).stdout)
+    meas = json.load(open(report))
+    u, x = metric(doc, "gpu_util"), metric(doc, "throughput")
+    p50, p99 = metric(doc, "latency_p50"), metric(doc, "latency_p99")
+    poisson = any("arrivals" in s for s in sets)
+
+    def rel(m):
+        return None if m is None or not m["measured"] else 100.0 * (m["predicted"] - m["measured"]) / m["measured"]
+
+    r = {
+        "name": name, "constraints": row["size"], "overrides": row["overrides"],
+        "gpu_util": {"predicted": u["predicted"], "pi": [u["pi_low"], u["pi_high"]], "measured": u["measured"],
+                     "nvidia_smi": u.get("measured_nvml"), "error_pp": 100.0 * (u["predicted"] - u["measured"])},
+        "throughput_pps": {"predicted": x["predicted"], "pi": [x["pi_low"], x["pi_high"]], "measured": x["measured"],
+                           "error_pct": rel(x)},
+        "latency_p50_s": p50 and {"predicted": p50["predicted"], "measured": p50["measured"], "error_pct": rel(p50)},
+        "latency_p99_s": p99 and {"predicted": p99["predicted"], "pi": [p99["pi_low"], p99["pi_high"]],
+                                  "measured": p99["measured"], "error_pct": rel(p99)},
+        "device": meas.get("device"),
+    }
+    ok = abs(r["gpu_util"]["error_pp"]) <= TARGET["util_pp"] and abs(r["throughput_pps"]["error_pct"]) <= TARGET["tput_pct"]
+    if poisson and r["latency_p99_s"] and r["latency_p99_s"]["error_pct"] is not None:
+        ok = ok and abs(r["latency_p99_s"]["error_pct"]) <= TARGET["p99_pct"]
+    r["within_target"] = ok
+    r["inside_pi"] = {"gpu_util": u["verdict"] == "inside", "throughput": x["verdict"] == "inside"}
+    return r
+
+
+def table(rows):
+    out = ["| scenario | 2^n | util predicted | util measured (CUPTI) | nvidia-smi | error | throughput pred / meas (p/s) | error | p99 pred / meas (s) | target |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        u, x, q = r["gpu_util"], r["throughput_pps"], r["latency_p99_s"]
+        nv = "%.1f%%" % (100 * u["nvidia_smi"]) if u["nvidia_smi"] is not None else "-"
+        p99 = "%.3f / %.3f" % (q["predicted"], q["measured"]) if q and q["measured"] is not None else "-"
+        out.append("| %s | %s | %.1f%% | %.1f%% | %s | %+.1f pp | %.2f / %.2f | %+.1f%% | %s | %s |" % (
+            r["name"], r["constraints"].split("^")[1], 100 * u["predicted"], 100 * u["measured"], nv, u["error_pp"],
+            x["predicted"], x["measured"], x["error_pct"], p99, "yes" if r["within_target"] else "**no**"))
+    n = sum(r["within_target"] for r in rows)
+    out.append("")
+    out.append("%d of %d held-out scenarios within the target (2 pp of utilization, 3%% of throughput, 10%% of p99 "
+               "latency under arrivals)." % (n, len(rows)))
+    return "\n".join(out) + "\n"
+
+
+def svg(rows):
+    """Predicted against measured utilization, one dot per scenario, with the 2 pp band."""
+    W, H, M = 420, 420, 50
+    lo, hi = 0.3, 1.0
+    def X(v): return M + (v - lo) / (hi - lo) * (W - 2 * M)
+    def Y(v): return H - M - (v - lo) / (hi - lo) * (H - 2 * M)
+    s = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" font-size="11">' % (W, H),
+         '<rect width="100%" height="100%" fill="white"/>']
+    band = [(lo, lo + 0.02), (hi - 0.02, hi), (hi, hi - 0.02), (lo + 0.02, lo)]
+    s.append('<polygon points="%s" fill="#dde8f5"/>' % " ".join("%.1f,%.1f" % (X(a), Y(b)) for a, b in band))
+    s.append('<line x1="%.1f" y1="%.1f" x2="%.1f" y2="%.1f" stroke="#888"/>' % (X(lo), Y(lo), X(hi), Y(hi)))
+    for t in range(3, 11):
+        v = t / 10
+        s.append('<text x="%.1f" y="%d" text-anchor="middle">%d%%</text>' % (X(v), H - M + 16, t * 10))
+        s.append('<text x="%d" y="%.1f" text-anchor="end">%d%%</text>' % (M - 6, Y(v) + 4, t * 10))
+    s.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>' % (M, M, W - 2 * M, H - 2 * M))
+    s.append('<text x="%d" y="%d" text-anchor="middle">measured GPU utilization (CUPTI)</text>' % (W // 2, H - 12))
+    s.append('<text x="14" y="%d" text-anchor="middle" transform="rotate(-90 14 %d)">predicted</text>' % (H // 2, H // 2))
+    for r in rows:
+        u = r["gpu_util"]
+        c = "#1f77b4" if r["within_target"] else "#d62728"
+        s.append('<circle cx="%.1f" cy="%.1f" r="4" fill="%s"><title>%s: %.1f%% predicted, %.1f%% measured</title></circle>' % (
+            X(u["measured"]), Y(u["predicted"]), c, r["name"], 100 * u["predicted"], 100 * u["measured"]))
+    s.append('<text x="%d" y="%d">blue: within target; red: outside; band: 2 pp</text>' % (M, M - 10))
+    s.append("</svg>")
+    return "\n".join(s) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"))
+    ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"))
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    data = os.path.abspath(a.data)
+    if not os.path.isdir(os.path.join(data, "runs")):
+        sys.exit("validation.py: %s/runs: no runs (make them with docs/data/validation/run.sh)" % data)
+    calib = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
+    matrix = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    tmp = tempfile.mkdtemp()
+    out_dir = tmp if a.check else data
+    models, tables = calibrate(a.bin, data, calib, out_dir)
+    rows = [validate(a.bin, data, models, r) for r in matrix if os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))]
+    doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": [r["name"] for r in calib],
+           "models": {k: os.path.relpath(os.path.join(data, os.path.basename(v)), ROOT) for k, v in models.items()},
+           "rows": rows}
+    outputs = {
+        os.path.join(ROOT, "docs", "data", "validation.json"): json.dumps(doc, indent=1) + "\n",
+        os.path.join(ROOT, "docs", "validation.svg"): svg(rows),
+    }
+    md = os.path.join(ROOT, "docs", "validation.md")
+    if os.path.exists(md):
+        text = open(md).read()
+        new = re.sub(r"(<!-- validation-table -->\n).*?(<!-- /validation-table -->)",
+                     lambda m: m.group(1) + table(rows) + m.group(2), text, flags=re.S)
+        for size, t in tables.items():
+            new = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size)),
+                         lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), new, flags=re.S)
+        outputs[md] = new
+    if a.check:
+        def norm(t):
+            return re.sub(r'commit: "[^"]*"', "commit", t)
+        stale = [p for p, t in outputs.items() if not os.path.exists(p) or open(p).read() != t]
+        for size, m in models.items():
+            committed = os.path.join(data, os.path.basename(m))
+            if not os.path.exists(committed) or norm(open(committed).read()) != norm(open(m).read()):
+                stale.append(committed)
+        if stale:
+            print("validation.py: out of date: %s (run scripts/validation.py)" % ", ".join(os.path.relpath(p, ROOT) for p in stale))
+            return 1
+        print("validation.py: docs/data/validation.json, docs/validation.md and the models are current")
+        return 0
+    for p, t in outputs.items():
+        open(p, "w").write(t)
+    print(table(rows), end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
