@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# End-to-end test of `provesim validate` (cli/cli_validate.c): measurements of the model
+# itself (the simulator's spans and report with another seed) fall inside every 95%
+# prediction interval; a measurement of another model falls outside; the
+# provesim.validate/1 document parses, has one row per metric and intervals around the
+# prediction, narrowed by sqrt(n) for a mean of n windows; bad --windows exits 2; and the
+# document does not depend on --threads.
+#
+#   bash tests/test_validate.sh BUILD/provesim SOURCE_DIR
+set -u
+bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+src=$(cd "$2" && pwd)
+seed=$src/configs/measure-seed.yaml    # 30 partitions, mutex around the call
+coarse=$src/configs/seed-coarse-mutex.yaml
+short=(--set workload.partitions=200 --set run.warmup=20)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+# expect RC CMD...: runs provesim CMD, output in out.txt, errors in err.txt.
+expect() {
+  local want=$1
+  shift
+  "$bin" "$@" >out.txt 2>err.txt
+  local rc=$?
+  [ "$rc" -eq "$want" ] || { fail "provesim $* exited $rc, expected $want"; cat out.txt err.txt; }
+}
+has() { grep -qF -- "$2" "$1" || { fail "$1 lacks \"$2\""; cat "$1"; }; }
+lacks() { ! grep -qF -- "$2" "$1" || { fail "$1 has \"$2\""; cat "$1"; }; }
+
+# The measurements: the simulator's spans and reports with seeds other than validate's.
+expect 0 simulate "$seed" --set run.seed=7 --spans same.jsonl -o sim1.txt
+expect 0 simulate "$seed" --set run.seed=7 --set run.replications=3 --json -o same3.json
+expect 0 simulate "$coarse" "${short[@]}" --set run.seed=3 --set run.replications=2 --spans coarse2.jsonl -o sim2.txt
+# Another model: the msm phase (GPU) takes twice as long.
+expect 0 simulate "$seed" --set run.seed=7 --set phases.msm.time.mean=2.26 --spans other.jsonl -o sim3.txt
+
+# (a) The model's own measurements: every verdict inside, exit 0 under --strict.
+expect 0 validate "$seed" --measured same.jsonl --strict
+has out.txt "4 of 4 metrics inside their 95% prediction intervals"
+has out.txt "strict: agree"
+lacks out.txt "outside"
+expect 0 validate "$seed" --measured same3.json --strict
+has out.txt "6 of 6 metrics inside"
+has out.txt "means of 3 measured windows"
+expect 0 validate "$coarse" "${short[@]}" --measured coarse2.jsonl --strict --max-error-pp 1
+has out.txt "4 of 4 metrics inside"
+has out.txt "agree: the largest utilization error"
+
+# (b) Another model: verdicts outside, exit 1 under --strict (and under a tight
+# --max-error-pp), exit 0 without either.
+expect 1 validate "$seed" --measured other.jsonl --strict
+has out.txt "outside"
+has out.txt "strict: DISAGREE"
+expect 0 validate "$seed" --measured other.jsonl
+has out.txt "0 of 4 metrics inside"
+expect 1 validate "$seed" --measured other.jsonl --max-error-pp 5
+has out.txt "DISAGREE: the largest utilization error"
+expect 1 validate "$seed" --measured other.jsonl --strict --json
+has err.txt "strict: DISAGREE"
+
+# (c) The document: one row per metric, the interval around the prediction, verdicts that
+# match the interval; a mean of 3 windows gets an interval sqrt(3) narrower.
+expect 0 validate "$seed" --measured same.jsonl --json -o one.json
+[ -s out.txt ] && fail "-o one.json also wrote to standard output"
+expect 0 validate "$seed" --measured same3.json --json
+cp out.txt three.json
+expect 1 validate "$seed" --measured other.jsonl --json -o other.json --strict
+python3 - one.json three.json other.json <<'EOF' || fails=$((fails + 1))
+import json, math, sys
+one, three, other = (json.load(open(p)) for p in sys.argv[1:])
+def check(d, kind, n, names):
+    assert d["schema"] == "provesim.validate/1", d["schema"]
+    assert d["measured"]["kind"] == kind and d["measured"]["replications"] == n, d["measured"]
+    assert d["windows"] == 200, d["windows"]
+    got = [r["metric"] for r in d["metrics"]]
+    assert got == names, got
+    for r in d["metrics"]:
+        assert r["pi_low"] <= r["predicted"] <= r["pi_high"], r
+        assert r["pi_low"] < r["pi_high"], r
+        inside = r["pi_low"] <= r["measured"] <= r["pi_high"]
+        assert r["verdict"] == ("inside" if inside else "outside"), r
+        assert r["error_unit"] == ("pp" if r["metric"] == "gpu_util" else "%"), r
+        if r["metric"] == "gpu_util":
+            assert r["gpu"] == 0 and 0 < r["measured"] < 1, r
+            assert math.isclose(r["error"], 100 * (r["predicted"] - r["measured"]), rel_tol=1e-9), r
+        else:
+            assert math.isclose(r["error"], 100 * (r["predicted"] - r["measured"]) / r["measured"], rel_tol=1e-9), r
+    assert d["inside"] + d["outside"] == len(names), d
+base = ["gpu_util", "throughput", "call_mean", "mutex_wait_mean"]
+check(one, "spans", 1, base)
+check(three, "report", 3, base + ["latency_p50", "latency_p99"])
+check(other, "spans", 1, base)
+assert one["outside"] == 0 and three["outside"] == 0, (one["outside"], three["outside"])
+assert other["outside"] > 0, other["outside"]
+# The same simulation, so the same predicted mean; the interval of a mean of 3 windows is
+# the single window's brought toward the mean by sqrt(3).
+for a, b in zip(one["metrics"], three["metrics"]):
+    assert a["predicted"] == b["predicted"], (a, b)
+    for k in ("pi_low", "pi_high"):
+        want = a["predicted"] + (a[k] - a["predicted"]) / math.sqrt(3)
+        assert math.isclose(b[k], want, rel_tol=1e-12, abs_tol=1e-15), (k, a, b)
+print("validate documents: ok")
+EOF
+
+# The interval is the windows' own 2.5th and 97.5th percentiles: the simulator's 40
+# replications with validate's seed, each measured alone from its spans, give the same
+# mean and percentiles (linear between order statistics) as `validate --windows 40`.
+expect 0 simulate "$seed" --set run.replications=40 --spans win.jsonl -o sim4.txt
+python3 - win.jsonl <<'EOF' || fails=$((fails + 1))
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+for r in range(40):
+    with open(f"w{r}.jsonl", "w") as f:
+        f.write(lines[0] + "\n")
+        for l in lines[1:]:
+            if l.startswith('{"rep":%d,' % r):
+                f.write(re.sub(r'^\{"rep":\d+,', '{"rep":0,', l) + "\n")
+EOF
+for r in $(seq 0 39); do
+  "$bin" validate "$seed" --measured "w$r.jsonl" --json --windows 10 >"m$r.json" || fail "validate w$r.jsonl"
+done
+expect 0 validate "$seed" --measured same.jsonl --json --windows 40
+python3 - out.txt <<'EOF' || fails=$((fails + 1))
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+def q(x, p):  # linear between order statistics
+    h = p * (len(x) - 1)
+    i = int(h)
+    return x[-1] if i >= len(x) - 1 else x[i] + (h - i) * (x[i + 1] - x[i])
+for k, row in enumerate(d["metrics"]):
+    x = sorted(json.load(open(f"m{r}.json"))["metrics"][k]["measured"] for r in range(40))
+    want = (sum(x) / len(x), q(x, 0.025), q(x, 0.975))
+    got = (row["predicted"], row["pi_low"], row["pi_high"])
+    for w, g in zip(want, got):
+        assert math.isclose(w, g, rel_tol=1e-6), (row["metric"], want, got)
+print("percentiles of the windows: ok")
+EOF
+
+# (d) Bad --windows: exit 2, a message naming the option, nothing on standard output.
+for w in 0 5 -3 abc 2.5 ""; do
+  expect 2 validate "$seed" --measured same.jsonl --windows="$w"
+  has err.txt "--windows: expected an integer from 10 to 1000000"
+  [ -s out.txt ] && fail "--windows=$w wrote to standard output"
+done
+expect 2 validate "$seed" --measured same.jsonl --windows
+has err.txt "--windows: expected a value"
+
+# (e) Determinism: the same inputs give the same bytes whatever --threads is.
+expect 0 validate "$seed" --measured same3.json --json --threads 1 --windows 64
+cp out.txt t1.json
+expect 0 validate "$seed" --measured same3.json --json --threads 2 --windows 64
+cmp -s t1.json out.txt || fail "--threads 1 and --threads 2 give different documents"
+grep -qF '"windows":	64' t1.json || fail "--windows 64 not in the document"
+
+if [ "$fails" -ne 0 ]; then
+  echo "test_validate: $fails failure(s)"
+  exit 1
+fi
+echo "test_validate: ok"
