@@ -41,6 +41,11 @@ static const char calibrate_help[] =
     "                    empirical (every sample kept)\n"
     "  --skip-calls N    leave out each worker's first N calls (warm-up effects; default 0)\n"
     "  --name NAME       the model's name (default: the template's, suffixed -calibrated)\n"
+    "  --overlap FILE    spans of a run where GPU phases of different workers overlap (two\n"
+    "                    workers, system.mutex=none): fits gpu_overlap.interference s, each of\n"
+    "                    n phases at once running at 1/(1 + s(n-1)), against the solo times\n"
+    "                    fitted from the other files; the model then defaults to\n"
+    "                    gpu_sharing: shared\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
@@ -53,7 +58,8 @@ static const char calibrate_help[] =
 
 int sim_cmd_calibrate(int argc, char **argv) {
   const char **files = xcalloc((size_t)argc, sizeof *files);
-  const char *tmpl = NULL, *out = NULL, *name = NULL;
+  const char *tmpl = NULL, *out = NULL, *name = NULL, *overlap = NULL;
+  calib_overlap_report ovr = {0};
   int nfiles = 0, fam = CALIB_AUTO, skip = 0, rc = PS_EXIT_USAGE;
   model *m = NULL;
   calib_phase_report *reps = NULL;
@@ -86,6 +92,9 @@ int sim_cmd_calibrate(int argc, char **argv) {
         goto done;
       }
       skip = (int)n;
+    } else if (cli_is_opt(a, "--overlap")) {
+      if (!(v = cli_optval(argc, argv, &i, "--overlap"))) goto missing;
+      overlap = v;
     } else if (cli_is_opt(a, "--name")) {
       if (!(v = cli_optval(argc, argv, &i, "--name"))) goto missing;
       name = v;
@@ -119,6 +128,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   }
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
+  if (lr == PS_OK && overlap) lr = calib_overlap(m, overlap, skip, &ovr, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);
     rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
@@ -136,6 +146,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   {
     ps_buf v = {0};
     for (int i = 0; i < nfiles; i++) ps_buf_printf(&v, i ? " %s" : "%s", files[i]);
+    if (overlap) ps_buf_printf(&v, " (overlap: %s)", overlap);
     calib_set_provenance(m, "spans", v.p);
     ps_buf_free(&v);
     calib_set_provenance(m, "template", tmpl);
@@ -169,6 +180,9 @@ int sim_cmd_calibrate(int argc, char **argv) {
     for (int k = 0; k < m->phases[p].nscale; k++) ps_buf_printf(&t, k ? ", %.3f" : "%.3f", m->phases[p].scale[k]);
     ps_buf_printf(&t, "\n");
   }
+  if (overlap)
+    ps_buf_printf(&t, "GPU overlap (%s): phases alone %.3f s, overlapped %.3f s, solo work %.3f s: interference %.4f\n",
+                  overlap, ovr.alone_s, ovr.overlapped_s, ovr.work_s, ovr.interference);
   ps_buf_printf(&t, "wrote %s\n", out);
   if (ps_write_stdout(t.p, t.len, &e) != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);

@@ -55,6 +55,10 @@ typedef struct model {
   char **prov_k, **prov_v; /* provenance: (what calibrated it: gpu, host, commit, spans,
                             date, ...) nprov key/value strings, in file order */
   int nprov;
+  int gpu_overlap;       /* gpu_overlap: GPU phases of different calls run at once on a GPU
+                            (the scenario's gpu_sharing then defaults to shared) */
+  double interference;   /* with n GPU phases at once each runs at 1 / (1 + s (n - 1));
+                            default 1 (processor sharing: 1/n) */
   phase *phases;
   int nphases;
   scope *scopes;

@@ -314,6 +314,7 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     goto fail;
   }
   if (rd_mutex(c, s, scn__opt(sys, "mutex"))) goto fail;
+  s->gpu_shared = s->model->gpu_overlap;
   if ((x = scn__opt(sys, "gpu_sharing"))) {
     static const char *const v[] = {"exclusive", "shared", NULL};
     if (scn__rd_enum(c, x, "system.gpu_sharing", v, &s->gpu_shared)) goto fail;
@@ -636,6 +637,7 @@ cJSON *scn_to_json(const scenario *s) {
   add_str_or_null(mx, "from", s->mutex_from >= 0 ? m->phases[s->mutex_from].name : NULL);
   add_str_or_null(mx, "to", s->mutex_to >= 0 ? m->phases[s->mutex_to].name : NULL);
   cJSON_AddStringToObject(sys, "gpu_sharing", s->gpu_shared ? "shared" : "exclusive");
+  if (m->gpu_overlap) cJSON_AddNumberToObject(sys, "gpu_interference", m->interference);
   cJSON_AddStringToObject(sys, "cpu_sharing", s->cpu_fifo ? "fifo" : "ps");
   cJSON *th = cJSON_AddObjectToObject(sys, "threads");
   if (s->thr == THR_FIXED) cJSON_AddNumberToObject(th, "per_worker", s->thr_n);

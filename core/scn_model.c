@@ -207,7 +207,7 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 /* Models. */
 
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
-static const char *const MODEL_KEYS[] = {"model", "source", "provenance", "phases", "scopes", NULL};
+static const char *const MODEL_KEYS[] = {"model", "source", "provenance", "gpu_overlap", "phases", "scopes", NULL};
 static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
                                          "batch", "after",    "host_mem_gib", "busy", NULL};
 
@@ -394,6 +394,23 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       m->prov_v[i] = xstrdup(s);
       m->nprov = i + 1;
     }
+  }
+  m->interference = 1;
+  if ((x = scn__opt(mn, "gpu_overlap"))) {
+    static const char *const okeys[] = {"interference", NULL};
+    node *inode;
+    scn__jp(p, sizeof p, base, "gpu_overlap");
+    if (scn__check_map(c, x, p, okeys) ||
+        scn__req(c, x, p, "interference", "a number >= 0 (0: overlapping GPU phases do not slow each other; 1: they "
+                 "share the GPU as processor sharing)", &inode))
+      goto fail;
+    scn__jp(p, sizeof p, base, "gpu_overlap.interference");
+    if (scn__rd_num(c, inode, p, 0, 0, &m->interference)) goto fail;
+    if (m->interference > 100) {
+      scn__expect(c, inode, p, "a number from 0 to 100");
+      goto fail;
+    }
+    m->gpu_overlap = 1;
   }
   m->path = path ? xstrdup(path) : NULL;
   scn__jp(p, sizeof p, base, "phases");

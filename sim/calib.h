@@ -68,6 +68,16 @@ typedef struct calib_phase_report {
 int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
                 calib_phase_report **reports, ps_err *e);
 
+/* The interference of GPU phases that overlap (model.interference), from a run where
+ * they do (two workers, no mutex): each kept GPU phase span's time alone and overlapped
+ * by another worker's GPU phase, against its solo work (the model's mean, fitted
+ * before from single-worker runs): 1 + s = overlapped / (work - alone). Sets
+ * m->gpu_overlap and m->interference. PS_EINPUT when they overlap for under 5%. */
+typedef struct calib_overlap_report {
+  double alone_s, overlapped_s, work_s, interference;
+} calib_overlap_report;
+int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_report *out, ps_err *e);
+
 /* Sets key to value in the model's provenance (calib_model sets gpu and host from the
  * spans headers; calibrate adds the rest). */
 void calib_set_provenance(model *m, const char *key, const char *value);

@@ -295,9 +295,12 @@ static void fifo_begin(rep_state *r, station *st, uint32_t job) {
   evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
 }
 
-/* PS: reschedule every running job after the share changed. */
+/* PS: reschedule every running job after the share changed. A shared GPU slows n
+ * phases at once to 1 / (1 + s (n - 1)) each (model.interference; 1/n by default). */
 static void ps_rerate(rep_state *r, station *st) {
-  double nr = st->used <= st->cap ? 1.0 : (double)st->cap / (double)st->used;
+  double nr = st->used <= st->cap              ? 1.0
+              : st->gpu_of >= 0 && r->m->interference != 1 ? 1.0 / (1.0 + r->m->interference * (st->used - 1))
+                                                            : (double)st->cap / (double)st->used;
   if (nr == st->rate) return;
   for (int i = 0; i < st->nrun; i++) {
     uint32_t j = st->q[i];

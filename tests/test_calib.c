@@ -310,6 +310,40 @@ START_TEST(amdahl_from_two_thread_counts) {
 }
 END_TEST
 
+
+/* The interference of overlapping GPU phases: a two-worker run without a mutex on a model
+ * with interference 0.4 gives 0.4 back against solo times fitted from a one-worker run;
+ * a run where GPU phases never overlap is refused. */
+START_TEST(interference_from_overlap_run) {
+  write_file("ov.yaml", "model: ov\ngpu_overlap: {interference: 0.4}\nphases:\n"
+                        "  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: 0.02, cv: 0.1}\n"
+                        "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.1, sd: 0.005}\n"
+                        "scopes:\n  call: {from: c, to: g}\n");
+  write_file("ov-tmpl.yaml", "model: ov\nphases:\n"
+                             "  - name: c\n    resource: cpu\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n");
+  write_file("ov-scn.yaml", "scenario: ov\nmodel: ov.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 300}\n");
+  ck_assert_int_eq(run("simulate ov-scn.yaml --spans solo.jsonl -o a.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("simulate ov-scn.yaml --set system.workers_per_gpu=2 --set system.mutex=none --spans two.jsonl -o b.txt", NULL, NULL), 0);
+  char *out, *err;
+  ck_assert_int_eq(run("calibrate solo.jsonl --overlap two.jsonl --model ov-tmpl.yaml -o ovcal.yaml", &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, "interference"));
+  free(out);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/ovcal.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  ck_assert_int_eq(cal->gpu_overlap, 1);
+  ck_assert_msg(fabs(cal->interference - 0.4) < 0.05, "interference %g, expected 0.4", cal->interference);
+  scn_model_free(cal);
+  free(calp);
+  ck_assert_int_eq(run("calibrate solo.jsonl --overlap solo.jsonl --model ov-tmpl.yaml -o x.yaml", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "an overlap run needs them to run at once"), "%s", err);
+  ck_assert(!exists("x.yaml"));
+  free(err);
+}
+END_TEST
+
 /* The model writer quotes what YAML would misread: a model name with ': ', '#', quotes and
  * a backslash, and names that YAML 1.1 reads as booleans, come back as written. */
 START_TEST(model_yaml_roundtrip_names) {
@@ -358,6 +392,7 @@ int main(void) {
   tcase_add_test(tc, batch_multipliers);
   tcase_add_test(tc, calibrate_errors);
   tcase_add_test(tc, amdahl_from_two_thread_counts);
+  tcase_add_test(tc, interference_from_overlap_run);
   tcase_add_test(tc, busy_share_from_kernels);
   tcase_add_test(tc, model_yaml_roundtrip_names);
   suite_add_tcase(su, tc);

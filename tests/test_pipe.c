@@ -28,6 +28,7 @@ static scenario *mk(int np) {
   s->batch = 1;
   s->mutex_from = s->mutex_to = -1;
   s->mutex_name = xstrdup("none");
+  s->model->interference = 1;
   s->partitions = 1000;
   s->replications = 1;
   s->seed = 1;
@@ -393,6 +394,31 @@ START_TEST(thread_policy) {
 }
 END_TEST
 
+
+/* Two workers whose only phase is a GPU phase of time T on a shared GPU with
+ * interference s: both always run at once, each at 1 / (1 + s): X = 2 / (T (1 + s)); the
+ * default s = 1 is processor sharing (X = 1 / T). */
+START_TEST(gpu_interference) {
+  const double T = 0.5;
+  const double ss[] = {0.4, 1.0, 0.0};
+  for (int i = 0; i < 3; i++) {
+    scenario *s = mk(1);
+    ph(s, 0, "g", RES_GPU, T);
+    s->workers_per_gpu = 2;
+    s->gpu_shared = 1;
+    s->model->interference = ss[i];
+    s->model->gpu_overlap = 1;
+    s->partitions = 200;
+    s->warmup = 10;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].throughput_pps, 2 / (T * (1 + ss[i])), 1e-6);
+    REL_EQ(r->reps[0].call_mean, T * (1 + ss[i]), 1e-6);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------ machine repairman */
 
 /* Exponential GPU hold time S inside the lock, any think time outside it (lognormal
@@ -755,6 +781,7 @@ int main(void) {
   tcase_add_test(tc, scaling_amdahl_shared);
   tcase_add_test(tc, scaling_table_and_slices);
   tcase_add_test(tc, thread_policy);
+  tcase_add_test(tc, gpu_interference);
   tcase_add_test(tc, machine_repairman);
   tcase_add_test(tc, operational_laws);
   tcase_add_test(tc, utilization_law);
