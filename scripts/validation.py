@@ -6,7 +6,8 @@
 
 From the H200 runs in DATA/runs (made by docs/data/validation/run.sh):
 1. calibrate: for each circuit size, the single-worker runs of calib.tsv (three thread
-   counts) give DATA/model-SIZE.yaml (`provesim calibrate`, Amdahl's law per CPU phase);
+   counts) give DATA/model-SIZE.yaml (`provesim calibrate`, Amdahl's law per CPU phase),
+   and its two-worker run without a mutex the GPU phases' interference (--overlap);
 2. predict and compare: every row of matrix.tsv goes through `provesim validate --json`
    with that model and the overrides the run was measured with (DATA/runs/NAME.sets);
 3. write docs/data/validation.json (one row per held-out scenario), the table between the
@@ -58,8 +59,11 @@ def calibrate(binp, data, calib, out_dir):
     for size in sorted({r["size"] for r in calib}):
         files = [os.path.relpath(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"), ROOT)
                  for r in calib if r["size"] == size and "workers_per_gpu=1" in " ".join(r["overrides"])]
+        overlap = [os.path.relpath(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"), ROOT)
+                   for r in calib if r["size"] == size and "mutex=none" in " ".join(r["overrides"])]
         model = os.path.join(out_dir, "model-%s.yaml" % size_tag(size))
-        p = run([binp, "calibrate", *files, "--model", "models/provesim-groth16.yaml", "-o", model,
+        p = run([binp, "calibrate", *files, *(["--overlap", overlap[0]] if overlap else []),
+                 "--model", "models/provesim-groth16.yaml", "-o", model,
                  "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size)], env)
         if p.returncode:
             sys.exit("validation.py: calibrate failed:\n" + p.stderr)
