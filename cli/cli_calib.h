@@ -1,4 +1,4 @@
-/* `provesim calibrate` and `provesim validate`. Each takes the arguments after its name
+/* `provesim calibrate` (cli_calib.c) and `provesim validate` (cli_validate.c). Each takes the arguments after its name
  * (argv[0] is the command name) and returns the process exit code. */
 #ifndef PROVESIM_CLI_CALIB_H
 #define PROVESIM_CLI_CALIB_H
