@@ -9,12 +9,14 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "spans.h"
@@ -69,6 +71,7 @@ typedef struct sp {
   int np;             /* how many partitions the span lists */
   long long part0;    /* its first partition (-1: none) */
   int contiguous;     /* 1 when they are part0, part0 + 1, ... */
+  int threads;        /* cpu phases: the threads recorded (0: none) */
 } sp;
 
 typedef struct spans_t {
@@ -99,6 +102,7 @@ static int on_rec(void *ctx, const span_rec *r) {
     snprintf(x->resource, sizeof x->resource, "%s", r->resource);
   }
   x->t0 = r->t0, x->t1 = r->t1;
+  x->threads = r->threads;
   return 0;
 }
 
@@ -719,6 +723,102 @@ START_TEST(groth16_batch_65) {
 }
 END_TEST
 
+
+/* The thread policy and Amdahl's law, the same in the synthetic executor as in the
+ * simulator: one worker, a cpu phase of one-core time 0.2 s with serial share 0.5 on 2
+ * threads takes 0.2 (0.5 + 0.5/2) = 0.15 s, on 1 thread 0.2 s. The simulator's spans
+ * say exactly that; measured, the fastest of the calls is within 5% below and 25% above
+ * (CPU time burnt on a loaded machine only stretches; the fastest call is the one least
+ * disturbed). Both record the threads. */
+static double min_work(const spans_t *s, int want_threads) {
+  double m = INFINITY;
+  for (int i = 0; i < s->n; i++)
+    if (!strcmp(s->v[i].phase, "work")) {
+      ck_assert_int_eq(s->v[i].threads, want_threads);
+      if (s->v[i].t1 - s->v[i].t0 < m) m = s->v[i].t1 - s->v[i].t0;
+    }
+  return m;
+}
+
+/* Wall seconds two threads take to burn 0.1 CPU seconds each: about 0.1 with two free
+ * cores, 0.2 with one (another process busy). */
+static void *burn01(void *p) {
+  (void)p;
+  struct timespec ts;
+  double end;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  end = ts.tv_sec + 1e-9 * ts.tv_nsec + 0.1;
+  volatile unsigned x = 0;
+  do {
+    for (int i = 0; i < 10000; i++) x += i;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  } while (ts.tv_sec + 1e-9 * ts.tv_nsec < end);
+  return NULL;
+}
+
+static double two_thread_wall(void) {
+  struct timespec a, b;
+  pthread_t t1, t2;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  pthread_create(&t1, NULL, burn01, NULL);
+  pthread_create(&t2, NULL, burn01, NULL);
+  pthread_join(t1, NULL);
+  pthread_join(t2, NULL);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  return (b.tv_sec - a.tv_sec) + 1e-9 * (b.tv_nsec - a.tv_nsec);
+}
+
+START_TEST(thread_policy_synthetic_matches_law) {
+  if (sysconf(_SC_NPROCESSORS_ONLN) < 2) return; /* the law needs two cores to show */
+  /* With fewer than two free cores (another process busy) the 2-thread wall time cannot
+   * show the law: then only the 1-thread case and the simulator are checked. */
+  double probe = two_thread_wall();
+  int two_free = probe < 0.13;
+  if (!two_free) fprintf(stderr, "thread_policy_synthetic_matches_law: two threads took %.3f s for 0.1 s each: "
+                                 "fewer than two free cores, the 2-thread wall check is skipped\n", probe);
+  char dir[] = "/tmp/provesim-tp-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char *mp = xasprintf("%s/law.yaml", dir), *cp = xasprintf("%s/law-scn.yaml", dir);
+  FILE *f = fopen(mp, "w");
+  fprintf(f, "model: law\nphases:\n  - name: work\n    resource: cpu\n    threads: all\n    scaling: {serial: 0.5}\n"
+             "    time: 0.2\n  - name: g\n    resource: gpu\n    time: 0.01\n");
+  fclose(f);
+  f = fopen(cp, "w");
+  fprintf(f, "scenario: law\nmodel: law.yaml\nsystem: {cpu_cores: 2, threads: {keep_core: false}}\n"
+             "workload: {partitions: 8}\n");
+  fclose(f);
+  for (int pw = 2; pw >= 1; pw--) {
+    double want = 0.2 * (0.5 + 0.5 / pw);
+    char *spf = xasprintf("%s/m%d.jsonl", dir, pw), *ssf = xasprintf("%s/s%d.jsonl", dir, pw);
+    char *a = xasprintf("measure %s --backend cpu --executor synthetic --set system.threads.per_worker=%d --spans %s "
+                        "-o %s/m.txt", cp, pw, spf, dir);
+    char *out, *err;
+    int rc = run(a, &out, &err);
+    ck_assert_msg(rc == 0, "exit %d: %s", rc, err);
+    free(a), free(out), free(err);
+    a = xasprintf("simulate %s --set system.threads.per_worker=%d --spans %s -o %s/s.txt", cp, pw, ssf, dir);
+    ck_assert_int_eq(run(a, &out, &err), 0);
+    free(a), free(out), free(err);
+    spans_t m = read_spans(spf);
+    double mm = min_work(&m, pw);
+    if (pw == 1 || two_free)
+      ck_assert_msg(mm >= 0.95 * want && mm <= 1.25 * want, "%d threads: fastest measured call %.4f s, law %.4f s", pw,
+                    mm, want);
+    free(m.v);
+    spans_t sm = {0};
+    ps_err e = {{0}};
+    ck_assert_int_eq(spans_read(ssf, NULL, on_rec, &sm, &e), PS_OK);
+    double ms = min_work(&sm, pw);
+    ck_assert_msg(fabs(ms - want) < 1e-6, "%d threads: simulated %.6f s, law %.4f s", pw, ms, want);
+    free(sm.v);
+    free(spf), free(ssf);
+  }
+  char *rm = xasprintf("rm -rf %s", dir);
+  ck_assert_int_eq(system(rm), 0);
+  free(rm), free(mp), free(cp);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("measure");
   TCase *tc = tcase_create("measure");
@@ -733,6 +833,7 @@ int main(void) {
   tcase_add_test(tc, groth16_executor_two_gpus);
   tcase_add_test(tc, batch_above_256_synthetic);
   tcase_add_test(tc, groth16_batch_65);
+  tcase_add_test(tc, thread_policy_synthetic_matches_law);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
