@@ -618,6 +618,7 @@ cJSON *scn_to_json(const scenario *s) {
     for (int k = 0; k < p->nafter; k++) cJSON_AddItemToArray(af, cJSON_CreateString(m->phases[p->after[k]].name));
     cJSON_AddNumberToObject(pj, "host_mem_gib", p->host_mem_gib);
     if (p->resource == RES_GPU) cJSON_AddNumberToObject(pj, "busy", p->busy);
+    if (p->host_threads) cJSON_AddNumberToObject(pj, "host_threads", p->host_threads);
     cJSON_AddItemToArray(phs, pj);
   }
   cJSON *sc = cJSON_AddObjectToObject(mj, "scopes");

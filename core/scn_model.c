@@ -209,7 +209,7 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
 static const char *const MODEL_KEYS[] = {"model", "source", "provenance", "gpu_overlap", "phases", "scopes", NULL};
 static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
-                                         "batch", "after",    "host_mem_gib", "busy", NULL};
+                                         "batch", "after",    "host_mem_gib", "busy", "host_threads", NULL};
 
 /* scaling: {serial: F} (Amdahl) or {table: {threads: [1, k...], speedup: [1, s...]}}. */
 static int rd_scaling(ld *c, node *x, const char *pp, phase *ph) {
@@ -514,6 +514,16 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
         scn__expect(c, x, p, "a number > 0 and <= 1 (the share of the phase's time the GPU executes kernels)");
         goto fail;
       }
+    }
+    if ((x = scn__opt(it, "host_threads"))) {
+      scn__jp(p, sizeof p, pp, "host_threads");
+      if (ph->resource != RES_GPU) {
+        scn__expect(c, x, p, "no host_threads: key on a cpu/pcie/none phase (host_threads are the host side of a gpu phase)");
+        goto fail;
+      }
+      int64_t v;
+      if (scn__rd_int(c, x, p, 0, 64, &v)) goto fail;
+      ph->host_threads = (int)v;
     }
     pair *ap = scn__map_find(it, "after");
     if (!ap || scn__is_null(ap->val)) {

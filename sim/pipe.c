@@ -147,7 +147,14 @@ typedef struct rep_state {
   int *job_pos;      /* PS: index in the station's array */
   station **job_st;  /* the job's station (NULL for resource none); fixed, as workers are pinned */
   int *job_thr;      /* cores the job holds at its station */
-  double *job_busy;  /* gpu jobs: the phase's busy share; 1 otherwise */
+  double *job_busy;  /* gpu jobs: the kernel share of the phase's wall time now (its busy
+                        share, lower while its host threads are squeezed); 1 otherwise */
+  /* Host threads of gpu phases (phase.host_threads): while gpu job j runs, its shadow
+   * j + nj holds host_threads cores in the cpu station; job_hshare[j] is the share of
+   * them it gets and job_gshare[j] its share of the GPU. */
+  uint32_t nj;
+  uint8_t *job_host;
+  double *job_hshare, *job_gshare;
   int *job_w, *job_p; /* worker and phase of a job, so the hot path never divides */
   uint8_t *in_region;
   int **succ;        /* successors of each phase */
@@ -280,18 +287,50 @@ static inline void touch(rep_state *r, station *st) {
   if (st->gpu_of >= 0) gpu_advance(r, &r->gpus[st->gpu_of], r->now);
 }
 
-/* The speed of a job that gets the share sh of the cores it wants. */
-static inline double job_speed(const rep_state *r, uint32_t job, double sh) {
+/* A gpu phase's speed factor when its host threads get the share h of their cores: the
+ * kernel part (busy) runs as before, the host part (1 - busy) stretches by 1/h. */
+static inline double host_factor(const rep_state *r, uint32_t job) {
+  double b = r->m->phases[r->job_p[job]].busy, h = r->job_hshare[job];
+  return h >= 1 ? 1 : 1 / (b + (1 - b) / h);
+}
+
+/* The speed of a job that gets the share sh of the cores (or GPU) it wants. */
+static inline double job_speed(rep_state *r, uint32_t job, double sh) {
+  if (r->job_host[job]) {
+    r->job_gshare[job] = sh;
+    return sh * host_factor(r, job);
+  }
   if (!r->job_law[job]) return sh;
   return phase_speed(&r->m->phases[r->job_p[job]], sh * r->job_thr[job]);
 }
+
+static void host_join(rep_state *r, uint32_t job);
 
 static void fifo_begin(rep_state *r, station *st, uint32_t job) {
   if (st->gpu_of >= 0) st->run_busy = r->job_busy[job];
   st->used += job_threads(r, job);
   st->nrun++;
   r->job_t0[job] = r->now;
+  r->job_tupd[job] = r->now;
   r->job_rate[job] = job_speed(r, job, 1);
+  evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
+  if (r->job_host[job]) host_join(r, job);
+}
+
+/* The host threads of running gpu job `job` now get the share h of their cores:
+ * reschedule it, and update the kernel share its GPU accounts. */
+static void host_update(rep_state *r, uint32_t job, double h) {
+  station *gs = r->job_st[job];
+  gpu_advance(r, &r->gpus[gs->gpu_of], r->now);
+  r->job_rem[job] -= r->job_rate[job] * (r->now - r->job_tupd[job]);
+  if (r->job_rem[job] < 0) r->job_rem[job] = 0;
+  r->job_tupd[job] = r->now;
+  r->job_ver[job]++;
+  r->job_hshare[job] = h;
+  double hf = host_factor(r, job);
+  r->job_rate[job] = r->job_gshare[job] * hf;
+  r->job_busy[job] = r->m->phases[r->job_p[job]].busy * hf;
+  if (gs->kind == ST_FIFO) gs->run_busy = r->job_busy[job];
   evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
 }
 
@@ -304,6 +343,10 @@ static void ps_rerate(rep_state *r, station *st) {
   if (nr == st->rate) return;
   for (int i = 0; i < st->nrun; i++) {
     uint32_t j = st->q[i];
+    if (j >= r->nj) { /* a gpu phase's host threads */
+      host_update(r, j - r->nj, nr);
+      continue;
+    }
     r->job_rem[j] -= r->job_rate[j] * (r->now - r->job_tupd[j]);
     if (r->job_rem[j] < 0) r->job_rem[j] = 0;
     r->job_tupd[j] = r->now;
@@ -337,6 +380,39 @@ static void station_submit(rep_state *r, station *st, uint32_t job) {
   double old = st->rate;
   ps_rerate(r, st);
   if (st->rate == old) evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
+  if (r->job_host[job]) host_join(r, job);
+}
+
+/* Running gpu job `job` starts (join) or stops (leave) holding its host threads in the
+ * cpu station (processor sharing; under cpu_sharing: fifo host threads are not modelled). */
+static void host_join(rep_state *r, uint32_t job) {
+  station *st = &r->cpu;
+  uint32_t sh = job + r->nj;
+  touch(r, st);
+  if (st->nrun == st->qcap) {
+    st->qcap = st->qcap ? 2 * st->qcap : 16;
+    st->q = xrealloc(st->q, (size_t)st->qcap * sizeof *st->q);
+  }
+  r->job_pos[sh] = st->nrun;
+  st->q[st->nrun++] = sh;
+  st->used += r->job_thr[sh];
+  double old = st->rate;
+  ps_rerate(r, st);
+  if (st->rate == old) host_update(r, job, st->rate);
+}
+
+static void host_leave(rep_state *r, uint32_t job) {
+  station *st = &r->cpu;
+  uint32_t sh = job + r->nj;
+  touch(r, st);
+  st->used -= r->job_thr[sh];
+  st->nrun--;
+  int pos = r->job_pos[sh];
+  uint32_t last = st->q[st->nrun];
+  st->q[pos] = last;
+  r->job_pos[last] = pos;
+  r->job_hshare[job] = 1;
+  ps_rerate(r, st);
 }
 
 static void station_done(rep_state *r, station *st, uint32_t job) {
@@ -495,6 +571,7 @@ static void phase_end(rep_state *r, uint32_t job) {
   worker *w = &r->w[wi];
   const phase *ph = &r->m->phases[p];
   station *st = job_station(r, job);
+  if (r->job_host[job]) host_leave(r, job);
   if (st) station_done(r, st, job);
   emit(r, wi, w->call, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
        r->job_t0[job], r->now);
@@ -603,6 +680,9 @@ static void rep_free(rep_state *r) {
   free(r->job_st);
   free(r->job_thr);
   free(r->job_busy);
+  free(r->job_host);
+  free(r->job_hshare);
+  free(r->job_gshare);
   free(r->job_w);
   free(r->job_p);
   free(r->in_region);
@@ -679,9 +759,14 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->job_rate = xcalloc(nj, sizeof(double));
   r->job_law = xcalloc(nj, 1);
   r->job_ver = xcalloc(nj, sizeof(uint32_t));
-  r->job_pos = xcalloc(nj, sizeof(int));
+  /* job_pos and job_thr also hold the shadows (host threads) at nj..2nj-1. */
+  r->nj = (uint32_t)nj;
+  r->job_pos = xcalloc(2 * nj, sizeof(int));
   r->job_st = xcalloc(nj, sizeof(station *));
-  r->job_thr = xcalloc(nj, sizeof(int));
+  r->job_thr = xcalloc(2 * nj, sizeof(int));
+  r->job_host = xcalloc(nj, 1);
+  r->job_hshare = xcalloc(nj, sizeof(double));
+  r->job_gshare = xcalloc(nj, sizeof(double));
   r->job_busy = xcalloc(nj, sizeof(double));
   r->job_w = xcalloc(nj, sizeof(int));
   r->job_p = xcalloc(nj, sizeof(int));
@@ -693,6 +778,9 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
     r->job_thr[j] = ph->resource == RES_CPU ? ph->threads : 1;
     r->job_law[j] = ph->resource == RES_CPU && ph->law != SCALE_NONE;
     r->job_busy[j] = ph->resource == RES_GPU ? ph->busy : 1;
+    r->job_host[j] = ph->resource == RES_GPU && ph->host_threads > 0 && !s->cpu_fifo;
+    r->job_thr[nj + j] = ph->host_threads;
+    r->job_hshare[j] = r->job_gshare[j] = 1;
   }
   r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)

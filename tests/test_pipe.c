@@ -419,6 +419,34 @@ START_TEST(gpu_interference) {
 }
 END_TEST
 
+
+/* A gpu phase's host thread competes for the cores: on 1 core, a gpu phase g (1 s, half
+ * of it kernels, one host thread) beside a cpu phase c (10 s, 1 thread) both get half a
+ * core; g's host half stretches to 1 s, so g ends at 1.5 s, having let c do 0.75 s; c
+ * ends at 1.5 + 9.25 = 10.75 s. The GPU executes kernels 0.5 s of each call. */
+START_TEST(host_thread_shares_cores) {
+  scenario *s = mk(2);
+  ph(s, 0, "g", RES_GPU, 1.0);
+  ph(s, 1, "c", RES_CPU, 10.0);
+  set_after(s, 1, 0, NULL);
+  s->model->phases[0].busy = 0.5;
+  s->model->phases[0].host_threads = 1;
+  s->cpu_cores = 1;
+  s->partitions = 20;
+  sim_result *r = run(s, 1, NULL, NULL);
+  REL_EQ(r->reps[0].call_mean, 10.75, 1e-9);
+  REL_EQ(r->reps[0].gpu_util[0], 0.5 / 10.75, 1e-9);
+  sim_result_free(r);
+  /* With two cores nothing is squeezed: the call is c's 10 s, kernels 0.5 s of it. */
+  s->cpu_cores = 2;
+  r = run(s, 1, NULL, NULL);
+  REL_EQ(r->reps[0].call_mean, 10.0, 1e-9);
+  REL_EQ(r->reps[0].gpu_util[0], 0.05, 1e-9);
+  sim_result_free(r);
+  free_s(s);
+}
+END_TEST
+
 /* ------------------------------------------------------------ machine repairman */
 
 /* Exponential GPU hold time S inside the lock, any think time outside it (lognormal
@@ -782,6 +810,7 @@ int main(void) {
   tcase_add_test(tc, scaling_table_and_slices);
   tcase_add_test(tc, thread_policy);
   tcase_add_test(tc, gpu_interference);
+  tcase_add_test(tc, host_thread_shares_cores);
   tcase_add_test(tc, machine_repairman);
   tcase_add_test(tc, operational_laws);
   tcase_add_test(tc, utilization_law);

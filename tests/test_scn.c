@@ -535,6 +535,13 @@ START_TEST(test_thread_policy) {
   const char *i[] = {"system.threads={per_worker: 0}"};
   e = load_fail("good-defaults.yaml", i, 1);
   ASSERT_ERR(e.msg, "--set system.threads={per_worker: 0}: system.threads.per_worker: ", "expected share");
+  const char *k[] = {"phases.prep.host_threads=1"};
+  e = load_fail("good-defaults.yaml", k, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.host_threads=1: phases.prep.host_threads: ", "expected no host_threads: key on a cpu");
+  const char *l[] = {"phases.msm.host_threads=1"};
+  s = load_ok("good-defaults.yaml", l, 1);
+  ck_assert_int_eq(s->model->phases[scn_phase_index(s->model, "msm")].host_threads, 1);
+  scn_free(s);
   const char *j[] = {"phases.prep.threads=many"};
   e = load_fail("good-defaults.yaml", j, 1);
   ASSERT_ERR(e.msg, "--set phases.prep.threads=many: phases.prep.threads: ", "or all (the worker's threads");
