@@ -45,7 +45,8 @@ static const char calibrate_help[] =
     "                    workers, system.mutex=none): fits gpu_overlap.interference s, each of\n"
     "                    n phases at once running at 1/(1 + s(n-1)), against the solo times\n"
     "                    fitted from the other files; the model then defaults to\n"
-    "                    gpu_sharing: shared\n"
+    "                    gpu_sharing: shared; and cpu_contention c, a cpu phase beside m\n"
+    "                    other workers' cpu phases running at 1/(1 + c m)\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
@@ -180,9 +181,15 @@ int sim_cmd_calibrate(int argc, char **argv) {
     for (int k = 0; k < m->phases[p].nscale; k++) ps_buf_printf(&t, k ? ", %.3f" : "%.3f", m->phases[p].scale[k]);
     ps_buf_printf(&t, "\n");
   }
-  if (overlap)
+  if (overlap) {
     ps_buf_printf(&t, "GPU overlap (%s): phases alone %.3f s, overlapped %.3f s, solo work %.3f s: interference %.4f\n",
                   overlap, ovr.alone_s, ovr.overlapped_s, ovr.work_s, ovr.interference);
+    if (ovr.cpu_side_by_side > 0)
+      ps_buf_printf(&t, "CPU contention (%s): cpu phases beside other workers' slow by 1/(1 + %.4f m)\n", overlap,
+                    ovr.cpu_contention);
+    else
+      ps_buf_printf(&t, "CPU contention (%s): the cpu phases never ran side by side; 0\n", overlap);
+  }
   ps_buf_printf(&t, "wrote %s\n", out);
   if (ps_write_stdout(t.p, t.len, &e) != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);

@@ -63,6 +63,9 @@ typedef struct model {
                             (the scenario's gpu_sharing then defaults to shared) */
   double interference;   /* with n GPU phases at once each runs at 1 / (1 + s (n - 1));
                             default 1 (processor sharing: 1/n) */
+  double cpu_contention; /* c: with m other cpu phases running, a cpu phase runs at
+                            1 / (1 + c m) of its speed (memory bandwidth and caches the
+                            cores share); default 0 */
   phase *phases;
   int nphases;
   scope *scopes;

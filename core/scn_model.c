@@ -207,7 +207,8 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 /* Models. */
 
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
-static const char *const MODEL_KEYS[] = {"model", "source", "provenance", "gpu_overlap", "phases", "scopes", NULL};
+static const char *const MODEL_KEYS[] = {"model",          "source", "provenance", "gpu_overlap",
+                                         "cpu_contention", "phases", "scopes",     NULL};
 static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
                                          "batch", "after",    "host_mem_gib", "busy", "host_threads", NULL};
 
@@ -411,6 +412,14 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       goto fail;
     }
     m->gpu_overlap = 1;
+  }
+  if ((x = scn__opt(mn, "cpu_contention"))) {
+    scn__jp(p, sizeof p, base, "cpu_contention");
+    if (scn__rd_num(c, x, p, 0, 0, &m->cpu_contention)) goto fail;
+    if (m->cpu_contention > 100) {
+      scn__expect(c, x, p, "a number from 0 to 100 (each other cpu phase running slows a cpu phase by 1/(1 + c))");
+      goto fail;
+    }
   }
   m->path = path ? xstrdup(path) : NULL;
   scn__jp(p, sizeof p, base, "phases");

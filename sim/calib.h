@@ -72,9 +72,15 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
  * they do (two workers, no mutex): each kept GPU phase span's time alone and overlapped
  * by another worker's GPU phase, against its solo work (the model's mean, fitted
  * before from single-worker runs): 1 + s = overlapped / (work - alone). Sets
- * m->gpu_overlap and m->interference. PS_EINPUT when they overlap for under 5%. */
+ * m->gpu_overlap and m->interference. PS_EINPUT when they overlap for under 5%.
+ * From the same run's cpu phases, the cpu contention c (model.cpu_contention): each
+ * span's duration d against its solo time e at its threads, and m the time-averaged
+ * number of other workers' cpu phases beside it: d / e = 1 + c m by least squares
+ * (0 when they never ran side by side; the run must leave cores to spare). */
 typedef struct calib_overlap_report {
   double alone_s, overlapped_s, work_s, interference;
+  double cpu_contention;   /* the fitted model.cpu_contention */
+  double cpu_side_by_side; /* sum over cpu spans of m^2 (0: cpu phases never side by side) */
 } calib_overlap_report;
 int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_report *out, ps_err *e);
 

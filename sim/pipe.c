@@ -89,6 +89,8 @@ typedef struct station {
   int cap;           /* cores (cpu) or 1 */
   int used;          /* FIFO: capacity in use; PS: demand (sum of threads) */
   int nrun;          /* jobs in service */
+  int ncpu;          /* cpu station: jobs in service that are cpu phases (not host threads) */
+  int m;             /* cpu station: the other cpu phases each ran beside at the last rate */
   /* FIFO: waiting jobs (ring buffer). PS: running jobs (array, swap-remove). */
   uint32_t *q;
   int qhead, qlen, qcap;
@@ -294,14 +296,20 @@ static inline double host_factor(const rep_state *r, uint32_t job) {
   return h >= 1 ? 1 : 1 / (b + (1 - b) / h);
 }
 
+/* A cpu phase's speed factor beside m other cpu phases (model.cpu_contention). */
+static inline double contention(const rep_state *r, int m) {
+  return m > 0 ? 1 / (1 + r->m->cpu_contention * m) : 1;
+}
+
 /* The speed of a job that gets the share sh of the cores (or GPU) it wants. */
 static inline double job_speed(rep_state *r, uint32_t job, double sh) {
   if (r->job_host[job]) {
     r->job_gshare[job] = sh;
     return sh * host_factor(r, job);
   }
-  if (!r->job_law[job]) return sh;
-  return phase_speed(&r->m->phases[r->job_p[job]], sh * r->job_thr[job]);
+  double cf = r->job_st[job] == &r->cpu ? contention(r, r->cpu.m) : 1;
+  if (!r->job_law[job]) return sh * cf;
+  return phase_speed(&r->m->phases[r->job_p[job]], sh * r->job_thr[job]) * cf;
 }
 
 static void host_join(rep_state *r, uint32_t job);
@@ -334,13 +342,16 @@ static void host_update(rep_state *r, uint32_t job, double h) {
   evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
 }
 
-/* PS: reschedule every running job after the share changed. A shared GPU slows n
- * phases at once to 1 / (1 + s (n - 1)) each (model.interference; 1/n by default). */
-static void ps_rerate(rep_state *r, station *st) {
+/* PS: reschedule every running job after the share changed (or, with cpu contention,
+ * the number of cpu phases running); returns 1 when it did. A shared GPU slows n phases
+ * at once to 1 / (1 + s (n - 1)) each (model.interference; 1/n by default). */
+static int ps_rerate(rep_state *r, station *st) {
   double nr = st->used <= st->cap              ? 1.0
               : st->gpu_of >= 0 && r->m->interference != 1 ? 1.0 / (1.0 + r->m->interference * (st->used - 1))
                                                             : (double)st->cap / (double)st->used;
-  if (nr == st->rate) return;
+  int m = st->ncpu > 1 && r->m->cpu_contention > 0 ? st->ncpu - 1 : 0;
+  if (nr == st->rate && m == st->m) return 0;
+  st->m = m;
   for (int i = 0; i < st->nrun; i++) {
     uint32_t j = st->q[i];
     if (j >= r->nj) { /* a gpu phase's host threads */
@@ -355,6 +366,7 @@ static void ps_rerate(rep_state *r, station *st) {
     evq_push(&r->q, r->now + r->job_rem[j] / r->job_rate[j], j, r->job_ver[j]);
   }
   st->rate = nr;
+  return 1;
 }
 
 static void station_submit(rep_state *r, station *st, uint32_t job) {
@@ -374,12 +386,11 @@ static void station_submit(rep_state *r, station *st, uint32_t job) {
   r->job_pos[job] = st->nrun;
   st->q[st->nrun++] = job;
   st->used += job_threads(r, job);
+  if (st == &r->cpu) st->ncpu++;
   r->job_t0[job] = r->now;
   r->job_tupd[job] = r->now;
   r->job_rate[job] = job_speed(r, job, st->rate);
-  double old = st->rate;
-  ps_rerate(r, st);
-  if (st->rate == old) evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
+  if (!ps_rerate(r, st)) evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
   if (r->job_host[job]) host_join(r, job);
 }
 
@@ -396,9 +407,7 @@ static void host_join(rep_state *r, uint32_t job) {
   r->job_pos[sh] = st->nrun;
   st->q[st->nrun++] = sh;
   st->used += r->job_thr[sh];
-  double old = st->rate;
-  ps_rerate(r, st);
-  if (st->rate == old) host_update(r, job, st->rate);
+  if (!ps_rerate(r, st)) host_update(r, job, st->rate);
 }
 
 static void host_leave(rep_state *r, uint32_t job) {
@@ -419,6 +428,7 @@ static void station_done(rep_state *r, station *st, uint32_t job) {
   touch(r, st);
   st->used -= job_threads(r, job);
   st->nrun--;
+  if (st == &r->cpu && st->kind == ST_PS) st->ncpu--;
   if (st->kind == ST_FIFO) {
     while (st->qlen > 0) {
       uint32_t head = st->q[st->qhead];

@@ -311,12 +311,13 @@ START_TEST(amdahl_from_two_thread_counts) {
 END_TEST
 
 
-/* The interference of overlapping GPU phases: a two-worker run without a mutex on a model
- * with interference 0.4 gives 0.4 back against solo times fitted from a one-worker run;
+/* The interference of overlapping GPU phases and the cpu contention: a two-worker run
+ * without a mutex on a model with interference 0.4 and contention 0.3 gives both back
+ * against solo times fitted from a one-worker run;
  * a run where GPU phases never overlap is refused. */
 START_TEST(interference_from_overlap_run) {
-  write_file("ov.yaml", "model: ov\ngpu_overlap: {interference: 0.4}\nphases:\n"
-                        "  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: 0.02, cv: 0.1}\n"
+  write_file("ov.yaml", "model: ov\ngpu_overlap: {interference: 0.4}\ncpu_contention: 0.3\nphases:\n"
+                        "  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: 0.08, cv: 0.1}\n"
                         "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.1, sd: 0.005}\n"
                         "scopes:\n  call: {from: c, to: g}\n");
   write_file("ov-tmpl.yaml", "model: ov\nphases:\n"
@@ -335,6 +336,7 @@ START_TEST(interference_from_overlap_run) {
   ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
   ck_assert_int_eq(cal->gpu_overlap, 1);
   ck_assert_msg(fabs(cal->interference - 0.4) < 0.05, "interference %g, expected 0.4", cal->interference);
+  ck_assert_msg(fabs(cal->cpu_contention - 0.3) < 0.05, "cpu contention %g, expected 0.3", cal->cpu_contention);
   scn_model_free(cal);
   free(calp);
   ck_assert_int_eq(run("calibrate solo.jsonl --overlap solo.jsonl --model ov-tmpl.yaml -o x.yaml", NULL, &err), 2);

@@ -447,6 +447,29 @@ START_TEST(host_thread_shares_cores) {
 }
 END_TEST
 
+
+/* CPU contention: n workers whose only phase is a cpu phase of 1 s (1 thread, cores to
+ * spare) always run beside n - 1 others, each at 1 / (1 + c (n - 1)): the call takes
+ * 1 + c (n - 1) and X = n / that. One worker alone is not slowed. */
+START_TEST(cpu_contention_closed_form) {
+  const double c = 0.25;
+  for (int n = 1; n <= 3; n++) {
+    scenario *s = mk(1);
+    ph(s, 0, "work", RES_CPU, 1.0);
+    s->model->cpu_contention = c;
+    s->workers_per_gpu = n;
+    s->cpu_cores = 8;
+    s->partitions = 60;
+    s->warmup = 6;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].call_mean, 1 + c * (n - 1), 1e-9);
+    REL_EQ(r->reps[0].throughput_pps, n / (1 + c * (n - 1)), 1e-6);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------ machine repairman */
 
 /* Exponential GPU hold time S inside the lock, any think time outside it (lognormal
@@ -811,6 +834,7 @@ int main(void) {
   tcase_add_test(tc, thread_policy);
   tcase_add_test(tc, gpu_interference);
   tcase_add_test(tc, host_thread_shares_cores);
+  tcase_add_test(tc, cpu_contention_closed_form);
   tcase_add_test(tc, machine_repairman);
   tcase_add_test(tc, operational_laws);
   tcase_add_test(tc, utilization_law);
