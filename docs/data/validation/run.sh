@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The H200 runs behind docs/validation.md, in one device call (from the repository root):
-#   OUT=DIR bash docs/data/validation/run.sh [BIN]
+#   OUT=DIR [ROWS=REGEX] bash docs/data/validation/run.sh [BIN [TSV...]]
 # BIN (default .devbin/provesim) is a CUDA build made on the development machine
 # (-DPROVESIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90), carried with its CUDA libraries.
 # 1. Keys for 2^20 and 2^22 constraints, made once into a cache.
 # 2. The calibration runs of calib.tsv (one worker, three thread counts per size), then
-#    the held-out scenarios of matrix.tsv; `measure` only: every prediction is made on the
-#    development machine afterwards (scripts/validation.py), from the calibration runs.
+#    the held-out scenarios of matrix.tsv (or the TSV files given; ROWS keeps only the rows
+#    whose name matches the extended regex); `measure` only: every prediction is made on
+#    the development machine afterwards (scripts/validation.py), from the calibration runs.
 # Each run writes OUT/runs/NAME.json (its report), NAME.spans.jsonl.gz and NAME.sets (the
 # overrides it ran with, one per line, for the predictions); OUT/log.txt
 # has the machine (GPU, driver, CPU) and every run's summary line. Exit 1 if a run failed.
@@ -25,6 +26,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=c
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores online"
 echo "commit: ${COMMIT:-unknown}"
 cache=/tmp/provesim-keys failed=0 backend=${BACKEND:-cuda} quick=${QUICK:-}
+ROWS=${ROWS:-}
 real() { if [ -n "$quick" ]; then [ "$1" = 2^20 ] && echo 2^10 || echo 2^11; else echo "$1"; fi; }
 for size in $(real 2^20) $(real 2^22); do
   echo "== keys $size at $(el) s"
@@ -33,6 +35,7 @@ done
 run_tsv() {
   while IFS=$'\t' read -r name size ov; do
     case "$name" in ''|'#'*) continue ;; esac
+    [ -n "${ROWS:-}" ] && ! grep -Eq "$ROWS" <<<"$name" && continue
     local w parts=60 warm=3 sets=()
     [ "$size" = 2^22 ] && parts=30 warm=2
     [ -n "$quick" ] && parts=12 warm=2
@@ -57,7 +60,8 @@ if os.path.exists(p):
 PY
   done < "$1"
 }
-echo "== calibration runs at $(el) s"; run_tsv docs/data/validation/calib.tsv
-echo "== held-out runs at $(el) s"; run_tsv docs/data/validation/matrix.tsv
+shift 2>/dev/null
+tsvs=("$@"); [ ${#tsvs[@]} -eq 0 ] && tsvs=(docs/data/validation/calib.tsv docs/data/validation/matrix.tsv)
+for t in "${tsvs[@]}"; do echo "== $t at $(el) s"; run_tsv "$t"; done
 echo "total $(el) s"
 exit $failed
