@@ -114,6 +114,65 @@ def validate(binp, data, models, row):
     return r
 
 
+def ablation(binp, data, models, matrix, calib, tmp):
+    """Each mechanism taken out of the calibrated models in turn, every row predicted again:
+    how many rows stay within the target and how large the errors get."""
+    def strip(text, pattern):
+        return re.sub(pattern, "", text, flags=re.M)
+    variants = [
+        ("all mechanisms", lambda t: t),
+        ("no CPU contention", lambda t: strip(t, r"^cpu_contention: .*\n")),
+        ("no GPU overlap (exclusive GPU)", lambda t: strip(t, r"^gpu_overlap: .*\n")),
+        ("no host threads", lambda t: strip(t, r"^    host_threads: .*\n")),
+    ]
+    out = []
+    for label, fn in variants:
+        vm = {}
+        for size, path in models.items():
+            vp = os.path.join(tmp, "abl-%d-%s.yaml" % (len(out), size_tag(size)))
+            open(vp, "w").write(fn(open(path).read()))
+            vm[size] = vp
+        out.append((label, vm))
+    # Without scaling laws: the protocol before them, a law-less template (threads: 1, the
+    # time as measured) calibrated from the runs at the default thread policy only.
+    tmpl = re.sub(r"threads: all\n    scaling: \{serial: [0-9.]+\}\n", "threads: 1\n",
+                  open(os.path.join(ROOT, "models", "provesim-groth16.yaml")).read())
+    tp = os.path.join(tmp, "nolaw-template.yaml")
+    open(tp, "w").write(tmpl)
+    vm = {}
+    for size in models:
+        files = [os.path.relpath(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"), ROOT) for r in calib
+                 if r["size"] == size and "workers_per_gpu=1" in " ".join(r["overrides"])
+                 and "per_worker" not in " ".join(r["overrides"])]
+        mp = os.path.join(tmp, "nolaw-%s.yaml" % size_tag(size))
+        p = run([binp, "calibrate", *files, "--model", tp, "-o", mp, "--skip-calls", "2"])
+        if p.returncode:
+            sys.exit("validation.py: calibrate (no law) failed:\n" + p.stderr)
+        vm[size] = mp
+    out.insert(1, ("no scaling laws (threads fixed, one thread count)", vm))
+    res = []
+    for label, vm in out:
+        rows = [validate(binp, data, vm, r) for r in matrix]
+        eu = [abs(r["gpu_util"]["error_pp"]) for r in rows]
+        ex = [abs(r["throughput_pps"]["error_pct"]) for r in rows]
+        worst = max(rows, key=lambda r: abs(r["gpu_util"]["error_pp"]))
+        res.append({"variant": label, "within_target": sum(r["within_target"] for r in rows), "rows": len(rows),
+                    "util_error_mean_pp": sum(eu) / len(eu), "util_error_max_pp": max(eu),
+                    "tput_error_mean_pct": sum(ex) / len(ex), "worst": worst["name"],
+                    "worst_error_pp": worst["gpu_util"]["error_pp"]})
+    return res
+
+
+def ablation_table(res):
+    out = ["| model | rows within target | mean abs. utilization error | largest | at | mean abs. throughput error |",
+           "|---|---|---|---|---|---|"]
+    for r in res:
+        out.append("| %s | %d of %d | %.1f pp | %.1f pp | %s | %.1f%% |" % (
+            r["variant"], r["within_target"], r["rows"], r["util_error_mean_pp"], r["util_error_max_pp"], r["worst"],
+            r["tput_error_mean_pct"]))
+    return "\n".join(out) + "\n"
+
+
 def table(rows):
     out = ["| scenario | 2^n | util predicted | util measured (CUPTI) | nvidia-smi | error | throughput pred / meas (p/s) | error | p99 pred / meas (s) | target |",
            "|---|---|---|---|---|---|---|---|---|---|"]
@@ -128,6 +187,16 @@ def table(rows):
     out.append("")
     out.append("%d of %d held-out scenarios within the target (2 pp of utilization, 3%% of throughput, 10%% of p99 "
                "latency under arrivals)." % (n, len(rows)))
+    return "\n".join(out) + "\n"
+
+
+def repeat_table(reps):
+    out = ["| scenario | util, first run | util, again | difference | throughput, first / again (p/s) | difference | predicted util |",
+           "|---|---|---|---|---|---|---|"]
+    for r in reps:
+        out.append("| %s | %.1f%% | %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% | %.1f%% |" % (
+            r["of"], 100 * r["gpu_util"][0], 100 * r["gpu_util"][1], r["util_diff_pp"], r["throughput_pps"][0],
+            r["throughput_pps"][1], r["tput_diff_pct"], 100 * r["predicted_util"]))
     return "\n".join(out) + "\n"
 
 
@@ -173,10 +242,28 @@ def main():
     tmp = tempfile.mkdtemp()
     out_dir = tmp if a.check else data
     models, tables = calibrate(a.bin, data, calib, out_dir)
-    rows = [validate(a.bin, data, models, r) for r in matrix if os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))]
+    have = lambda r: os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))
+    rows = [validate(a.bin, data, models, r) for r in matrix if have(r)]
+    # Repeats: the same scenario measured again later; how far apart two measurements are.
+    reps = []
+    rep_tsv = os.path.join(ROOT, "docs", "data", "validation", "repeat.tsv")
+    if os.path.exists(rep_tsv):
+        first = {r["name"]: r for r in rows}
+        for r in read_tsv(rep_tsv):
+            orig = first.get(re.sub(r"-r\d+$", "", r["name"]))
+            if not have(r) or not orig:
+                continue
+            again = validate(a.bin, data, models, r)
+            reps.append({"name": r["name"], "of": orig["name"],
+                         "gpu_util": [orig["gpu_util"]["measured"], again["gpu_util"]["measured"]],
+                         "throughput_pps": [orig["throughput_pps"]["measured"], again["throughput_pps"]["measured"]],
+                         "predicted_util": again["gpu_util"]["predicted"],
+                         "util_diff_pp": 100 * (again["gpu_util"]["measured"] - orig["gpu_util"]["measured"]),
+                         "tput_diff_pct": 100 * (again["throughput_pps"]["measured"] / orig["throughput_pps"]["measured"] - 1)})
+    abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, tmp)
     doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": [r["name"] for r in calib],
            "models": {k: os.path.relpath(os.path.join(data, os.path.basename(v)), ROOT) for k, v in models.items()},
-           "rows": rows}
+           "rows": rows, "repeats": reps, "ablation": abl}
     outputs = {
         os.path.join(ROOT, "docs", "data", "validation.json"): json.dumps(doc, indent=1) + "\n",
         os.path.join(ROOT, "docs", "validation.svg"): svg(rows),
@@ -186,6 +273,10 @@ def main():
         text = open(md).read()
         new = re.sub(r"(<!-- validation-table -->\n).*?(<!-- /validation-table -->)",
                      lambda m: m.group(1) + table(rows) + m.group(2), text, flags=re.S)
+        new = re.sub(r"(<!-- repeat-table -->\n).*?(<!-- /repeat-table -->)",
+                     lambda m: m.group(1) + repeat_table(reps) + m.group(2), new, flags=re.S)
+        new = re.sub(r"(<!-- ablation-table -->\n).*?(<!-- /ablation-table -->)",
+                     lambda m: m.group(1) + ablation_table(abl) + m.group(2), new, flags=re.S)
         for size, t in tables.items():
             new = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size)),
                          lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), new, flags=re.S)

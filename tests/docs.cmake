@@ -8,3 +8,7 @@ set_tests_properties(docs PROPERTIES TIMEOUT 600)
 add_test(NAME measure_quick COMMAND bash -c "d=$(mktemp -d) && bash docs/data/measure/h200-run.sh $<TARGET_FILE:provesim> $d cpu quick > $d/log.txt 2>&1; rc=$?; tail -12 $d/log.txt; rm -rf $d; exit $rc"
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(measure_quick PROPERTIES TIMEOUT 300)
+# docs/validation.md, docs/data/validation.json and the calibrated H200 models are what
+# scripts/validation.py makes from the committed H200 runs (no GPU needed; a few seconds).
+add_test(NAME validation COMMAND python3 ${PROJECT_SOURCE_DIR}/scripts/validation.py --check --bin $<TARGET_FILE:provesim>)
+set_tests_properties(validation PROPERTIES TIMEOUT 300)
