@@ -30,7 +30,7 @@ static const char calibrate_help[] =
     "the default policy and  --set system.threads.per_worker=4 ; one count is refused with the\n"
     "reason, and so is a phase without a law that ran at several counts.\n"
     "\n"
-    "The model records its provenance: the GPU and host from the spans headers, the commit\n"
+    "The model records its provenance: the GPU, host and CPU from the spans headers, the commit\n"
     "this provesim was built from, the spans files, the template and the date (UTC; from\n"
     "SOURCE_DATE_EPOCH when set, for reproducible files).\n"
     "\n"

@@ -27,6 +27,10 @@ void spans_format_header(ps_buf *b, const span_header *h) {
     ps_buf_printf(b, ",\"gpu\":");
     ps_buf_json_str(b, h->gpu);
   }
+  if (h->cpu) {
+    ps_buf_printf(b, ",\"cpu\":");
+    ps_buf_json_str(b, h->cpu);
+  }
   ps_buf_append(b, "}\n", 2);
 }
 
@@ -210,7 +214,7 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       seen_header = 1;
-      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu")};
+      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu")};
       if (hdr_fn) rc = hdr_fn(ctx, &h);
       cJSON_Delete(o);
       if (rc) break;

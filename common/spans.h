@@ -45,6 +45,7 @@ typedef struct span_header {
   const char *scenario;
   const char *host;     /* may be NULL */
   const char *gpu;      /* may be NULL */
+  const char *cpu;      /* the host's processor and cores; may be NULL */
 } span_header;
 
 /* Append one JSON line (with '\n') to b. */

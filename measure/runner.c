@@ -568,7 +568,18 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   if (o->keep_spans) {
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    span_header h = {"prover", s->name, host, devname};
+    /* The processor, for the provenance calibrate records. */
+    char cpu[256] = "", line[512];
+    FILE *ci = fopen("/proc/cpuinfo", "r");
+    while (ci && fgets(line, sizeof line, ci))
+      if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+        const char *v = strchr(line, ':') + 1;
+        while (*v == ' ' || *v == '\t') v++;
+        snprintf(cpu, sizeof cpu, "%.*s, %ld cores online", (int)strcspn(v, "\n"), v, sysconf(_SC_NPROCESSORS_ONLN));
+        break;
+      }
+    if (ci) fclose(ci);
+    span_header h = {"prover", s->name, host, devname, cpu[0] ? cpu : NULL};
     spans_format_header(&res->spans, &h);
   }
 

@@ -198,7 +198,7 @@ typedef struct kspan {
 
 typedef struct collect_ctx {
   const model *m;
-  ps_buf host, gpu; /* the spans headers' host and gpu, distinct values joined by "; " */
+  ps_buf host, gpu, cpu; /* the spans headers' host, gpu and cpu, distinct values joined by "; " */
   int file;
   obs *o;
   size_t n, cap;
@@ -219,6 +219,7 @@ static int collect_hdr(void *ctx, const span_header *h) {
   collect_ctx *c = ctx;
   add_distinct(&c->host, h->host);
   add_distinct(&c->gpu, h->gpu);
+  add_distinct(&c->cpu, h->cpu);
   return 0;
 }
 
@@ -376,13 +377,16 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
       free(c.k);
       ps_buf_free(&c.host);
       ps_buf_free(&c.gpu);
+      ps_buf_free(&c.cpu);
       return rc;
     }
   }
   if (c.gpu.len) calib_set_provenance(tmpl, "gpu", c.gpu.p);
   if (c.host.len) calib_set_provenance(tmpl, "host", c.host.p);
+  if (c.cpu.len) calib_set_provenance(tmpl, "cpu", c.cpu.p);
   ps_buf_free(&c.host);
   ps_buf_free(&c.gpu);
+  ps_buf_free(&c.cpu);
   c.nk = kspan_merge(c.k, c.nk);
   /* Rank calls within each worker, to leave the first skip_calls out. */
   if (c.n) qsort(c.o, c.n, sizeof *c.o, obs_by_worker_call); /* c.o is NULL when empty */

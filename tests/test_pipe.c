@@ -470,6 +470,29 @@ START_TEST(cpu_contention_closed_form) {
 }
 END_TEST
 
+
+/* GPU phases of one call may overlap: a and b (1 s each on the GPU, both at the call's
+ * start) on a shared GPU with interference 0.5 both run at 1/1.5 and end at 1.5 s; on an
+ * exclusive GPU they take turns and the call takes 2 s. */
+START_TEST(gpu_phases_of_one_call_overlap) {
+  for (int shared = 0; shared <= 1; shared++) {
+    scenario *s = mk(2);
+    ph(s, 0, "a", RES_GPU, 1.0);
+    ph(s, 1, "b", RES_GPU, 1.0);
+    set_after(s, 1, 0, NULL);
+    s->gpu_shared = shared;
+    s->model->gpu_overlap = shared;
+    s->model->interference = 0.5;
+    s->partitions = 20;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].call_mean, shared ? 1.5 : 2.0, 1e-9);
+    REL_EQ(r->reps[0].gpu_util[0], 1.0, 1e-9);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------ machine repairman */
 
 /* Exponential GPU hold time S inside the lock, any think time outside it (lognormal
@@ -835,6 +858,7 @@ int main(void) {
   tcase_add_test(tc, gpu_interference);
   tcase_add_test(tc, host_thread_shares_cores);
   tcase_add_test(tc, cpu_contention_closed_form);
+  tcase_add_test(tc, gpu_phases_of_one_call_overlap);
   tcase_add_test(tc, machine_repairman);
   tcase_add_test(tc, operational_laws);
   tcase_add_test(tc, utilization_law);
