@@ -4,5 +4,7 @@
 #define PROVESIM_CLI_MEASURE_H
 
 int prover_cmd_measure(int argc, char **argv);
+/* `provesim record -- COMMAND`: kernels of any CUDA program through CUPTI injection. */
+int prover_cmd_record(int argc, char **argv);
 
 #endif

@@ -180,7 +180,7 @@ int sim_cmd_simulate(int argc, char **argv) {
     }
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    span_header h = {"sim", s->name, host, NULL, NULL};
+    span_header h = {.source = "sim", .scenario = s->name, .host = host};
     spans_format_header(&sink.buf, &h);
   }
   if (tracef) sink.tr = trace_new(0);

@@ -29,6 +29,7 @@ static const command commands[] = {
     {"prove", prover_cmd_prove, "make a Groth16 proof of a circuit instance; write proof/vk/public JSON"},
     {"verify", prover_cmd_verify, "check a Groth16 proof directory written by prove (exit 0 valid, 1 invalid)"},
     {"measure", prover_cmd_measure, "run a scenario on the real prover (or synthetic phases); measured GPU utilization"},
+    {"record", prover_cmd_record, "true GPU busy time of any unmodified CUDA program (CUPTI injection); spans"},
     {"prover-bench", prover_cmd_bench, "field, NTT and MSM timings of a prover backend, as a table"},
 };
 

@@ -31,6 +31,7 @@ void spans_format_header(ps_buf *b, const span_header *h) {
     ps_buf_printf(b, ",\"cpu\":");
     ps_buf_json_str(b, h->cpu);
   }
+  if (h->t0_monotonic > 0) ps_buf_printf(b, ",\"t0_monotonic\":%.9f", h->t0_monotonic);
   ps_buf_append(b, "}\n", 2);
 }
 
@@ -52,6 +53,7 @@ void spans_format(ps_buf *b, const span_rec *r) {
   } else {
     ps_buf_printf(b, ",\"kind\":\"%s\",\"name\":", r->kind == SPAN_KERNEL ? "kernel" : "memcpy");
     ps_buf_json_str(b, r->name ? r->name : "");
+    if (r->stream > 0) ps_buf_printf(b, ",\"stream\":%lld", (long long)(r->stream - 1));
   }
   ps_buf_printf(b, ",\"t0\":%.9f,\"t1\":%.9f}\n", r->t0, r->t1);
 }
@@ -214,7 +216,9 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       seen_header = 1;
-      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu")};
+      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0};
+      double t0m;
+      if (!num(o, "t0_monotonic", &t0m) && t0m > 0 && t0m < 1e12) h.t0_monotonic = t0m;
       if (hdr_fn) rc = hdr_fn(ctx, &h);
       cJSON_Delete(o);
       if (rc) break;
@@ -254,6 +258,15 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
                      r.kind == SPAN_KERNEL ? "kernel" : "memcpy");
         cJSON_Delete(o);
         break;
+      }
+      if (cJSON_GetObjectItemCaseSensitive(o, "stream")) {
+        int64_t st;
+        if (int_member(o, "stream", 0, 9007199254740992.0, 0, &st)) {
+          cJSON_Delete(o);
+          rc = ps_fail(e, PS_EINPUT, "%s:%ld: stream: expected an integer from 0 to 2^53 (the CUDA stream)", path, lineno);
+          break;
+        }
+        r.stream = st + 1;
       }
     } else {
       r.kind = SPAN_PHASE;

@@ -37,6 +37,7 @@ typedef struct span_rec {
   const char *resource; /* phase spans: cpu|gpu|pcie|none */
   const char *name;     /* kernel/memcpy spans */
   int threads;          /* cpu phase spans: the threads the phase ran with; 0 = not recorded */
+  int64_t stream;       /* kernel/memcpy spans: the CUDA stream id + 1; 0 = not recorded */
   double t0, t1;
 } span_rec;
 
@@ -46,6 +47,7 @@ typedef struct span_header {
   const char *host;     /* may be NULL */
   const char *gpu;      /* may be NULL */
   const char *cpu;      /* the host's processor and cores; may be NULL */
+  double t0_monotonic;  /* > 0: the time 0 of the file on the CLOCK_MONOTONIC clock, s */
 } span_header;
 
 /* Append one JSON line (with '\n') to b. */

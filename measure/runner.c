@@ -579,7 +579,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
         break;
       }
     if (ci) fclose(ci);
-    span_header h = {"prover", s->name, host, devname, cpu[0] ? cpu : NULL};
+    span_header h = {.source = "prover", .scenario = s->name, .host = host, .gpu = devname, .cpu = cpu[0] ? cpu : NULL};
     spans_format_header(&res->spans, &h);
   }
 
