@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "estimate.h"
 #include "report.h"
 #include "scn.h"
 #include "plan.h"
@@ -34,7 +35,9 @@ static const char plan_help[] =
     "tolerance). With arrivals, each configuration is simulated with the arrival rate set to\n"
     "the target; it meets it when it keeps up (throughput within 2% of it) and, with --max,\n"
     "the p99 proof latency is within the limit. p99 latency is the partitions' p99 latency\n"
-    "for a closed backlog.\n"
+    "for a closed backlog. With arrivals, the column load is the target's offered load over\n"
+    "the configuration's capacity bound; \"!\" marks a configuration it overloads (unstable:\n"
+    "its queue and latency grow with the run length, whatever the simulation's figures).\n"
     "\n"
     "options:\n"
     "  --target proofs_per_hour=X   the throughput to reach (required)\n"
@@ -59,6 +62,31 @@ static const char plan_help[] =
 static void cfg_desc(const plan_result *r, const plan_cfg *p, char *buf, size_t n) {
   snprintf(buf, n, "%d GPU%s x %d worker%s, batch %d, mutex %s, %d core%s", p->gpus, p->gpus > 1 ? "s" : "", p->workers,
            p->workers > 1 ? "s" : "", p->batch, r->scopes[p->scope].name, p->cores, p->cores > 1 ? "s" : "");
+}
+
+/* The stability of configuration p at the target's arrival rate (report_stability): the
+ * scenario as plan_search simulates it, with the capacity bound of est_stability. */
+static void cfg_stability(const scenario *s, const plan_limits *lim, const plan_result *r, const plan_cfg *p,
+                          report_stability *st) {
+  scenario t = *s; /* a shallow copy: est_stability only reads it */
+  t.gpus = p->gpus;
+  t.workers_per_gpu = p->workers;
+  t.batch = p->batch;
+  t.cpu_cores = p->cores;
+  t.mutex_name = (char *)r->scopes[p->scope].name;
+  t.mutex_from = r->scopes[p->scope].from;
+  t.mutex_to = r->scopes[p->scope].to;
+  if (r->open) t.proofs_per_hour = lim->target_pph;
+  est_stability(&t, st);
+}
+
+/* "load" cell: offered / capacity, with "!" when unstable; "-" when it does not apply. */
+static const char *load_cell(const report_stability *st, char *buf, size_t n) {
+  if (st->has && isfinite(st->utilization))
+    snprintf(buf, n, "%.1f%%%s", 100 * st->utilization, st->unstable ? "!" : " ");
+  else
+    snprintf(buf, n, "-");
+  return buf;
 }
 
 /* The progress bar of each GPU level. */
@@ -94,8 +122,15 @@ static void plan_text(ps_buf *b, const char *path, const scenario *s, const plan
     ps_buf_printf(b, "          %.1f proofs/hour, p99 latency %.1f s, GPU utilization %.1f%%, host memory %.1f GiB\n",
                   p->pph, p->p99, 100 * p->util, p->mem);
     ps_buf_printf(b, "          (provesim simulate %s --set system.gpus=%d --set system.workers_per_gpu=%d "
-                     "--set system.batch=%d --set system.mutex=%s --set system.cpu_cores=%d)\n\n",
+                     "--set system.batch=%d --set system.mutex=%s --set system.cpu_cores=%d)\n",
                   path, p->gpus, p->workers, p->batch, r->scopes[p->scope].name, p->cores);
+    report_stability st;
+    cfg_stability(s, lim, r, p, &st);
+    if (st.unstable) {
+      char line[512];
+      ps_buf_printf(b, "          WARNING: %s\n", report_unstable_line(&st, line, sizeof line));
+    }
+    ps_buf_printf(b, "\n");
     ps_buf_printf(b, "next cheaper:\n");
     if (r->has_fewer_cores) {
       const plan_cfg *q = &r->fewer_cores;
@@ -127,20 +162,34 @@ static void plan_text(ps_buf *b, const char *path, const scenario *s, const plan
   }
 
   ps_buf_printf(b, "\nfrontier explored (no other configuration is as cheap, as fast and as quick):\n");
-  ps_buf_printf(b, "  %4s %7s %5s %-10s %5s %8s %10s %9s %8s  %s\n", "gpus", "workers", "batch", "mutex", "cores",
-                "mem GiB", "proofs/h", "p99 s", "GPU", "meets");
+  ps_buf_printf(b, "  %4s %7s %5s %-10s %5s %8s %10s %9s %8s  ", "gpus", "workers", "batch", "mutex", "cores",
+                "mem GiB", "proofs/h", "p99 s", "GPU");
+  if (r->open) ps_buf_printf(b, "%8s  ", "load");
+  ps_buf_printf(b, "meets\n");
   if (r->nlog == 0) ps_buf_printf(b, "  (nothing simulated: every configuration was ruled out by a bound)\n");
+  int nunstable = 0;
   for (int i = 0; i < r->nfrontier; i++) {
     const plan_cfg *p = &r->frontier[i];
-    ps_buf_printf(b, "  %4d %7d %5d %-10s %5d %8.1f %10.1f %9.1f %7.1f%%  %s\n", p->gpus, p->workers, p->batch,
-                  r->scopes[p->scope].name, p->cores, p->mem, p->pph, p->p99, 100 * p->util, p->meets ? "yes" : "no");
+    ps_buf_printf(b, "  %4d %7d %5d %-10s %5d %8.1f %10.1f %9.1f %7.1f%%  ", p->gpus, p->workers, p->batch,
+                  r->scopes[p->scope].name, p->cores, p->mem, p->pph, p->p99, 100 * p->util);
+    if (r->open) {
+      report_stability st;
+      char ld[32];
+      cfg_stability(s, lim, r, p, &st);
+      nunstable += st.unstable;
+      ps_buf_printf(b, "%8s  ", load_cell(&st, ld, sizeof ld));
+    }
+    ps_buf_printf(b, "%s\n", p->meets ? "yes" : "no");
   }
+  if (nunstable)
+    ps_buf_printf(b, "\n! unstable: the target's arrivals offer more than the configuration's capacity bound; its "
+                     "queue grows for as long as the run lasts, so its latency figures grow with the run length\n");
 }
 
 /* Every configuration evaluated: the simulated ones, then those a bound ruled out. */
-static void plan_csv(ps_buf *b, const plan_result *r) {
+static void plan_csv(ps_buf *b, const scenario *s, const plan_limits *lim, const plan_result *r) {
   ps_buf_printf(b, "gpus,workers_per_gpu,batch,mutex,cpu_cores,host_mem_gib,simulated,proofs_per_hour,"
-                   "p99_latency_s,gpu_util,meets,limited_by\n");
+                   "p99_latency_s,gpu_util,meets,limited_by,load,unstable\n");
   for (int i = 0; i < r->nall + r->nlog; i++) {
     const plan_cfg *p = i < r->nlog ? &r->log[i] : &r->all[i - r->nlog];
     if (i >= r->nlog && p->simulated) continue; /* in the log already */
@@ -152,7 +201,10 @@ static void plan_csv(ps_buf *b, const plan_result *r) {
     ps_buf_csv_num(b, p->simulated ? p->util : NAN);
     ps_buf_printf(b, ",%d,", p->meets);
     ps_buf_csv_field(b, p->limit);
-    ps_buf_append(b, "\n", 1);
+    report_stability st;
+    cfg_stability(s, lim, r, p, &st);
+    ps_buf_csv_num(b, st.has ? st.utilization : NAN);
+    ps_buf_printf(b, ",%s\n", st.has ? (st.unstable ? "1" : "0") : "");
   }
 }
 
@@ -314,7 +366,7 @@ int sim_cmd_plan(int argc, char **argv) {
   rc = PS_EXIT_OK;
   if (csvf) {
     ps_buf cb = {0};
-    plan_csv(&cb, &res);
+    plan_csv(&cb, s, &lim, &res);
     if (cli_write_out("plan", csvf, &cb)) rc = PS_EXIT_FAIL;
     ps_buf_free(&cb);
   }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "estimate.h"
 #include "spans.h"
 #include "whatif.h"
 #include "pipe.h"
@@ -24,7 +25,9 @@ static const char simulate_help[] =
     "as a discrete-event simulation and reports, with 95% confidence intervals over the\n"
     "replications: GPU utilization (the share of the window a GPU computes), throughput,\n"
     "partition latency, mutex wait, time inside the prove call, CPU utilization, and what\n"
-    "limits throughput. The same scenario and seed always give the same report.\n"
+    "limits throughput. The same scenario and seed always give the same report. With\n"
+    "arrivals it also compares the offered load with the capacity, and warns when the\n"
+    "arrivals offer more than the system can serve (the latency then grows with the run).\n"
     "\n"
     "options:\n"
     "  --set KEY=VALUE   override a scenario or model key (repeatable), checked like the file:\n"
@@ -224,6 +227,7 @@ int sim_cmd_simulate(int argc, char **argv) {
   ps_buf b = {0};
   if (sr == PS_OK) {
     report_summarize(res, &sum);
+    est_stability(s, &sum.stab);
     if (json) {
       cJSON *doc = report_json(s, &sum);
       char *txt = cJSON_Print(doc);
@@ -246,6 +250,11 @@ int sim_cmd_simulate(int argc, char **argv) {
       sr = PS_ERR;
     }
     if (sr != PS_OK) fprintf(stderr, "provesim simulate: %s\n", e.msg);
+    /* The table says it; JSON, CSV and a report file get the warning on standard error too. */
+    if (sr == PS_OK && sum.stab.unstable && (json || csv || out)) {
+      char line[512];
+      fprintf(stderr, "provesim simulate: warning: %s\n", report_unstable_line(&sum.stab, line, sizeof line));
+    }
   }
   if (spans) {
     if (sr == PS_OK) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "estimate.h"
 #include "report.h"
 #include "scn.h"
 #include "whatif.h"
@@ -61,8 +62,14 @@ static void sweep_table(ps_buf *b, const whatif_vary *vs, int nv, const whatif_p
     if (w[k] > 40) w[k] = 40;
   }
   for (int k = 0; k < nv; k++) ps_buf_printf(b, "%-*s  ", w[k], vs[k].key);
-  ps_buf_printf(b, "%8s %7s %10s %9s %9s %9s %7s  %s\n", "GPU util", "±95%", "parts/h", "±95%", "p99 lat s",
-                "wait s", "CPU", "limited by");
+  /* With arrivals, a column of the offered load against the capacity; "!" marks a point
+   * whose queue grows without end (report_stability). */
+  int open = 0, nunstable = 0;
+  for (int i = 0; i < n; i++) open |= pts[i].sum.stab.has;
+  ps_buf_printf(b, "%8s %7s %10s %9s %9s %9s %7s  ", "GPU util", "±95%", "parts/h", "±95%", "p99 lat s", "wait s",
+                "CPU");
+  if (open) ps_buf_printf(b, "%8s  ", "load");
+  ps_buf_printf(b, "%s\n", "limited by");
   for (int i = 0; i < n; i++) {
     const whatif_point *p = &pts[i];
     for (int k = 0; k < nv; k++) ps_buf_printf(b, "%-*s  ", w[k], whatif_point_value(p, k));
@@ -72,9 +79,22 @@ static void sweep_table(ps_buf *b, const whatif_vary *vs, int nv, const whatif_p
     if (isfinite(m->tput_ci)) snprintf(ci2, sizeof ci2, "%.1f", 3600 * m->tput_ci);
     report_limit_name(p->limit, lim, sizeof lim);
     double p99 = m->has_proofs ? m->proof_p99 : m->lat_p99;
-    ps_buf_printf(b, "%7.2f%% %7s %10.1f %9s %9.3f %9.3f %6.1f%%  %s\n", 100 * m->gpu_util_mean, ci1,
-                  3600 * m->tput, ci2, p99, m->wait_mean, 100 * m->cpu_util, lim);
+    ps_buf_printf(b, "%7.2f%% %7s %10.1f %9s %9.3f %9.3f %6.1f%%  ", 100 * m->gpu_util_mean, ci1,
+                  3600 * m->tput, ci2, p99, m->wait_mean, 100 * m->cpu_util);
+    if (open) {
+      const report_stability *st = &m->stab;
+      char ld[32] = "-";
+      if (st->has && isfinite(st->utilization))
+        snprintf(ld, sizeof ld, "%.1f%%%s", 100 * st->utilization, st->unstable ? "!" : " ");
+      nunstable += st->unstable;
+      ps_buf_printf(b, "%8s  ", ld);
+    }
+    ps_buf_printf(b, "%s\n", lim);
   }
+  if (nunstable)
+    ps_buf_printf(b, "\n! unstable: the arrivals offer more than the capacity (load = offered / capacity bound); "
+                     "the queue grows for as long as the run lasts, so those latency figures grow with the run "
+                     "length and describe no steady state\n");
   free(w);
 }
 
@@ -118,6 +138,7 @@ static void sweep_json(ps_buf *b, const char *path, const whatif_vary *vs, int n
     cJSON *doc = report_json(p->s, &p->sum);
     cJSON_AddItemToObject(o, "metrics", cJSON_DetachItemFromObject(doc, "metrics"));
     cJSON_AddItemToObject(o, "ci95", cJSON_DetachItemFromObject(doc, "ci95"));
+    if (p->sum.stab.has) cJSON_AddItemToObject(o, "stability", cJSON_DetachItemFromObject(doc, "stability"));
     cJSON_AddNumberToObject(o, "replications", p->sum.nreps);
     cJSON_Delete(doc);
     cJSON_AddItemToArray(arr, o);
@@ -219,7 +240,14 @@ int sim_cmd_sweep(int argc, char **argv) {
   }
 
   rc = PS_EXIT_OK;
-  int npts = (int)sw->npts;
+  int npts = (int)sw->npts, nunstable = 0;
+  for (int i = 0; i < npts; i++) {
+    est_stability(sw->pts[i].s, &sw->pts[i].sum.stab);
+    nunstable += sw->pts[i].sum.stab.unstable;
+  }
+  if (nunstable && quiet)
+    fprintf(stderr, "provesim sweep: warning: at %d of %d points the arrivals offer more than the capacity "
+                    "(unstable; the queue and the latency figures grow with the run length)\n", nunstable, npts);
   ps_buf cb = {0}, jb = {0};
   if (csvf) sweep_csv(&cb, sw);
   if (jsonf) sweep_json(&jb, path, vs, nv, sw->pts, npts);

@@ -166,6 +166,16 @@ cJSON *report_json(const scenario *s, const report_summary *m) {
   report_json_num(ci, "mutex_wait_mean_s", m->wait_mean_ci);
   report_json_num(ci, "call_mean_s", m->call_mean_ci);
   report_json_num(ci, "cpu_util", m->cpu_util_ci);
+  if (m->stab.has) {
+    const report_stability *st = &m->stab;
+    cJSON *so = cJSON_AddObjectToObject(root, "stability");
+    report_json_num(so, "offered_pps", st->offered_pps);
+    report_json_num(so, "capacity_pps", st->capacity_pps);
+    if (isfinite(st->capacity_pps)) cJSON_AddStringToObject(so, "capacity_bound", st->bound);
+    else cJSON_AddNullToObject(so, "capacity_bound");
+    report_json_num(so, "utilization_offered", st->utilization);
+    cJSON_AddBoolToObject(so, "unstable", st->unstable);
+  }
   cJSON_AddNumberToObject(root, "replications", m->nreps);
   cJSON_AddNumberToObject(root, "events", (double)m->events);
   return root;
@@ -190,9 +200,23 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
                 s->batch, mx);
   if (s->mutex_from >= 0)
     ps_buf_printf(b, " [%s..%s]", s->model->phases[s->mutex_from].name, s->model->phases[s->mutex_to].name);
-  ps_buf_printf(b, "\nrun       %d replication%s x %lld partitions (warm-up %lld), %lld events in %.2f s\n\n",
+  ps_buf_printf(b, "\nrun       %d replication%s x %lld partitions (warm-up %lld), %lld events in %.2f s\n",
                 m->nreps, m->nreps > 1 ? "s" : "", (long long)s->partitions, (long long)s->warmup,
                 (long long)m->events, wall_s);
+  if (m->stab.has) {
+    const report_stability *st = &m->stab;
+    ps_buf_printf(b, "load      arrivals offer %.4g partitions/s", st->offered_pps);
+    if (isfinite(st->capacity_pps))
+      ps_buf_printf(b, ", %.1f%% of the capacity (at most %.4g partitions/s by the %s)\n",
+                    100 * st->utilization, st->capacity_pps, st->bound);
+    else
+      ps_buf_printf(b, "; no capacity bound applies to this model\n");
+    if (st->unstable) {
+      char line[512];
+      ps_buf_printf(b, "\nWARNING: %s\n", report_unstable_line(st, line, sizeof line));
+    }
+  }
+  ps_buf_printf(b, "\n");
   ps_buf_printf(b, "  %-34s %14s  %-14s\n", "metric", "mean", "95% CI");
   for (int g = 0; g < m->ngpus && g < REPORT_TABLE_GPUS; g++) {
     char l[64];
@@ -237,7 +261,8 @@ void report_csv_header(ps_buf *b) {
                    "latency_mean_s_ci95,latency_p50_s,latency_p95_s,latency_p99_s,latency_p99_s_ci95,"
                    "proof_latency_mean_s,proof_latency_p99_s,proof_latency_p99_s_ci95,mutex_wait_mean_s,"
                    "mutex_wait_mean_s_ci95,mutex_held_mean_s,call_mean_s,cpu_util,cpu_util_ci95,gpu_idle_mutex_held,"
-                   "gpu_idle_mutex_free,limited_by,replications,events,source,gpu_util_nvml,gpu_timing\n");
+                   "gpu_idle_mutex_free,limited_by,offered_pps,capacity_pps,unstable,replications,events,source,"
+                   "gpu_util_nvml,gpu_timing\n");
 }
 
 void report_csv_row(ps_buf *b, const scenario *s, const report_summary *m, const report_csv_extra *x) {
@@ -260,6 +285,10 @@ void report_csv_row(ps_buf *b, const scenario *s, const report_summary *m, const
   report_limit_name(report_bottleneck(s, m, line, sizeof line), lim, sizeof lim);
   ps_buf_append(b, ",", 1);
   ps_buf_csv_field(b, lim);
+  const report_stability *st = &m->stab;
+  ps_buf_csv_num(b, st->has ? st->offered_pps : NAN);
+  ps_buf_csv_num(b, st->has ? st->capacity_pps : NAN);
+  ps_buf_printf(b, ",%s", st->has ? (st->unstable ? "1" : "0") : "");
   ps_buf_printf(b, ",%d,%lld,%s", m->nreps, (long long)m->events, x->gpu_timing ? "prover" : "sim");
   if (x->gpu_timing) {
     ps_buf_csv_num(b, x->gpu_util_nvml);
@@ -278,6 +307,25 @@ void report_csv(ps_buf *b, const scenario *s, const report_summary *m, const rep
 
 double report_proofs_per_hour(const scenario *s, double pps) {
   return pps * 3600.0 / (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1);
+}
+
+double report_offered_pps(const scenario *s) {
+  int ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1;
+  switch (s->arrivals) {
+  case ARR_CLOSED: return NAN;
+  case ARR_POISSON:
+  case ARR_FIXED: return s->proofs_per_hour * ppp / 3600.0;
+  }
+  return NAN;
+}
+
+const char *report_unstable_line(const report_stability *st, char *buf, size_t n) {
+  snprintf(buf, n,
+           "unstable: the arrivals offer %.4g partitions/s, %.1f%% of the most the system can serve "
+           "(%.4g partitions/s); the queue grows for as long as the run lasts, so the latency figures "
+           "grow with the run length and describe no steady state",
+           st->offered_pps, 100 * st->utilization, st->capacity_pps);
+  return buf;
 }
 
 void report_limit_name(const char *line, char *out, size_t n) {

@@ -10,6 +10,20 @@
 #include "model.h"
 #include "metrics.h"
 
+/* An open workload's offered load against what the system can serve (docs/design.md,
+ * "Stability"). The caller fills it (sim/estimate.h, est_stability: the capacity is the
+ * upper throughput bound that `estimate` prints); the renderings below show it. has = 0
+ * (a closed backlog, or arrivals without a mean rate) leaves it out of every output. */
+typedef struct report_stability {
+  int has;
+  double offered_pps;  /* partitions per second the arrivals bring, on average */
+  double capacity_pps; /* the most partitions per second the system can complete, an upper
+                          bound; NaN when no bound applies to the model */
+  double utilization;  /* offered_pps / capacity_pps; NaN without a capacity */
+  int unstable;        /* utilization >= 1: the queue grows for as long as the run lasts */
+  char bound[96];      /* the bound that gave the capacity, as `estimate` names it */
+} report_stability;
+
 /* Mean over replications and 95% half-width of every reported metric. */
 typedef struct report_summary {
   int ngpus, nreps;
@@ -24,6 +38,7 @@ typedef struct report_summary {
   int has_proofs;
   double proof_mean, proof_mean_ci, proof_p99, proof_p99_ci;
   int64_t events;
+  report_stability stab; /* zeroed by report_summarize; filled by the caller */
 } report_summary;
 
 void report_summarize(const sim_result *r, report_summary *out);
@@ -40,6 +55,14 @@ void report_limit_name(const char *line, char *out, size_t n);
 /* Proofs per hour at pps partitions per second (a closed backlog counts a partition as a
  * proof). */
 double report_proofs_per_hour(const scenario *s, double pps);
+
+/* Partitions per second an open workload's arrivals bring on average (the process's rate
+ * times partitions_per_proof); NaN for a closed backlog. */
+double report_offered_pps(const scenario *s);
+
+/* The stability warning, one sentence without a line break (for the table, sweep and
+ * plan, and standard error); buf holds n bytes. Only for st->unstable. */
+const char *report_unstable_line(const report_stability *st, char *buf, size_t n);
 
 /* Adds member k = v, or null when v is not finite (a metric with no samples). */
 void report_json_num(cJSON *o, const char *k, double v);

@@ -131,7 +131,7 @@ void est_models(const scenario *s, est_result *out) {
   est_decompose(s, a, d);
   ps_err e = {{0}}; /* a model that cannot be computed is left out */
   int w = s->workers_per_gpu, g = s->gpus, bt = s->batch;
-  double load_pps = s->arrivals != ARR_CLOSED ? s->proofs_per_hour * (s->partitions_per_proof > 0 ? s->partitions_per_proof : 1) / 3600.0 : NAN;
+  double load_pps = report_offered_pps(s);
 
   /* Deterministic closed form. */
   if (d->has_lock && d->t_locked > 0 && d->t_gpu <= d->t_locked + 1e-12) {
@@ -267,7 +267,7 @@ void est_models(const scenario *s, est_result *out) {
                d->sequential ? "" : "; here from the critical path of mean times");
     }
   }
-  if (s->arrivals != ARR_CLOSED) {
+  if (isfinite(load_pps)) {
     est_row *r = add_row(out);
     memset(r, 0, sizeof *r);
     r->name = "offered";
@@ -315,4 +315,26 @@ int est_run(const scenario *s, int threads, est_result *out, ps_err *e) {
 void est_free(est_result *r) {
   if (r->has_sim) report_summary_free(&r->sim);
   memset(r, 0, sizeof *r);
+}
+
+void est_stability(const scenario *s, report_stability *out) {
+  memset(out, 0, sizeof *out);
+  double off = report_offered_pps(s);
+  if (!isfinite(off)) return;
+  out->has = 1;
+  out->offered_pps = off;
+  out->capacity_pps = NAN;
+  out->utilization = NAN;
+  est_result r;
+  est_models(s, &r);
+  for (int k = 0; k < r.nrows; k++)
+    if (!strcmp(r.rows[k].name, "bounds") && isfinite(r.rows[k].x_hi) && r.rows[k].x_hi > 0) {
+      out->capacity_pps = r.rows[k].x_hi;
+      snprintf(out->bound, sizeof out->bound, "asymptotic bounds");
+    }
+  est_free(&r);
+  if (isfinite(out->capacity_pps)) {
+    out->utilization = off / out->capacity_pps;
+    out->unstable = out->utilization >= 1 - 1e-9;
+  }
 }

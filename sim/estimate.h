@@ -78,4 +78,10 @@ int est_run(const scenario *s, int threads, est_result *out, ps_err *e);
 /* Frees what r holds; accepts a zeroed r. */
 void est_free(est_result *r);
 
+/* The stability of s's arrivals (s borrowed): the offered load (report_offered_pps)
+ * against the capacity, which is the upper throughput bound of est_models' "bounds" row,
+ * the one `estimate` prints (NaN when that row does not apply). unstable when the offered
+ * load reaches it. A closed backlog gives has = 0. Needs no simulation. */
+void est_stability(const scenario *s, report_stability *out);
+
 #endif

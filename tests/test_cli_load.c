@@ -1,0 +1,194 @@
+/* End-to-end tests of open workloads (issue 16): the stability warning of simulate, sweep
+ * and plan when arrivals offer more than the system can serve. Runs the provesim binary
+ * (PROVESIM_BIN) in a temporary folder, as tests/test_cli.c does. */
+#define _GNU_SOURCE
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_harness.h"
+#include "util.h"
+
+/* The seed scenario with Poisson arrivals of proofs of 10 partitions at pph per hour,
+ * short (2 replications of 600 partitions), as `--set` arguments. */
+static char *seed_open(double pph, const char *extra) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *a = xasprintf("%s --set 'workload.arrivals={process: poisson, proofs_per_hour: %.17g, partitions_per_proof: 10}' "
+                      "--set run.replications=2 --set workload.partitions=600 --set run.warmup=50 %s",
+                      cfg, pph, extra ? extra : "");
+  free(cfg);
+  return a;
+}
+
+/* The report's stability member (borrowed from doc), or NULL. */
+static cJSON *stability(cJSON *doc) { return cJSON_GetObjectItem(doc, "stability"); }
+
+static double num(cJSON *o, const char *k) {
+  cJSON *x = cJSON_GetObjectItem(o, k);
+  ck_assert_msg(x && cJSON_IsNumber(x), "member %s is not a number", k);
+  return x->valuedouble;
+}
+
+/* The issue's example: 200 proofs/h of 10 partitions offer 0.556 partitions/s to a system
+ * that serves at most 0.246: the text, the JSON and standard error say so. */
+START_TEST(overload_warns) {
+  char *sc = seed_open(200, NULL);
+  char *args = xasprintf("simulate %s", sc), *out, *err;
+  ck_assert_int_eq(run(args, &out, &err), 0);
+  ck_assert_msg(strstr(out, "\nload      arrivals offer 0.5556 partitions/s, 225.6% of the capacity (at most 0.2463 "
+                            "partitions/s by the asymptotic bounds)\n"), "%s", out);
+  ck_assert_msg(strstr(out, "\nWARNING: unstable: the arrivals offer 0.5556 partitions/s") &&
+                strstr(out, "the latency figures grow with the run length and describe no steady state\n"), "%s", out);
+  ck_assert_str_eq(err, "");
+  free(out), free(err), free(args);
+
+  args = xasprintf("simulate %s --json", sc);
+  ck_assert_int_eq(run(args, &out, &err), 0);
+  ck_assert_msg(strstr(err, "provesim simulate: warning: unstable: ") && !strchr(strchr(err, '\n') + 1, '\n'),
+                "one line on stderr: %s", err);
+  cJSON *doc = cJSON_Parse(out);
+  ck_assert_ptr_nonnull(doc);
+  cJSON *st = stability(doc);
+  ck_assert_ptr_nonnull(st);
+  ck_assert_double_eq_tol(num(st, "offered_pps"), 2000.0 / 3600, 1e-12);
+  ck_assert_double_eq_tol(num(st, "capacity_pps"), 1 / 4.06, 1e-3);
+  ck_assert_double_eq_tol(num(st, "utilization_offered"), num(st, "offered_pps") / num(st, "capacity_pps"), 1e-12);
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(st, "unstable")));
+  ck_assert_str_eq(cJSON_GetObjectItem(st, "capacity_bound")->valuestring, "asymptotic bounds");
+  cJSON_Delete(doc);
+  free(out), free(err), free(args);
+
+  /* CSV: offered_pps, capacity_pps and unstable after limited_by. */
+  args = xasprintf("simulate %s --csv", sc);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  ck_assert_msg(strstr(out, ",limited_by,offered_pps,capacity_pps,unstable,replications,") &&
+                strstr(out, ",0.555555556,0.246305419,1,2,"), "%s", out);
+  free(out), free(args), free(sc);
+}
+END_TEST
+
+/* A light load: the utilization is shown, nothing warns. */
+START_TEST(light_load_is_quiet) {
+  char *sc = seed_open(20, NULL);
+  char *args = xasprintf("simulate %s", sc), *out, *err;
+  ck_assert_int_eq(run(args, &out, &err), 0);
+  ck_assert_msg(strstr(out, "\nload      arrivals offer 0.05556 partitions/s, 22.6% of the capacity"), "%s", out);
+  ck_assert_msg(!strstr(out, "WARNING") && !strstr(out, "unstable"), "%s", out);
+  ck_assert_str_eq(err, "");
+  free(out), free(err), free(args);
+  args = xasprintf("simulate %s --json", sc);
+  ck_assert_int_eq(run(args, &out, &err), 0);
+  ck_assert_str_eq(err, "");
+  cJSON *doc = cJSON_Parse(out);
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(stability(doc), "unstable")));
+  cJSON_Delete(doc);
+  free(out), free(err), free(args), free(sc);
+  /* A closed backlog has no offered load: no member, no line, empty CSV cells. */
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  args = xasprintf("simulate %s --set run.replications=2 --json", cfg);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  doc = cJSON_Parse(out);
+  ck_assert_ptr_null(stability(doc));
+  cJSON_Delete(doc);
+  free(out), free(args);
+  args = xasprintf("simulate %s --set run.replications=2 --csv", cfg);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  /* 40 columns in the header and in the row; offered_pps, capacity_pps, unstable empty. */
+  int commas[2] = {0, 0}, line = 0;
+  for (const char *p = out; *p; p++) {
+    if (*p == '\n') line++;
+    else if (*p == ',' && line < 2) commas[line]++;
+  }
+  ck_assert_int_eq(commas[0], 39);
+  ck_assert_int_eq(commas[1], 39);
+  ck_assert_msg(strstr(out, ",,,,2,"), "%s", out);
+  free(out), free(args), free(cfg);
+}
+END_TEST
+
+/* At 99% of the capacity the load is shown and not flagged. */
+START_TEST(load_at_99_percent_is_not_flagged) {
+  double cap = 1 / 4.06; /* the seed model's whole-call lock: 4.06 s per partition */
+  char *sc = seed_open(0.99 * cap * 3600 / 10, NULL);
+  char *args = xasprintf("simulate %s --json", sc), *out, *err;
+  ck_assert_int_eq(run(args, &out, &err), 0);
+  ck_assert_str_eq(err, "");
+  cJSON *doc = cJSON_Parse(out);
+  cJSON *st = stability(doc);
+  ck_assert_double_eq_tol(num(st, "capacity_pps"), cap, 1e-12);
+  ck_assert_double_eq_tol(num(st, "utilization_offered"), 0.99, 1e-9);
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(st, "unstable")));
+  cJSON_Delete(doc);
+  free(out), free(err), free(args);
+  args = xasprintf("simulate %s", sc);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  ck_assert_msg(strstr(out, ", 99.0% of the capacity (at most 0.2463 partitions/s") && !strstr(out, "WARNING"), "%s",
+                out);
+  free(out), free(args), free(sc);
+}
+END_TEST
+
+/* sweep: a load column with "!" on the unstable points, the footnote, and the CSV flag. */
+START_TEST(sweep_flags_unstable_points) {
+  char *sc = seed_open(80, NULL); /* 0.222 partitions/s: 90% of the whole-call lock's capacity */
+  char *args = xasprintf("sweep %s --vary system.workers_per_gpu=1,2 --vary system.mutex=call,kernels "
+                         "--set 'workload.arrivals.proofs_per_hour=100' --csv sw.csv --json sw.json", sc), *out;
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  /* 100 proofs/h = 0.278 partitions/s: over the call lock's 0.246, under the kernels'. */
+  ck_assert_msg(strstr(out, "     load  limited by\n"), "%s", out);
+  ck_assert_msg(strstr(out, " 112.8%!  "), "%s", out);
+  ck_assert_msg(strstr(out, "\n! unstable: the arrivals offer more than the capacity"), "%s", out);
+  char *csv = tmpfile_text("sw.csv"), *json = tmpfile_text("sw.json");
+  /* One worker serves at most 1 / 4.06 s whatever the scope; two behind the kernels lock
+   * twice that: three points are overloaded, one is not. */
+  int n1 = 0, n0 = 0;
+  for (const char *p = csv; (p = strstr(p, ",0.277777778,0.246305419,1,2,")); p++) n1++;
+  for (const char *p = csv; (p = strstr(p, ",0.277777778,0.492610837,0,2,")); p++) n0++;
+  ck_assert_msg(n1 == 3 && n0 == 1, "unstable flags %d, stable %d:\n%s", n1, n0, csv);
+  cJSON *doc = cJSON_Parse(json);
+  cJSON *pts = cJSON_GetObjectItem(doc, "points");
+  ck_assert_int_eq(cJSON_GetArraySize(pts), 4);
+  ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(stability(cJSON_GetArrayItem(pts, 1)), "unstable")));
+  ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(stability(cJSON_GetArrayItem(pts, 3)), "unstable")));
+  cJSON_Delete(doc);
+  free(csv), free(json), free(out), free(args), free(sc);
+}
+END_TEST
+
+/* plan: with arrivals, configurations the target overloads are flagged in the frontier
+ * and the CSV. Three GPUs of the supraseal model serve at most 3 / 1.82 partitions/s,
+ * 593 proofs/h of 10 partitions: under the target of 600. */
+START_TEST(plan_flags_overloaded_configurations) {
+  char *cfg = src("configs/capacity-8gpu.yaml");
+  char *args = xasprintf("plan %s --target proofs_per_hour=600 --budget gpus=3,cpu_cores=64 --max-workers 2 "
+                         "--batches 1 --set run.replications=2 --csv plan.csv", cfg), *out;
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "GPU      load  meets\n") && strstr(out, "101.1%!  no\n") &&
+                strstr(out, "\n! unstable: the target's arrivals offer more than"), "%s", out);
+  char *csv = tmpfile_text("plan.csv");
+  ck_assert_msg(strstr(csv, ",limited_by,load,unstable\n") && strstr(csv, ",1.01111111,1\n"), "%s",
+                csv);
+  free(csv), free(out), free(args), free(cfg);
+}
+END_TEST
+
+int main(void) {
+  Suite *su = suite_create("cli_load");
+  TCase *tc = tcase_create("stability");
+  tcase_add_checked_fixture(tc, cli_tmp_setup, cli_tmp_teardown);
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, overload_warns);
+  tcase_add_test(tc, light_load_is_quiet);
+  tcase_add_test(tc, load_at_99_percent_is_not_flagged);
+  tcase_add_test(tc, sweep_flags_unstable_points);
+  tcase_add_test(tc, plan_flags_overloaded_configurations);
+  suite_add_tcase(su, tc);
+  SRunner *sr = srunner_create(su);
+  srunner_run_all(sr, CK_NORMAL);
+  int nf = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return nf ? 1 : 0;
+}
