@@ -78,12 +78,11 @@ static int find_lib(char *out, size_t n) {
 }
 
 static mnvml *nvml_open(int *n) {
-  ps_err e;
+  ps_err e = {{0}};
   mnvml *m = NULL;
-  for (*n = 8; *n >= 1; (*n)--)
-    if (mnvml_start(*n, NULL, 0.05, &m, &e) == PS_OK) return m;
-  *n = 0;
-  return NULL;
+  if (mnvml_start(0, NULL, 0.05, &m, &e) != PS_OK) m = NULL;
+  *n = mnvml_ndev(m);
+  return m;
 }
 
 int prover_cmd_record(int argc, char **argv) {
@@ -131,9 +130,9 @@ int prover_cmd_record(int argc, char **argv) {
     fprintf(stderr, "provesim record: %s\n", e.msg);
     return PS_EXIT_FAIL;
   }
+  /* The library writes the file by its name; our handle stays open (and empty) so that
+   * committing or removing it works as for any output. */
   const char *tmp = of.tmp ? of.tmp : out;
-  fclose(of.f); /* the library writes the file; the name stays ours to commit or remove */
-  of.f = NULL;
   int nn = 0;
   mnvml *nv = nvml_open(&nn);
   double t_start = ps_now();

@@ -68,12 +68,13 @@ int main(int argc, char **argv) {
     printf("provesim %s\n", PROVESIM_VERSION);
     return PS_EXIT_OK;
   }
-  /* `--` ends the options, as getopt has it. Every operand of every command is a path, so
-   * after `--` an operand that starts with '-' is passed as "./-name", the same file, and
-   * each command's own parser never takes it for an option. */
+  /* `--` ends the options, as getopt has it. Every operand of every command but `record`
+   * is a path, so after `--` an operand that starts with '-' is passed as "./-name", the
+   * same file, and each command's own parser never takes it for an option. `record` gets
+   * `--` itself: what follows is the program to run, with its own options. */
   char **av = argv, **owned = NULL;
   int ac = argc, nowned = 0;
-  for (int i = 2; i < argc; i++)
+  for (int i = 2; i < argc && strcmp(argv[1], "record"); i++)
     if (!strcmp(argv[i], "--")) {
       av = xcalloc((size_t)argc + 1, sizeof *av);
       owned = xcalloc((size_t)argc, sizeof *owned);

@@ -117,9 +117,10 @@ const char *mcupti_library_path(void);
 /* ---- NVML (measure_nvml.c), loaded with dlopen. */
 typedef struct mnvml mnvml;
 /* Samples nvmlDeviceGetUtilizationRates of the devices with the given PCI bus ids (or,
- * when pci is NULL, NVML indices 0..n-1) every period_s in a thread. PS_ERR when NVML is
- * not there. */
+ * when pci is NULL, NVML indices 0..n-1; n <= 0: every device NVML sees) every period_s
+ * in a thread. PS_ERR when NVML is not there. */
 int mnvml_start(int n, const char *const *pci, double period_s, mnvml **out, ps_err *e);
+int mnvml_ndev(const mnvml *m); /* devices sampled; 0 for NULL */
 /* Mean of the samples taken in [t0, t1] (ps_now() clock) for device i, as a fraction;
  * NaN when none; *count gets the number of samples. */
 double mnvml_mean(mnvml *m, int i, double t0, double t1, int *count);

@@ -92,6 +92,18 @@ int mnvml_start(int n, const char *const *pci, double period_s, mnvml **out, ps_
     free(m);
     return ps_fail(e, PS_ERR, "nvmlInit: %s", errstr ? errstr(r) : "error");
   }
+  if (n <= 0) { /* every device NVML sees */
+    nvml_return (*count)(unsigned int *);
+    unsigned c = 0;
+    *(void **)&count = dlsym(lib, "nvmlDeviceGetCount_v2");
+    if (!count || count(&c) != 0 || c == 0) {
+      m->shutdown();
+      dlclose(lib);
+      free(m);
+      return ps_fail(e, PS_ERR, "%s", "NVML sees no GPU");
+    }
+    n = c > PS_MAX_GPUS ? PS_MAX_GPUS : (int)c;
+  }
   m->n = n;
   m->dev = xcalloc((size_t)n, sizeof *m->dev);
   for (int i = 0; i < n; i++) {
@@ -144,6 +156,8 @@ int mnvml_samples(mnvml *m, int i, double t0, double t1, double *out, int max) {
   pthread_mutex_unlock(&m->mu);
   return c;
 }
+
+int mnvml_ndev(const mnvml *m) { return m ? m->n : 0; }
 
 void mnvml_stop(mnvml *m) {
   if (!m) return;
