@@ -34,7 +34,7 @@ typedef struct g_w {
   ps_backend *b;
   g16_ctx *ctx;
   g16_job *job;
-  int64_t part0;
+  int64_t part0, call;
   int k;
 } g_w;
 
@@ -146,6 +146,7 @@ static void g_worker_close(void *p) {
 
 static int g_call_begin(void *p, int rep, int64_t call, const int64_t *parts, int k, ps_err *e) {
   g_w *w = p;
+  w->call = call;
   uint64_t *seeds = xmalloc((size_t)k * sizeof *seeds); /* g16_job_new copies them */
   uint64_t base = ps_seed_mix(w->st->env.s->seed, rep);
   for (int i = 0; i < k; i++) seeds[i] = (base ^ (uint64_t)parts[i] * 0x9e3779b97f4a7c15ULL) | 1;
@@ -158,8 +159,10 @@ static int g_call_begin(void *p, int rep, int64_t call, const int64_t *parts, in
 
 static int g_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {
   g_w *w = p;
+  int rc = mexec_fault(w->worker, w->call, w->st->env.s->model->phases[pi].name, e);
+  if (rc != PS_OK) return rc;
   *t0 = ps_now();
-  int rc = g_fns[w->st->map[pi]](w->job, e);
+  rc = g_fns[w->st->map[pi]](w->job, e);
   *t1 = ps_now();
   return rc;
 }

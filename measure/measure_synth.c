@@ -32,6 +32,7 @@ typedef struct syn_st {
 typedef struct syn_w {
   syn_st *st;
   int worker, gpu, rep;
+  int64_t call;
   gsl_rng *rng;
   double *dur; /* this call's drawn durations, per phase */
   mcuda_spin *spin;
@@ -101,6 +102,7 @@ static void syn_worker_close(void *p) {
 
 static int syn_call_begin(void *p, int rep, int64_t call, const int64_t *parts, int k, ps_err *e) {
   syn_w *w = p;
+  w->call = call;
   const model *m = w->st->env.s->model;
   if (rep != w->rep) {
     w->rep = rep;
@@ -165,7 +167,8 @@ static int syn_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {
   const mexec_env *env = &w->st->env;
   const phase *ph = &env->s->model->phases[pi];
   double d = w->dur[pi];
-  int rc = PS_OK;
+  int rc = mexec_fault(w->worker, w->call, ph->name, e);
+  if (rc != PS_OK) return rc;
   switch (ph->resource) {
   case RES_CPU: {
     /* d is the work: seconds at `threads` cores without a scaling law, one-core seconds

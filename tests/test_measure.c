@@ -819,6 +819,38 @@ START_TEST(thread_policy_synthetic_matches_law) {
 }
 END_TEST
 
+
+/* A fault in one worker (PROVESIM_FAULT, as a failing CUDA or backend call): exit 1 with a
+ * message naming the worker, call and phase; no report; the spans so far parse; the
+ * failing worker's lock was released (its mutex_held span of that call ended) and the
+ * run ended instead of waiting for it. */
+START_TEST(injected_fault_stops_cleanly) {
+  char *cfg = src("configs/measure-seed.yaml");
+  char *spf = xasprintf("/tmp/provesim-fault-%d.jsonl", (int)getpid()), *rep = xasprintf("/tmp/provesim-fault-%d.txt", (int)getpid());
+  char *a = xasprintf("measure %s --backend cpu --set system.workers_per_gpu=2 --set workload.partitions=10 "
+                      "--set phases.prep.time.mean=0.02 --set phases.ntt_h.time.mean=0.01 --set phases.msm.time.mean=0.02 "
+                      "--set phases.setup.time.mean=0.01 --spans %s -o %s", cfg, spf, rep);
+  setenv("PROVESIM_FAULT", "1:3:msm", 1);
+  char *out, *err;
+  int rc = run(a, &out, &err);
+  unsetenv("PROVESIM_FAULT");
+  ck_assert_msg(rc == 1, "exit %d: %s", rc, err);
+  ck_assert_msg(strstr(err, "call 3, phase msm: injected fault"), "%s", err);
+  ck_assert(!exists(rep));
+  spans_t s = read_spans(spf);
+  int held = 0, msm = 0;
+  for (int i = 0; i < s.n; i++) {
+    if (s.v[i].worker == 1 && s.v[i].call == 3 && !strcmp(s.v[i].phase, "mutex_held")) held++;
+    if (s.v[i].worker == 1 && s.v[i].call == 3 && !strcmp(s.v[i].phase, "msm")) msm++;
+  }
+  ck_assert_int_eq(msm, 0);  /* the failed phase has no span */
+  ck_assert_int_eq(held, 1); /* its lock was let go */
+  free(s.v);
+  unlink(spf);
+  free(a), free(out), free(err), free(cfg), free(spf), free(rep);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("measure");
   TCase *tc = tcase_create("measure");
@@ -834,6 +866,7 @@ int main(void) {
   tcase_add_test(tc, batch_above_256_synthetic);
   tcase_add_test(tc, groth16_batch_65);
   tcase_add_test(tc, thread_policy_synthetic_matches_law);
+  tcase_add_test(tc, injected_fault_stops_cleanly);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
