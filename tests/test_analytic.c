@@ -7,6 +7,7 @@
  * for c servers; X(N) = G(N-1)/G(N)). */
 #include <check.h>
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "analytic.h"
@@ -361,6 +362,8 @@ END_TEST
 
 static void set_phase(phase *ph, const char *name, res_kind res, dist_kind kind, double a, int prev) {
   static int idx[16];
+  memset(ph, 0, sizeof *ph); /* every field a later version adds starts at its default */
+  ph->busy = 1;
   ph->name = (char *)name;
   ph->resource = res;
   ph->threads = 1;
