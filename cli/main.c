@@ -8,6 +8,7 @@
 #include "cli_prove.h"
 #include "cli_bench.h"
 #include "cli_calib.h"
+#include "cli_infer.h"
 #include "cli_sim.h"
 #include "cli_whatif.h"
 #include "util.h"
@@ -24,6 +25,7 @@ static const command commands[] = {
     {"plan", sim_cmd_plan, "cheapest GPUs/workers/batch/mutex/cores meeting a proofs-per-hour target"},
     {"estimate", sim_cmd_estimate, "closed-form, machine-repairman and MVA answers beside the simulation"},
     {"calibrate", sim_cmd_calibrate, "fit each phase's duration distribution from spans; write a model"},
+    {"infer", sim_cmd_infer, "diagnose a daemon from its own per-call logs: the CPU work hidden in its lock; what-ifs"},
     {"validate", sim_cmd_validate, "prediction beside a measurement (report or spans), metric by metric"},
     {"trace", sim_cmd_trace, "turn a spans file into a Chrome/Perfetto timeline"},
     {"prove", prover_cmd_prove, "make a Groth16 proof of a circuit instance; write proof/vk/public JSON"},

@@ -1,0 +1,1114 @@
+/* Implementation of sim/infer.h in four parts: the log reader (CSV with a header row, or
+ * JSON Lines; bounded lines and record counts; errors name file:line:col), the observed
+ * statistics, the simulated ones (the engine on an in-memory scenario, per-call waits and
+ * held times collected from its mutex spans), and the fit: Nelder-Mead
+ * (gsl_multimin_fminimizer_nmsimplex2) on a chi-square-like distance between the two, a
+ * moving-block bootstrap around it, and the what-ifs of the fitted model. It is long
+ * (about 900 lines) because it is one thing: each part exists only for the fit. */
+#define _GNU_SOURCE
+#include "infer.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_multimin.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "calib.h"
+#include "dist.h"
+#include "pipe.h"
+#include "scn.h"
+#include "seed.h"
+
+/* ================================================================ the log reader */
+
+typedef struct lread {
+  FILE *f;
+  char *buf; /* INFER_MAX_LINE + 1 bytes */
+  size_t len;
+  long line;
+} lread;
+
+/* The next line into r->buf (NUL-terminated, without its newline or a trailing CR): 1, or
+ * 0 at the end of the file, -1 for a line over INFER_MAX_LINE bytes, -2 for a NUL byte. */
+static int lread_next(lread *r) {
+  int c = getc_unlocked(r->f);
+  if (c == EOF) return 0;
+  r->line++;
+  size_t n = 0;
+  for (; c != EOF && c != '\n'; c = getc_unlocked(r->f)) {
+    if (c == 0) return -2;
+    if (n >= INFER_MAX_LINE) return -1;
+    r->buf[n++] = (char)c;
+  }
+  if (n && r->buf[n - 1] == '\r') n--;
+  r->buf[n] = 0;
+  r->len = n;
+  return 1;
+}
+
+static int blank(const char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  return !*s;
+}
+
+/* Field text for a message: quoted, cut at 40 characters; "nothing" when empty. */
+static const char *got_text(const char *s, char *out, size_t cap) {
+  if (!*s) return "nothing";
+  snprintf(out, cap, "\"%.40s%s\"", s, strlen(s) > 40 ? "..." : "");
+  return out;
+}
+
+/* Distinct worker names to dense ids: open addressing on FNV-1a. */
+typedef struct whash {
+  char **k;
+  int *v;
+  size_t cap, n;
+} whash;
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+  return h;
+}
+
+/* The id of s (a new one when unseen), or -1 past INFER_MAX_WORKERS names. */
+static int whash_id(whash *h, const char *s) {
+  if (2 * (h->n + 1) > h->cap) {
+    size_t nc = h->cap ? 2 * h->cap : 64;
+    char **nk = xcalloc(nc, sizeof *nk);
+    int *nv = xcalloc(nc, sizeof *nv);
+    for (size_t i = 0; i < h->cap; i++)
+      if (h->k[i]) {
+        size_t j = fnv(h->k[i]) & (nc - 1);
+        while (nk[j]) j = (j + 1) & (nc - 1);
+        nk[j] = h->k[i];
+        nv[j] = h->v[i];
+      }
+    free(h->k);
+    free(h->v);
+    h->k = nk;
+    h->v = nv;
+    h->cap = nc;
+  }
+  size_t j = fnv(s) & (h->cap - 1);
+  while (h->k[j]) {
+    if (!strcmp(h->k[j], s)) return h->v[j];
+    j = (j + 1) & (h->cap - 1);
+  }
+  if (h->n >= INFER_MAX_WORKERS) return -1;
+  h->k[j] = xstrdup(s);
+  h->v[j] = (int)h->n++;
+  return h->v[j];
+}
+
+static void whash_free(whash *h) {
+  for (size_t i = 0; i < h->cap; i++) free(h->k[i]);
+  free(h->k);
+  free(h->v);
+}
+
+/* What one record says, before it is stored. */
+enum { Q_CALL, Q_WAIT, Q_START, Q_WORKER, Q_N };
+static const char *const q_flag[Q_N] = {"--call-col", "--wait-col", "--start-col", "--worker-col"};
+
+typedef struct rdr {
+  const char *path;
+  const infer_cols *c;
+  const char *name[Q_N]; /* column names, NULL when not logged */
+  infer_log *out;
+  size_t cap;
+  whash wh;
+  ps_err *e;
+} rdr;
+
+/* Checks and stores one record's texts (v[q] NULL for a quantity not logged); col[q] is
+ * where each value starts on the line. */
+static int rdr_record(rdr *R, long line, const char *const *v, const int *col) {
+  char g[64];
+  double x[3] = {0, 0, 0};
+  if (R->out->n >= (size_t)INFER_MAX_RECORDS)
+    return ps_fail(R->e, PS_EINPUT, "%s:%ld: expected at most %ld records, got more", R->path, line,
+                   INFER_MAX_RECORDS);
+  for (int q = Q_CALL; q <= Q_START; q++) {
+    if (!R->name[q]) continue;
+    char *end;
+    errno = 0;
+    double d = *v[q] ? strtod(v[q], &end) : NAN;
+    int ok = *v[q] && !*end && isfinite(d) && (q == Q_START || d >= 0);
+    if (!ok)
+      return ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: %s: expected %s in %s (a number%s), got %s", R->path, line, col[q],
+                     R->name[q], q == Q_START ? "a time" : "a duration", R->c->unit_name,
+                     q == Q_START ? "" : " >= 0", got_text(v[q], g, sizeof g));
+    x[q] = d * R->c->unit;
+  }
+  if (R->name[Q_WAIT] && R->c->wait_in_call && x[Q_CALL] < x[Q_WAIT])
+    return ps_fail(R->e, PS_EINPUT,
+                   "%s:%ld:%d: %s: expected a call at least as long as its wait (%s: %s), since the call includes "
+                   "the wait (--call-is call; --call-is locked when it does not), got %s",
+                   R->path, line, col[Q_CALL], R->name[Q_CALL], R->name[Q_WAIT], v[Q_WAIT], v[Q_CALL]);
+  int wid = 0;
+  if (R->name[Q_WORKER]) {
+    if (!*v[Q_WORKER])
+      return ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: %s: expected a worker name or number, got nothing", R->path, line,
+                     col[Q_WORKER], R->name[Q_WORKER]);
+    if ((wid = whash_id(&R->wh, v[Q_WORKER])) < 0)
+      return ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: %s: expected at most %d distinct workers, got more", R->path, line,
+                     col[Q_WORKER], R->name[Q_WORKER], INFER_MAX_WORKERS);
+  }
+  infer_log *L = R->out;
+  if (L->n == R->cap) {
+    R->cap = R->cap ? 2 * R->cap : 1024;
+    L->call = xrealloc(L->call, R->cap * sizeof(double));
+    if (R->name[Q_WAIT]) L->wait = xrealloc(L->wait, R->cap * sizeof(double));
+    if (R->name[Q_START]) L->start = xrealloc(L->start, R->cap * sizeof(double));
+    if (R->name[Q_WORKER]) L->worker = xrealloc(L->worker, R->cap * sizeof(int));
+  }
+  L->call[L->n] = x[Q_CALL];
+  if (L->wait) L->wait[L->n] = x[Q_WAIT];
+  if (L->start) L->start[L->n] = x[Q_START];
+  if (L->worker) L->worker[L->n] = wid;
+  L->n++;
+  return PS_OK;
+}
+
+/* Splits a CSV line (RFC 4180 quoting, no newline inside a field) into fields written to
+ * out (each NUL-terminated; unquoted fields trimmed of blanks), with their starting
+ * columns. Returns the number of fields, or -(column) of a quoting error. */
+static int csv_split(const char *s, char *out, char ***f, int **col, int *cap) {
+  int n = 0;
+  const char *p = s;
+  for (;;) {
+    if (n == *cap) {
+      *cap = *cap ? 2 * *cap : 16;
+      *f = xrealloc(*f, (size_t)*cap * sizeof **f);
+      *col = xrealloc(*col, (size_t)*cap * sizeof **col);
+    }
+    while (*p == ' ' || *p == '\t') p++;
+    (*col)[n] = (int)(p - s) + 1;
+    (*f)[n] = out;
+    if (*p == '"') {
+      for (p++;; p++) {
+        if (!*p) return -(int)((*col)[n]);
+        if (*p == '"' && p[1] == '"') *out++ = *p++;
+        else if (*p == '"') break;
+        else *out++ = *p;
+      }
+      p++;
+      while (*p == ' ' || *p == '\t') p++;
+      if (*p && *p != ',') return -(int)(p - s + 1);
+    } else {
+      char *o0 = out;
+      while (*p && *p != ',') *out++ = *p++;
+      while (out > o0 && (out[-1] == ' ' || out[-1] == '\t')) out--;
+    }
+    *out++ = 0;
+    n++;
+    if (!*p) return n;
+    p++; /* the comma */
+  }
+}
+
+static int read_csv(rdr *R, lread *L) {
+  char **f = NULL, *scratch = xmalloc(2 * (size_t)INFER_MAX_LINE + 4);
+  int *col = NULL, cap = 0, rc = PS_OK, idx[Q_N] = {-1, -1, -1, -1}, nhead = 0, got, header = 1;
+  while ((got = lread_next(L)) == 1) {
+    if (blank(L->buf)) continue;
+    char *line = L->buf;
+    if (header && L->line == 1 && !strncmp(line, "\xEF\xBB\xBF", 3)) line += 3; /* a UTF-8 byte-order mark */
+    int nf = csv_split(line, scratch, &f, &col, &cap);
+    if (nf < 0) {
+      rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: expected a CSV field (a closing quote, then a comma or the end of "
+                   "the line), got %s", R->path, L->line, -nf, got_text(line + (-nf - 1), (char[64]){0}, 64));
+      goto out;
+    }
+    if (header) {
+      header = 0;
+      nhead = nf;
+      for (int q = 0; q < Q_N; q++) {
+        if (!R->name[q]) continue;
+        for (int i = 0; i < nf; i++)
+          if (!strcmp(f[i], R->name[q])) {
+            if (idx[q] >= 0) {
+              rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: header: expected each column name once, got \"%s\" twice",
+                           R->path, L->line, col[i], R->name[q]);
+              goto out;
+            }
+            idx[q] = i;
+          }
+        if (idx[q] < 0) {
+          ps_buf b = {0};
+          for (int i = 0; i < nf; i++) ps_buf_printf(&b, "%s%s", i ? ", " : "", f[i]);
+          rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:1: header: expected a column named \"%s\" (%s), got the columns %s",
+                       R->path, L->line, R->name[q], q_flag[q], b.p ? b.p : "(none)");
+          ps_buf_free(&b);
+          goto out;
+        }
+      }
+      continue;
+    }
+    const char *v[Q_N] = {NULL, NULL, NULL, NULL};
+    int c[Q_N] = {0, 0, 0, 0};
+    for (int q = 0; q < Q_N; q++) {
+      if (idx[q] < 0) continue;
+      if (idx[q] >= nf) {
+        rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: %s: expected a value in column %d (the header has %d), got a line of "
+                     "%d field%s", R->path, L->line, (int)strlen(line) + 1, R->name[q], idx[q] + 1, nhead, nf,
+                     nf == 1 ? "" : "s");
+        goto out;
+      }
+      v[q] = f[idx[q]];
+      c[q] = col[idx[q]] + (int)(line - L->buf);
+    }
+    if ((rc = rdr_record(R, L->line, v, c)) != PS_OK) goto out;
+  }
+  if (got < 0) {
+    rc = ps_fail(R->e, PS_EINPUT, "%s:%ld: expected %s, got %s", R->path, L->line,
+                 got == -1 ? "a line of at most 1 MiB" : "text", got == -1 ? "a longer one" : "a NUL byte");
+    goto out;
+  }
+  if (header) rc = ps_fail(R->e, PS_EINPUT, "%s: expected a header row naming the columns, then one call per line, "
+                           "got an empty file", R->path);
+out:
+  free(f);
+  free(col);
+  free(scratch);
+  return rc;
+}
+
+/* The column where "key" first appears on the line, else 1. */
+static int key_col(const char *line, const char *key) {
+  char *pat = xasprintf("\"%s\"", key);
+  const char *p = strstr(line, pat);
+  free(pat);
+  return p ? (int)(p - line) + 1 : 1;
+}
+
+static int read_jsonl(rdr *R, lread *L) {
+  int got, any = 0, rc = PS_OK;
+  while ((got = lread_next(L)) == 1) {
+    if (blank(L->buf)) continue;
+    any = 1;
+    const char *end = NULL;
+    cJSON *o = cJSON_ParseWithOpts(L->buf, &end, 0);
+    if (o && end) {
+      while (*end == ' ' || *end == '\t') end++;
+      if (*end) cJSON_Delete(o), o = NULL;
+    }
+    if (!cJSON_IsObject(o)) {
+      char g[64];
+      cJSON_Delete(o);
+      return ps_fail(R->e, PS_EINPUT, "%s:%ld:1: expected one JSON object per line, got %s", R->path, L->line,
+                     got_text(L->buf, g, sizeof g));
+    }
+    char txt[Q_N][256];
+    const char *v[Q_N] = {NULL, NULL, NULL, NULL};
+    int c[Q_N] = {0, 0, 0, 0};
+    for (int q = 0; q < Q_N && rc == PS_OK; q++) {
+      if (!R->name[q]) continue;
+      const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, R->name[q]);
+      c[q] = key_col(L->buf, R->name[q]);
+      v[q] = txt[q];
+      if (q == Q_WORKER) {
+        if (cJSON_IsNumber(x)) snprintf(txt[q], sizeof txt[q], "%.17g", x->valuedouble);
+        else if (cJSON_IsString(x)) snprintf(txt[q], sizeof txt[q], "%s", x->valuestring);
+        else if (!x || cJSON_IsNull(x)) txt[q][0] = 0; /* rdr_record says "got nothing" */
+        else
+          rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: %s: expected a worker name or number, got %s", R->path, L->line,
+                       c[q], R->name[q], cJSON_IsArray(x) ? "an array" : cJSON_IsObject(x) ? "an object" : "true/false");
+      } else if (cJSON_IsNumber(x)) {
+        snprintf(txt[q], sizeof txt[q], "%.17g", x->valuedouble);
+      } else {
+        rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: %s: expected %s in %s (a number%s), got %s", R->path, L->line, c[q],
+                     R->name[q], q == Q_START ? "a time" : "a duration", R->c->unit_name, q == Q_START ? "" : " >= 0",
+                     !x ? "nothing (no such key)" : cJSON_IsNull(x) ? "null" : cJSON_IsString(x) ? "a string"
+                     : cJSON_IsArray(x) ? "an array" : cJSON_IsObject(x) ? "an object" : "true/false");
+      }
+    }
+    cJSON_Delete(o);
+    if (rc == PS_OK) rc = rdr_record(R, L->line, v, c);
+    if (rc != PS_OK) return rc;
+  }
+  if (got < 0)
+    return ps_fail(R->e, PS_EINPUT, "%s:%ld: expected %s, got %s", R->path, L->line,
+                   got == -1 ? "a line of at most 1 MiB" : "text", got == -1 ? "a longer one" : "a NUL byte");
+  if (!any) return ps_fail(R->e, PS_EINPUT, "%s: expected one JSON object per line (a call each), got an empty file", R->path);
+  return PS_OK;
+}
+
+static const double *sort_key;
+static int by_start(const void *a, const void *b) {
+  size_t i = *(const size_t *)a, j = *(const size_t *)b;
+  if (sort_key[i] != sort_key[j]) return sort_key[i] < sort_key[j] ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
+static void permute_d(double *x, const size_t *ix, size_t n) {
+  if (!x) return;
+  double *t = xmalloc(n * sizeof *t);
+  for (size_t i = 0; i < n; i++) t[i] = x[ix[i]];
+  memcpy(x, t, n * sizeof *t);
+  free(t);
+}
+
+int infer_log_read(const char *path, const infer_cols *cols, infer_log *out, ps_err *e) {
+  memset(out, 0, sizeof *out);
+  struct stat st;
+  if (stat(path, &st) != 0)
+    return ps_fail(e, PS_EINPUT, "%s: expected a readable log file, got %s", path, strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    return ps_fail(e, PS_EINPUT, "%s: expected a regular file, got %s", path,
+                   S_ISDIR(st.st_mode) ? "a folder" : "a FIFO, device or socket");
+  FILE *f = fopen(path, "r");
+  if (!f) return ps_fail(e, PS_EINPUT, "%s: expected a readable log file, got %s", path, strerror(errno));
+  rdr R = {.path = path, .c = cols, .out = out, .e = e};
+  R.name[Q_CALL] = cols->call;
+  R.name[Q_WAIT] = cols->wait;
+  R.name[Q_START] = cols->start;
+  R.name[Q_WORKER] = cols->worker;
+  lread L = {.f = f, .buf = xmalloc((size_t)INFER_MAX_LINE + 1)};
+  infer_fmt fmt = cols->format;
+  if (fmt == INFER_FMT_AUTO) {
+    const char *dot = strrchr(path, '.');
+    if (dot && (!strcmp(dot, ".jsonl") || !strcmp(dot, ".ndjson") || !strcmp(dot, ".json"))) fmt = INFER_FMT_JSONL;
+    else if (dot && !strcmp(dot, ".csv")) fmt = INFER_FMT_CSV;
+    else {
+      int c;
+      while ((c = getc(f)) == ' ' || c == '\t' || c == '\n' || c == '\r') {}
+      fmt = c == '{' ? INFER_FMT_JSONL : INFER_FMT_CSV;
+      rewind(f);
+    }
+  }
+  out->format = fmt == INFER_FMT_JSONL ? "jsonl" : "csv";
+  int rc = fmt == INFER_FMT_JSONL ? read_jsonl(&R, &L) : read_csv(&R, &L);
+  if (rc == PS_OK && ferror(f)) rc = ps_fail(e, PS_EINPUT, "%s: expected a readable log file, got a read error", path);
+  if (rc == PS_OK && out->n < INFER_MIN_RECORDS)
+    rc = ps_fail(e, PS_EINPUT, "%s: expected at least %d records (calls) to fit, got %zu", path, INFER_MIN_RECORDS,
+                 out->n);
+  fclose(f);
+  free(L.buf);
+  out->nworkers = (int)R.wh.n;
+  whash_free(&R.wh);
+  if (rc != PS_OK) {
+    infer_log_free(out);
+    return rc;
+  }
+  if (out->start) {
+    size_t *ix = xmalloc(out->n * sizeof *ix);
+    for (size_t i = 0; i < out->n; i++) ix[i] = i;
+    sort_key = out->start; /* the reader is not called from several threads at once */
+    qsort(ix, out->n, sizeof *ix, by_start);
+    permute_d(out->call, ix, out->n);
+    permute_d(out->wait, ix, out->n);
+    permute_d(out->start, ix, out->n);
+    if (out->worker) {
+      int *t = xmalloc(out->n * sizeof *t);
+      for (size_t i = 0; i < out->n; i++) t[i] = out->worker[ix[i]];
+      memcpy(out->worker, t, out->n * sizeof *t);
+      free(t);
+    }
+    free(ix);
+  }
+  return PS_OK;
+}
+
+void infer_log_free(infer_log *l) {
+  free(l->call);
+  free(l->wait);
+  free(l->start);
+  free(l->worker);
+  memset(l, 0, sizeof *l);
+}
+
+/* ================================================================ statistics */
+
+static const double qp[INFER_NQ] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+
+static int dcmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* The deciles of x[0..n) (linear between order statistics); sorts x. */
+static void deciles(double *x, size_t n, double *q) {
+  qsort(x, n, sizeof *x, dcmp);
+  for (int i = 0; i < INFER_NQ; i++) {
+    double h = (double)(n - 1) * qp[i];
+    size_t lo = (size_t)h;
+    q[i] = lo + 1 < n ? x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]) : x[lo];
+  }
+}
+
+static void mean_sd(const double *x, size_t n, double *m, double *sd) {
+  double s = 0, ss = 0;
+  for (size_t i = 0; i < n; i++) s += x[i];
+  *m = s / (double)n;
+  for (size_t i = 0; i < n; i++) ss += (x[i] - *m) * (x[i] - *m);
+  *sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+}
+
+/* What the fit compares: the call column's deciles and mean, the waits' (when logged),
+ * calls per second (from start times), and GPU utilization (simulated only). */
+typedef struct fstats {
+  double q[INFER_NQ], mean, sd;
+  double wq[INFER_NQ], wmean, wsd;
+  double pps, gap_cv;
+  double util;
+} fstats;
+
+/* The statistics of records ix[0..n) of L (ix NULL: all of them, in order); tmp holds n. */
+static void obs_stats(const infer_log *L, const size_t *ix, size_t n, double *tmp, fstats *s) {
+  memset(s, 0, sizeof *s);
+  s->util = NAN;
+  for (size_t i = 0; i < n; i++) tmp[i] = L->call[ix ? ix[i] : i];
+  mean_sd(tmp, n, &s->mean, &s->sd);
+  deciles(tmp, n, s->q);
+  if (L->wait) {
+    for (size_t i = 0; i < n; i++) tmp[i] = L->wait[ix ? ix[i] : i];
+    mean_sd(tmp, n, &s->wmean, &s->wsd);
+    deciles(tmp, n, s->wq);
+  }
+  s->pps = s->gap_cv = NAN;
+  if (L->start) {
+    /* Record k's gap is the time to the next start (the last record has none), so a
+     * resample's rate is its gaps' count over their sum. */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+      size_t k = ix ? ix[i] : i;
+      if (k + 1 < L->n) tmp[m++] = L->start[k + 1] - L->start[k];
+    }
+    double gm, gsd;
+    mean_sd(tmp, m, &gm, &gsd);
+    if (m > 0 && gm > 0) {
+      s->pps = 1 / gm;
+      s->gap_cv = gsd / gm;
+    }
+  }
+}
+
+/* ================================================================ the simulated daemon */
+
+enum { P_SETUP, P_GPU, P_CLEANUP, P_OUTSIDE };
+
+static void add_phase(model *m, const char *name, res_kind r) {
+  phase *p = &m->phases[m->nphases];
+  memset(p, 0, sizeof *p);
+  p->name = xstrdup(name);
+  p->resource = r;
+  p->threads = 1;
+  p->busy = 1;
+  if (m->nphases > 0) {
+    p->after = xmalloc(sizeof(int));
+    p->after[0] = m->nphases - 1;
+    p->nafter = 1;
+  }
+  m->nphases++;
+}
+
+/* The time outside the lock of a fit: its kind (INFER_OUT_*) and, for INFER_OUT_SEEN, the
+ * distribution fitted to the gaps. */
+typedef struct outside {
+  int kind;
+  dist d;
+} outside;
+
+/* The model: setup (cpu, lognormal S, cv) -> gpu (the given compute) -> cleanup (cpu, 0)
+ * [-> outside (none: lognormal T with cv 1, or out->d)], scopes call and kernels. */
+static model *build_model(const infer_opts *o, double S, double cv, const outside *out, double T) {
+  model *m = xcalloc(1, sizeof *m);
+  m->name = xstrdup("inferred");
+  m->interference = 1;
+  m->phases = xcalloc(4, sizeof(phase));
+  add_phase(m, "setup", RES_CPU);
+  add_phase(m, "gpu", RES_GPU);
+  add_phase(m, "cleanup", RES_CPU);
+  if (out->kind != INFER_OUT_NONE) add_phase(m, "outside", RES_NONE);
+  int rc = dist_lognormal_mean_cv(&m->phases[P_SETUP].time, S, cv, NULL);
+  rc |= o->gpu_hi > o->gpu_lo ? dist_uniform(&m->phases[P_GPU].time, o->gpu_lo, o->gpu_hi, NULL)
+                              : dist_const(&m->phases[P_GPU].time, o->gpu_lo, NULL);
+  rc |= dist_const(&m->phases[P_CLEANUP].time, 0, NULL);
+  if (out->kind == INFER_OUT_FREE) rc |= dist_lognormal_mean_cv(&m->phases[P_OUTSIDE].time, T, 1, NULL);
+  if (out->kind == INFER_OUT_SEEN) dist_copy(&m->phases[P_OUTSIDE].time, &out->d);
+  PS_ASSERT(rc == 0);
+  m->scopes = xcalloc(2, sizeof(scope));
+  m->scopes[0] = (scope){xstrdup("call"), P_SETUP, P_CLEANUP};
+  m->scopes[1] = (scope){xstrdup("kernels"), P_GPU, P_GPU};
+  m->nscopes = 2;
+  return m;
+}
+
+static void set_params(model *m, double S, double cv, const outside *out, double T) {
+  int rc = dist_lognormal_mean_cv(&m->phases[P_SETUP].time, S, cv, NULL);
+  if (out->kind == INFER_OUT_FREE) rc |= dist_lognormal_mean_cv(&m->phases[P_OUTSIDE].time, T, 1, NULL);
+  PS_ASSERT(rc == 0);
+}
+
+/* A closed backlog of calls on the model with the lock over the whole call (narrow 0) or
+ * the GPU phase (narrow 1); takes ownership of m. */
+static scenario *mk_scn(const infer_opts *o, model *m, int workers, int narrow) {
+  scenario *s = xcalloc(1, sizeof *s);
+  s->name = xstrdup("infer");
+  s->model = m;
+  s->gpus = o->gpus;
+  s->workers_per_gpu = workers;
+  s->cpu_cores = o->cores > 0 ? o->cores : SCN_MAX_CORES;
+  s->batch = 1;
+  s->mutex_name = xstrdup(narrow ? "kernels" : "call");
+  s->mutex_from = narrow ? P_GPU : P_SETUP;
+  s->mutex_to = narrow ? P_GPU : P_CLEANUP;
+  s->thr = THR_SHARE;
+  s->keep_core = 1;
+  s->replications = 1;
+  s->seed = o->seed;
+  s->partitions_per_proof = 1;
+  return s;
+}
+
+/* Waits and held times of the calls kept, [lo, hi) in start order, from the mutex spans. */
+typedef struct coll {
+  int64_t lo, hi;
+  double *wait, *held;
+} coll;
+
+static void coll_span(void *ctx, const sim_span *sp) {
+  coll *c = ctx;
+  if (sp->call < c->lo || sp->call >= c->hi || sp->phase[0] != 'm') return;
+  if (!strcmp(sp->phase, "mutex_wait")) c->wait[sp->call - c->lo] = sp->t1 - sp->t0;
+  else if (!strcmp(sp->phase, "mutex_held")) c->held[sp->call - c->lo] = sp->t1 - sp->t0;
+}
+
+/* Buffers of one simulation thread, for m calls. */
+typedef struct simbuf {
+  size_t m;
+  double *wait, *held, *tmp;
+} simbuf;
+
+static void simbuf_init(simbuf *b, size_t m) {
+  b->m = m;
+  b->wait = xmalloc(m * sizeof(double));
+  b->held = xmalloc(m * sizeof(double));
+  b->tmp = xmalloc(m * sizeof(double));
+}
+
+static void simbuf_free(simbuf *b) {
+  free(b->wait);
+  free(b->held);
+  free(b->tmp);
+}
+
+/* Replication rep of s with b->m calls kept after a warm-up of a few calls per worker,
+ * the drain of the backlog left out; the statistics of those calls as the log would show
+ * them. */
+static int sim_stats(scenario *s, int rep, simbuf *b, int call_has_wait, fstats *st, ps_err *e) {
+  int64_t ng = (int64_t)s->gpus * s->workers_per_gpu, skip = 5 * ng + 10;
+  s->partitions = skip + (int64_t)b->m + ng;
+  s->warmup = skip;
+  s->cooldown = ng;
+  coll c = {skip, skip + (int64_t)b->m, b->wait, b->held};
+  sim_metrics mt;
+  int rc = sim_run_rep(s, rep, coll_span, &c, &mt, e);
+  if (rc != PS_OK) return rc;
+  memset(st, 0, sizeof *st);
+  for (size_t i = 0; i < b->m; i++) b->tmp[i] = call_has_wait ? b->wait[i] + b->held[i] : b->held[i];
+  mean_sd(b->tmp, b->m, &st->mean, &st->sd);
+  deciles(b->tmp, b->m, st->q);
+  memcpy(b->tmp, b->wait, b->m * sizeof(double));
+  mean_sd(b->tmp, b->m, &st->wmean, &st->wsd);
+  deciles(b->tmp, b->m, st->wq);
+  st->pps = mt.throughput_pps;
+  st->util = mt.gpu_util_mean;
+  st->gap_cv = NAN;
+  sim_metrics_free(&mt);
+  return PS_OK;
+}
+
+/* ================================================================ the fit */
+
+/* One fit: the observed statistics, their standard errors (of the whole log, so every
+ * bootstrap refit weighs alike), the parameters' bounds, and a simulation of its own. */
+typedef struct fitctx {
+  const infer_opts *o;
+  fstats obs;
+  int has_w, has_x, has_u, np;
+  double se_c, se_w, se_x;
+  double lo[3], hi[3];     /* bounds of the parameters: log S, log cv, log T */
+  outside out;             /* borrowed from the caller */
+  scenario *s;
+  int rep;
+  simbuf buf;
+  int evals, failed;
+  ps_err err;
+  fstats last;               /* the statistics of the last evaluation */
+} fitctx;
+
+static double clampd(double x, double lo, double hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+static void params_of(const fitctx *F, const double *x, double *S, double *cv, double *T) {
+  *S = exp(clampd(x[0], F->lo[0], F->hi[0]));
+  *cv = exp(clampd(x[1], F->lo[1], F->hi[1]));
+  *T = F->out.kind == INFER_OUT_FREE   ? exp(clampd(x[2], F->lo[2], F->hi[2]))
+       : F->out.kind == INFER_OUT_SEEN ? dist_mean(&F->out.d)
+                                       : 0;
+}
+
+static double sq(double x) { return x * x; }
+
+static double distance(const fitctx *F, const fstats *sim) {
+  const fstats *ob = &F->obs;
+  double d = sq((sim->mean - ob->mean) / F->se_c);
+  for (int i = 0; i < INFER_NQ; i++) d += sq((sim->q[i] - ob->q[i]) / F->se_c);
+  if (F->has_w) {
+    d += sq((sim->wmean - ob->wmean) / F->se_w);
+    for (int i = 0; i < INFER_NQ; i++) d += sq((sim->wq[i] - ob->wq[i]) / F->se_w);
+  }
+  if (F->has_x) d += sq((sim->pps - ob->pps) / F->se_x);
+  if (F->has_u) d += sq((sim->util - F->o->util) / F->o->util_sd);
+  return d;
+}
+
+static double eval_at(fitctx *F, const double *x) {
+  double S, cv, T;
+  params_of(F, x, &S, &cv, &T);
+  set_params(F->s->model, S, cv, &F->out, T);
+  if (sim_stats(F->s, F->rep, &F->buf, F->o->call_has_wait, &F->last, &F->err) != PS_OK) {
+    F->failed = 1;
+    return 1e300;
+  }
+  F->evals++;
+  double d = distance(F, &F->last);
+  /* Outside the bounds the objective is flat; a pull back keeps the simplex near them. */
+  for (int i = 0; i < F->np; i++) d += 10 * (sq(fmax(0, F->lo[i] - x[i])) + sq(fmax(0, x[i] - F->hi[i])));
+  return d;
+}
+
+static double objective(const gsl_vector *v, void *ctx) {
+  fitctx *F = ctx;
+  double x[3] = {0, 0, 0};
+  for (int i = 0; i < F->np; i++) x[i] = gsl_vector_get(v, i);
+  return F->failed ? 1e300 : eval_at(F, x);
+}
+
+/* Nelder-Mead from x (updated in place) with initial steps step, until the simplex's size
+ * is below tol or maxit iterations; returns the objective at the result. */
+static double nm(fitctx *F, double *x, const double *step, double tol, int maxit) {
+  gsl_multimin_fminimizer *mn = gsl_multimin_fminimizer_alloc(gsl_multimin_fminimizer_nmsimplex2, (size_t)F->np);
+  gsl_vector *xv = gsl_vector_alloc((size_t)F->np), *sv = gsl_vector_alloc((size_t)F->np);
+  for (int i = 0; i < F->np; i++) {
+    gsl_vector_set(xv, i, x[i]);
+    gsl_vector_set(sv, i, step[i]);
+  }
+  gsl_multimin_function fn = {objective, (size_t)F->np, F};
+  gsl_multimin_fminimizer_set(mn, &fn, xv, sv);
+  for (int it = 0; it < maxit && !F->failed; it++) {
+    if (gsl_multimin_fminimizer_iterate(mn) != GSL_SUCCESS) break;
+    if (gsl_multimin_test_size(gsl_multimin_fminimizer_size(mn), tol) == GSL_SUCCESS) break;
+  }
+  for (int i = 0; i < F->np; i++) x[i] = gsl_vector_get(mn->x, i);
+  double f = mn->fval;
+  gsl_vector_free(xv);
+  gsl_vector_free(sv);
+  gsl_multimin_fminimizer_free(mn);
+  return f;
+}
+
+/* A fit like proto's, on simulation stream rep, with the time outside the lock out
+ * (borrowed). */
+static void fit_init(fitctx *F, const fitctx *proto, const infer_opts *o, int rep, const outside *out) {
+  *F = *proto;
+  F->out = *out;
+  F->o = o;
+  F->rep = rep;
+  F->evals = F->failed = 0;
+  F->s = mk_scn(o, build_model(o, 1, 0.3, out, 1), o->workers, 0);
+  simbuf_init(&F->buf, proto->buf.m);
+}
+
+static void fit_free(fitctx *F) {
+  scn_free(F->s);
+  simbuf_free(&F->buf);
+}
+
+/* ================================================================ bootstrap and what-ifs */
+
+#define INFER_SIM_MIN 4000     /* simulated calls per evaluation, at least */
+#define INFER_SIM_MAX 40000    /* and at most (4 per logged call in between) */
+#define INFER_SIM_WHATIF 60000 /* simulated calls of each what-if at the estimate */
+
+/* The distribution of the gaps gap[ix[i]] that are known (all of them when ix is NULL),
+ * into out->d: calib_fit's choice by AIC. tmp holds n. */
+static int fit_gaps(const double *gap, const size_t *ix, size_t n, double *tmp, outside *out, ps_err *e) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    double x = gap[ix ? ix[i] : i];
+    if (isfinite(x)) tmp[m++] = x;
+  }
+  calib_fit_result f;
+  int rc = calib_fit(tmp, m, CALIB_AUTO, &f, e);
+  if (rc == PS_OK) out->d = f.d;
+  return rc;
+}
+
+/* Refits b = lo..hi-1 of the bootstrap: a circular moving-block resample of the records
+ * (blocks keep the correlation of neighbouring calls, which share the lock), fitted from
+ * the estimate with simulation stream b + 1; then the fitted model's utilization now and
+ * with the lock narrowed to the GPU phase, on the same stream. Gaps seen in the log are
+ * refitted on each resample. */
+typedef struct bootjob {
+  const infer_log *L;
+  const double *gap;         /* NULL unless the gaps were seen */
+  const infer_opts *o;
+  const fitctx *proto;
+  const double *xhat;
+  size_t block;
+  double *x;                 /* 3 per refit: S, cv, T */
+  double *util, *nutil, *gain;
+  int *evals, *rc;
+  ps_err *err;
+} bootjob;
+
+static void boot_range(void *ctx, size_t lo, size_t hi) {
+  bootjob *J = ctx;
+  size_t n = J->L->n;
+  size_t *ix = xmalloc(n * sizeof *ix);
+  double *tmp = xmalloc(n * sizeof *tmp);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  static const double step[3] = {0.05, 0.15, 0.3};
+  for (size_t b = lo; b < hi; b++) {
+    gsl_rng_set(r, (unsigned long)ps_seed_mix(J->o->seed ^ 0x696e666572ULL, b));
+    for (size_t k = 0; k < n;) {
+      size_t s0 = (size_t)gsl_rng_uniform_int(r, (unsigned long)n);
+      for (size_t j = 0; j < J->block && k < n; j++) ix[k++] = (s0 + j) % n;
+    }
+    outside out = {J->proto->out.kind, {0}};
+    if (out.kind == INFER_OUT_SEEN) {
+      ps_err e = {{0}};
+      /* The resample's gaps fit when the whole log's did, but for a degenerate draw. */
+      if (fit_gaps(J->gap, ix, n, tmp, &out, &e) != PS_OK) dist_copy(&out.d, &J->proto->out.d);
+    }
+    fitctx F;
+    fit_init(&F, J->proto, J->o, (int)b + 1, &out);
+    obs_stats(J->L, ix, n, tmp, &F.obs);
+    double *x = J->x + 3 * b;
+    memcpy(x, J->xhat, 3 * sizeof *x);
+    nm(&F, x, step, 2e-3, 150);
+    eval_at(&F, x);
+    J->util[b] = F.last.util;
+    double pps = F.last.pps;
+    fstats st;
+    F.s->mutex_from = F.s->mutex_to = P_GPU;
+    if (!F.failed && sim_stats(F.s, (int)b + 1, &F.buf, J->o->call_has_wait, &st, &F.err) != PS_OK) F.failed = 1;
+    J->nutil[b] = F.failed ? NAN : st.util;
+    J->gain[b] = F.failed ? NAN : st.pps / pps;
+    J->evals[b] = F.evals;
+    J->rc[b] = F.failed ? PS_ERR : PS_OK;
+    if (F.failed) J->err[b] = F.err;
+    params_of(&F, x, &x[0], &x[1], &x[2]);
+    fit_free(&F);
+    dist_free(&out.d);
+  }
+  gsl_rng_free(r);
+  free(ix);
+  free(tmp);
+}
+
+/* The what-ifs at the estimate, one simulation each. */
+typedef struct gridjob {
+  const infer_opts *o;
+  double S, cv, T;
+  const outside *out;
+  infer_whatif *g;
+  int *rc;
+  ps_err *err;
+} gridjob;
+
+static void grid_range(void *ctx, size_t lo, size_t hi) {
+  gridjob *J = ctx;
+  for (size_t i = lo; i < hi; i++) {
+    infer_whatif *w = &J->g[i];
+    scenario *s = mk_scn(J->o, build_model(J->o, J->S, J->cv, J->out, J->T), w->workers, w->narrow);
+    simbuf b;
+    simbuf_init(&b, INFER_SIM_WHATIF);
+    fstats st;
+    J->rc[i] = sim_stats(s, 0, &b, J->o->call_has_wait, &st, &J->err[i]);
+    if (J->rc[i] == PS_OK) {
+      w->util = st.util;
+      w->pps = st.pps;
+      w->wait_s = st.wmean;
+      w->call_s = st.mean;
+    }
+    simbuf_free(&b);
+    scn_free(s);
+  }
+}
+
+typedef struct tickwrap {
+  par_tick_fn fn;
+  void *ctx;
+} tickwrap;
+
+static void tick_plus1(void *ctx, size_t done) {
+  tickwrap *t = ctx;
+  t->fn(t->ctx, done + 1);
+}
+
+/* The estimate with est +- t sd of the refits v[0], v[stride], ... (on the log scale for
+ * positive quantities, so that the interval stays positive). */
+static void ci_of(infer_ci *c, double est, const double *v, size_t stride, int nb, int logscale) {
+  c->est = est;
+  c->lo = c->hi = NAN;
+  if (nb < 2) return;
+  double s = 0, ss = 0;
+  for (int b = 0; b < nb; b++) s += logscale ? log(v[b * stride]) : v[b * stride];
+  double m = s / nb;
+  for (int b = 0; b < nb; b++) ss += sq((logscale ? log(v[b * stride]) : v[b * stride]) - m);
+  double sd = sqrt(ss / (nb - 1)), t = gsl_cdf_tdist_Pinv(0.975, nb - 1);
+  c->lo = logscale ? est * exp(-t * sd) : est - t * sd;
+  c->hi = logscale ? est * exp(t * sd) : est + t * sd;
+}
+
+const char *infer_identification(const infer_ci *c) {
+  if (!isfinite(c->lo) || !isfinite(c->hi)) return "no interval (no bootstrap)";
+  if (!(c->est > 0)) return "not identified";
+  double w = (c->hi - c->lo) / 2 / c->est;
+  return w <= 0.10 ? "well identified" : w <= 0.5 ? "weakly identified" : "not identified";
+}
+
+void infer_result_free(infer_result *r) {
+  free(r->grid);
+  dist_free(&r->outside_dist);
+  memset(r, 0, sizeof *r);
+}
+
+/* ================================================================ infer_run */
+
+/* gap[k]: from record k's end to its worker's next start (NAN for a worker's last call),
+ * where the log names workers and times whole calls; NULL otherwise. */
+static double *worker_gaps(const infer_log *L, int call_has_wait) {
+  if (!L->start || !L->worker || L->nworkers <= 0 || !(call_has_wait || L->wait)) return NULL;
+  double *gap = xmalloc(L->n * sizeof *gap);
+  int *last = xmalloc((size_t)L->nworkers * sizeof *last);
+  for (int w = 0; w < L->nworkers; w++) last[w] = -1;
+  size_t cnt = 0;
+  for (size_t i = 0; i < L->n; i++) {
+    gap[i] = NAN;
+    int w = L->worker[i];
+    if (last[w] >= 0) {
+      size_t k = (size_t)last[w];
+      gap[k] = fmax(0, L->start[i] - (L->start[k] + L->call[k] + (call_has_wait ? 0 : L->wait[k])));
+      cnt++;
+    }
+    last[w] = (int)i;
+  }
+  free(last);
+  if (cnt < 2) {
+    free(gap);
+    return NULL;
+  }
+  return gap;
+}
+
+int infer_run(const infer_log *L, const infer_opts *o, infer_result *R, ps_err *e) {
+  memset(R, 0, sizeof *R);
+  PS_ASSERT(L->n >= 2 && o->workers >= 1 && o->gpus >= 1 && o->gpu_lo > 0 && o->gpu_hi >= o->gpu_lo);
+  dist_gsl_init();
+  size_t n = L->n;
+  int ng = o->workers * o->gpus, rc = PS_OK, nb = o->boot > 0 ? o->boot : 0;
+  double g = (o->gpu_lo + o->gpu_hi) / 2, gvar = sq(o->gpu_hi - o->gpu_lo) / 12, rn = sqrt((double)n);
+  double *tmp = xmalloc(n * sizeof *tmp), *gap = worker_gaps(L, o->call_has_wait);
+  double *bx = xcalloc(3 * (size_t)nb + 1, sizeof *bx), *bu = xcalloc((size_t)nb + 1, sizeof *bu);
+  double *bn = xcalloc((size_t)nb + 1, sizeof *bn), *bg = xcalloc((size_t)nb + 1, sizeof *bg);
+  int *bev = xcalloc((size_t)nb + 1, sizeof *bev), *brc = xcalloc((size_t)nb + 1, sizeof *brc);
+  ps_err *berr = xcalloc((size_t)nb + 1, sizeof *berr);
+  outside out = {INFER_OUT_NONE, {0}};
+  fitctx P = {.o = o}, F = {0};
+  obs_stats(L, NULL, n, tmp, &P.obs);
+  P.has_w = L->wait != NULL;
+  P.has_x = L->start != NULL;
+  P.has_u = isfinite(o->util);
+  if (P.has_x && !(P.obs.pps > 0 && isfinite(P.obs.pps))) {
+    rc = ps_fail(e, PS_EINPUT, "the start times do not advance (every record starts at %g s): expected the times "
+                 "the calls started", L->start[0]);
+    goto out;
+  }
+  /* The held time where the log shows it, and the whole call (wait and held). */
+  double held = NAN, held_var = NAN, total = NAN;
+  if (!o->call_has_wait) {
+    held = P.obs.mean;
+    held_var = sq(P.obs.sd);
+    if (P.has_w) total = P.obs.mean + P.obs.wmean;
+  } else {
+    total = P.obs.mean;
+    if (P.has_w) {
+      for (size_t i = 0; i < n; i++) tmp[i] = L->call[i] - L->wait[i];
+      double sd;
+      mean_sd(tmp, n, &held, &sd);
+      held_var = sq(sd);
+    }
+  }
+  /* The starting point: the held time less the GPU's, from whatever the log shows of it. */
+  double S0 = isfinite(held) ? held - g : P.has_x ? o->gpus / P.obs.pps - g : P.obs.mean / o->workers - g;
+  S0 = fmax(S0, 0.05 * g);
+  double cv0 = isfinite(held_var) ? clampd(sqrt(fmax(held_var - gvar, sq(0.05 * S0))) / S0, 0.05, 2) : 0.3;
+  /* The time outside the lock: seen in the gaps between a worker's calls; or, without
+   * workers, fitted when the start times show a worker's cycle (workers / rate) longer
+   * than its calls, or when waits or the utilization carry the information; otherwise
+   * none (each worker calls again at once). Whether the gaps "show" is judged against
+   * their noise (block-correlated, hence the factor). */
+  double T0 = 0;
+  R->gap_mean = NAN;
+  if (gap) {
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+      if (isfinite(gap[i])) tmp[m++] = gap[i];
+    double gm, gsd;
+    mean_sd(tmp, m, &gm, &gsd);
+    R->gap_mean = gm;
+    if (gm > 3 * gsd / sqrt((double)m) && gm > 0.01 * total) {
+      out.kind = INFER_OUT_SEEN;
+      if ((rc = fit_gaps(gap, NULL, n, tmp, &out, e)) != PS_OK) goto out;
+    }
+  } else if (P.has_x) {
+    double cyc = ng / P.obs.pps;
+    int show;
+    if (isfinite(total)) {
+      T0 = cyc - total;
+      double se = (cyc * fmax(P.obs.gap_cv, 0.05) + P.obs.sd) / rn * sqrt(2.0 * ng);
+      show = T0 > 3 * se && T0 > 0.01 * total;
+    } else {
+      show = P.obs.pps / o->gpus * held < 0.97; /* the lock is free part of the time */
+      T0 = cyc - o->workers * held;
+    }
+    if (show) out.kind = INFER_OUT_FREE;
+  } else if (P.has_u || P.has_w) {
+    out.kind = INFER_OUT_FREE;
+  }
+  T0 = fmax(T0, 0.1 * (S0 + g));
+  P.out = out;
+  P.np = 2 + (out.kind == INFER_OUT_FREE);
+  double top = log(1e3 * (P.obs.mean + g));
+  P.lo[0] = log(1e-3 * g);
+  P.hi[0] = top;
+  P.lo[1] = log(0.01);
+  P.hi[1] = log(3.0);
+  P.lo[2] = log(1e-3 * (S0 + g));
+  P.hi[2] = top;
+  P.se_c = fmax(P.obs.sd, 1e-3 * P.obs.mean) / rn;
+  P.se_w = P.has_w ? fmax(P.obs.wsd, 1e-3 * fmax(P.obs.wmean, P.obs.mean)) / rn : 1;
+  P.se_x = P.has_x ? P.obs.pps * fmax(P.obs.gap_cv, 0.05) / rn : 1;
+  P.buf.m = (size_t)clampd(4.0 * (double)n, INFER_SIM_MIN, INFER_SIM_MAX);
+
+  /* The estimate: Nelder-Mead, then a restart from where it stopped. */
+  fit_init(&F, &P, o, 0, &out);
+  double x[3] = {log(S0), log(cv0), log(T0)};
+  static const double step1[3] = {0.25, 0.4, 0.7}, step2[3] = {0.05, 0.15, 0.3};
+  nm(&F, x, step1, 1e-3, 400);
+  nm(&F, x, step2, 5e-4, 200);
+  R->distance = eval_at(&F, x);
+  if (F.failed) {
+    rc = ps_fail(e, PS_ERR, "the simulation of the fit failed: %s", F.err.msg);
+    goto out;
+  }
+  double S, cv, T;
+  params_of(&F, x, &S, &cv, &T);
+  R->n = n;
+  R->gpu_mean = g;
+  R->has_wait = P.has_w;
+  R->has_start = P.has_x;
+  R->has_util = P.has_u;
+  R->outside = out.kind;
+  R->nparams = P.np;
+  R->nstats = 10 + (P.has_w ? 10 : 0) + P.has_x + P.has_u;
+  R->sim_calls = P.buf.m;
+  memcpy(R->obs_q, P.obs.q, sizeof R->obs_q);
+  memcpy(R->sim_q, F.last.q, sizeof R->sim_q);
+  R->obs_mean = P.obs.mean;
+  R->sim_mean = F.last.mean;
+  memcpy(R->obs_wq, P.obs.wq, sizeof R->obs_wq);
+  memcpy(R->sim_wq, F.last.wq, sizeof R->sim_wq);
+  R->obs_wmean = P.has_w ? P.obs.wmean : NAN;
+  R->sim_wmean = F.last.wmean;
+  R->obs_pps = P.obs.pps;
+  R->sim_pps = F.last.pps;
+  R->obs_util = o->util;
+  R->evals = F.evals;
+  tickwrap tw = {o->progress, o->progress_ctx};
+  if (o->progress) o->progress(o->progress_ctx, 1);
+
+  /* The bootstrap. */
+  size_t block = (size_t)fmax(ceil(cbrt((double)n)), 5.0 * ng);
+  if (block > n / 5) block = n / 5 > 0 ? n / 5 : 1;
+  R->block = (int)block;
+  if (nb > 0) {
+    bootjob J = {L, out.kind == INFER_OUT_SEEN ? gap : NULL, o, &P, x, block, bx, bu, bn, bg, bev, brc, berr};
+    par_for((size_t)nb, 1, o->threads, boot_range, &J, o->progress ? tick_plus1 : NULL, &tw);
+    for (int b = 0; b < nb && rc == PS_OK; b++)
+      if (brc[b] != PS_OK) rc = ps_fail(e, PS_ERR, "the simulation of bootstrap refit %d failed: %s", b + 1, berr[b].msg);
+    for (int b = 0; b < nb; b++) R->evals += bev[b];
+    R->boot_done = nb;
+  }
+  if (rc != PS_OK) goto out;
+  ci_of(&R->cpu_lock, S, bx, 3, nb, 1);
+  ci_of(&R->cpu_cv, cv, bx + 1, 3, nb, 1);
+  if (out.kind != INFER_OUT_NONE) {
+    ci_of(&R->outside_s, T, bx + 2, 3, nb, 0);
+    if (R->outside_s.lo < 0) R->outside_s.lo = 0;
+  } else {
+    R->outside_s = (infer_ci){0, NAN, NAN};
+  }
+  if (out.kind == INFER_OUT_FREE) dist_lognormal_mean_cv(&R->outside_dist, T, 1, NULL);
+  if (out.kind == INFER_OUT_SEEN) dist_copy(&R->outside_dist, &out.d);
+
+  /* The what-ifs at the estimate: 1..4 workers (and the logged count), both locks. */
+  int nw = o->workers > 4 ? 5 : 4;
+  R->ngrid = 2 * nw;
+  R->grid = xcalloc((size_t)R->ngrid, sizeof *R->grid);
+  for (int i = 0; i < R->ngrid; i++) {
+    R->grid[i].workers = i / 2 < 4 ? i / 2 + 1 : o->workers;
+    R->grid[i].narrow = i % 2;
+  }
+  int *grc = xcalloc((size_t)R->ngrid, sizeof *grc);
+  ps_err *gerr = xcalloc((size_t)R->ngrid, sizeof *gerr);
+  gridjob G = {o, S, cv, T, &out, R->grid, grc, gerr};
+  par_for((size_t)R->ngrid, 1, o->threads, grid_range, &G, NULL, NULL);
+  for (int i = 0; i < R->ngrid && rc == PS_OK; i++)
+    if (grc[i] != PS_OK) rc = ps_fail(e, PS_ERR, "the what-if simulation failed: %s", gerr[i].msg);
+  free(grc);
+  free(gerr);
+  if (rc != PS_OK) goto out;
+  const infer_whatif *now = NULL, *nar = NULL;
+  for (int i = 0; i < R->ngrid; i++)
+    if (R->grid[i].workers == o->workers) *(R->grid[i].narrow ? &nar : &now) = &R->grid[i];
+  PS_ASSERT(now && nar);
+  ci_of(&R->util, now->util, bu, 1, nb, 0);
+  ci_of(&R->narrow_util, nar->util, bn, 1, nb, 0);
+  ci_of(&R->narrow_gain, nar->pps / now->pps, bg, 1, nb, 1);
+  R->logged_s = P.obs.mean;
+  R->wait_s = P.has_w ? P.obs.wmean : now->wait_s;
+out:
+  if (F.s) fit_free(&F);
+  dist_free(&out.d);
+  free(bx);
+  free(bu);
+  free(bn);
+  free(bg);
+  free(bev);
+  free(brc);
+  free(berr);
+  free(tmp);
+  free(gap);
+  if (rc != PS_OK) infer_result_free(R);
+  return rc;
+}
+
+model *infer_model(const infer_result *r, const infer_opts *o, const char *name, const char *source) {
+  outside out = {r->outside, r->outside_dist};
+  model *m = build_model(o, r->cpu_lock.est, r->cpu_cv.est, &out, r->outside_s.est);
+  free(m->name);
+  m->name = xstrdup(name);
+  m->source = source ? xstrdup(source) : NULL;
+  return m;
+}
