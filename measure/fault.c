@@ -11,7 +11,7 @@
 #include "measure_exec.h"
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-static int armed;
+static int armed, fired;
 static int f_worker;
 static int64_t f_call;
 static char f_phase[128], f_spec[256];
@@ -31,7 +31,8 @@ static void parse(void) {
 
 int mexec_fault(int worker, int64_t call, const char *ph, ps_err *e) {
   pthread_once(&once, parse);
-  if (!armed || worker != f_worker || call != f_call || strcmp(ph, f_phase)) return PS_OK;
+  if (!armed || worker != f_worker || call < f_call || strcmp(ph, f_phase)) return PS_OK;
+  if (__atomic_exchange_n(&fired, 1, __ATOMIC_SEQ_CST)) return PS_OK; /* once */
   return ps_fail(e, PS_ERR, "injected fault (PROVESIM_FAULT=%s): the phase failed as a failing CUDA or backend call would",
                  f_spec);
 }

@@ -79,8 +79,9 @@ extern const mexec_ops mexec_synthetic;
 extern const mexec_ops mexec_groth16;
 
 /* Fault injection (fault.c): PS_OK, unless PROVESIM_FAULT=WORKER:CALL:PHASE names this
- * worker (global index), call (the run's call number) and phase, which then fails with
- * PS_ERR and a message saying it was injected. Executors call it before each phase. */
+ * worker (global index) and phase, and this is the worker's first call numbered CALL or
+ * later (calls are numbered across the run), which then fails, once, with PS_ERR and a
+ * message saying it was injected. Executors call it before each phase. */
 int mexec_fault(int worker, int64_t call, const char *phase, ps_err *e);
 
 /* Sleeps until the ps_now() deadline, waking every 50 ms to check mrun_stopping. */
