@@ -106,6 +106,10 @@ def validate(binp, data, models, row):
                                   "measured": p99["measured"], "error_pct": rel(p99)},
         "device": meas.get("device"),
     }
+    for key, name in (("mutex_wait_s", "mutex_wait_mean"), ("call_s", "call_mean")):
+        m = metric(doc, name)
+        if m is not None and m["measured"] is not None:
+            r[key] = {"predicted": m["predicted"], "measured": m["measured"], "error_pct": rel(m)}
     ok = abs(r["gpu_util"]["error_pp"]) <= TARGET["util_pp"] and abs(r["throughput_pps"]["error_pct"]) <= TARGET["tput_pct"]
     if poisson and r["latency_p99_s"] and r["latency_p99_s"]["error_pct"] is not None:
         ok = ok and abs(r["latency_p99_s"]["error_pct"]) <= TARGET["p99_pct"]
@@ -184,6 +188,14 @@ def table(rows):
             r["name"], r["constraints"].split("^")[1], 100 * u["predicted"], 100 * u["measured"], nv, u["error_pp"],
             x["predicted"], x["measured"], x["error_pct"], p99, "yes" if r["within_target"] else "**no**"))
     n = sum(r["within_target"] for r in rows)
+    waits = [abs(r["mutex_wait_s"]["error_pct"]) for r in rows
+             if "mutex_wait_s" in r and r["mutex_wait_s"]["error_pct"] is not None and r["mutex_wait_s"]["measured"] > 0.005]
+    calls = [abs(r["call_s"]["error_pct"]) for r in rows if "call_s" in r and r["call_s"]["error_pct"] is not None]
+    out.append("")
+    if waits:
+        out.append("Mean time waiting for the mutex: predicted within %.1f%% on average (largest %.1f%%) over the %d rows "
+                   "that wait more than 5 ms; time inside the call: within %.1f%% on average (largest %.1f%%)." % (
+                       sum(waits) / len(waits), max(waits), len(waits), sum(calls) / len(calls), max(calls)))
     out.append("")
     out.append("%d of %d held-out scenarios within the target (2 pp of utilization, 3%% of throughput, 10%% of p99 "
                "latency under arrivals)." % (n, len(rows)))
