@@ -347,6 +347,14 @@ int sim_cmd_plan(int argc, char **argv) {
     goto done;
   }
 
+  if (s->arrivals == ARR_TRACE) {
+    /* plan runs each configuration at the target's rate; a trace's times are its own. */
+    fprintf(stderr, "provesim plan: %s: workload.arrivals.trace: expected arrivals that plan can set to the target "
+                    "rate (process: poisson or fixed), got a trace, whose times are its own (scale them with "
+                    "rate_scale in simulate or sweep)\n", path);
+    rc = PS_EXIT_USAGE;
+    goto done;
+  }
   plan_limits lim = {.target_pph = tv[0], .has_max = mg[0], .max_p99_s = mv[0],
                      .max_gpus = bg[0] ? (int)bv[0] : 16, .max_cores = (int)bv[1], .has_mem = bg[2],
                      .max_mem_gib = bv[2], .max_workers = maxw, .batches = bl, .nbatches = nb, .jobs = jobs};

@@ -72,7 +72,8 @@ typedef struct model {
   int nscopes;
 } model;
 
-typedef enum arrival_kind { ARR_CLOSED, ARR_POISSON, ARR_FIXED } arrival_kind;
+/* ARR_TRACE replays proof arrival times read from a file (workload.arrivals.trace). */
+typedef enum arrival_kind { ARR_CLOSED, ARR_POISSON, ARR_FIXED, ARR_TRACE } arrival_kind;
 
 /* The thread policy (system.threads): how many threads each cpu phase with `threads: all`
  * gets per worker. share: (cpu_cores - keep_core) / workers, at least 1; all: cpu_cores
@@ -102,8 +103,14 @@ typedef struct scenario {
   /* workload */
   int64_t partitions;    /* partitions to complete (closed backlog), or to arrive */
   arrival_kind arrivals;
-  double proofs_per_hour;
+  double proofs_per_hour;   /* ARR_POISSON, ARR_FIXED */
   int partitions_per_proof; /* default 1 */
+  char *trace_path;      /* ARR_TRACE: the file as the scenario names it */
+  double rate_scale;     /* ARR_TRACE: the trace's gaps are divided by it; default 1 */
+  double *trace_t;       /* ARR_TRACE: ntrace proof arrival times, seconds from the start,
+                            nondecreasing, already divided by rate_scale (owned). The run
+                            replays the first ceil(partitions / partitions_per_proof) */
+  int64_t ntrace;
 
   /* run */
   int64_t warmup;        /* default 0; < partitions */

@@ -315,6 +315,12 @@ double report_offered_pps(const scenario *s) {
   case ARR_CLOSED: return NAN;
   case ARR_POISSON:
   case ARR_FIXED: return s->proofs_per_hour * ppp / 3600.0;
+  case ARR_TRACE: {
+    /* The mean rate of the arrivals the run replays: their gaps' mean, one proof each. */
+    int64_t used = (s->partitions + ppp - 1) / ppp;
+    double span = used >= 2 ? s->trace_t[used - 1] - s->trace_t[0] : 0;
+    return span > 0 ? (double)(used - 1) * ppp / span : NAN;
+  }
   }
   return NAN;
 }

@@ -57,7 +57,9 @@ void report_limit_name(const char *line, char *out, size_t n);
 double report_proofs_per_hour(const scenario *s, double pps);
 
 /* Partitions per second an open workload's arrivals bring on average (the process's rate
- * times partitions_per_proof); NaN for a closed backlog. */
+ * times partitions_per_proof; for a trace, partitions_per_proof over the mean gap of the
+ * arrivals the run replays); NaN for a closed backlog, and for a trace whose arrivals
+ * all come at one time. */
 double report_offered_pps(const scenario *s);
 
 /* The stability warning, one sentence without a line break (for the table, sweep and

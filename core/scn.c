@@ -191,7 +191,7 @@ static int rd_threads(ld *c, scenario *s, node *n) {
   return 0;
 }
 static const char *const WL_KEYS[] = {"partitions", "arrivals", NULL};
-static const char *const ARR_KEYS[] = {"process", "proofs_per_hour", "partitions_per_proof", NULL};
+static const char *const ARR_KEYS[] = {"process", "proofs_per_hour", "partitions_per_proof", "trace", "rate_scale", NULL};
 static const char *const RUN_KEYS[] = {"warmup", "cooldown", "replications", "seed", NULL};
 static const char *const PROVER_KEYS[] = {"circuit", "constraints", NULL};
 
@@ -239,6 +239,58 @@ static int rd_mutex(ld *c, scenario *s, node *n) {
 static const node *pick(const node *a, const node *b) {
   if (b && b->at.origin && !(a && a->at.origin)) return b;
   return a ? a : b;
+}
+
+/* workload.arrivals: {process: poisson|fixed, proofs_per_hour: X} or {trace: FILE,
+ * rate_scale: F}, with partitions_per_proof. *tn receives the trace: node, if any. */
+static int rd_arrivals(ld *c, scenario *s, node *x, node **tn) {
+  node *y;
+  if (scn__check_map(c, x, "workload.arrivals", ARR_KEYS)) return PS_EINPUT;
+  if ((y = scn__opt(x, "partitions_per_proof")) &&
+      scn__rd_i(c, y, "workload.arrivals.partitions_per_proof", 1, &s->partitions_per_proof))
+    return PS_EINPUT;
+  node *t = scn__opt(x, "trace");
+  if (!t) {
+    static const char *const procs[] = {"poisson", "fixed", NULL};
+    int pk;
+    if ((y = scn__opt(x, "rate_scale")))
+      return scn__expect(c, y, "workload.arrivals.rate_scale", "no rate_scale without workload.arrivals.trace (it "
+                         "scales a trace; set proofs_per_hour instead)");
+    if (scn__req(c, x, "workload.arrivals", "process", "one of poisson, fixed (or trace: FILE)", &y) ||
+        scn__rd_enum(c, y, "workload.arrivals.process", procs, &pk))
+      return PS_EINPUT;
+    s->arrivals = pk == 0 ? ARR_POISSON : ARR_FIXED;
+    if (scn__req(c, x, "workload.arrivals", "proofs_per_hour", "a number > 0", &y) ||
+        scn__rd_num(c, y, "workload.arrivals.proofs_per_hour", 0, 1, &s->proofs_per_hour))
+      return PS_EINPUT;
+    return 0;
+  }
+  /* A trace gives the times itself. */
+  static const char *const beside[] = {"process", "proofs_per_hour", NULL};
+  for (int i = 0; beside[i]; i++)
+    if ((y = scn__opt(x, beside[i]))) {
+      char p[PB], what[160];
+      scn__jp(p, sizeof p, "workload.arrivals", beside[i]);
+      snprintf(what, sizeof what, "no %s beside workload.arrivals.trace (the trace gives the arrival times; "
+               "rate_scale scales them)", beside[i]);
+      return scn__expect(c, y, p, what);
+    }
+  const char *file;
+  if (scn__rd_str(c, t, "workload.arrivals.trace", &file)) return PS_EINPUT;
+  if (!*file) return scn__expect(c, t, "workload.arrivals.trace", "the name of an arrivals file (CSV or JSON Lines)");
+  if ((y = scn__opt(x, "rate_scale")) &&
+      (scn__scalar_double(y, &s->rate_scale) || !(s->rate_scale >= 1e-3 && s->rate_scale <= 1e3)))
+    return scn__expect(c, y, "workload.arrivals.rate_scale", "a number from 0.001 to 1000 (the trace's gaps are "
+                       "divided by it)");
+  char *tpath = scn__relative_to(t->at.origin ? NULL : t->at.file, file);
+  int rc = scn__load_trace(c, t, "workload.arrivals.trace", tpath, &s->trace_t, &s->ntrace);
+  free(tpath);
+  if (rc) return rc;
+  for (int64_t i = 0; i < s->ntrace; i++) s->trace_t[i] /= s->rate_scale;
+  s->trace_path = xstrdup(file);
+  s->arrivals = ARR_TRACE;
+  *tn = t;
+  return 0;
 }
 
 static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov, scenario *s) {
@@ -332,26 +384,28 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     goto fail;
   }
   if (scn__check_map(c, wl, "workload", WL_KEYS)) goto fail;
-  if (scn__req(c, wl, "workload", "partitions", "an integer >= 1", &x) ||
-      scn__rd_int(c, x, "workload.partitions", 1, INT64_MAX, &s->partitions))
-    goto fail;
   s->arrivals = ARR_CLOSED;
   s->partitions_per_proof = 1;
-  if ((x = scn__opt(wl, "arrivals"))) {
-    static const char *const procs[] = {"poisson", "fixed", NULL};
-    int pk;
-    if (scn__check_map(c, x, "workload.arrivals", ARR_KEYS) ||
-        scn__req(c, x, "workload.arrivals", "process", "one of poisson, fixed", &y) ||
-        scn__rd_enum(c, y, "workload.arrivals.process", procs, &pk))
-      goto fail;
-    s->arrivals = pk == 0 ? ARR_POISSON : ARR_FIXED;
-    if (scn__req(c, x, "workload.arrivals", "proofs_per_hour", "a number > 0", &y) ||
-        scn__rd_num(c, y, "workload.arrivals.proofs_per_hour", 0, 1, &s->proofs_per_hour))
-      goto fail;
-    if ((y = scn__opt(x, "partitions_per_proof")) &&
-        scn__rd_i(c, y, "workload.arrivals.partitions_per_proof", 1, &s->partitions_per_proof))
-      goto fail;
+  s->rate_scale = 1;
+  node *trn = NULL; /* workload.arrivals.trace */
+  if ((x = scn__opt(wl, "arrivals")) && rd_arrivals(c, s, x, &trn)) goto fail;
+  /* With a trace, partitions defaults to every partition its arrivals bring, and may
+   * not ask for more. */
+  node *pn = scn__opt(wl, "partitions");
+  if (trn && !pn) {
+    s->partitions = s->ntrace * s->partitions_per_proof;
+  } else if (scn__req(c, wl, "workload", "partitions", "an integer >= 1", &pn) ||
+             scn__rd_int(c, pn, "workload.partitions", 1, INT64_MAX, &s->partitions)) {
+    goto fail;
+  } else if (trn && s->partitions > s->ntrace * s->partitions_per_proof) {
+    char what[200];
+    snprintf(what, sizeof what, "an integer from 1 to %" PRId64 " (the trace's %" PRId64 " arrivals x %d partitions "
+             "per proof)", s->ntrace * s->partitions_per_proof, s->ntrace, s->partitions_per_proof);
+    int at_trace = pick(pn, trn) == trn;
+    scn__expect(c, at_trace ? trn : pn, at_trace ? "workload.arrivals.trace" : "workload.partitions", what);
+    goto fail;
   }
+  if (!pn) pn = trn; /* where a cross-check with partitions points */
 
   /* run */
   node *run = scn__opt(root, "run");
@@ -405,7 +459,6 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
 
   /* Checks across keys. */
   if (s->warmup >= s->partitions) {
-    const node *pn = scn__map_find(wl, "partitions")->val;
     const node *at = pick(wn, pn);
     char what[160];
     if (at == wn) {
@@ -413,14 +466,17 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
                s->partitions - 1, s->partitions);
       scn__expect(c, wn, "run.warmup", what);
     } else {
-      snprintf(what, sizeof what, "an integer > run.warmup (%" PRId64 ")", s->warmup);
-      scn__expect(c, pn, "workload.partitions", what);
+      if (pn == trn)
+        snprintf(what, sizeof what, "a trace of more than run.warmup (%" PRId64 ") partitions (it brings %" PRId64 ")",
+                 s->warmup, s->partitions);
+      else
+        snprintf(what, sizeof what, "an integer > run.warmup (%" PRId64 ")", s->warmup);
+      scn__expect(c, pn, pn == trn ? "workload.arrivals.trace" : "workload.partitions", what);
     }
     goto fail;
   }
   if (s->cooldown > s->partitions - s->warmup - 1) {
     /* The window runs from the warmup-th completion to the (partitions - cooldown)-th. */
-    node *pn = scn__map_find(wl, "partitions")->val;
     const node *at = cn;
     if (!cn->at.origin) at = pn->at.origin ? pn : wn && wn->at.origin ? wn : cn;
     char what[200];
@@ -429,8 +485,12 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
                s->partitions - s->warmup - 1);
       scn__expect(c, cn, "run.cooldown", what);
     } else if (at == pn) {
-      snprintf(what, sizeof what, "an integer > run.warmup + run.cooldown (%" PRId64 ")", s->warmup + s->cooldown);
-      scn__expect(c, pn, "workload.partitions", what);
+      if (pn == trn)
+        snprintf(what, sizeof what, "a trace of more than run.warmup + run.cooldown (%" PRId64 ") partitions (it "
+                 "brings %" PRId64 ")", s->warmup + s->cooldown, s->partitions);
+      else
+        snprintf(what, sizeof what, "an integer > run.warmup + run.cooldown (%" PRId64 ")", s->warmup + s->cooldown);
+      scn__expect(c, pn, pn == trn ? "workload.arrivals.trace" : "workload.partitions", what);
     } else {
       snprintf(what, sizeof what, "an integer from 0 to %" PRId64 " (workload.partitions - run.cooldown - 1)",
                s->partitions - s->cooldown - 1);
@@ -530,6 +590,8 @@ void scn_free(scenario *s) {
   scn_model_free(s->model);
   free(s->mutex_name);
   free(s->prover_circuit);
+  free(s->trace_path);
+  free(s->trace_t);
   free(s);
 }
 
@@ -653,8 +715,20 @@ cJSON *scn_to_json(const scenario *s) {
     cJSON_AddNullToObject(wl, "arrivals");
   } else {
     cJSON *a = cJSON_AddObjectToObject(wl, "arrivals");
-    cJSON_AddStringToObject(a, "process", s->arrivals == ARR_POISSON ? "poisson" : "fixed");
-    cJSON_AddNumberToObject(a, "proofs_per_hour", s->proofs_per_hour);
+    if (s->arrivals == ARR_TRACE) {
+      /* The trace as replayed: its file, the scale, and the arrivals the run uses. */
+      int64_t used = (s->partitions + s->partitions_per_proof - 1) / s->partitions_per_proof;
+      cJSON_AddStringToObject(a, "process", "trace");
+      cJSON_AddStringToObject(a, "trace", s->trace_path);
+      cJSON_AddNumberToObject(a, "rate_scale", s->rate_scale);
+      add_i64(a, "arrivals", s->ntrace);
+      add_i64(a, "arrivals_used", used);
+      cJSON_AddNumberToObject(a, "first_s", s->trace_t[0]);
+      cJSON_AddNumberToObject(a, "last_s", s->trace_t[used - 1]);
+    } else {
+      cJSON_AddStringToObject(a, "process", s->arrivals == ARR_POISSON ? "poisson" : "fixed");
+      cJSON_AddNumberToObject(a, "proofs_per_hour", s->proofs_per_hour);
+    }
     cJSON_AddNumberToObject(a, "partitions_per_proof", s->partitions_per_proof);
   }
 

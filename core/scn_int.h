@@ -16,6 +16,7 @@
 #define MAX_NODES 1000000L  /* nodes per load (stops alias bombs) */
 #define SCN_MAX_FILE (16L << 20) /* bytes of one scenario or model file */
 #define SCN_MAX_TIME 1e9 /* seconds: the largest phase time or distribution parameter */
+#define SCN_MAX_ARRIVALS 10000000L /* arrivals of one trace (workload.arrivals.trace) */
 
 /* ---------------------------------------------------------------------------------- */
 /* The tree. */
@@ -80,6 +81,12 @@ int scn__rd_name(ld *c, const node *n, const char *path, const char **out);
 int scn__parse_tree(ld *c, yaml_parser_t *yp, const char *file, const char *origin, const char *ypath, node **out);
 int scn__load_file(ld *c, const char *path, const char *what, const loc *ref, const char *refpath, node **out);
 char *scn__relative_to(const char *base, const char *rel);
+/* Reads the arrivals trace at path (named by node fn at key): a CSV file with a header that
+ * has a column t or time_s, or JSON Lines of objects with a number t; arrival times in
+ * seconds from the start, each from 0 to 1e9, nondecreasing, at least one and at most
+ * SCN_MAX_ARRIVALS, lines of at most 1 MiB; blank lines are skipped. On success *out
+ * (caller frees) holds the *n times; errors name fn's position, key and path:line. */
+int scn__load_trace(ld *c, const node *fn, const char *key, const char *path, double **out, int64_t *n);
 int scn__fail_at(ld *c, const loc *at, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* ---- models (scn_model.c) */

@@ -1,7 +1,9 @@
 /* The scenario loader's YAML half (scn_int.h): libyaml's document API read into a small
  * tree of our own, the tree's helpers, and the readers that check a node's type and range
  * and fail with file:line:col, the key path and what was expected. scn.c builds models
- * and scenarios from the tree. Nothing here is global: every load has its own context. */
+ * and scenarios from the tree. Also the reader of the other text file a scenario names,
+ * an arrivals trace (scn__load_trace). Nothing here is global: every load has its own
+ * context. */
 #define _GNU_SOURCE
 #include "scn.h"
 #include "scn_int.h"
@@ -16,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <yaml.h>
+#include <cjson/cJSON.h>
 
 #include "spans.h"
 #include "window.h"
@@ -514,3 +517,201 @@ char *scn__relative_to(const char *base, const char *rel) {
   return xasprintf("%.*s/%s", (int)(slash - base), base, rel);
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* Arrival traces. */
+
+#define TRACE_MAX_LINE (1L << 20)
+
+typedef struct trace_rd {
+  ld *c;
+  const loc *at;     /* the trace: key, for every error */
+  const char *key;   /* its key path */
+  const char *path;  /* the file as opened */
+  long line;
+  double *t;
+  int64_t n, cap;
+} trace_rd;
+
+/* "SCENARIO:L:C: KEY: TRACE:LINE: MESSAGE" (or without the trace's line). */
+static int trace_fail(trace_rd *r, long line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int trace_fail(trace_rd *r, long line, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (line > 0) return scn__fail_at(r->c, r->at, r->key, "%s:%ld: %s", r->path, line, msg);
+  return scn__fail_at(r->c, r->at, r->key, "%s: %s", r->path, msg);
+}
+
+/* Quoted, printable and cut to 60 bytes: the "got" of a message. */
+static const char *trace_got(const char *s, char *out, size_t cap) {
+  size_t k = 0;
+  if (cap < 8) return "";
+  out[k++] = '"';
+  for (const char *p = s; *p && k + 5 < cap && p - s < 60; p++)
+    out[k++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
+  if (strlen(s) > 60 && k + 4 < cap) out[k++] = '.', out[k++] = '.', out[k++] = '.';
+  out[k++] = '"';
+  out[k] = 0;
+  return out;
+}
+
+/* Trims spaces (and a CR) at both ends, then one pair of double quotes. */
+static char *trace_trim(char *s) {
+  while (*s == ' ' || *s == '\t') s++;
+  size_t n = strlen(s);
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) s[--n] = 0;
+  if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
+    s[n - 1] = 0;
+    s++;
+  }
+  return s;
+}
+
+/* One arrival time t (seconds) from line `line`: checked and appended. */
+static int trace_add(trace_rd *r, double t, const char *text) {
+  char g[80];
+  if (!isfinite(t)) return trace_fail(r, r->line, "expected a number of seconds, got %s", trace_got(text, g, sizeof g));
+  if (t < 0) return trace_fail(r, r->line, "expected a time >= 0 (seconds from the start), got %s", trace_got(text, g, sizeof g));
+  if (t > SCN_MAX_TIME) return trace_fail(r, r->line, "expected a time of at most 1e9 s, got %s", trace_got(text, g, sizeof g));
+  if (r->n > 0 && t < r->t[r->n - 1])
+    return trace_fail(r, r->line, "expected times in nondecreasing order, got %.17g after %.17g", t, r->t[r->n - 1]);
+  if (r->n >= SCN_MAX_ARRIVALS)
+    return trace_fail(r, r->line, "expected at most %ld arrivals, got more", (long)SCN_MAX_ARRIVALS);
+  if (r->n == r->cap) {
+    r->cap = r->cap ? 2 * r->cap : 1024;
+    r->t = xrealloc(r->t, (size_t)r->cap * sizeof *r->t);
+  }
+  r->t[r->n++] = t;
+  return 0;
+}
+
+/* A number that is the whole of s (after trimming). */
+static int trace_num(const char *s, double *out) {
+  if (!*s) return -1;
+  char *end;
+  errno = 0;
+  *out = strtod(s, &end);
+  return *end || end == s ? -1 : 0;
+}
+
+/* The column of the CSV header named t or time_s, or -1. */
+static int trace_header(char *h) {
+  for (int k = 0; h; k++) {
+    char *e = strchr(h, ',');
+    if (e) *e = 0;
+    char *name = trace_trim(h);
+    if (!strcmp(name, "t") || !strcmp(name, "time_s")) return k;
+    h = e ? e + 1 : NULL;
+  }
+  return -1;
+}
+
+/* The field number col of a CSV line (commas only; NULL when the line is shorter). */
+static char *trace_field(char *s, int col) {
+  for (int k = 0; k < col; k++) {
+    s = strchr(s, ',');
+    if (!s) return NULL;
+    s++;
+  }
+  char *e = strchr(s, ',');
+  if (e) *e = 0;
+  return trace_trim(s);
+}
+
+static int trace_jsonl(trace_rd *r, const char *text) {
+  const char *end = NULL;
+  cJSON *o = cJSON_ParseWithOpts(text, &end, 0);
+  char g[80];
+  if (o && end) {
+    while (*end == ' ' || *end == '\t' || *end == '\r') end++;
+    if (*end) {
+      cJSON_Delete(o);
+      return trace_fail(r, r->line, "expected one JSON object on the line, got text after it: %s", trace_got(end, g, sizeof g));
+    }
+  }
+  cJSON *t = cJSON_IsObject(o) ? cJSON_GetObjectItemCaseSensitive(o, "t") : NULL;
+  if (cJSON_IsObject(o) && !t) t = cJSON_GetObjectItemCaseSensitive(o, "time_s");
+  if (!cJSON_IsNumber(t)) {
+    cJSON_Delete(o);
+    return trace_fail(r, r->line, "expected a JSON object with a number \"t\" (seconds from the start), got %s",
+                      trace_got(text, g, sizeof g));
+  }
+  double v = t->valuedouble;
+  cJSON_Delete(o);
+  return trace_add(r, v, text);
+}
+
+int scn__load_trace(ld *c, const node *fn, const char *key, const char *path, double **out, int64_t *n) {
+  trace_rd r = {.c = c, .at = &fn->at, .key = key, .path = path};
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    return scn__fail_at(c, &fn->at, key, "expected a readable arrivals file (CSV or JSON Lines), got \"%s\" (%s)", path,
+                        S_ISDIR(st.st_mode) ? "a folder" : "not a regular file");
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return scn__fail_at(c, &fn->at, key, "expected a readable arrivals file (CSV or JSON Lines), got \"%s\" (%s)", path,
+                        strerror(errno));
+  char *buf = xmalloc((size_t)TRACE_MAX_LINE + 1);
+  int rc = 0, json = -1, col = -1;
+  long header_line = 0;
+  for (int ch = 0; ch != EOF && !rc;) {
+    size_t len = 0;
+    while ((ch = getc_unlocked(f)) != EOF && ch != '\n') {
+      if (len == (size_t)TRACE_MAX_LINE) {
+        rc = trace_fail(&r, r.line + 1, "expected lines of at most 1 MiB, got a longer one");
+        break;
+      }
+      if (ch == 0) {
+        rc = trace_fail(&r, r.line + 1, "expected text, got a NUL byte");
+        break;
+      }
+      buf[len++] = (char)ch;
+    }
+    if (rc) break;
+    if (ch == EOF && len == 0) break;
+    r.line++;
+    buf[len] = 0;
+    char *s = buf;
+    if (r.line == 1 && !strncmp(s, "\xef\xbb\xbf", 3)) s += 3; /* a UTF-8 byte order mark */
+    if (!s[strspn(s, " \t\r")]) continue; /* a blank line */
+    if (json < 0) {
+      json = s[strspn(s, " \t")] == '{';
+      if (!json) {
+        char g[80];
+        trace_got(s, g, sizeof g);
+        col = trace_header(s);
+        header_line = r.line;
+        if (col < 0)
+          rc = trace_fail(&r, r.line, "expected a CSV header with a column t or time_s (seconds from the start), "
+                                      "or JSON Lines of objects {\"t\": seconds}, got %s", g);
+        continue;
+      }
+    }
+    if (json) {
+      rc = trace_jsonl(&r, s);
+    } else {
+      char *v = trace_field(s, col);
+      double x;
+      char g[80];
+      if (!v) rc = trace_fail(&r, r.line, "expected a value in column %d (the header's t), got a line of fewer columns",
+                              col + 1);
+      else if (trace_num(v, &x)) rc = trace_fail(&r, r.line, "expected a number of seconds, got %s", trace_got(v, g, sizeof g));
+      else rc = trace_add(&r, x, v);
+    }
+  }
+  if (!rc && ferror(f)) rc = trace_fail(&r, 0, "expected a readable file, got a read error (%s)", strerror(errno));
+  fclose(f);
+  free(buf);
+  if (!rc && r.n == 0)
+    rc = header_line ? trace_fail(&r, header_line, "expected at least one arrival after the header, got none")
+                     : trace_fail(&r, 0, "expected at least one arrival, got an empty file");
+  if (rc) {
+    free(r.t);
+    return rc;
+  }
+  *out = r.t;
+  *n = r.n;
+  return 0;
+}

@@ -395,6 +395,10 @@ static void make_arrivals(mrun *R) {
   R->arrive = NULL;
   if (s->arrivals == ARR_CLOSED) return;
   R->arrive = xmalloc((size_t)s->partitions * sizeof *R->arrive);
+  if (s->arrivals == ARR_TRACE) { /* the times the simulator replays, proof by proof */
+    for (int64_t p = 0; p < s->partitions; p++) R->arrive[p] = R->base + s->trace_t[p / s->partitions_per_proof];
+    return;
+  }
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(rng, (unsigned long)(ps_seed_mix(s->seed, R->rep) ^ 0x9e3779b97f4a7c15ULL));
   double gap = 3600.0 / s->proofs_per_hour, t = 0;

@@ -653,6 +653,12 @@ static void arrival(rep_state *r) {
     start_call(r, wi);
   }
   if (r->arrived < r->total) {
+    if (r->s->arrivals == ARR_TRACE) {
+      /* Replayed: the next proof's time from the trace (the loader keeps enough). */
+      PS_ASSERT(r->nproofs < r->s->ntrace);
+      evq_push(&r->q, r->s->trace_t[r->nproofs], 0, EV_TYPE_BIT);
+      return;
+    }
     double gap = 3600.0 / r->s->proofs_per_hour;
     if (r->s->arrivals == ARR_POISSON) gap = -gap * log1p(-gsl_rng_uniform(r->rng));
     evq_push(&r->q, r->now + gap, 0, EV_TYPE_BIT);
@@ -839,7 +845,8 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
       worker_idle(r, i, 1);
       r->idle[r->idle_len++] = i;
     }
-    evq_push(&r->q, 0.0, 0, EV_TYPE_BIT); /* the first proof arrives at t = 0 */
+    /* The first proof arrives at t = 0, or at the trace's first time. */
+    evq_push(&r->q, s->arrivals == ARR_TRACE ? s->trace_t[0] : 0.0, 0, EV_TYPE_BIT);
   }
 
   while (r->q.n > 0) {

@@ -1,15 +1,18 @@
 /* End-to-end tests of open workloads (issue 16): the stability warning of simulate, sweep
- * and plan when arrivals offer more than the system can serve. Runs the provesim binary
- * (PROVESIM_BIN) in a temporary folder, as tests/test_cli.c does. */
+ * and plan when arrivals offer more than the system can serve, and replayed arrival
+ * traces (simulate and measure). Runs the provesim binary (PROVESIM_BIN) in a temporary
+ * folder, as tests/test_cli.c does. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <cjson/cJSON.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_harness.h"
+#include "seed.h"
 #include "util.h"
 
 /* The seed scenario with Poisson arrivals of proofs of 10 partitions at pph per hour,
@@ -175,6 +178,131 @@ START_TEST(plan_flags_overloaded_configurations) {
 }
 END_TEST
 
+/* Writes text to tmpdir/rel. */
+static void put(const char *rel, const char *text) {
+  char *p = xasprintf("%s/%s", tmpdir, rel);
+  FILE *f = fopen(p, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  free(p);
+}
+
+/* The report's member k, printed (caller frees). */
+static char *member(const char *json, const char *k) {
+  cJSON *d = cJSON_Parse(json);
+  ck_assert_ptr_nonnull(d);
+  char *t = cJSON_PrintUnformatted(cJSON_GetObjectItem(d, k));
+  cJSON_Delete(d);
+  return t;
+}
+
+/* A scenario of constant phase times (so the arrivals are the only draws) with Poisson
+ * arrivals; then a CSV trace of exactly the times the engine draws for it (replication 0:
+ * the first proof at 0, then the exponential gaps of its stream, written with 17 digits):
+ * simulate gives the same metrics, byte for byte. rate_scale 2 doubles the offered load. */
+START_TEST(trace_replays_poisson) {
+  const double pph = 1500;
+  const int parts = 3001, ppp = 2, np = (parts + ppp - 1) / ppp;
+  char *scn = xasprintf("scenario: replay\n"
+                        "model:\n  model: c\n  phases:\n"
+                        "    - {name: prep, resource: cpu, time: 1.3}\n"
+                        "    - {name: gpu, resource: gpu, time: 0.9}\n"
+                        "  scopes: {kernels: {from: gpu, to: gpu}}\n"
+                        "system: {workers_per_gpu: 2, mutex: kernels}\n"
+                        "workload:\n  partitions: %d\n"
+                        "  arrivals: {process: poisson, proofs_per_hour: %g, partitions_per_proof: %d}\n"
+                        "run: {warmup: 200, seed: 11}\n", parts, pph, ppp);
+  put("poisson.yaml", scn);
+  ps_buf b = {0};
+  ps_buf_printf(&b, "t,proof\n");
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(g, (unsigned long)ps_seed_mix(11, 0));
+  double t = 0;
+  for (int i = 0; i < np; i++) {
+    if (i > 0) t += -(3600.0 / pph) * log1p(-gsl_rng_uniform(g));
+    ps_buf_printf(&b, "%.17g,p%d\n", t, i);
+  }
+  gsl_rng_free(g);
+  put("day.csv", b.p);
+  ps_buf_free(&b);
+  char *out1, *out2, *err;
+  ck_assert_int_eq(run("simulate poisson.yaml --json --threads 1", &out1, NULL), 0);
+  ck_assert_int_eq(run("simulate poisson.yaml --json --threads 2 --set 'workload.arrivals={trace: day.csv, "
+                       "partitions_per_proof: 2}'", &out2, &err), 0);
+  ck_assert_str_eq(err, "");
+  char *m1 = member(out1, "metrics"), *m2 = member(out2, "metrics");
+  ck_assert_str_eq(m1, m2);
+  free(m1), free(m2);
+  m1 = member(out1, "events"), m2 = member(out2, "events");
+  ck_assert_str_eq(m1, m2);
+  free(m1), free(m2);
+  /* The offered load is the trace's mean rate, near the process's. */
+  cJSON *d1 = cJSON_Parse(out1), *d2 = cJSON_Parse(out2);
+  double o1 = num(stability(d1), "offered_pps"), o2 = num(stability(d2), "offered_pps");
+  ck_assert_msg(fabs(o2 - o1) < 0.05 * o1, "trace %.4f, process %.4f", o2, o1);
+  cJSON_Delete(d1);
+  free(out1), free(out2), free(err);
+  /* rate_scale 2: every gap halved, twice the offered load. */
+  ck_assert_int_eq(run("simulate poisson.yaml --json --set 'workload.arrivals={trace: day.csv, "
+                       "partitions_per_proof: 2, rate_scale: 2}'", &out1, NULL), 0);
+  d1 = cJSON_Parse(out1);
+  ck_assert_double_eq_tol(num(stability(d1), "offered_pps"), 2 * o2, 1e-9 * o2);
+  cJSON *a = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(d1, "scenario"), "workload"), "arrivals");
+  ck_assert_str_eq(cJSON_GetObjectItem(a, "process")->valuestring, "trace");
+  ck_assert_double_eq(num(a, "last_s"), 0.5 * num(cJSON_GetObjectItem(cJSON_GetObjectItem(
+                                          cJSON_GetObjectItem(d2, "scenario"), "workload"), "arrivals"), "last_s"));
+  cJSON_Delete(d1), cJSON_Delete(d2);
+  free(out1), free(scn);
+}
+END_TEST
+
+/* A bad trace: exit 2, the file and line named, nothing written. plan refuses a trace. */
+START_TEST(trace_errors) {
+  put("scn.yaml", "scenario: t\nmodel:\n  model: m\n  phases: [{name: g, resource: gpu, time: 1}]\n"
+                  "workload:\n  arrivals: {trace: a.jsonl}\n");
+  put("a.jsonl", "{\"t\": 0}\n{\"t\": 2}\n{\"t\": 1}\n");
+  char *out, *err;
+  ck_assert_int_eq(run("simulate scn.yaml -o r.json", &out, &err), 2);
+  ck_assert_str_eq(err, "provesim simulate: scn.yaml:6:21: workload.arrivals.trace: a.jsonl:3: expected times in "
+                        "nondecreasing order, got 1 after 2\n");
+  ck_assert(!exists("r.json"));
+  free(out), free(err);
+  put("a.jsonl", "{\"t\": 0}\n{\"t\": 2}\n");
+  ck_assert_int_eq(run("plan scn.yaml --target proofs_per_hour=10", &out, &err), 2);
+  ck_assert_msg(strstr(err, "provesim plan: scn.yaml: workload.arrivals.trace: expected arrivals that plan can set "
+                            "to the target rate"), "%s", err);
+  free(out), free(err);
+}
+END_TEST
+
+/* measure replays the same times: each call starts no earlier than its proof's arrival,
+ * and at once when the system is idle (0.2 s apart against 0.075 s of work). */
+START_TEST(measure_replays_trace) {
+  char *cfg = src("tests/data/measure/const-seed.yaml");
+  put("m.csv", "t\n0\n0.2\n0.4\n0.6\n0.8\n1.0\n1.2\n1.4\n");
+  char *args = xasprintf("measure %s --backend cpu --set 'workload.arrivals={trace: %s/m.csv}' "
+                         "--set workload.partitions=8 --set run.warmup=1 --set run.cooldown=0 --spans m.jsonl --json",
+                         cfg, tmpdir), *out, *err;
+  int rc = run(args, &out, &err);
+  ck_assert_msg(rc == 0, "measure: %d: %s", rc, err);
+  char *sp = tmpfile_text("m.jsonl");
+  int calls = 0;
+  for (const char *p = sp; (p = strstr(p, "\"phase\":\"setup\"")); p++) {
+    const char *t0 = strstr(p, "\"t0\":");
+    ck_assert_ptr_nonnull(t0);
+    double start = atof(t0 + 5);
+    /* The calls start in arrival order; call k at 0.2 k (the partition's arrival). */
+    double want = 0.2 * calls;
+    ck_assert_msg(start >= want - 1e-3 && start < want + 0.1, "call %d starts at %.4f, its proof arrives at %.1f",
+                  calls, start, want);
+    calls++;
+  }
+  ck_assert_int_eq(calls, 8);
+  free(sp), free(out), free(err), free(args), free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("cli_load");
   TCase *tc = tcase_create("stability");
@@ -186,6 +314,13 @@ int main(void) {
   tcase_add_test(tc, sweep_flags_unstable_points);
   tcase_add_test(tc, plan_flags_overloaded_configurations);
   suite_add_tcase(su, tc);
+  TCase *tt = tcase_create("trace");
+  tcase_add_checked_fixture(tt, cli_tmp_setup, cli_tmp_teardown);
+  tcase_set_timeout(tt, 300);
+  tcase_add_test(tt, trace_replays_poisson);
+  tcase_add_test(tt, trace_errors);
+  tcase_add_test(tt, measure_replays_trace);
+  suite_add_tcase(su, tt);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
   int nf = srunner_ntests_failed(sr);

@@ -12,6 +12,7 @@
 #include "dist.h"
 #include "model.h"
 #include "pipe.h"
+#include "seed.h"
 
 /* ------------------------------------------------------------ scenario builder */
 
@@ -838,6 +839,66 @@ START_TEST(gsl_handler_set_once) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ replayed arrivals */
+
+/* A trace of the very times the engine draws for Poisson arrivals (replication 0's stream:
+ * the first proof at 0, then exponential gaps; constant phase times draw nothing else)
+ * replays to the same metrics, bit for bit. */
+START_TEST(trace_replays_poisson_draws) {
+  scenario *s = mk(2);
+  ph(s, 0, "prep", RES_CPU, 1.3);
+  ph(s, 1, "gpu", RES_GPU, 0.9);
+  set_mutex(s, 1, 1);
+  s->workers_per_gpu = 2;
+  s->arrivals = ARR_POISSON;
+  s->proofs_per_hour = 1500; /* 0.833 partitions/s of 2 partitions each: U = 0.75 */
+  s->partitions_per_proof = 2;
+  s->partitions = 4001;      /* the last proof is short */
+  s->warmup = 300;
+  s->seed = 7;
+  int64_t np = (s->partitions + 1) / 2;
+  double *t = xmalloc((size_t)np * sizeof *t);
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(g, (unsigned long)ps_seed_mix(s->seed, 0));
+  t[0] = 0;
+  for (int64_t i = 1; i < np; i++) t[i] = t[i - 1] + -(3600.0 / s->proofs_per_hour) * log1p(-gsl_rng_uniform(g));
+  gsl_rng_free(g);
+  sim_metrics a, b;
+  ps_err e = {{0}};
+  ck_assert_int_eq(sim_run_rep(s, 0, NULL, NULL, &a, &e), PS_OK);
+  s->arrivals = ARR_TRACE;
+  s->trace_t = t;
+  s->ntrace = np;
+  ck_assert_int_eq(sim_run_rep(s, 0, NULL, NULL, &b, &e), PS_OK);
+  ck_assert(a.has_proofs && b.has_proofs);
+  const double va[] = {a.gpu_util[0], a.throughput_pps, a.lat_mean, a.lat_p50, a.lat_p95, a.lat_p99,
+                       a.mutex_wait_mean, a.mutex_wait_p99, a.mutex_held_mean, a.call_mean, a.call_p99,
+                       a.proof_lat_mean, a.proof_lat_p50, a.proof_lat_p95, a.proof_lat_p99, a.cpu_util,
+                       a.idle_mutex_cpu, a.idle_no_holder, a.idle_no_work, a.window_s};
+  const double vb[] = {b.gpu_util[0], b.throughput_pps, b.lat_mean, b.lat_p50, b.lat_p95, b.lat_p99,
+                       b.mutex_wait_mean, b.mutex_wait_p99, b.mutex_held_mean, b.call_mean, b.call_p99,
+                       b.proof_lat_mean, b.proof_lat_p50, b.proof_lat_p95, b.proof_lat_p99, b.cpu_util,
+                       b.idle_mutex_cpu, b.idle_no_holder, b.idle_no_work, b.window_s};
+  for (size_t i = 0; i < sizeof va / sizeof va[0]; i++)
+    ck_assert_msg(va[i] == vb[i], "metric %zu: poisson %.17g, trace %.17g", i, va[i], vb[i]);
+  ck_assert_int_eq(a.events, b.events);
+  ck_assert_int_eq(a.completed, b.completed);
+  REL_EQ(a.gpu_util[0], 0.75, 0.05);
+  /* Halved gaps (rate_scale 2, as the loader applies it): twice the load, the same
+   * arrivals' order. */
+  for (int64_t i = 0; i < np; i++) t[i] /= 2;
+  s->warmup = 0;
+  sim_metrics c;
+  ck_assert_int_eq(sim_run_rep(s, 0, NULL, NULL, &c, &e), PS_OK);
+  ck_assert_msg(c.proof_lat_mean > b.proof_lat_mean, "halved gaps: proof latency %.3f, before %.3f", c.proof_lat_mean,
+                b.proof_lat_mean);
+  free(a.gpu_util), free(b.gpu_util), free(c.gpu_util);
+  s->trace_t = NULL;
+  free(t);
+  free_s(s);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("pipe");
   TCase *tc = tcase_create("engine");
@@ -865,6 +926,7 @@ int main(void) {
   tcase_add_test(tc, poisson_arrivals_light_load);
   tcase_add_test(tc, threads_do_not_change_results);
   tcase_add_test(tc, fifo_thread_overflow_is_an_error);
+  tcase_add_test(tc, trace_replays_poisson_draws);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

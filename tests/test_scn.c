@@ -421,7 +421,7 @@ START_TEST(test_err_bad_override) {
   const char *ov6[] = {"workload.arrivals.proofs_per_hour=90"};
   e = load_fail("good-defaults.yaml", ov6, 1);
   ck_assert_str_eq(e.msg, "--set workload.arrivals.proofs_per_hour=90: workload.arrivals.process: expected one of "
-                          "poisson, fixed, got nothing");
+                          "poisson, fixed (or trace: FILE), got nothing");
   const char *ov7[] = {"workload.partitions.x=1"};
   e = load_fail("good-defaults.yaml", ov7, 1);
   ck_assert_str_eq(e.msg, "--set workload.partitions.x=1: workload.partitions: expected a mapping to set x in, got 10");
@@ -586,6 +586,122 @@ START_TEST(test_err_empirical_spans) {
 }
 END_TEST
 
+/* ---- arrival traces ------------------------------------------------------------- */
+
+START_TEST(test_trace) {
+  /* CSV: the column time_s among others, a blank line, a quoted value, spaces, two
+   * arrivals at one time; partitions default to arrivals x partitions_per_proof. */
+  scenario *s = load_ok("trace-good.yaml", NULL, 0);
+  const double raw[] = {0, 1.5, 1.5, 4.25};
+  ck_assert_int_eq(s->arrivals, ARR_TRACE);
+  ck_assert_int_eq(s->ntrace, 4);
+  for (int i = 0; i < 4; i++) ck_assert_double_eq(s->trace_t[i], raw[i]);
+  ck_assert_int_eq(s->partitions, 8);
+  ck_assert_str_eq(s->trace_path, "arrivals-good.csv");
+  ck_assert_double_eq(s->rate_scale, 1);
+  scn_free(s);
+  /* rate_scale divides every gap; JSON Lines ({"t"} or {"time_s"}); fewer partitions. */
+  const char *ov[] = {"workload.arrivals.rate_scale=2", "workload.arrivals.trace=arrivals-good.jsonl",
+                      "workload.partitions=5"};
+  s = load_ok("trace-good.yaml", ov, 3);
+  ck_assert_int_eq(s->ntrace, 4);
+  for (int i = 0; i < 4; i++) ck_assert_double_eq(s->trace_t[i], raw[i] / 2);
+  for (int i = 1; i < 4; i++) ck_assert_double_eq(s->trace_t[i] - s->trace_t[i - 1], (raw[i] - raw[i - 1]) / 2);
+  ck_assert_int_eq(s->partitions, 5);
+  cJSON *j = scn_to_json(s);
+  char *txt = cJSON_PrintUnformatted(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "workload"), "arrivals"));
+  ck_assert_str_eq(txt, "{\"process\":\"trace\",\"trace\":\"arrivals-good.jsonl\",\"rate_scale\":2,\"arrivals\":4,"
+                        "\"arrivals_used\":3,\"first_s\":0,\"last_s\":0.75,\"partitions_per_proof\":2}");
+  free(txt);
+  cJSON_Delete(j);
+  scn_free(s);
+}
+END_TEST
+
+START_TEST(test_err_trace) {
+  /* In the scenario file: the key's position, then the trace's file and line. */
+  ps_err e = load_fail("bad-trace.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-trace.yaml:7:21: workload.arrivals.trace: arrivals-bad-order.csv:4: expected times in "
+                          "nondecreasing order, got 1 after 2");
+  static const struct {
+    const char *file, *msg;
+  } bad[] = {
+      {"arrivals-bad-number.csv", "arrivals-bad-number.csv:4: expected a number of seconds, got \"soon\""},
+      {"arrivals-bad-negative.csv", "arrivals-bad-negative.csv:2: expected a time >= 0 (seconds from the start), got \"-1\""},
+      {"arrivals-empty.csv", "arrivals-empty.csv: expected at least one arrival, got an empty file"},
+      {"arrivals-no-column.csv", "arrivals-no-column.csv:1: expected a CSV header with a column t or time_s (seconds "
+                                 "from the start), or JSON Lines of objects {\"t\": seconds}, got \"when,what\""},
+      {"arrivals-bad.jsonl", "arrivals-bad.jsonl:2: expected a JSON object with a number \"t\" (seconds from the "
+                             "start), got \"{\"s\": 3}\""},
+      {"missing.csv", "expected a readable arrivals file (CSV or JSON Lines), got \"missing.csv\" (No such file or "
+                      "directory)"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    char *o = xasprintf("workload.arrivals.trace=%s", bad[i].file);
+    const char *ov[] = {o};
+    e = load_fail("trace-good.yaml", ov, 1);
+    char *want = xasprintf("--set %s: workload.arrivals.trace: %s", o, bad[i].msg);
+    ck_assert_str_eq(e.msg, want);
+    free(want);
+    free(o);
+  }
+  /* More partitions than the trace brings, a process beside it, a scale without it. */
+  const char *ov1[] = {"workload.partitions=9"};
+  e = load_fail("trace-good.yaml", ov1, 1);
+  ck_assert_str_eq(e.msg, "--set workload.partitions=9: workload.partitions: expected an integer from 1 to 8 (the "
+                          "trace's 4 arrivals x 2 partitions per proof), got 9");
+  const char *ov2[] = {"workload.arrivals.proofs_per_hour=90"};
+  e = load_fail("trace-good.yaml", ov2, 1);
+  ASSERT_ERR(e.msg, "--set workload.arrivals.proofs_per_hour=90: workload.arrivals.proofs_per_hour: ",
+             "expected no proofs_per_hour beside workload.arrivals.trace");
+  const char *ov3[] = {"workload.arrivals={process: poisson, proofs_per_hour: 9, rate_scale: 2}"};
+  e = load_fail("trace-good.yaml", ov3, 1);
+  ASSERT_ERR(e.msg, "--set workload.arrivals={process: poisson, proofs_per_hour: 9, rate_scale: 2}: "
+                    "workload.arrivals.rate_scale: ", "expected no rate_scale without workload.arrivals.trace");
+  const char *ov4[] = {"workload.arrivals.rate_scale=0"};
+  e = load_fail("trace-good.yaml", ov4, 1);
+  ASSERT_ERR(e.msg, "--set workload.arrivals.rate_scale=0: workload.arrivals.rate_scale: ",
+             "expected a number from 0.001 to 1000");
+  const char *ov5[] = {"run.warmup=8"};
+  e = load_fail("trace-good.yaml", ov5, 1);
+  ck_assert_str_eq(e.msg, "--set run.warmup=8: run.warmup: expected an integer from 0 to 7 (fewer than "
+                          "workload.partitions, 8), got 8");
+}
+END_TEST
+
+/* A trace is bounded: lines of at most 1 MiB, at most 10 million arrivals. */
+START_TEST(test_err_trace_bounds) {
+  char dir[] = "/tmp/provesim-trace-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  char *longf = xasprintf("%s/long.csv", dir), *manyf = xasprintf("%s/many.csv", dir);
+  FILE *f = fopen(longf, "w");
+  fputs("t\n0\n", f);
+  for (long i = 0; i < (1L << 20) + 1; i++) fputc('1', f);
+  fputs("\n", f);
+  fclose(f);
+  f = fopen(manyf, "w");
+  fputs("t\n", f);
+  for (long i = 0; i < 10000001L; i++) fputs("0\n", f);
+  fclose(f);
+  char *o1 = xasprintf("workload.arrivals.trace=%s", longf), *o2 = xasprintf("workload.arrivals.trace=%s", manyf);
+  const char *ov1[] = {o1}, *ov2[] = {o2};
+  ps_err e = load_fail("trace-good.yaml", ov1, 1);
+  char *want = xasprintf("--set %s: workload.arrivals.trace: %s:3: expected lines of at most 1 MiB, got a longer one",
+                         o1, longf);
+  ck_assert_str_eq(e.msg, want);
+  free(want);
+  e = load_fail("trace-good.yaml", ov2, 1);
+  want = xasprintf("--set %s: workload.arrivals.trace: %s:10000002: expected at most 10000000 arrivals, got more", o2,
+                   manyf);
+  ck_assert_str_eq(e.msg, want);
+  free(want);
+  unlink(longf);
+  unlink(manyf);
+  rmdir(dir);
+  free(o1), free(o2), free(longf), free(manyf);
+}
+END_TEST
+
 static Suite *scn_suite(void) {
   Suite *s = suite_create("scn");
   TCase *ok = tcase_create("load");
@@ -597,6 +713,7 @@ static Suite *scn_suite(void) {
   tcase_add_test(ok, test_empirical);
   tcase_add_test(ok, test_json_stable);
   tcase_add_test(ok, test_threads);
+  tcase_add_test(ok, test_trace);
   suite_add_tcase(s, ok);
   TCase *err = tcase_create("errors");
   tcase_add_test(err, test_err_unknown_key);
@@ -616,6 +733,8 @@ static Suite *scn_suite(void) {
   tcase_add_test(err, test_busy_share);
   tcase_add_test(err, test_thread_policy);
   tcase_add_test(err, test_err_empirical_spans);
+  tcase_add_test(err, test_err_trace);
+  tcase_add_test(err, test_err_trace_bounds);
   suite_add_tcase(s, err);
   return s;
 }
