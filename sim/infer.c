@@ -428,18 +428,50 @@ void infer_log_free(infer_log *l) {
 
 static const double qp[INFER_NQ] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
 
-static int dcmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+/* Moves the k-th smallest of x[lo..hi] to x[k], smaller ones before it and larger ones
+ * after (Hoare's selection, median-of-three pivots). */
+static void select_k(double *x, size_t lo, size_t hi, size_t k) {
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (x[mid] < x[lo]) { double t = x[mid]; x[mid] = x[lo]; x[lo] = t; }
+    if (x[hi] < x[lo]) { double t = x[hi]; x[hi] = x[lo]; x[lo] = t; }
+    if (x[hi] < x[mid]) { double t = x[hi]; x[hi] = x[mid]; x[mid] = t; }
+    double p = x[mid];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (x[i] < p) i++;
+      while (x[j] > p) j--;
+      if (i <= j) {
+        double t = x[i];
+        x[i] = x[j];
+        x[j] = t;
+        i++;
+        if (j == 0) break;
+        j--;
+      }
+    }
+    if (k <= j) hi = j;
+    else if (k >= i) lo = i;
+    else return;
+  }
 }
 
-/* The deciles of x[0..n) (linear between order statistics); sorts x. */
+/* The deciles of x[0..n) (linear between order statistics); reorders x. Each order
+ * statistic is selected in the part above the previous one, so the whole costs a few
+ * passes over x rather than a sort. */
 static void deciles(double *x, size_t n, double *q) {
-  qsort(x, n, sizeof *x, dcmp);
+  size_t from = 0;
   for (int i = 0; i < INFER_NQ; i++) {
     double h = (double)(n - 1) * qp[i];
     size_t lo = (size_t)h;
-    q[i] = lo + 1 < n ? x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]) : x[lo];
+    select_k(x, from, n - 1, lo);
+    double a = x[lo], b = a;
+    if (lo + 1 < n) { /* the next order statistic: the least of those above */
+      b = x[lo + 1];
+      for (size_t j = lo + 2; j < n; j++) b = x[j] < b ? x[j] : b;
+    }
+    q[i] = a + (h - (double)lo) * (b - a);
+    from = lo + 1;
   }
 }
 
@@ -602,8 +634,8 @@ static void simbuf_free(simbuf *b) {
 
 /* Replication rep of s with b->m calls kept after a warm-up of a few calls per worker,
  * the drain of the backlog left out; the statistics of those calls as the log would show
- * them. */
-static int sim_stats(scenario *s, int rep, simbuf *b, int call_has_wait, fstats *st, ps_err *e) {
+ * them (the waits' deciles only with need_wq). */
+static int sim_stats(scenario *s, int rep, simbuf *b, int call_has_wait, int need_wq, fstats *st, ps_err *e) {
   int64_t ng = (int64_t)s->gpus * s->workers_per_gpu, skip = 5 * ng + 10;
   s->partitions = skip + (int64_t)b->m + ng;
   s->warmup = skip;
@@ -616,9 +648,11 @@ static int sim_stats(scenario *s, int rep, simbuf *b, int call_has_wait, fstats 
   for (size_t i = 0; i < b->m; i++) b->tmp[i] = call_has_wait ? b->wait[i] + b->held[i] : b->held[i];
   mean_sd(b->tmp, b->m, &st->mean, &st->sd);
   deciles(b->tmp, b->m, st->q);
-  memcpy(b->tmp, b->wait, b->m * sizeof(double));
-  mean_sd(b->tmp, b->m, &st->wmean, &st->wsd);
-  deciles(b->tmp, b->m, st->wq);
+  mean_sd(b->wait, b->m, &st->wmean, &st->wsd);
+  if (need_wq) {
+    memcpy(b->tmp, b->wait, b->m * sizeof(double));
+    deciles(b->tmp, b->m, st->wq);
+  }
   st->pps = mt.throughput_pps;
   st->util = mt.gpu_util_mean;
   st->gap_cv = NAN;
@@ -674,7 +708,7 @@ static double eval_at(fitctx *F, const double *x) {
   double S, cv, T;
   params_of(F, x, &S, &cv, &T);
   set_params(F->s->model, S, cv, &F->out, T);
-  if (sim_stats(F->s, F->rep, &F->buf, F->o->call_has_wait, &F->last, &F->err) != PS_OK) {
+  if (sim_stats(F->s, F->rep, &F->buf, F->o->call_has_wait, F->has_w, &F->last, &F->err) != PS_OK) {
     F->failed = 1;
     return 1e300;
   }
@@ -800,7 +834,7 @@ static void boot_range(void *ctx, size_t lo, size_t hi) {
     double pps = F.last.pps;
     fstats st;
     F.s->mutex_from = F.s->mutex_to = P_GPU;
-    if (!F.failed && sim_stats(F.s, (int)b + 1, &F.buf, J->o->call_has_wait, &st, &F.err) != PS_OK) F.failed = 1;
+    if (!F.failed && sim_stats(F.s, (int)b + 1, &F.buf, J->o->call_has_wait, 0, &st, &F.err) != PS_OK) F.failed = 1;
     J->nutil[b] = F.failed ? NAN : st.util;
     J->gain[b] = F.failed ? NAN : st.pps / pps;
     J->evals[b] = F.evals;
@@ -833,7 +867,7 @@ static void grid_range(void *ctx, size_t lo, size_t hi) {
     simbuf b;
     simbuf_init(&b, INFER_SIM_WHATIF);
     fstats st;
-    J->rc[i] = sim_stats(s, 0, &b, J->o->call_has_wait, &st, &J->err[i]);
+    J->rc[i] = sim_stats(s, 0, &b, J->o->call_has_wait, 0, &st, &J->err[i]);
     if (J->rc[i] == PS_OK) {
       w->util = st.util;
       w->pps = st.pps;
