@@ -157,43 +157,56 @@ typedef struct args {
   const char *unit;
 } args;
 
-/* The recommendation: the lock narrowed when that gains, and the fewest workers within
- * a point of the best utilization the grid reaches. */
+/* The recommendation: the lock narrowed to the GPU phase when that gains, the fewest
+ * workers with which the narrow lock reaches 95% (or within a point of the best the grid
+ * reaches), and whether more workers help under the present lock. */
 static void recommend(ps_buf *b, const infer_result *r, const infer_opts *o) {
-  const infer_whatif *best = NULL;
   double top = 0;
-  for (int i = 0; i < r->ngrid; i++) top = fmax(top, r->grid[i].util);
-  for (int i = 0; i < r->ngrid; i++)
-    if (r->grid[i].util >= top - 0.01 && (!best || r->grid[i].workers < best->workers ||
-                                          (r->grid[i].workers == best->workers && !r->grid[i].narrow)))
-      best = &r->grid[i];
+  const infer_whatif *most = NULL, *enough = NULL;
+  for (int i = 0; i < r->ngrid; i++) {
+    const infer_whatif *w = &r->grid[i];
+    if (w->narrow) top = fmax(top, w->util);
+    if (!w->narrow && (!most || w->workers > most->workers)) most = w;
+  }
+  for (int i = 0; i < r->ngrid; i++) {
+    const infer_whatif *w = &r->grid[i];
+    if (w->narrow && w->util >= fmin(0.95, top - 0.01) && (!enough || w->workers < enough->workers)) enough = w;
+  }
   char c1[64];
   if (r->narrow_util.est - r->util.est > 0.02) {
-    ps_buf_printf(b, "narrow the lock to the GPU phase (setup and cleanup outside it): with %d worker%s per GPU the "
-                  "GPU computes %.1f%% of the time instead of %.1f%% (%s), %.2fx the throughput",
+    ps_buf_printf(b, "narrow the lock to the GPU phase (setup and cleanup outside it).\n"
+                     "  With %d worker%s per GPU the GPU then computes %.1f%% of the time instead of %.1f%% "
+                     "(%s), %.2fx the calls per hour",
                   o->workers, o->workers > 1 ? "s" : "", 100 * r->narrow_util.est, 100 * r->util.est,
                   ci_text(c1, sizeof c1, &r->narrow_util, 100, "%.1f%%"), r->narrow_gain.est);
-    if (best && best->narrow && best->workers != o->workers && best->util > r->narrow_util.est + 0.01)
-      ps_buf_printf(b, "; with %d workers per GPU and the narrow lock, %.1f%%", best->workers, 100 * best->util);
-    ps_buf_printf(b, "\n");
-  } else if (best && best->util > r->util.est + 0.02) {
-    ps_buf_printf(b, "%d workers per GPU%s: the GPU computes %.1f%% of the time instead of %.1f%%\n", best->workers,
-                  best->narrow ? " and the lock on the GPU phase" : "", 100 * best->util, 100 * r->util.est);
+    if (enough && enough->workers != o->workers && enough->util > r->narrow_util.est + 0.01)
+      ps_buf_printf(b, ";\n  with %d workers per GPU and the narrow lock, %.1f%% (%.0f calls per hour)", enough->workers,
+                    100 * enough->util, 3600 * enough->pps);
+    ps_buf_printf(b, ".\n");
+  } else if (enough && enough->util > r->util.est + 0.02) {
+    ps_buf_printf(b, "%d workers per GPU with the lock on the GPU phase: the GPU computes %.1f%% of the time instead "
+                     "of %.1f%%.\n", enough->workers, 100 * enough->util, 100 * r->util.est);
   } else {
-    ps_buf_printf(b, "neither a narrower lock nor more workers (up to 4) raises the utilization by 2 points: the "
-                  "GPU computes %.1f%% of the time, and what is left is outside the lock\n", 100 * r->util.est);
+    ps_buf_printf(b, "neither a narrower lock nor more workers (up to %d) raises the utilization by 2 points: the "
+                     "GPU computes %.1f%% of the time, and what holds it back lies outside the lock.\n",
+                  most ? most->workers : 4, 100 * r->util.est);
+    return;
   }
+  if (most && most->workers > o->workers && most->util < r->util.est + 0.01)
+    ps_buf_printf(b, "  With the lock over the whole call, more workers do not help (%.1f%% with %d).\n",
+                  100 * most->util, most->workers);
 }
 
 static void render_text(ps_buf *b, const args *A, const infer_result *r) {
   const infer_opts *o = &A->o;
   const infer_cols *c = &A->cols;
   char c1[64], c2[64];
-  ps_buf_printf(b, "log       %s: %zu calls (%s); call %s (%s), ", A->log, r->n, A->unit,
-                c->call, o->call_has_wait ? "the wait for the lock included" : "the time the lock was held");
-  ps_buf_printf(b, "wait %s, start %s, worker %s\n", c->wait ? c->wait : "-", c->start ? c->start : "-",
-                c->worker ? c->worker : "-");
-  ps_buf_printf(b, "known     %d GPU%s x %d worker%s, GPU compute ", o->gpus, o->gpus > 1 ? "s" : "", o->workers,
+  ps_buf_printf(b, "log       %s: %zu calls; columns (%s): call %s (%s)", A->log, r->n, A->unit, c->call,
+                o->call_has_wait ? "the wait for the lock included" : "the time the lock was held");
+  if (c->wait) ps_buf_printf(b, ", wait %s", c->wait);
+  if (c->start) ps_buf_printf(b, ", start %s", c->start);
+  if (c->worker) ps_buf_printf(b, ", worker %s", c->worker);
+  ps_buf_printf(b, "\nknown     %d GPU%s x %d worker%s, GPU compute ", o->gpus, o->gpus > 1 ? "s" : "", o->workers,
                 o->workers > 1 ? "s" : "");
   if (o->gpu_hi > o->gpu_lo) ps_buf_printf(b, "%.4g..%.4g s per partition (uniform)", o->gpu_lo, o->gpu_hi);
   else ps_buf_printf(b, "%.4g s per partition", o->gpu_lo);
@@ -203,24 +216,24 @@ static void render_text(ps_buf *b, const args *A, const infer_result *r) {
                    "in blocks of %d calls; %d simulations\n\n",
                 r->nparams, r->nstats, r->sim_calls, r->boot_done, r->block, r->evals);
 
-  ps_buf_printf(b, "what the logs imply                                 estimate   95%% CI\n");
-  ps_buf_printf(b, "  CPU work inside the lock per call (setup+cleanup)  %7.3f s   %-17s %s\n", r->cpu_lock.est,
+  const char *row = "  %-50s %8.3f%s  %-17s  %s\n";
+  ps_buf_printf(b, "%-53s%8s    %-17s  %s\n", "what the logs imply", "estimate", "95% CI", "identified");
+  ps_buf_printf(b, row, "CPU work inside the lock per call (setup+cleanup)", r->cpu_lock.est, " s",
                 ci_text(c1, sizeof c1, &r->cpu_lock, 1, "%.3f"), infer_identification(&r->cpu_lock));
-  ps_buf_printf(b, "    its variation (cv, lognormal)                    %7.3f     %-17s %s\n", r->cpu_cv.est,
+  ps_buf_printf(b, row, "  its variation (cv of a lognormal)", r->cpu_cv.est, "  ",
                 ci_text(c2, sizeof c2, &r->cpu_cv, 1, "%.3f"), infer_identification(&r->cpu_cv));
-  ps_buf_printf(b, "  split between setup and cleanup                   not identified: %s;\n"
-                   "                                                    the model puts all of it in setup "
-                   "(a convention)\n", split_reason);
-  if (r->outside == INFER_OUT_NONE) {
-    ps_buf_printf(b, "  time outside the lock between a worker's calls    none: %s\n",
+  if (r->outside == INFER_OUT_NONE)
+    ps_buf_printf(b, "  %-50s     none: %s\n", "time outside the lock between a worker's calls",
                   r->has_start ? "the start times show no gaps between calls"
-                               : "assumed (no start times, waits or utilization to tell)");
-  } else {
-    ps_buf_printf(b, "  time outside the lock between a worker's calls  %7.3f s   %-17s %s\n", r->outside_s.est,
+                               : "assumed (no start times, waits or utilization tell)");
+  else
+    ps_buf_printf(b, row, "time outside the lock between a worker's calls", r->outside_s.est, " s",
                   ci_text(c1, sizeof c1, &r->outside_s, 1, "%.3f"),
-                  r->outside == INFER_OUT_SEEN ? "seen: the gaps between a worker's calls"
-                                               : infer_identification(&r->outside_s));
-  }
+                  r->outside == INFER_OUT_SEEN ? "seen in the gaps between calls" : infer_identification(&r->outside_s));
+  ps_buf_printf(b, "  %-50s     not identified: both lie inside the lock, and\n"
+                   "  %-50s     every logged quantity depends on their sum only;\n"
+                   "  %-50s     the model puts all of it in setup (a convention)\n",
+                "split between setup and cleanup", "", "");
 
   double cpu = r->cpu_lock.est, g = r->gpu_mean, w = o->call_has_wait ? r->wait_s : 0, sum = w + cpu + g;
   ps_buf_printf(b, "\nthe logged time per call, mean %.3f s (the model's: %.3f s)\n", r->logged_s, r->sim_mean);
@@ -232,6 +245,8 @@ static void render_text(ps_buf *b, const args *A, const infer_result *r) {
   if (!o->call_has_wait)
     ps_buf_printf(b, "  (and %.3f s waiting for the lock before it, %s)\n", r->wait_s,
                   r->has_wait ? "logged" : "simulated");
+  if (r->outside != INFER_OUT_NONE)
+    ps_buf_printf(b, "  (and %.3f s outside the lock between calls, not in the logged time)\n", r->outside_s.est);
 
   ps_buf_printf(b, "\nGPU utilization (kernel time, simulated from the fit)  %.1f%%  (%s)", 100 * r->util.est,
                 ci_text(c1, sizeof c1, &r->util, 100, "%.1f%%"));
@@ -367,7 +382,16 @@ static cJSON *render_json(const args *A, const infer_result *r) {
   }
   ps_buf rb = {0};
   recommend(&rb, r, o);
-  if (rb.len && rb.p[rb.len - 1] == '\n') rb.p[--rb.len] = 0;
+  /* One line: each line break and the indent after it become a space. */
+  size_t k = 0;
+  for (size_t i = 0; i < rb.len; i++) {
+    if (rb.p[i] != '\n') rb.p[k++] = rb.p[i];
+    else if (i + 1 < rb.len) {
+      rb.p[k++] = ' ';
+      while (i + 1 < rb.len && rb.p[i + 1] == ' ') i++;
+    }
+  }
+  if (rb.p) rb.p[k] = 0;
   cJSON_AddStringToObject(root, "recommendation", rb.p ? rb.p : "");
   ps_buf_free(&rb);
   cJSON_AddStringToObject(root, "model", A->out);
