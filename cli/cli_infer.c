@@ -223,9 +223,7 @@ static void render_text(ps_buf *b, const args *A, const infer_result *r) {
   ps_buf_printf(b, row, "  its variation (cv of a lognormal)", r->cpu_cv.est, "  ",
                 ci_text(c2, sizeof c2, &r->cpu_cv, 1, "%.3f"), infer_identification(&r->cpu_cv));
   if (r->outside == INFER_OUT_NONE)
-    ps_buf_printf(b, "  %-50s     none: %s\n", "time outside the lock between a worker's calls",
-                  r->has_start ? "the start times show no gaps between calls"
-                               : "assumed (no start times, waits or utilization tell)");
+    ps_buf_printf(b, "  %-50s     none: %s\n", "time outside the lock between a worker's calls", r->outside_why);
   else
     ps_buf_printf(b, row, "time outside the lock between a worker's calls", r->outside_s.est, " s",
                   ci_text(c1, sizeof c1, &r->outside_s, 1, "%.3f"),
@@ -339,6 +337,7 @@ static cJSON *render_json(const args *A, const infer_result *r) {
   jci(es, "outside_s", &r->outside_s, r->outside == INFER_OUT_FREE);
   cJSON *os = cJSON_GetObjectItem(es, "outside_s");
   cJSON_AddStringToObject(os, "kind", okind[r->outside]);
+  if (r->outside_why) cJSON_AddStringToObject(os, "why_none", r->outside_why);
   jnum(os, "observed_gap_mean", r->gap_mean);
   cJSON *pc = cJSON_AddObjectToObject(root, "per_call_s");
   jnum(pc, "logged", r->logged_s);

@@ -4,7 +4,9 @@
  * held times collected from its mutex spans), and the fit: Nelder-Mead
  * (gsl_multimin_fminimizer_nmsimplex2) on a chi-square-like distance between the two, a
  * moving-block bootstrap around it, and the what-ifs of the fitted model. It is long
- * (about 900 lines) because it is one thing: each part exists only for the fit. */
+ * (about 1150 lines) because it is one thing: each part exists only for the fit. The log
+ * reader (the first 400 lines) is the part that could stand alone, should another command
+ * come to read such logs. */
 #define _GNU_SOURCE
 #include "infer.h"
 
@@ -1004,6 +1006,8 @@ int infer_run(const infer_log *L, const infer_opts *o, infer_result *R, ps_err *
     if (gm > 3 * gsd / sqrt((double)m) && gm > 0.01 * total) {
       out.kind = INFER_OUT_SEEN;
       if ((rc = fit_gaps(gap, NULL, n, tmp, &out, e)) != PS_OK) goto out;
+    } else {
+      R->outside_why = "the gaps between a worker's calls are about 0";
     }
   } else if (P.has_x) {
     double cyc = ng / P.obs.pps;
@@ -1012,14 +1016,20 @@ int infer_run(const infer_log *L, const infer_opts *o, infer_result *R, ps_err *
       T0 = cyc - total;
       double se = (cyc * fmax(P.obs.gap_cv, 0.05) + P.obs.sd) / rn * sqrt(2.0 * ng);
       show = T0 > 3 * se && T0 > 0.01 * total;
+      R->outside_why = "the start times show no gaps between calls";
     } else {
       show = P.obs.pps / o->gpus * held < 0.97; /* the lock is free part of the time */
       T0 = cyc - o->workers * held;
+      R->outside_why = "assumed: the lock is always busy, and then start times cannot show pauses shorter "
+                       "than the wait (log the worker or the wait to see them)";
     }
     if (show) out.kind = INFER_OUT_FREE;
   } else if (P.has_u || P.has_w) {
     out.kind = INFER_OUT_FREE;
+  } else {
+    R->outside_why = "assumed (no start times, waits or utilization tell)";
   }
+  if (out.kind != INFER_OUT_NONE) R->outside_why = NULL;
   T0 = fmax(T0, 0.1 * (S0 + g));
   P.out = out;
   P.np = 2 + (out.kind == INFER_OUT_FREE);

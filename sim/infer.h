@@ -112,6 +112,7 @@ typedef struct infer_result {
                               INFER_OUT_SEEN: fitted to the gaps; owned) */
   double gap_mean;         /* observed mean gap between a worker's calls, s; NAN when the
                               log cannot tell (no start times, workers or whole calls) */
+  const char *outside_why; /* with INFER_OUT_NONE, why (a static sentence); else NULL */
   /* What the log held and what the fitted model gives for it. */
   int has_wait, has_start, has_util;
   double obs_q[INFER_NQ], sim_q[INFER_NQ], obs_mean, sim_mean;      /* the call column */
