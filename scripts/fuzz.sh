@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets of tests/fuzz/ with clang (ASan and UBSan on) and runs each
+# Builds the libFuzzer targets of tests/fuzz/ (the scenario loader, the spans reader, the
+# proof reader, the trace writer) with clang (ASan and UBSan on) and runs each
 # for SECONDS (default 20) from a seed corpus: the hostile inputs of tests/hostile and the
 # shipped configs, models and proofs. CI runs it; a longer run is the same command with a
 # larger SECONDS. Any crash, leak, sanitizer report or abort fails it (exit 1), and the
@@ -19,19 +20,20 @@ fi
 out=build-fuzz
 mkdir -p "$out"
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=gnu11 -Wno-macro-redefined
-       -Icommon -Icore -Iprover -Itests/fuzz $(pkg-config --cflags yaml-0.1))
+       -Icommon -Icore -Iprover -Isim -Itests/fuzz $(pkg-config --cflags yaml-0.1))
 libs=(-lcjson -lgsl -lgslcblas -lm -lpthread $(pkg-config --libs yaml-0.1))
 common=(common/*.c)
 core=(core/*.c)
 prover=(prover/*.c)
 build() { # name sources...
   local name=$1; shift
-  [ "$out/$name" -nt scripts/fuzz.sh ] && [ -z "$(find common core prover tests/fuzz -newer "$out/$name" -name '*.[ch]' -o -newer "$out/$name" -name '*.inc' | head -1)" ] && return
+  [ "$out/$name" -nt scripts/fuzz.sh ] && [ -z "$(find common core prover sim/trace.c tests/fuzz -newer "$out/$name" -name '*.[ch]' -o -newer "$out/$name" -name '*.inc' | head -1)" ] && return
   clang "${flags[@]}" -o "$out/$name" "$@" "${libs[@]}"
 }
 build fuzz_spans tests/fuzz/fuzz_spans.c "${common[@]}"
 build fuzz_scn tests/fuzz/fuzz_scn.c "${common[@]}" "${core[@]}"
 build fuzz_proof tests/fuzz/fuzz_proof.c "${common[@]}" "${prover[@]}"
+build fuzz_trace tests/fuzz/fuzz_trace.c "${common[@]}" sim/trace.c
 
 seeds() { # name dirs...
   local d=$out/seeds-$1; shift
@@ -48,7 +50,7 @@ for d in tests/hostile/support/proof tests/hostile/proof/*/; do
   { cat "$d/proof.json"; printf '\0'; cat "$d/vk.json" 2>/dev/null || true; printf '\0'; cat "$d/public.json" 2>/dev/null || true; } > "$pr/$n"
 done
 rc=0
-for t in spans:$sp scn:$sc proof:$pr; do
+for t in spans:$sp scn:$sc proof:$pr trace:$sp; do
   name=fuzz_${t%%:*} seed=${t#*:}
   work=$out/corpus-${t%%:*}; mkdir -p "$work"
   echo "== $name, $secs s, seeds $(ls "$seed" | wc -l)"
