@@ -1,7 +1,7 @@
 # The docs' command output is real: every `$ provesim ...` block of these pages is run and
 # compared with the page (scripts/regen_docs.py --check; regenerate with the same script).
 add_test(NAME docs COMMAND python3 ${PROJECT_SOURCE_DIR}/scripts/regen_docs.py --check --bin $<TARGET_FILE:provesim>
-         ${PROJECT_SOURCE_DIR}/docs/whatif.md ${PROJECT_SOURCE_DIR}/docs/measure.md ${PROJECT_SOURCE_DIR}/docs/prover.md ${PROJECT_SOURCE_DIR}/README.md)
+         ${PROJECT_SOURCE_DIR}/docs/whatif.md ${PROJECT_SOURCE_DIR}/docs/measure.md ${PROJECT_SOURCE_DIR}/docs/prover.md ${PROJECT_SOURCE_DIR}/docs/diagnose.md ${PROJECT_SOURCE_DIR}/README.md)
 set_tests_properties(docs PROPERTIES TIMEOUT 600)
 # docs/measure.md promises `h200-run.sh ... cpu quick` anywhere in about 30 s: run it, and
 # it must exit 0 (any failed or cut-short run makes it exit 1).
