@@ -146,8 +146,8 @@ int prover_cmd_record(int argc, char **argv) {
   if (pid == 0) {
     char dur[64];
     setenv("CUDA_INJECTION64_PATH", lib, 1);
-    const char *cupti = mcupti_library_path();
-    if (cupti && !getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", cupti, 1);
+    /* NVTX ranges go to the injection library too, which hands them to its CUPTI. */
+    if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", lib, 1);
     setenv("PROVESIM_RECORD_OUT", tmp, 1);
     setenv("PROVESIM_RECORD_NAME", name ? name : cmd[0], 1);
     if (duration > 0) {

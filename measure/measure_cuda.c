@@ -302,13 +302,6 @@ void mcupti_flush(void) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
-const char *mcupti_library_path(void) {
-  static char path[4096];
-  Dl_info info;
-  if (!path[0] && dladdr((void *)cuptiGetVersion, &info) && info.dli_fname) snprintf(path, sizeof path, "%s", info.dli_fname);
-  return path[0] ? path : NULL;
-}
-
 void mcupti_stop(void) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -326,7 +319,6 @@ int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
 
 void mcupti_flush(void) {}
 void mcupti_stop(void) {}
-const char *mcupti_library_path(void) { return NULL; }
 
 #endif
 
@@ -372,6 +364,5 @@ int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
 
 void mcupti_flush(void) {}
 void mcupti_stop(void) {}
-const char *mcupti_library_path(void) { return NULL; }
 
 #endif

@@ -117,8 +117,6 @@ typedef void (*mdev_sink)(void *ctx, int gpu, span_kind kind, const char *name, 
 int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e);
 void mcupti_flush(void);
 void mcupti_stop(void);
-/* The file of the CUPTI library this build links (for NVTX_INJECTION64_PATH), or NULL. */
-const char *mcupti_library_path(void);
 
 /* ---- NVML (measure_nvml.c), loaded with dlopen. */
 typedef struct mnvml mnvml;

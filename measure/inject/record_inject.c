@@ -3,9 +3,11 @@
  * profilers attach, and calls InitializeInjection at the program's first CUDA call. It then
  * records, with CUPTI's activity API:
  *   - every kernel and memcpy, with its device and stream;
- *   - NVTX push/pop and start/end ranges, where the program has them (the recorder also
- *     sets NVTX_INJECTION64_PATH to CUPTI), as phase spans named like the range on the
- *     thread that opened it (worker = the thread's index in order of first range);
+ *   - NVTX push/pop and start/end ranges, where the program has them, as phase spans named
+ *     like the range on the thread that opened it (worker = the thread's index in order
+ *     of first range). The recorder sets NVTX_INJECTION64_PATH to this library too, and
+ *     InitializeInjectionNvtx2 hands NVTX to the copy of CUPTI this library runs with
+ *     (a program such as PyTorch may have loaded its own);
  * and writes them as provesim.spans/1 to $PROVESIM_RECORD_OUT: times in seconds from the
  * library's start, taken from CLOCK_MONOTONIC, with that start in the header
  * ("t0_monotonic") so the recorder can cut its window. CUPTI hands over full buffers (8 MiB
@@ -15,9 +17,10 @@
  * program runs on untouched.
  *
  * Nothing here may disturb the program: errors go to stderr once, prefixed, and turn the
- * recording off; they never exit or abort. Only InitializeInjection is exported. */
+ * recording off; they never exit or abort. Only the two entry points are exported. */
 #define _GNU_SOURCE
 #include <cupti.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -182,6 +185,19 @@ static void *stopper(void *p) {
   }
   finish();
   return NULL;
+}
+
+/* NVTX's injection entry point, forwarded to the CUPTI this library is bound to. */
+EXPORT int InitializeInjectionNvtx2(const void *get_export_table) {
+  Dl_info info;
+  if (!dladdr((void *)cuptiGetVersion, &info) || !info.dli_fname) return 0;
+  void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+  if (!h) return 0;
+  int (*fn)(const void *);
+  *(void **)&fn = dlsym(h, "InitializeInjectionNvtx2");
+  int r = fn ? fn(get_export_table) : 0;
+  dlclose(h);
+  return r;
 }
 
 EXPORT int InitializeInjection(void) {
