@@ -38,6 +38,10 @@ typedef struct sim_result {
   sim_metrics *reps;        /* nreps entries, in replication order */
   int64_t events;           /* sum over replications */
   double wall_s;            /* wall time of the run */
+  int warmup_auto;          /* the scenario's run.warmup is auto: every replication's window
+                               opened after the warmup partitions MSER-5 chose */
+  int64_t warmup;           /* the warm-up every replication used (partitions): MSER-5's
+                               choice with auto, run.warmup otherwise */
 } sim_result;
 
 /* Free what a result owns (accept NULL). */

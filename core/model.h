@@ -114,6 +114,8 @@ typedef struct scenario {
 
   /* run */
   int64_t warmup;        /* default 0; < partitions */
+  int warmup_auto;       /* run.warmup: auto: the simulator chooses the warm-up by MSER-5
+                            from a pilot run (sim/pipe.h, sim_run); warmup is then 0 here */
   int64_t cooldown;      /* default 0: the window ends at the completion of partition
                             number partitions - cooldown (the last, by default); leaving
                             the drain of a closed backlog out of the statistics */

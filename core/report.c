@@ -49,6 +49,8 @@ void report_summarize(const sim_result *r, report_summary *s) {
     COLLECT(proof_lat_p99, s->proof_p99, s->proof_p99_ci);
   }
   s->events = r->events;
+  s->warmup_auto = r->warmup_auto;
+  s->warmup = r->warmup;
   free(x);
 }
 
@@ -122,7 +124,14 @@ cJSON *report_json(const scenario *s, const report_summary *m) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "schema", "provesim.report/1");
   cJSON_AddStringToObject(root, "source", "sim");
-  cJSON_AddItemToObject(root, "scenario", scn_to_json(s));
+  cJSON *sj = scn_to_json(s);
+  if (m->warmup_auto) { /* the resolved warm-up is the one MSER-5 chose */
+    cJSON *run = cJSON_GetObjectItem(sj, "run");
+    char b[32];
+    snprintf(b, sizeof b, "%lld", (long long)m->warmup);
+    cJSON_ReplaceItemInObject(run, "warmup", cJSON_CreateRaw(b));
+  }
+  cJSON_AddItemToObject(root, "scenario", sj);
   cJSON *met = cJSON_AddObjectToObject(root, "metrics");
   cJSON *gu = cJSON_AddArrayToObject(met, "gpu_util");
   for (int g = 0; g < m->ngpus; g++) cJSON_AddItemToArray(gu, cJSON_CreateNumber(m->gpu_util[g]));
@@ -200,8 +209,9 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
                 s->batch, mx);
   if (s->mutex_from >= 0)
     ps_buf_printf(b, " [%s..%s]", s->model->phases[s->mutex_from].name, s->model->phases[s->mutex_to].name);
-  ps_buf_printf(b, "\nrun       %d replication%s x %lld partitions (warm-up %lld), %lld events in %.2f s\n",
-                m->nreps, m->nreps > 1 ? "s" : "", (long long)s->partitions, (long long)s->warmup,
+  ps_buf_printf(b, "\nrun       %d replication%s x %lld partitions (warm-up %lld%s), %lld events in %.2f s\n",
+                m->nreps, m->nreps > 1 ? "s" : "", (long long)s->partitions,
+                (long long)(m->warmup_auto ? m->warmup : s->warmup), m->warmup_auto ? ", chosen by MSER-5" : "",
                 (long long)m->events, wall_s);
   if (m->stab.has) {
     const report_stability *st = &m->stab;

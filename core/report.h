@@ -38,6 +38,8 @@ typedef struct report_summary {
   int has_proofs;
   double proof_mean, proof_mean_ci, proof_p99, proof_p99_ci;
   int64_t events;
+  int warmup_auto;       /* run.warmup: auto; warmup is MSER-5's choice (sim_result) */
+  int64_t warmup;
   report_stability stab; /* zeroed by report_summarize; filled by the caller */
 } report_summary;
 

@@ -413,7 +413,12 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
   s->replications = 1;
   s->seed = 1;
   node *wn = scn__opt(run, "warmup");
-  if (wn && scn__rd_int(c, wn, "run.warmup", 0, INT64_MAX, &s->warmup)) goto fail;
+  if (wn && wn->kind == N_SCALAR && !wn->quoted && !strcmp(wn->str, "auto")) {
+    s->warmup_auto = 1;
+  } else if (wn && (scn__scalar_i64(wn, &s->warmup) || s->warmup < 0)) {
+    scn__expect(c, wn, "run.warmup", "an integer >= 0, or auto (chosen by MSER-5 from a pilot run)");
+    goto fail;
+  }
   node *cn = scn__opt(run, "cooldown");
   if (cn && scn__rd_int(c, cn, "run.cooldown", 0, INT64_MAX, &s->cooldown)) goto fail;
   if ((x = scn__opt(run, "replications"))) {
@@ -734,6 +739,7 @@ cJSON *scn_to_json(const scenario *s) {
 
   cJSON *run = cJSON_AddObjectToObject(o, "run");
   add_i64(run, "warmup", s->warmup);
+  if (s->warmup_auto) cJSON_AddStringToObject(run, "warmup_auto", "mser-5");
   add_i64(run, "cooldown", s->cooldown);
   cJSON_AddNumberToObject(run, "replications", s->replications);
   char b[32];

@@ -184,6 +184,8 @@ typedef struct rep_state {
   sim_span_fn on_span;
   void *span_ctx;
   int rep;
+  struct mser *ms;   /* a pilot run for run.warmup: auto collects its series here */
+  int64_t ms_upto;   /* the completions the series takes (partitions - cooldown) */
 } rep_state;
 
 static const char *res_names[] = {"cpu", "gpu", "pcie", "none"};
@@ -556,12 +558,83 @@ static void worker_idle(rep_state *r, int wi, int delta) {
   g->idle_workers += delta;
 }
 
+/* ---------------------------------------------------------------- warm-up: MSER-5 */
+
+/* MSER-5 (White 1997; White, Cobb and Spratt 2000): the series (here, each partition's
+ * latency in completion order) in batch means Z_1..Z_k of 5 values; the truncation d (in
+ * batches) minimising MSER(d) = sum_{j>d} (Z_j - mean_{j>d} Z)^2 / (k - d)^2 over d <= k/2.
+ * Only the first half's batch means are kept (sums beyond d are the totals less the
+ * prefix), shifted by the first batch mean against cancellation. */
+typedef struct mser {
+  int64_t k, h;   /* batches the series will give (n / 5), the largest truncation tried */
+  double *z;      /* the first h batch means, shifted */
+  int64_t nb;     /* batches so far */
+  double bsum;    /* the batch being filled */
+  int bn;
+  double shift, s1, s2; /* sums of the shifted batch means and of their squares */
+} mser;
+
+static void mser_init(mser *m, int64_t n) {
+  memset(m, 0, sizeof *m);
+  m->k = n > 0 ? n / 5 : 0;
+  m->h = m->k / 2;
+  m->z = xmalloc((size_t)(m->h + 1) * sizeof *m->z);
+}
+
+static void mser_add(mser *m, double x) {
+  if (m->nb >= m->k) return;
+  m->bsum += x;
+  if (++m->bn < 5) return;
+  double z = m->bsum / 5;
+  m->bsum = 0;
+  m->bn = 0;
+  if (m->nb == 0) m->shift = z;
+  z -= m->shift;
+  if (m->nb < m->h) m->z[m->nb] = z;
+  m->s1 += z;
+  m->s2 += z * z;
+  m->nb++;
+}
+
+/* The truncation, in observations (5 d): the smallest d whose statistic is the least
+ * (within 1e-9 of MSER(0), so that rounding never picks a later one of a tie). */
+static int64_t mser_pick(const mser *m) {
+  int64_t k = m->nb, h = m->h < k / 2 ? m->h : k / 2;
+  if (k < 2) return 0;
+  double *st = xmalloc((size_t)(h + 1) * sizeof *st), p1 = 0, p2 = 0, best = INFINITY;
+  for (int64_t d = 0; d <= h; d++) {
+    if (d > 0) {
+      p1 += m->z[d - 1];
+      p2 += m->z[d - 1] * m->z[d - 1];
+    }
+    double n = (double)(k - d), a = m->s1 - p1, b = m->s2 - p2;
+    double v = (b - a * a / n) / (n * n);
+    st[d] = v > 0 ? v : 0;
+    if (st[d] < best) best = st[d];
+  }
+  double tol = 1e-9 * st[0];
+  int64_t d = 0;
+  while (st[d] > best + tol) d++;
+  free(st);
+  return 5 * d;
+}
+
+int64_t sim_mser5(const double *x, int64_t n) {
+  mser m;
+  mser_init(&m, n);
+  for (int64_t i = 0; i < n; i++) mser_add(&m, x[i]);
+  int64_t d = mser_pick(&m);
+  free(m.z);
+  return d;
+}
+
 static void call_end(rep_state *r, int wi) {
   worker *w = &r->w[wi];
   if (win_is_open(&r->win)) hist_add(r->h_call, r->now - w->call_t0);
   for (int i = 0; i < w->k; i++) {
     r->completed++;
     if (win_is_open(&r->win)) hist_add(r->h_lat, r->now - w->parts_arr[i]);
+    if (r->ms && r->completed <= r->ms_upto) mser_add(r->ms, r->now - w->parts_arr[i]);
     if (r->s->arrivals != ARR_CLOSED) proof_partition_done(r, w->parts[i]);
     int f = win_complete(&r->win, r->now, 1);
     if (f & WIN_OPENED) window_open(r);
@@ -724,7 +797,9 @@ static void rep_free(rep_state *r) {
   hist_free(r->h_held);
 }
 
-int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
+/* One replication; a pilot (ms not NULL) also feeds ms the latency series. */
+static int run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, mser *ms,
+                   ps_err *e) {
   const model *m = s->model;
   dist_gsl_init();
   if (s->cpu_fifo)
@@ -746,6 +821,8 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
   r->rep = rep;
   r->on_span = on_span;
   r->span_ctx = ctx;
+  r->ms = ms;
+  r->ms_upto = s->partitions - s->cooldown;
   r->rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r->rng, (unsigned long)ps_seed_mix(s->seed, rep));
 
@@ -910,6 +987,37 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
 }
 
 
+static int choose_warmup(const scenario *s, int64_t *out, ps_err *e);
+
+int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
+  if (!s->warmup_auto) return run_rep(s, rep, on_span, ctx, out, NULL, e);
+  scenario t = *s; /* a shallow copy with the warm-up chosen */
+  int rc = choose_warmup(s, &t.warmup, e);
+  if (rc != PS_OK) return rc;
+  t.warmup_auto = 0;
+  return run_rep(&t, rep, on_span, ctx, out, NULL, e);
+}
+
+/* run.warmup: auto: a pilot of replication 0's stream with no warm-up gives the series of
+ * partition latencies in completion order (up to partition partitions - cooldown), and
+ * MSER-5 the warm-up. The pilot is replication 0 itself, run once more, so the choice is
+ * a function of the scenario and the seed alone (not of the thread count). */
+static int choose_warmup(const scenario *s, int64_t *out, ps_err *e) {
+  scenario p = *s; /* a shallow copy: the engine only reads it */
+  p.warmup = 0;
+  p.warmup_auto = 0;
+  mser ms;
+  mser_init(&ms, s->partitions - s->cooldown);
+  sim_metrics x;
+  int rc = run_rep(&p, 0, NULL, NULL, &x, &ms, e);
+  if (rc == PS_OK) {
+    *out = mser_pick(&ms);
+    sim_metrics_free(&x);
+  }
+  free(ms.z);
+  return rc;
+}
+
 /* ---------------------------------------------------------------- replications in threads */
 
 /* Spans of one replication kept until the replications before it have been delivered. */
@@ -957,6 +1065,17 @@ int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
   static const sim_opts none = {0};
   if (!o) o = &none;
   double t0 = ps_now();
+  scenario chosen;
+  int64_t warmup = 0;
+  if (s->warmup_auto) {
+    int rc = choose_warmup(s, &warmup, e);
+    if (rc != PS_OK) return rc;
+    chosen = *s;
+    chosen.warmup = warmup;
+    chosen.warmup_auto = 0;
+  }
+  const int warmup_auto = s->warmup_auto;
+  if (warmup_auto) s = &chosen;
   sim_result *res = xcalloc(1, sizeof *res);
   res->nreps = s->replications;
   res->reps = xcalloc((size_t)res->nreps, sizeof *res->reps);
@@ -992,6 +1111,8 @@ int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
     return rc;
   }
   res->wall_s = ps_now() - t0;
+  res->warmup_auto = warmup_auto;
+  res->warmup = warmup_auto ? warmup : s->warmup;
   *out = res;
   return PS_OK;
 }

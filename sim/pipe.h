@@ -43,8 +43,17 @@ typedef struct sim_opts {
  * threads than cpu_cores with cpu_sharing: fifo). */
 int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e);
 
-/* Run one replication (rep selects the RNG stream). Used by sim_run and by tests. */
+/* Run one replication (rep selects the RNG stream). Used by sim_run and by tests. With
+ * run.warmup: auto it first runs the pilot sim_run runs (below), once per call. */
 int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *m, ps_err *e);
+
+/* run.warmup: auto (docs/design.md, "Warm-up from the data"): sim_run first runs
+ * replication 0's stream with no warm-up as a pilot, takes its partition latencies in
+ * completion order (up to partition partitions - cooldown) and lets MSER-5 choose the
+ * warm-up every replication then uses (sim_result.warmup). sim_mser5 is that rule: the
+ * observations of x[0..n) to drop, a multiple of 5 and at most half of them: the
+ * truncation of x's batch means of 5 that minimises the MSER statistic (White 1997). */
+int64_t sim_mser5(const double *x, int64_t n);
 
 
 /* Replication rep draws from a GSL RNG seeded with ps_seed_mix(scenario seed, rep). */

@@ -1,7 +1,7 @@
-/* End-to-end tests of open workloads (issue 16): the stability warning of simulate, sweep
- * and plan when arrivals offer more than the system can serve, and replayed arrival
- * traces (simulate and measure). Runs the provesim binary (PROVESIM_BIN) in a temporary
- * folder, as tests/test_cli.c does. */
+/* End-to-end tests of issue 16's workload features: the stability warning of simulate,
+ * sweep and plan when arrivals offer more than the system can serve, replayed arrival
+ * traces (simulate and measure), and the warm-up MSER-5 chooses (run.warmup: auto). Runs
+ * the provesim binary (PROVESIM_BIN) in a temporary folder, as tests/test_cli.c does. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -303,6 +303,56 @@ START_TEST(measure_replays_trace) {
 }
 END_TEST
 
+/* run.warmup: auto. Six workers start their 3 s of CPU work together and then queue for
+ * 1 s of GPU each: the first partitions take 4, 5, ..., 9 s, every later one 6 s. MSER-5
+ * drops the first two batches of 5, so the window holds the steady state alone. */
+START_TEST(warmup_auto_closed_backlog) {
+  put("warm.yaml", "scenario: warm\nmodel:\n  model: w\n  phases:\n"
+                   "    - {name: prep, resource: cpu, time: 3.0}\n"
+                   "    - {name: gpu, resource: gpu, time: 1.0}\n"
+                   "  scopes: {kernels: {from: gpu, to: gpu}}\n"
+                   "system: {workers_per_gpu: 6, mutex: kernels}\n"
+                   "workload: {partitions: 400}\n"
+                   "run: {warmup: auto, cooldown: 6}\n");
+  char *out;
+  ck_assert_int_eq(run("simulate warm.yaml", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "\nrun       1 replication x 400 partitions (warm-up 10, chosen by MSER-5), "), "%s", out);
+  free(out);
+  ck_assert_int_eq(run("simulate warm.yaml --json", &out, NULL), 0);
+  char *r = member(out, "scenario"), *m = member(out, "metrics");
+  ck_assert_msg(strstr(r, "\"run\":{\"warmup\":10,\"warmup_auto\":\"mser-5\",\"cooldown\":6,"), "%s", r);
+  ck_assert_msg(strstr(m, "\"latency_s\":{\"mean\":6,\"p50\":6,\"p95\":6,\"p99\":6}"), "%s", m);
+  free(r), free(m), free(out);
+
+  /* The seed scenario: a warm-up > 0, the same whatever the thread count and however many
+   * replications follow the pilot (replication 0's stream). */
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *a1 = xasprintf("simulate %s --json --set run.warmup=auto --set run.replications=4 --threads 1", cfg);
+  char *a2 = xasprintf("simulate %s --json --set run.warmup=auto --set run.replications=4 --threads 3", cfg);
+  char *a3 = xasprintf("simulate %s --set run.warmup=auto --set run.replications=1", cfg);
+  char *o1, *o2, *o3;
+  ck_assert_int_eq(run(a1, &o1, NULL), 0);
+  ck_assert_int_eq(run(a2, &o2, NULL), 0);
+  ck_assert_int_eq(run(a3, &o3, NULL), 0);
+  ck_assert_str_eq(o1, o2);
+  cJSON *d = cJSON_Parse(o1);
+  cJSON *runj = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "scenario"), "run");
+  int w = (int)num(runj, "warmup");
+  ck_assert_msg(w > 0 && w % 5 == 0, "warm-up %d", w);
+  char *want = xasprintf("(warm-up %d, chosen by MSER-5)", w);
+  ck_assert_msg(strstr(o3, want), "%s", o3);
+  cJSON_Delete(d);
+  free(want), free(o1), free(o2), free(o3), free(a1), free(a2), free(a3);
+
+  /* Anything else is refused. */
+  char *a4 = xasprintf("simulate %s --set run.warmup=automatic", cfg), *err;
+  ck_assert_int_eq(run(a4, NULL, &err), 2);
+  ck_assert_str_eq(err, "provesim simulate: --set run.warmup=automatic: run.warmup: expected an integer >= 0, or auto "
+                        "(chosen by MSER-5 from a pilot run), got \"automatic\"\n");
+  free(err), free(a4), free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("cli_load");
   TCase *tc = tcase_create("stability");
@@ -321,6 +371,11 @@ int main(void) {
   tcase_add_test(tt, trace_errors);
   tcase_add_test(tt, measure_replays_trace);
   suite_add_tcase(su, tt);
+  TCase *tw = tcase_create("warmup");
+  tcase_add_checked_fixture(tw, cli_tmp_setup, cli_tmp_teardown);
+  tcase_set_timeout(tw, 300);
+  tcase_add_test(tw, warmup_auto_closed_backlog);
+  suite_add_tcase(su, tw);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
   int nf = srunner_ntests_failed(sr);

@@ -4,6 +4,7 @@
  * memory so this suite tests the engine alone. */
 #include <check.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdlib.h>
@@ -899,6 +900,55 @@ START_TEST(trace_replays_poisson_draws) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ warm-up: MSER-5 */
+
+/* A series with a planted initial bias of length L (a step of 2 sd, then white noise):
+ * MSER-5 truncates at L or a little after it (the noise just after L sometimes looks like
+ * bias: within 3% of the series, and 1% on average, over 20 seeds); a noiseless step
+ * exactly at L; a stationary series hardly at all, on average. */
+START_TEST(mser5_finds_planted_transient) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  const int64_t n = 5000;
+  double *x = xmalloc((size_t)n * sizeof *x);
+  const int64_t Ls[] = {100, 400, 1250, 2000};
+  for (size_t li = 0; li < sizeof Ls / sizeof Ls[0]; li++) {
+    int64_t L = Ls[li];
+    double over = 0;
+    for (unsigned long seed = 1; seed <= 20; seed++) {
+      gsl_rng_set(g, seed);
+      for (int64_t i = 0; i < n; i++) x[i] = 10 + gsl_ran_gaussian_ziggurat(g, 1.0) + (i < L ? 2.0 : 0);
+      int64_t d = sim_mser5(x, n);
+      ck_assert_msg(d % 5 == 0 && d <= n / 2, "truncation %lld", (long long)d);
+      ck_assert_msg(d >= L && d <= L + 150, "bias of length %lld (seed %lu): truncated %lld", (long long)L, seed,
+                    (long long)d);
+      over += (double)(d - L) / 20;
+    }
+    ck_assert_msg(over <= 50, "bias of length %lld: truncated %.1f after it on average", (long long)L, over);
+    for (int64_t i = 0; i < n; i++) x[i] = i < L ? 7 : 3;
+    ck_assert_int_eq(sim_mser5(x, n), L);
+  }
+  /* Decaying bias 5 exp(-i/200): the truncation lands where it is lost in the noise. */
+  for (unsigned long seed = 1; seed <= 20; seed++) {
+    gsl_rng_set(g, seed);
+    for (int64_t i = 0; i < n; i++) x[i] = gsl_ran_gaussian_ziggurat(g, 1.0) + 5 * exp(-(double)i / 200);
+    int64_t d = sim_mser5(x, n);
+    ck_assert_msg(d >= 200 && d <= 1200, "decaying bias (seed %lu): truncated %lld", seed, (long long)d);
+  }
+  double sum = 0;
+  for (unsigned long seed = 1; seed <= 40; seed++) {
+    gsl_rng_set(g, seed);
+    for (int64_t i = 0; i < n; i++) x[i] = gsl_ran_gaussian_ziggurat(g, 1.0);
+    sum += (double)sim_mser5(x, n);
+  }
+  ck_assert_msg(sum / 40 < 0.1 * n, "stationary series: mean truncation %.0f of %lld", sum / 40, (long long)n);
+  /* Too short for two batches: nothing to truncate. */
+  ck_assert_int_eq(sim_mser5(x, 9), 0);
+  ck_assert_int_eq(sim_mser5(x, 0), 0);
+  free(x);
+  gsl_rng_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("pipe");
   TCase *tc = tcase_create("engine");
@@ -927,6 +977,7 @@ int main(void) {
   tcase_add_test(tc, threads_do_not_change_results);
   tcase_add_test(tc, fifo_thread_overflow_is_an_error);
   tcase_add_test(tc, trace_replays_poisson_draws);
+  tcase_add_test(tc, mser5_finds_planted_transient);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

@@ -669,6 +669,27 @@ START_TEST(test_err_trace) {
 }
 END_TEST
 
+/* run.warmup: auto (the simulator chooses it); anything else but an integer is refused. */
+START_TEST(test_warmup_auto) {
+  const char *ov[] = {"run.warmup=auto", "run.cooldown=3"};
+  scenario *s = load_ok("trace-good.yaml", ov, 2);
+  ck_assert_int_eq(s->warmup_auto, 1);
+  ck_assert_int_eq(s->warmup, 0);
+  cJSON *j = scn_to_json(s);
+  char *txt = cJSON_PrintUnformatted(cJSON_GetObjectItem(j, "run"));
+  ck_assert_str_eq(txt, "{\"warmup\":0,\"warmup_auto\":\"mser-5\",\"cooldown\":3,\"replications\":1,\"seed\":1}");
+  free(txt);
+  cJSON_Delete(j);
+  scn_free(s);
+  const char *bad[] = {"run.warmup=\"auto\"", "run.warmup=-1", "run.warmup=[auto]"};
+  for (int i = 0; i < 3; i++) {
+    ps_err e = load_fail("trace-good.yaml", &bad[i], 1);
+    ck_assert_msg(strstr(e.msg, ": run.warmup: expected an integer >= 0, or auto (chosen by MSER-5 from a pilot run), "
+                                "got "), "%s", e.msg);
+  }
+}
+END_TEST
+
 /* A trace is bounded: lines of at most 1 MiB, at most 10 million arrivals. */
 START_TEST(test_err_trace_bounds) {
   char dir[] = "/tmp/provesim-trace-XXXXXX";
@@ -714,6 +735,7 @@ static Suite *scn_suite(void) {
   tcase_add_test(ok, test_json_stable);
   tcase_add_test(ok, test_threads);
   tcase_add_test(ok, test_trace);
+  tcase_add_test(ok, test_warmup_auto);
   suite_add_tcase(s, ok);
   TCase *err = tcase_create("errors");
   tcase_add_test(err, test_err_unknown_key);
