@@ -770,12 +770,12 @@ static double two_thread_wall(void) {
 
 START_TEST(thread_policy_synthetic_matches_law) {
   if (sysconf(_SC_NPROCESSORS_ONLN) < 2) return; /* the law needs two cores to show */
-  /* With fewer than two free cores (another process busy) the 2-thread wall time cannot
-   * show the law: then only the 1-thread case and the simulator are checked. */
+  /* With fewer than two free cores (other processes busy) wall times cannot show the
+   * law: then only the threads recorded and the simulator are checked. */
   double probe = two_thread_wall();
   int two_free = probe < 0.13;
   if (!two_free) fprintf(stderr, "thread_policy_synthetic_matches_law: two threads took %.3f s for 0.1 s each: "
-                                 "fewer than two free cores, the 2-thread wall check is skipped\n", probe);
+                                 "fewer than two free cores, the wall-time checks are skipped\n", probe);
   char dir[] = "/tmp/provesim-tp-XXXXXX";
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char *mp = xasprintf("%s/law.yaml", dir), *cp = xasprintf("%s/law-scn.yaml", dir);
@@ -801,7 +801,7 @@ START_TEST(thread_policy_synthetic_matches_law) {
     free(a), free(out), free(err);
     spans_t m = read_spans(spf);
     double mm = min_work(&m, pw);
-    if (pw == 1 || two_free)
+    if (two_free)
       ck_assert_msg(mm >= 0.95 * want && mm <= 1.25 * want, "%d threads: fastest measured call %.4f s, law %.4f s", pw,
                     mm, want);
     free(m.v);
@@ -835,13 +835,18 @@ START_TEST(injected_fault_stops_cleanly) {
   int rc = run(a, &out, &err);
   unsetenv("PROVESIM_FAULT");
   ck_assert_msg(rc == 1, "exit %d: %s", rc, err);
-  ck_assert_msg(strstr(err, "call 3, phase msm: injected fault"), "%s", err);
+  /* The fault fires at worker 1's first call numbered 3 or later (calls are numbered
+   * across the run, so which one depends on scheduling). */
+  long fcall = -1;
+  const char *wp = strstr(err, "worker 1 (GPU 0), call ");
+  ck_assert_msg(wp && sscanf(wp, "worker 1 (GPU 0), call %ld", &fcall) == 1, "%s", err);
+  ck_assert_msg(fcall >= 3 && strstr(wp, ", phase msm: injected fault"), "%s", err);
   ck_assert(!exists(rep));
   spans_t s = read_spans(spf);
   int held = 0, msm = 0;
   for (int i = 0; i < s.n; i++) {
-    if (s.v[i].worker == 1 && s.v[i].call == 3 && !strcmp(s.v[i].phase, "mutex_held")) held++;
-    if (s.v[i].worker == 1 && s.v[i].call == 3 && !strcmp(s.v[i].phase, "msm")) msm++;
+    if (s.v[i].worker == 1 && s.v[i].call == fcall && !strcmp(s.v[i].phase, "mutex_held")) held++;
+    if (s.v[i].worker == 1 && s.v[i].call == fcall && !strcmp(s.v[i].phase, "msm")) msm++;
   }
   ck_assert_int_eq(msm, 0);  /* the failed phase has no span */
   ck_assert_int_eq(held, 1); /* its lock was let go */
