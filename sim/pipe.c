@@ -6,8 +6,9 @@
  * job the share min(1, capacity/demand) of the cores it wants, and the job runs at the speed
  * its phase's scaling law gives for the cores it gets (model.h, phase_speed; without a law
  * the speed is the share itself). A job is one phase of one worker's current call.
- * The file is long (about 870 lines) because it is one thing: the event loop, the stations
- * and the calls share one replication state that no other module should see. */
+ * The file is long (about 990 lines) because it is one thing: the event loop, the stations
+ * and the calls share one replication state that no other module should see (the event
+ * heap is evq.h, the warm-up's MSER-5 mser.c). */
 #include "pipe.h"
 
 #include <gsl/gsl_rng.h>
@@ -16,67 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evq.h"
+#include "mser.h"
 #include "par.h"
 #include "seed.h"
 #include "stats.h"
 #include "window.h"
-
-/* ---------------------------------------------------------------- event heap */
-
-/* An event: job events carry the job id and the job's version at scheduling time (a job
- * rescheduled by a rate change bumps its version, which turns older events stale). */
-enum { EV_JOB = 0, EV_ARRIVAL = 1 };
-
-typedef struct ev {
-  double t;
-  uint64_t seq;
-  uint32_t id;   /* job id, or unused for arrivals */
-  uint32_t ver;  /* job version; type in the top bit */
-} ev;
-
-#define EV_TYPE_BIT 0x80000000u
-
-typedef struct evq {
-  ev *a;
-  size_t n, cap;
-  uint64_t seq;
-} evq;
-
-static inline int ev_less(const ev *x, const ev *y) {
-  return x->t < y->t || (x->t == y->t && x->seq < y->seq);
-}
-
-static void evq_push(evq *q, double t, uint32_t id, uint32_t ver) {
-  if (q->n == q->cap) {
-    q->cap = q->cap ? 2 * q->cap : 64;
-    q->a = xrealloc(q->a, q->cap * sizeof *q->a);
-  }
-  ev e = {t, q->seq++, id, ver};
-  size_t i = q->n++;
-  while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (!ev_less(&e, &q->a[p])) break;
-    q->a[i] = q->a[p];
-    i = p;
-  }
-  q->a[i] = e;
-}
-
-static ev evq_pop(evq *q) {
-  ev top = q->a[0];
-  ev last = q->a[--q->n];
-  size_t i = 0, n = q->n;
-  for (;;) {
-    size_t l = 2 * i + 1;
-    if (l >= n) break;
-    size_t c = (l + 1 < n && ev_less(&q->a[l + 1], &q->a[l])) ? l + 1 : l;
-    if (!ev_less(&q->a[c], &last)) break;
-    q->a[i] = q->a[c];
-    i = c;
-  }
-  if (n) q->a[i] = last;
-  return top;
-}
 
 /* ---------------------------------------------------------------- state */
 
@@ -556,76 +502,6 @@ static void worker_idle(rep_state *r, int wi, int delta) {
   gpu_state *g = &r->gpus[r->w[wi].gpu];
   gpu_advance(r, g, r->now);
   g->idle_workers += delta;
-}
-
-/* ---------------------------------------------------------------- warm-up: MSER-5 */
-
-/* MSER-5 (White 1997; White, Cobb and Spratt 2000): the series (here, each partition's
- * latency in completion order) in batch means Z_1..Z_k of 5 values; the truncation d (in
- * batches) minimising MSER(d) = sum_{j>d} (Z_j - mean_{j>d} Z)^2 / (k - d)^2 over d <= k/2.
- * Only the first half's batch means are kept (sums beyond d are the totals less the
- * prefix), shifted by the first batch mean against cancellation. */
-typedef struct mser {
-  int64_t k, h;   /* batches the series will give (n / 5), the largest truncation tried */
-  double *z;      /* the first h batch means, shifted */
-  int64_t nb;     /* batches so far */
-  double bsum;    /* the batch being filled */
-  int bn;
-  double shift, s1, s2; /* sums of the shifted batch means and of their squares */
-} mser;
-
-static void mser_init(mser *m, int64_t n) {
-  memset(m, 0, sizeof *m);
-  m->k = n > 0 ? n / 5 : 0;
-  m->h = m->k / 2;
-  m->z = xmalloc((size_t)(m->h + 1) * sizeof *m->z);
-}
-
-static void mser_add(mser *m, double x) {
-  if (m->nb >= m->k) return;
-  m->bsum += x;
-  if (++m->bn < 5) return;
-  double z = m->bsum / 5;
-  m->bsum = 0;
-  m->bn = 0;
-  if (m->nb == 0) m->shift = z;
-  z -= m->shift;
-  if (m->nb < m->h) m->z[m->nb] = z;
-  m->s1 += z;
-  m->s2 += z * z;
-  m->nb++;
-}
-
-/* The truncation, in observations (5 d): the smallest d whose statistic is the least
- * (within 1e-9 of MSER(0), so that rounding never picks a later one of a tie). */
-static int64_t mser_pick(const mser *m) {
-  int64_t k = m->nb, h = m->h < k / 2 ? m->h : k / 2;
-  if (k < 2) return 0;
-  double *st = xmalloc((size_t)(h + 1) * sizeof *st), p1 = 0, p2 = 0, best = INFINITY;
-  for (int64_t d = 0; d <= h; d++) {
-    if (d > 0) {
-      p1 += m->z[d - 1];
-      p2 += m->z[d - 1] * m->z[d - 1];
-    }
-    double n = (double)(k - d), a = m->s1 - p1, b = m->s2 - p2;
-    double v = (b - a * a / n) / (n * n);
-    st[d] = v > 0 ? v : 0;
-    if (st[d] < best) best = st[d];
-  }
-  double tol = 1e-9 * st[0];
-  int64_t d = 0;
-  while (st[d] > best + tol) d++;
-  free(st);
-  return 5 * d;
-}
-
-int64_t sim_mser5(const double *x, int64_t n) {
-  mser m;
-  mser_init(&m, n);
-  for (int64_t i = 0; i < n; i++) mser_add(&m, x[i]);
-  int64_t d = mser_pick(&m);
-  free(m.z);
-  return d;
 }
 
 static void call_end(rep_state *r, int wi) {
