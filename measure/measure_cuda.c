@@ -206,6 +206,7 @@ void mcuda_spin_close(mcuda_spin *s) {
 
 #ifdef PROVESIM_HAVE_CUPTI
 #include <cupti.h>
+#include "cupti_names.h"
 
 static mdev_sink cupti_sink;
 static void *cupti_ctx;
@@ -224,16 +225,6 @@ static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_r
   *max_records = 0;
 }
 
-static const char *copy_kind(unsigned k) {
-  switch (k) {
-  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "memcpy HtoD";
-  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "memcpy DtoH";
-  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "memcpy DtoD";
-  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "memcpy HtoH";
-  default: return "memcpy";
-  }
-}
-
 static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
   CUpti_Activity *rec = NULL;
   while (buffer && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
@@ -245,7 +236,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       const CUpti_ActivityMemcpy6 *m = (const void *)rec;
       if (cupti_sink)
-        cupti_sink(cupti_ctx, (int)m->deviceId, SPAN_MEMCPY, copy_kind(m->copyKind),
+        cupti_sink(cupti_ctx, (int)m->deviceId, SPAN_MEMCPY, mcupti_copy_kind(m->copyKind),
                          1e-9 * (double)m->start + cupti_offset, 1e-9 * (double)m->end + cupti_offset);
     }
   }

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cupti_names.h"
 #include "spans.h"
 #include "util.h"
 
@@ -88,16 +89,6 @@ static int thread_index(uint32_t tid) {
   return nthreads++;
 }
 
-static const char *copy_kind(unsigned k) {
-  switch (k) {
-  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "memcpy HtoD";
-  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "memcpy DtoH";
-  case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "memcpy DtoD";
-  case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "memcpy HtoH";
-  default: return "memcpy";
-  }
-}
-
 /* An NVTX marker record (mu held): a start opens a range, its end closes it into a span. */
 static void marker(const CUpti_ActivityMarker2 *m) {
   if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
@@ -138,7 +129,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
       r.t0 = rel(k->start), r.t1 = rel(k->end);
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       const CUpti_ActivityMemcpy6 *m = (const void *)rec;
-      r.kind = SPAN_MEMCPY, r.gpu = (int)m->deviceId, r.name = copy_kind(m->copyKind);
+      r.kind = SPAN_MEMCPY, r.gpu = (int)m->deviceId, r.name = mcupti_copy_kind(m->copyKind);
       r.stream = (int64_t)m->streamId + 1;
       r.t0 = rel(m->start), r.t1 = rel(m->end);
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MARKER) {
