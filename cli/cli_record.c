@@ -230,6 +230,8 @@ int prover_cmd_record(int argc, char **argv) {
       cJSON_AddItemToArray(arr, o);
     }
     cJSON_AddNumberToObject(root, "nvtx_ranges", (double)rs.nvtx);
+    cJSON_AddNumberToObject(root, "launching_threads", rs.threads);
+    cJSON_AddNumberToObject(root, "unattributed", (double)rs.unattributed);
     if (exited && WIFEXITED(status)) cJSON_AddNumberToObject(root, "exit_status", WEXITSTATUS(status));
     else cJSON_AddNullToObject(root, "exit_status");
     char *txt = cJSON_Print(root);
@@ -247,6 +249,9 @@ int prover_cmd_record(int argc, char **argv) {
                     (long long)rs.kernels[g], (long long)rs.memcpys[g]);
     }
     if (rs.nvtx) ps_buf_printf(&b, "  %lld NVTX ranges\n", (long long)rs.nvtx);
+    if (rs.threads)
+      ps_buf_printf(&b, "  launched from %d thread%s (the spans' worker)%s\n", rs.threads, rs.threads == 1 ? "" : "s",
+                    rs.unattributed ? "; some kernels without their thread" : "");
   }
   rc = PS_EXIT_OK;
   if (exited && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {

@@ -51,6 +51,7 @@ void spans_format(ps_buf *b, const span_rec *r) {
     ps_buf_json_str(b, r->resource ? r->resource : "none");
     if (r->threads > 0) ps_buf_printf(b, ",\"threads\":%d", r->threads);
   } else {
+    if (r->worker >= 0) ps_buf_printf(b, ",\"worker\":%d", r->worker); /* the launching thread (record) */
     ps_buf_printf(b, ",\"kind\":\"%s\",\"name\":", r->kind == SPAN_KERNEL ? "kernel" : "memcpy");
     ps_buf_json_str(b, r->name ? r->name : "");
     if (r->stream > 0) ps_buf_printf(b, ",\"stream\":%lld", (long long)(r->stream - 1));

@@ -30,6 +30,10 @@ static int rs_rec(void *ctx, const span_rec *r) {
   rs_ctx *c = ctx;
   record_summary *s = c->s;
   if (r->gpu + 1 > s->ngpus) s->ngpus = r->gpu + 1;
+  if (r->kind != SPAN_PHASE) {
+    if (r->worker + 1 > s->threads) s->threads = r->worker + 1;
+    if (r->worker < 0) s->unattributed++;
+  }
   if (r->kind == SPAN_MEMCPY) {
     s->memcpys[r->gpu]++;
     return 0;

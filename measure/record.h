@@ -20,6 +20,8 @@ typedef struct record_summary {
   double busy[PS_MAX_GPUS];  /* kernel-busy seconds inside the window, per device */
   int64_t kernels[PS_MAX_GPUS], memcpys[PS_MAX_GPUS];
   int64_t nvtx;              /* NVTX ranges (phase spans) */
+  int threads;               /* threads that launched kernels or memcpys (highest worker + 1) */
+  int64_t unattributed;      /* kernels and memcpys without their launching thread */
   double w0, w1;             /* the window used (s from the start) */
 } record_summary;
 

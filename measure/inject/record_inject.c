@@ -2,7 +2,11 @@
  * it into an unmodified program when CUDA_INJECTION64_PATH names it, the documented way
  * profilers attach, and calls InitializeInjection at the program's first CUDA call. It then
  * records, with CUPTI's activity API:
- *   - every kernel and memcpy, with its device and stream;
+ *   - every kernel and memcpy, with its device and stream, and the thread that launched
+ *     it (worker = the thread's index in order of appearance, -1 when not known): a
+ *     callback on every CUDA runtime and driver call notes its correlation id and thread
+ *     in a table of the last 2^20 calls (8 MiB), and the kernel's record is looked up
+ *     there (no thread when another tool already subscribed to CUPTI's callbacks);
  *   - NVTX push/pop and start/end ranges, where the program has them, as phase spans named
  *     like the range on the thread that opened it (worker = the thread's index in order
  *     of first range). The recorder sets NVTX_INJECTION64_PATH to this library too, and
@@ -26,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,6 +60,35 @@ static open_range open_r[MAX_OPEN];
 static int nopen;
 static uint32_t threads[MAX_THREADS];
 static int nthreads;
+
+/* Correlation id -> launching thread, for the last calls: one 64-bit word per slot
+ * (id << 32 | thread), written by the calling threads and read by CUPTI's. */
+#define CORR_BITS 20
+static uint64_t *corr_tab;
+static CUpti_SubscriberHandle subscriber;
+static long launched_known, launched_unknown;
+
+static void CUPTIAPI on_api(void *u, CUpti_CallbackDomain dom, CUpti_CallbackId cbid, const void *cbdata) {
+  (void)u, (void)dom, (void)cbid;
+  const CUpti_CallbackData *d = cbdata;
+  if (!corr_tab || d->callbackSite != CUPTI_API_ENTER || !d->correlationId) return;
+  uint32_t i = (d->correlationId * 2654435761u) >> (32 - CORR_BITS);
+  __atomic_store_n(&corr_tab[i], (uint64_t)d->correlationId << 32 | (uint32_t)syscall(SYS_gettid), __ATOMIC_RELAXED);
+}
+
+static int thread_index(uint32_t tid);
+
+/* The launching thread's index, or -1 (mu held). */
+static int corr_thread(uint32_t corr) {
+  if (!corr_tab || !corr) return -1;
+  uint64_t v = __atomic_load_n(&corr_tab[(corr * 2654435761u) >> (32 - CORR_BITS)], __ATOMIC_RELAXED);
+  if ((uint32_t)(v >> 32) != corr) {
+    launched_unknown++;
+    return -1;
+  }
+  launched_known++;
+  return thread_index((uint32_t)v);
+}
 
 static uint64_t CUPTIAPI mono_ns(void) {
   struct timespec ts;
@@ -126,11 +160,13 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
       const CUpti_ActivityKernel10 *k = (const void *)rec;
       r.kind = SPAN_KERNEL, r.gpu = (int)k->deviceId, r.name = k->name ? k->name : "kernel";
       r.stream = (int64_t)k->streamId + 1;
+      r.worker = corr_thread(k->correlationId);
       r.t0 = rel(k->start), r.t1 = rel(k->end);
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
       const CUpti_ActivityMemcpy6 *m = (const void *)rec;
       r.kind = SPAN_MEMCPY, r.gpu = (int)m->deviceId, r.name = mcupti_copy_kind(m->copyKind);
       r.stream = (int64_t)m->streamId + 1;
+      r.worker = corr_thread(m->correlationId);
       r.t0 = rel(m->start), r.t1 = rel(m->end);
     } else if (rec->kind == CUPTI_ACTIVITY_KIND_MARKER) {
       marker((const void *)rec);
@@ -162,6 +198,9 @@ static void finish(void) {
   pthread_mutex_lock(&mu);
   write_out();
   if (dropped) fprintf(stderr, "provesim record: %ld NVTX ranges dropped (more than %d open at once)\n", dropped, MAX_OPEN);
+  if (launched_unknown && launched_known)
+    fprintf(stderr, "provesim record: %ld of %ld kernels and memcpys without their launching thread\n", launched_unknown,
+            launched_known + launched_unknown);
   if (out) fclose(out);
   out = NULL;
   active = 0;
@@ -216,6 +255,16 @@ EXPORT int InitializeInjection(void) {
     warn("cuptiActivityRegisterCallbacks", r);
     fclose(out), out = NULL;
     return 1;
+  }
+  /* The launching threads: a callback on every runtime and driver call (skipped when
+   * another tool has CUPTI's callbacks). */
+  corr_tab = calloc((size_t)1 << CORR_BITS, sizeof *corr_tab);
+  if (corr_tab && cuptiSubscribe(&subscriber, on_api, NULL) == CUPTI_SUCCESS) {
+    cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API);
+    cuptiEnableDomain(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API);
+  } else {
+    free(corr_tab);
+    corr_tab = NULL;
   }
   active = 1;
   write_out();
