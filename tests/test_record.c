@@ -76,6 +76,27 @@ static int on_k(void *ctx, const span_rec *r) {
   return 0;
 }
 
+static int on_w(void *ctx, const span_rec *r) {
+  if (r->kind == SPAN_KERNEL) *(int *)ctx = r->worker;
+  return 0;
+}
+
+/* The launching thread of a kernel (record's worker) survives the writer and reader. */
+START_TEST(kernel_thread_roundtrip) {
+  ps_buf b = {0};
+  span_rec r = {.kind = SPAN_KERNEL, .gpu = 0, .worker = 3, .call = -1, .name = "k", .t0 = 0, .t1 = 1};
+  spans_format(&b, &r);
+  ck_assert_ptr_nonnull(strstr(b.p, "\"worker\":3"));
+  char *p = write_rec("w.jsonl", &b, 0);
+  int w = -9;
+  ps_err e;
+  ck_assert_int_eq(spans_read(p, NULL, on_w, &w, &e), PS_OK);
+  ck_assert_int_eq(w, 3);
+  free(p);
+  ps_buf_free(&b);
+}
+END_TEST
+
 START_TEST(stream_roundtrip_and_errors) {
   ps_buf b = {0};
   add(&b, SPAN_KERNEL, 0, 0, 1, 8);
@@ -89,6 +110,7 @@ START_TEST(stream_roundtrip_and_errors) {
   ck_assert_ptr_null(strstr(line, "t0_monotonic")); /* 0: not written */
   ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
   ck_assert_ptr_nonnull(strstr(line, "\"stream\":7"));
+  ck_assert_ptr_null(strstr(line, "\"worker\"")); /* -1: no launching thread written */
   fclose(f);
   /* A bad stream is an input error naming the line. */
   f = fopen(p, "a");
@@ -192,6 +214,7 @@ int main(void) {
   TCase *tc = tcase_create("record");
   tcase_add_test(tc, union_and_window);
   tcase_add_test(tc, stream_roundtrip_and_errors);
+  tcase_add_test(tc, kernel_thread_roundtrip);
   tcase_add_test(tc, committed_recording);
   tcase_add_test(tc, command_errors);
   suite_add_tcase(su, tc);
