@@ -50,6 +50,11 @@ for d in tests/hostile/support/proof tests/hostile/proof/*/; do
   { cat "$d/proof.json"; printf '\0'; cat "$d/vk.json" 2>/dev/null || true; printf '\0'; cat "$d/public.json" 2>/dev/null || true; } > "$pr/$n"
 done
 rc=0
+# The targets' scratch files go to a folder of this run's own, removed at the end, so that
+# another fuzz run on the machine keeps its own.
+PROVESIM_FUZZ_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pfz.XXXXXX")
+export PROVESIM_FUZZ_TMP
+trap 'rm -rf "$PROVESIM_FUZZ_TMP"' EXIT
 for t in spans:$sp scn:$sc proof:$pr trace:$sp; do
   name=fuzz_${t%%:*} seed=${t#*:}
   work=$out/corpus-${t%%:*}; mkdir -p "$work"
@@ -61,5 +66,4 @@ for t in spans:$sp scn:$sc proof:$pr trace:$sp; do
       -rss_limit_mb=2048 -print_final_stats=1 "../$work" "../$seed" 2>"../$out/$name.log") || rc=1
   grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY" "$out/$name.log" | head -5
 done
-rm -rf /dev/shm/provesim-fuzz-* /tmp/provesim-fuzz-* 2>/dev/null || true
 exit $rc

@@ -1,5 +1,6 @@
 /* What the fuzz targets share: the input written to a file of their own (the readers
- * under test take paths), in a folder made once per process under /dev/shm or /tmp. */
+ * under test take paths), in a folder made once per process under $PROVESIM_FUZZ_TMP
+ * (scripts/fuzz.sh makes one per run and removes only its own), /dev/shm or /tmp. */
 #ifndef PROVESIM_FUZZ_COMMON_H
 #define PROVESIM_FUZZ_COMMON_H
 
@@ -11,7 +12,9 @@
 static const char *fuzz_dir(void) {
   static char dir[64];
   if (!dir[0]) {
-    snprintf(dir, sizeof dir, "%s/provesim-fuzz-XXXXXX", access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+    const char *base = getenv("PROVESIM_FUZZ_TMP");
+    if (!base || !*base || strlen(base) > 40) base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(dir, sizeof dir, "%s/provesim-fuzz-XXXXXX", base);
     if (!mkdtemp(dir)) abort();
   }
   return dir;
