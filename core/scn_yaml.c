@@ -570,7 +570,7 @@ static char *trace_trim(char *s) {
 }
 
 /* One arrival time t (seconds) from line `line`: checked and appended. */
-static int trace_add(trace_rd *r, double t, const char *text) {
+static int arrivals_add(trace_rd *r, double t, const char *text) {
   char g[80];
   if (!isfinite(t)) return trace_fail(r, r->line, "expected a number of seconds, got %s", trace_got(text, g, sizeof g));
   if (t < 0) return trace_fail(r, r->line, "expected a time >= 0 (seconds from the start), got %s", trace_got(text, g, sizeof g));
@@ -640,7 +640,7 @@ static int trace_jsonl(trace_rd *r, const char *text) {
   }
   double v = t->valuedouble;
   cJSON_Delete(o);
-  return trace_add(r, v, text);
+  return arrivals_add(r, v, text);
 }
 
 int scn__load_trace(ld *c, const node *fn, const char *key, const char *path, double **out, int64_t *n) {
@@ -698,7 +698,7 @@ int scn__load_trace(ld *c, const node *fn, const char *key, const char *path, do
       if (!v) rc = trace_fail(&r, r.line, "expected a value in column %d (the header's t), got a line of fewer columns",
                               col + 1);
       else if (trace_num(v, &x)) rc = trace_fail(&r, r.line, "expected a number of seconds, got %s", trace_got(v, g, sizeof g));
-      else rc = trace_add(&r, x, v);
+      else rc = arrivals_add(&r, x, v);
     }
   }
   if (!rc && ferror(f)) rc = trace_fail(&r, 0, "expected a readable file, got a read error (%s)", strerror(errno));
