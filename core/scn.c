@@ -60,7 +60,9 @@ static int ovr_parse(ld *c, const char *text, ovr *o) {
   const char *v = eq + 1;
   yaml_parser_set_input_string(&yp, (const unsigned char *)v, strlen(v));
   /* Everything the override brings is located at the override, not in a file. */
+  c->src = v, c->srclen = strlen(v);
   int rc = scn__parse_tree(c, &yp, NULL, text, o->key, &o->val);
+  c->src = NULL, c->srclen = 0;
   yaml_parser_delete(&yp);
   return rc;
 }

@@ -53,6 +53,8 @@ typedef struct ld {
   char **files;
   int nfiles;
   long nodes;
+  const char *src; /* the text being parsed (a file's or an override's), for what the   */
+  size_t srclen;   /* YAML tree does not keep: whether a scalar was written with a tag  */
 } ld;
 
 /* ---- the tree (scn_yaml.c) */

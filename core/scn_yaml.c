@@ -377,10 +377,22 @@ static int conv(ld *c, yaml_document_t *doc, yaml_node_t *y, const char *file, c
   node *n;
   char p[PB];
   switch (y->type) {
-  case YAML_SCALAR_NODE:
+  case YAML_SCALAR_NODE: {
+    /* A tagged scalar (`!!str 50`) is a string, like a quoted one: the tree keeps no tag,
+     * so the text at the node's start says (past an anchor, `&a !!str 50`). */
+    int tagged = 0;
+    if (c->src && y->start_mark.index < c->srclen) {
+      const char *q = c->src + y->start_mark.index, *end = c->src + c->srclen;
+      if (*q == '&') {
+        while (q < end && *q != ' ' && *q != '\t' && *q != '\n') q++;
+        while (q < end && (*q == ' ' || *q == '\t')) q++;
+      }
+      tagged = q < end && *q == '!';
+    }
     *out = scn__scalar_new(at, (const char *)y->data.scalar.value, y->data.scalar.length,
-                      y->data.scalar.style != YAML_PLAIN_SCALAR_STYLE);
+                      y->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || tagged);
     return 0;
+  }
   case YAML_SEQUENCE_NODE:
     n = scn__node_new(N_SEQ, at);
     for (yaml_node_item_t *it = y->data.sequence.items.start; it < y->data.sequence.items.top; it++) {
@@ -490,11 +502,28 @@ int scn__load_file(ld *c, const char *path, const char *what, const loc *ref, co
     fclose(f);
     return ps_fail(c->e, PS_ERR, "%s: cannot initialise the YAML parser", path);
   }
-  yaml_parser_set_input_file(&yp, f);
+  /* The text stays in memory (at most SCN_MAX_FILE) for conv's look at tags. */
+  struct stat fst;
+  /* (a size of 0 may be a /proc file, whose size is not known: then the bound) */
+  size_t cap = fstat(fileno(f), &fst) == 0 && fst.st_size > 0 && fst.st_size < SCN_MAX_FILE ? (size_t)fst.st_size + 1
+                                                                                             : (size_t)SCN_MAX_FILE + 1;
+  char *text = xmalloc(cap);
+  size_t len = fread(text, 1, cap, f);
+  fclose(f);
+  if (len == cap) { /* past the bound, or grown since fstat */
+    free(text);
+    yaml_parser_delete(&yp);
+    const char *why = cap > (size_t)SCN_MAX_FILE ? "larger than 16 MiB" : "it changed while being read";
+    if (ref) return scn__fail_at(c, ref, refpath, "expected a readable %s file, got \"%s\" (%s)", what, path, why);
+    return ps_fail(c->e, PS_EINPUT, "%s: expected a readable %s file (%s)", path, what, why);
+  }
+  yaml_parser_set_input_string(&yp, (const unsigned char *)text, len);
+  c->src = text, c->srclen = len;
   node *root = NULL;
   int rc = scn__parse_tree(c, &yp, file, NULL, "yaml", &root);
+  c->src = NULL, c->srclen = 0;
   yaml_parser_delete(&yp);
-  fclose(f);
+  free(text);
   if (rc) return rc;
   if (root->kind != N_MAP) {
     char g[128];

@@ -542,6 +542,10 @@ START_TEST(test_thread_policy) {
   s = load_ok("good-defaults.yaml", l, 1);
   ck_assert_int_eq(s->model->phases[scn_phase_index(s->model, "msm")].host_threads, 1);
   scn_free(s);
+  /* A tagged scalar is a string, as a quoted one is: `!!str 2` is no thread count. */
+  const char *t2[] = {"phases.prep.threads=!!str 2"};
+  e = load_fail("good-defaults.yaml", t2, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.threads=!!str 2: phases.prep.threads: ", "expected an integer from 1");
   const char *j[] = {"phases.prep.threads=many"};
   e = load_fail("good-defaults.yaml", j, 1);
   ASSERT_ERR(e.msg, "--set phases.prep.threads=many: phases.prep.threads: ", "or all (the worker's threads");
