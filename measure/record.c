@@ -53,10 +53,10 @@ static int rs_rec(void *ctx, const span_rec *r) {
   return 0;
 }
 
+/* By device (ivl_merge orders each device's intervals). */
 static int kiv_cmp(const void *a, const void *b) {
   const kiv *x = a, *y = b;
-  if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
-  return (x->v.a > y->v.a) - (x->v.a < y->v.a);
+  return (x->dev > y->dev) - (x->dev < y->dev);
 }
 
 int record_summarize(const char *path, double w0, double w1, record_summary *out, ps_err *e) {
@@ -79,13 +79,7 @@ int record_summarize(const char *path, double w0, double w1, record_summary *out
     size_t j = i;
     while (j < c.n && c.k[j].dev == c.k[i].dev) j++;
     for (size_t q = i; q < j; q++) v[q - i] = c.k[q].v;
-    size_t m = ivl_merge(v, j - i);
-    double b = 0;
-    for (size_t q = 0; q < m; q++) {
-      double lo = v[q].a > w0 ? v[q].a : w0, hi = v[q].b < w1 ? v[q].b : w1;
-      if (hi > lo) b += hi - lo;
-    }
-    out->busy[c.k[i].dev] = b;
+    out->busy[c.k[i].dev] = ivl_clip_len(v, ivl_merge(v, j - i), w0, w1);
     i = j;
   }
   free(v);

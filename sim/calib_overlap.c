@@ -133,12 +133,7 @@ int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_repo
   free(c.cv);
   /* Rank each worker's calls, to leave the warm-up out as calib_model does. */
   if (c.n) qsort(c.v, c.n, sizeof *c.v, gspan_by_worker_call);
-  for (size_t i = 1; i < c.n; i++) {
-    const gspan *x = &c.v[i - 1];
-    gspan *y = &c.v[i];
-    int same = x->rep == y->rep && x->gpu == y->gpu && x->worker == y->worker;
-    y->rank = !same ? 0 : x->call == y->call ? x->rank : x->rank + 1;
-  }
+  gspan_rank(c.v, c.n);
   if (c.n) qsort(c.v, c.n, sizeof *c.v, gspan_by_gpu_t0);
   /* For each kept span: the part of it during which another worker's GPU phase ran on the
    * same GPU. With n = 2 at once each runs at 1 / (1 + s): its solo work W (the model's
@@ -163,9 +158,7 @@ int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_repo
       if (ni == cap) iv = xrealloc(iv, (cap = cap ? 2 * cap : 8) * sizeof *iv);
       iv[ni++] = (ivl){c.v[j].t0, c.v[j].t1 < a->t1 ? c.v[j].t1 : a->t1};
     }
-    double ov = 0;
-    size_t nm = ivl_merge(iv, ni);
-    for (size_t q = 0; q < nm; q++) ov += iv[q].b - iv[q].a;
+    double ov = ivl_clip_len(iv, ivl_merge(iv, ni), a->t0, a->t1);
     free(iv);
     double d = a->t1 - a->t0;
     t_over += ov;
