@@ -1,8 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian packages provesim builds against, when any is missing. As root it
 # runs apt-get; otherwise it prints the exact apt line and stops (exit 1).
+#
+#   bash scripts/deps.sh              what the build and the test suite need
+#   bash scripts/deps.sh mpi browser  also Open MPI (the PROVESIM_MPI=ON build and its
+#                                     test) and headless Chromium (the report's browser
+#                                     test); CI installs both, the quick start neither
+#   bash scripts/deps.sh bench        SimGrid, for bench/'s comparison (not CI)
 set -euo pipefail
-pkgs=(build-essential cmake pkg-config libgsl-dev libyaml-dev libcjson-dev check python3 help2man)
+pkgs=(build-essential cmake pkg-config libgsl-dev libyaml-dev libcjson-dev check python3 help2man zlib1g-dev)
+for group in "$@"; do
+  case "$group" in
+    mpi) pkgs+=(libopenmpi-dev openmpi-bin) ;;
+    browser) pkgs+=(chromium) ;;
+    bench) pkgs+=(libsimgrid-dev g++) ;;
+    *) echo "deps.sh: unknown group '$group' (expected mpi, browser or bench)" >&2; exit 2 ;;
+  esac
+done
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
