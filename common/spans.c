@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <zlib.h>
 
 void spans_format_header(ps_buf *b, const span_header *h) {
   ps_buf_printf(b, "{\"schema\":\"%s\",\"source\":", SPANS_SCHEMA);
@@ -99,54 +98,109 @@ static const char *str(const cJSON *o, const char *k) {
   return cJSON_IsString(x) ? x->valuestring : NULL;
 }
 
-/* A path ending in .gz is read through `gzip -dc` (the committed measurements are
- * gzipped). The path is passed single-quoted, with embedded quotes escaped. */
-static FILE *open_spans(const char *path, int *piped) {
-  size_t n = strlen(path);
+/* A spans file is read plain, or through zlib's inflate when it begins with gzip's magic
+ * bytes (the committed measurements are gzipped): memory stays two buffers and one line
+ * whatever the file inflates to. A name ending in .gz must hold gzip data; concatenated
+ * gzip members are read in turn, and anything else after the last one is refused (gzip -dc
+ * says "trailing garbage" there too). */
+typedef struct spans_in {
+  FILE *f;
+  int gz, zdone, zerr; /* zerr: a corrupt, truncated or foreign gzip stream */
+  z_stream z;
+  unsigned char in[1 << 16], out[1 << 16];
+  size_t have, next;   /* bytes of out not yet taken */
+} spans_in;
+
+static spans_in *open_spans(const char *path) {
   struct stat st;
   /* A FIFO or a device would block or never end: only regular files are read. */
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
     return NULL;
   }
-  *piped = n > 3 && !strcmp(path + n - 3, ".gz");
-  if (!*piped) return fopen(path, "r");
-  if (access(path, R_OK) != 0) return NULL;
-  ps_buf cmd = {0};
-  ps_buf_printf(&cmd, "gzip -dc -- '");
-  for (const char *q = path; *q; q++) {
-    if (*q == '\'') ps_buf_append(&cmd, "'\\''", 4);
-    else ps_buf_append(&cmd, q, 1);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  spans_in *r = xcalloc(1, sizeof *r);
+  r->f = f;
+  int c0 = getc(f), c1 = getc(f);
+  size_t n = strlen(path);
+  r->gz = c0 == 0x1f && c1 == 0x8b;
+  rewind(f);
+  if (r->gz) {
+    /* 16 + 15: gzip framing, the largest window. */
+    if (inflateInit2(&r->z, 16 + 15) != Z_OK) r->zerr = 1;
+  } else if (n > 3 && !strcmp(path + n - 3, ".gz")) {
+    r->zerr = 1;
   }
-  /* gzip's own complaint would be a second line on stderr; its exit status is reported. */
-  ps_buf_append(&cmd, "' 2>/dev/null", 13);
-  FILE *f = popen(cmd.p, "r");
-  ps_buf_free(&cmd);
-  return f;
-}
-
-static void close_spans(FILE *f, int piped, int *status) {
-  int st = piped ? pclose(f) : fclose(f);
-  if (status) *status = st;
-}
-
-int spans_sniff(const char *path) {
-  int piped = 0;
-  FILE *f = open_spans(path, &piped);
-  if (!f) return 0;
-  char line[512];
-  int r = fgets(line, sizeof line, f) && strstr(line, SPANS_SCHEMA) != NULL;
-  close_spans(f, piped, NULL);
   return r;
 }
 
+static void close_spans(spans_in *r) {
+  if (r->gz) inflateEnd(&r->z);
+  fclose(r->f);
+  free(r);
+}
+
+/* Refills r->out; 0 at the end of the data (or on an error: r->zerr). */
+static int spans_fill(spans_in *r) {
+  r->next = r->have = 0;
+  if (r->zerr) return 0;
+  if (!r->gz) return (int)(r->have = fread(r->out, 1, sizeof r->out, r->f)) > 0;
+  while (!r->zdone && r->have == 0) {
+    if (r->z.avail_in == 0) {
+      r->z.avail_in = (uInt)fread(r->in, 1, sizeof r->in, r->f);
+      r->z.next_in = r->in;
+      if (r->z.avail_in == 0) { /* the file ended inside a member */
+        r->zerr = 1;
+        return 0;
+      }
+    }
+    r->z.next_out = r->out;
+    r->z.avail_out = sizeof r->out;
+    int zr = inflate(&r->z, Z_NO_FLUSH);
+    r->have = sizeof r->out - r->z.avail_out;
+    if (zr == Z_STREAM_END) {
+      /* Another member, nothing, or trailing garbage. */
+      if (r->z.avail_in == 0) {
+        r->z.avail_in = (uInt)fread(r->in, 1, sizeof r->in, r->f);
+        r->z.next_in = r->in;
+      }
+      if (r->z.avail_in == 0) r->zdone = 1;
+      else if (r->z.avail_in >= 2 && r->z.next_in[0] == 0x1f && r->z.next_in[1] == 0x8b) inflateReset(&r->z);
+      else r->zerr = 1, r->zdone = 1;
+    } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+      r->zerr = 1;
+      return 0;
+    }
+  }
+  return r->have > 0;
+}
+
+static int spans_getc(spans_in *r) {
+  if (r->next == r->have && !spans_fill(r)) return EOF;
+  return r->out[r->next++];
+}
+
+int spans_sniff(const char *path) {
+  spans_in *f = open_spans(path);
+  if (!f) return 0;
+  char line[512];
+  size_t n = 0;
+  int c;
+  while (n + 1 < sizeof line && (c = spans_getc(f)) != EOF && c != '\n') line[n++] = (char)c;
+  line[n] = 0;
+  close_spans(f);
+  return strstr(line, SPANS_SCHEMA) != NULL;
+}
+
 /* Reads one line of at most max bytes into *buf (grown as needed, without its newline);
- * returns its length, -1 at the end of the file, -2 when the line is longer than max (so
- * a file without newlines, /dev/zero say, cannot take the memory). */
-static long read_line(FILE *f, char **buf, size_t *cap, size_t max) {
+ * returns its length, -1 at the end of the file (or a read error: see gz_failed), -2 when
+ * the line is longer than max (so a file without newlines, /dev/zero say, cannot take the
+ * memory). */
+static long read_line(spans_in *f, char **buf, size_t *cap, size_t max) {
   size_t n = 0;
   int c = 0;
-  while ((c = getc(f)) != EOF && c != '\n') {
+  while ((c = spans_getc(f)) != EOF && c != '\n') {
     if (n == max) return -2;
     if (n + 1 >= *cap) {
       *cap = *cap ? 2 * *cap : 4096;
@@ -161,8 +215,7 @@ static long read_line(FILE *f, char **buf, size_t *cap, size_t max) {
 }
 
 int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx, ps_err *e) {
-  int piped = 0;
-  FILE *f = open_spans(path, &piped);
+  spans_in *f = open_spans(path);
   if (!f) return ps_fail(e, PS_EINPUT, "%s: cannot open: %s", path, errno == EINVAL ? "not a regular file" : strerror(errno));
   char *line = NULL;
   size_t cap = 0;
@@ -330,13 +383,13 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
   if (rc == PS_OK && !seen_header) rc = ps_fail(e, PS_EINPUT, "%s: empty file, expected a provesim.spans/1 header", path);
   free(parts);
   free(line);
-  int st;
-  close_spans(f, piped, &st);
-  /* When the whole stream was read, a gzip error is the first thing to say: a truncated or
-   * foreign file also reads as an empty one. (After an early stop gzip may die of the
-   * closed pipe, so its status says nothing then.) */
-  if (piped && st != 0 && n == -1)
-    rc = ps_fail(e, PS_EINPUT, "%s: expected a gzip file, but gzip -dc failed (%s)", path,
-                 WIFEXITED(st) && WEXITSTATUS(st) == 127 ? "no gzip program" : "corrupt, truncated or not gzip");
+  /* A corrupt or truncated gzip file also reads as lines that end early: that is the first
+   * thing to say. */
+  if (f->zerr)
+    rc = ps_fail(e, PS_EINPUT, "%s: expected a gzip file, but it is %s", path,
+                 f->gz ? "corrupt, truncated or followed by other data" : "not gzip (its name ends in .gz)");
+  else if (ferror(f->f))
+    rc = ps_fail(e, PS_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+  close_spans(f);
   return rc;
 }

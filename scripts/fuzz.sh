@@ -21,7 +21,7 @@ out=build-fuzz
 mkdir -p "$out"
 flags=(-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=gnu11 -Wno-macro-redefined
        -Icommon -Icore -Iprover -Isim -Itests/fuzz $(pkg-config --cflags yaml-0.1))
-libs=(-lcjson -lgsl -lgslcblas -lm -lpthread $(pkg-config --libs yaml-0.1))
+libs=(-lcjson -lz -lgsl -lgslcblas -lm -lpthread $(pkg-config --libs yaml-0.1))
 common=(common/*.c)
 core=(core/*.c)
 prover=(prover/*.c)

@@ -12,6 +12,9 @@
 
 #include <cjson/cJSON.h>
 
+#include <sys/resource.h>
+#include <zlib.h>
+
 #include "spans.h"
 
 static char *write_tmp(const char *text) {
@@ -126,6 +129,104 @@ END_TEST
 
 /* The one JSON string writer (ps_buf_json_str, used by spans, traces and proofs) and the
  * one CSV field writer (ps_buf_csv_field): what they write reads back as the same string. */
+/* Gzip through zlib: concatenated members read in turn; data after the last member, a
+ * truncated member and a .gz name over plain text are refused; and a small file that
+ * inflates to 256 MiB without a newline stops at the line limit in bounded memory. */
+static char *write_gz(const char *const *members, int n, const char *tail, size_t tail_len) {
+  char *path = xstrdup("/tmp/provesim-test-spans-XXXXXX.gz");
+  int fd = mkstemps(path, 3);
+  ck_assert_int_ge(fd, 0);
+  for (int i = 0; i < n; i++) {
+    unsigned char out[4096];
+    z_stream z = {0};
+    ck_assert_int_eq(deflateInit2(&z, 6, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = (unsigned char *)members[i];
+    z.avail_in = (uInt)strlen(members[i]);
+    z.next_out = out;
+    z.avail_out = sizeof out;
+    ck_assert_int_eq(deflate(&z, Z_FINISH), Z_STREAM_END);
+    ssize_t len = (ssize_t)(sizeof out - z.avail_out);
+    ck_assert_int_eq(write(fd, out, (size_t)len), len);
+    deflateEnd(&z);
+  }
+  if (tail_len) ck_assert_int_eq(write(fd, tail, tail_len), (ssize_t)tail_len);
+  close(fd);
+  return path;
+}
+
+static int read_path(const char *p, char *msg, size_t n, int *count) {
+  ps_err e = {{0}};
+  int c = 0;
+  int rc = spans_read(p, NULL, count_cb, &c, &e);
+  snprintf(msg, n, "%s", e.msg);
+  if (count) *count = c;
+  return rc;
+}
+
+START_TEST(gzip_through_zlib) {
+  const char *span = "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":0,\"phase\":\"a\",\"resource\":\"cpu\",\"t0\":0,\"t1\":1}\n";
+  const char *m[] = {HDR, span, span};
+  char msg[1024];
+  int count = 0;
+  char *p = write_gz(m, 3, NULL, 0);
+  ck_assert_int_eq(read_path(p, msg, sizeof msg, &count), PS_OK);
+  ck_assert_int_eq(count, 2);
+  ck_assert_int_eq(spans_sniff(p), 1);
+  unlink(p), free(p);
+
+  p = write_gz(m, 2, "garbage!", 8);
+  ck_assert_int_eq(read_path(p, msg, sizeof msg, NULL), PS_EINPUT);
+  ck_assert_msg(strstr(msg, "followed by other data"), "%s", msg);
+  unlink(p), free(p);
+
+  /* Truncated: the first member cut in half. */
+  p = write_gz(m, 2, NULL, 0);
+  struct stat st;
+  ck_assert_int_eq(stat(p, &st), 0);
+  ck_assert_int_eq(truncate(p, st.st_size / 2), 0);
+  ck_assert_int_eq(read_path(p, msg, sizeof msg, NULL), PS_EINPUT);
+  ck_assert_msg(strstr(msg, "truncated"), "%s", msg);
+  unlink(p), free(p);
+
+  p = write_gz(m, 0, HDR, strlen(HDR));
+  ck_assert_int_eq(read_path(p, msg, sizeof msg, NULL), PS_EINPUT);
+  ck_assert_msg(strstr(msg, "not gzip"), "%s", msg);
+  unlink(p), free(p);
+
+  /* 32 MiB of 'x' (32 times the line limit) in a gzip file of about 32 KiB, deflated 1 MiB at a time so this
+   * process never holds it. */
+  char *q = xstrdup("/tmp/provesim-test-spans-XXXXXX.gz");
+  int fd = mkstemps(q, 3);
+  ck_assert_int_ge(fd, 0);
+  size_t blk = (size_t)1 << 20;
+  unsigned char *xs = xmalloc(blk), *out = xmalloc(blk);
+  memset(xs, 'x', blk);
+  z_stream z = {0};
+  ck_assert_int_eq(deflateInit2(&z, 9, Z_DEFLATED, 16 + 15, 8, Z_DEFAULT_STRATEGY), Z_OK);
+  for (int i = 0; i < 32; i++) {
+    z.next_in = xs, z.avail_in = (uInt)blk;
+    int zr;
+    do {
+      z.next_out = out, z.avail_out = (uInt)blk;
+      zr = deflate(&z, i == 31 ? Z_FINISH : Z_NO_FLUSH);
+      ssize_t len = (ssize_t)(blk - z.avail_out);
+      ck_assert_int_eq(write(fd, out, (size_t)len), len);
+    } while (z.avail_out == 0 || (i == 31 && zr != Z_STREAM_END));
+  }
+  deflateEnd(&z);
+  close(fd);
+  free(xs), free(out);
+  struct rusage ru0, ru1;
+  getrusage(RUSAGE_SELF, &ru0);
+  ck_assert_int_eq(read_path(q, msg, sizeof msg, NULL), PS_EINPUT);
+  getrusage(RUSAGE_SELF, &ru1);
+  ck_assert_msg(strstr(msg, ":1: expected lines of at most"), "%s", msg);
+  /* The peak grew by at most a line's limit and the buffers (ru_maxrss in KiB). */
+  ck_assert_msg(ru1.ru_maxrss - ru0.ru_maxrss < 64 * 1024, "peak RSS grew by %ld KiB", ru1.ru_maxrss - ru0.ru_maxrss);
+  unlink(q), free(q);
+}
+END_TEST
+
 START_TEST(json_and_csv_escaping) {
   static const char *const cases[] = {"plain", "quote \" and \\ backslash", "tab\tnew\nline\rcr", "\x01\x1f ctl",
                                       "utf-8: \xc3\xa9\xe2\x82\xac", "", "a,b", NULL};
@@ -161,6 +262,7 @@ int main(void) {
   tcase_add_test(tc, long_line_bounded);
   tcase_add_test(tc, fifo_and_folder_refused);
   tcase_add_test(tc, json_and_csv_escaping);
+  tcase_add_test(tc, gzip_through_zlib);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
