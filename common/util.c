@@ -128,6 +128,40 @@ void ps_buf_json_str(ps_buf *b, const char *s) {
   ps_buf_append(b, "\"", 1);
 }
 
+int ps_csv_split(const char *s, char *out, char ***f, int **col, int *cap) {
+  int n = 0;
+  const char *p = s;
+  for (;;) {
+    if (n == *cap) {
+      *cap = *cap ? 2 * *cap : 16;
+      *f = xrealloc(*f, (size_t)*cap * sizeof **f);
+      *col = xrealloc(*col, (size_t)*cap * sizeof **col);
+    }
+    while (*p == ' ' || *p == '\t') p++;
+    (*col)[n] = (int)(p - s) + 1;
+    (*f)[n] = out;
+    if (*p == '"') {
+      for (p++;; p++) {
+        if (!*p) return -(int)((*col)[n]);
+        if (*p == '"' && p[1] == '"') *out++ = *p++;
+        else if (*p == '"') break;
+        else *out++ = *p;
+      }
+      p++;
+      while (*p == ' ' || *p == '\t') p++;
+      if (*p && *p != ',') return -(int)(p - s + 1);
+    } else {
+      char *o0 = out;
+      while (*p && *p != ',') *out++ = *p++;
+      while (out > o0 && (out[-1] == ' ' || out[-1] == '\t')) out--;
+    }
+    *out++ = 0;
+    n++;
+    if (!*p) return n;
+    p++; /* the comma */
+  }
+}
+
 void ps_buf_free(ps_buf *b) {
   free(b->p);
   b->p = NULL;

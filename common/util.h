@@ -69,6 +69,12 @@ void ps_buf_csv_field(ps_buf *b, const char *s);
 /* Appends ",number" (9 significant digits), or "," alone when v is not finite: the CSV
  * cell of a value that does not apply. */
 void ps_buf_csv_num(ps_buf *b, double v);
+/* Splits a CSV line (RFC 4180 quoting, no newline inside a field) into fields written to
+ * out (which holds at least 2 * strlen(s) + 2 bytes; each field NUL-terminated, unquoted
+ * fields trimmed of blanks), pointed to by (*f)[i], with their starting columns (*col)[i]
+ * (1-based); *f and *col grow as needed (caller frees; *cap their capacity, 0 at first).
+ * Returns the number of fields, or -(column) of a quoting error. */
+int ps_csv_split(const char *s, char *out, char ***f, int **col, int *cap);
 /* Appends s as a JSON string literal (quotes, \" \\ and \u00XX escapes). */
 void ps_buf_json_str(ps_buf *b, const char *s);
 

@@ -162,43 +162,6 @@ static int rdr_record(rdr *R, long line, const char *const *v, const int *col) {
   return PS_OK;
 }
 
-/* Splits a CSV line (RFC 4180 quoting, no newline inside a field) into fields written to
- * out (each NUL-terminated; unquoted fields trimmed of blanks), with their starting
- * columns. Returns the number of fields, or -(column) of a quoting error. */
-static int csv_split(const char *s, char *out, char ***f, int **col, int *cap) {
-  int n = 0;
-  const char *p = s;
-  for (;;) {
-    if (n == *cap) {
-      *cap = *cap ? 2 * *cap : 16;
-      *f = xrealloc(*f, (size_t)*cap * sizeof **f);
-      *col = xrealloc(*col, (size_t)*cap * sizeof **col);
-    }
-    while (*p == ' ' || *p == '\t') p++;
-    (*col)[n] = (int)(p - s) + 1;
-    (*f)[n] = out;
-    if (*p == '"') {
-      for (p++;; p++) {
-        if (!*p) return -(int)((*col)[n]);
-        if (*p == '"' && p[1] == '"') *out++ = *p++;
-        else if (*p == '"') break;
-        else *out++ = *p;
-      }
-      p++;
-      while (*p == ' ' || *p == '\t') p++;
-      if (*p && *p != ',') return -(int)(p - s + 1);
-    } else {
-      char *o0 = out;
-      while (*p && *p != ',') *out++ = *p++;
-      while (out > o0 && (out[-1] == ' ' || out[-1] == '\t')) out--;
-    }
-    *out++ = 0;
-    n++;
-    if (!*p) return n;
-    p++; /* the comma */
-  }
-}
-
 static int read_csv(rdr *R, lread *L) {
   char **f = NULL, *scratch = xmalloc(2 * (size_t)INFER_MAX_LINE + 4);
   int *col = NULL, cap = 0, rc = PS_OK, idx[Q_N] = {-1, -1, -1, -1}, nhead = 0, got, header = 1;
@@ -206,7 +169,7 @@ static int read_csv(rdr *R, lread *L) {
     if (blank(L->buf)) continue;
     char *line = L->buf;
     if (header && L->line == 1 && !strncmp(line, "\xEF\xBB\xBF", 3)) line += 3; /* a UTF-8 byte-order mark */
-    int nf = csv_split(line, scratch, &f, &col, &cap);
+    int nf = ps_csv_split(line, scratch, &f, &col, &cap);
     if (nf < 0) {
       rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: expected a CSV field (a closing quote, then a comma or the end of "
                    "the line), got %s", R->path, L->line, -nf, got_text(line + (-nf - 1), (char[64]){0}, 64));
