@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The seed scenario of provesim (models/seed-field.yaml, configs/seed-coarse-mutex.yaml)
 written with SimPy 4, as most people would write it: the yardstick of the engine benchmark
-(bench/bench_engine.sh) and an independent check of the C engine's figures.
+(bench/bench_engine.py) and an independent check of the C engine's figures.
 
 Workers pinned to a GPU take partitions from a closed backlog, one partition per call, and
 run the call's phase graph:
