@@ -257,9 +257,13 @@ def machine():
                     break
     except OSError:
         pass
-    try:
-        m["commit"] = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
-                                     text=True, check=True).stdout.strip()
+    try:  # the tree this script is in; the binary timed may come from another (--provesim)
+        git = ["git", "-C", ROOT]
+        m["commit"] = subprocess.run(git + ["rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                     check=True).stdout.strip()
+        if subprocess.run(git + ["status", "--porcelain", "--untracked-files=no"], capture_output=True,
+                          text=True, check=True).stdout.strip():
+            m["commit"] += " with uncommitted changes"
     except (OSError, subprocess.CalledProcessError):
         pass
     return m
@@ -381,6 +385,7 @@ def main(argv=None):
     ap.add_argument("--simgrid-bin", help="a built simgrid_seed (default: compile it)")
     ap.add_argument("--build-dir", help="where to compile simgrid_seed (default: bench/ beside --provesim)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of the tables")
+    ap.add_argument("--save", metavar="FILE", help="also write that JSON object to FILE")
     args = ap.parse_args(argv)
     cases = [c for c in args.cases.split(",") if c]
     engines = [e for e in args.against.split(",") if e]
@@ -400,7 +405,8 @@ def main(argv=None):
             return 1
 
     doc = {"machine": machine(), "date": time.strftime("%Y-%m-%d", time.gmtime()), "reps": args.reps,
-           "command": shlex.join([sys.executable] + sys.argv), "cases": []}
+           "provesim": os.path.abspath(args.provesim), "command": shlex.join([sys.executable] + sys.argv),
+           "cases": []}
     try:
         with tempfile.TemporaryDirectory(prefix="provesim-bench-") as tmp:
             for name in cases:
@@ -408,13 +414,22 @@ def main(argv=None):
     except RunError as e:
         print(f"bench_engine: {e}", file=sys.stderr)
         return 1
+    if args.save:
+        try:
+            with open(args.save + ".tmp", "w") as f:
+                json.dump(doc, f, indent=1)
+                f.write("\n")
+            os.replace(args.save + ".tmp", args.save)
+        except OSError as e:
+            print(f"bench_engine: {args.save}: {e}", file=sys.stderr)
+            return 1
     if args.json:
         json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
         return 0
     m = doc["machine"]
-    print(f"{doc['date']}, {m['cpu']} ({m['cores']} cores), provesim at {m.get('commit', '?')}, "
-          f"{args.reps} paired repetitions per case; CPU and wall times are medians")
+    print(f"{doc['date']}, {m['cpu']} ({m['cores']} cores), {doc['provesim']} (tree at "
+          f"{m.get('commit', '?')}), {args.reps} paired repetitions per case; times are medians")
     for res in doc["cases"]:
         print_case(res)
     print_summary(doc["cases"])
