@@ -14,6 +14,7 @@
 #include "spans.h"
 #include "whatif.h"
 #include "pipe.h"
+#include "precision.h"
 #include "report.h"
 #include "scn.h"
 #include "trace.h"
@@ -197,7 +198,7 @@ int sim_cmd_simulate(int argc, char **argv) {
     o.progress_ctx = &bar;
   }
   sim_result *res = NULL;
-  int sr = sim_run(s, &o, &res, &e);
+  int sr = prec_run(s, &o, &res, &e);
   if (show) cli_progress_end(&bar);
   if (sr != PS_OK) fprintf(stderr, "provesim simulate: %s\n", e.msg);
   if (sr == PS_OK && sink.out.f) {

@@ -9,6 +9,7 @@
 #include "cli_bench.h"
 #include "cli_calib.h"
 #include "cli_infer.h"
+#include "cli_sensitivity.h"
 #include "cli_sim.h"
 #include "cli_whatif.h"
 #include "util.h"
@@ -23,6 +24,7 @@ static const command commands[] = {
     {"simulate", sim_cmd_simulate, "run a scenario's model; report utilization, throughput, latency with 95% CIs"},
     {"sweep", sim_cmd_sweep, "simulate a grid of what-ifs (--vary KEY=VALUES) in parallel; table, CSV, JSON"},
     {"plan", sim_cmd_plan, "cheapest GPUs/workers/batch/mutex/cores meeting a proofs-per-hour target"},
+    {"sensitivity", sim_cmd_sensitivity, "which phase or key moves throughput, utilization or p99 most (±delta, CIs)"},
     {"estimate", sim_cmd_estimate, "closed-form, machine-repairman and MVA answers beside the simulation"},
     {"calibrate", sim_cmd_calibrate, "fit each phase's duration distribution from spans; write a model"},
     {"infer", sim_cmd_infer, "diagnose a daemon from its own per-call logs: the CPU work hidden in its lock; what-ifs"},

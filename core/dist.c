@@ -123,6 +123,24 @@ double dist_mean(const dist *d) {
   return 0;
 }
 
+void dist_scale(dist *d, double f) {
+  PS_ASSERT(isfinite(f) && f > 0);
+  switch (d->kind) {
+  case DIST_CONST:
+  case DIST_EXPONENTIAL: d->a *= f; break;
+  case DIST_UNIFORM:
+  case DIST_NORMAL: /* mean + sd z, truncated at 0: the sign of a draw does not change */
+    d->a *= f;
+    d->b *= f;
+    break;
+  case DIST_LOGNORMAL: d->a += log(f); break; /* exp(mu + log f + sigma z) */
+  case DIST_GAMMA: d->b *= f; break;          /* GSL's gamma draw is theta times a unit draw */
+  case DIST_EMPIRICAL:
+    for (size_t i = 0; i < d->n; i++) d->samples[i] *= f;
+    break;
+  }
+}
+
 void dist_copy(dist *dst, const dist *src) {
   *dst = *src;
   if (src->kind == DIST_EMPIRICAL) {

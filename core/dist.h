@@ -41,6 +41,10 @@ double dist_draw(const dist *d, gsl_rng *r);
  * that calls GSL calls this first, and checks GSL's return codes instead. */
 void dist_gsl_init(void);
 double dist_mean(const dist *d);
+/* Scales d so that every draw is f times the draw of the same random numbers before
+ * (f > 0): the parameters of scale move, the shape stays, and a draw uses as many random
+ * numbers as before (common random numbers stay in step). The mean scales by f. */
+void dist_scale(dist *d, double f);
 /* Deep copy (empirical samples are duplicated). */
 void dist_copy(dist *dst, const dist *src);
 void dist_free(dist *d);

@@ -42,7 +42,23 @@ typedef struct sim_result {
                                opened after the warmup partitions MSER-5 chose */
   int64_t warmup;           /* the warm-up every replication used (partitions): MSER-5's
                                choice with auto, run.warmup otherwise */
+  int precision;            /* the run went to run.precision (sim/precision.h): replications
+                               were added until precision_reached met the target or the cap */
+  double precision_reached; /* then: the widest relative 95% half-width of its metrics */
 } sim_result;
+
+/* The metrics a run can be asked about by name: run.precision's metrics and sensitivity's
+ * --metric. RUN_METRIC_NAMES lists the names for messages. */
+typedef enum run_metric { RM_THROUGHPUT, RM_GPU_UTIL, RM_LATENCY, RM_P99, RM_COUNT } run_metric;
+#define RUN_METRIC_NAMES "throughput, gpu_util, latency, p99"
+
+/* "throughput" (partitions/s), "gpu_util" (mean over GPUs), "latency" (partition latency,
+ * mean), "p99" (partition latency, 99th percentile). */
+const char *run_metric_name(run_metric k);
+/* The metric named name, or -1. */
+int run_metric_parse(const char *name);
+/* Its value in one replication. */
+double run_metric_value(const sim_metrics *m, run_metric k);
 
 /* Free what a result owns (accept NULL). */
 void sim_result_free(sim_result *r);

@@ -119,8 +119,14 @@ typedef struct scenario {
   int64_t cooldown;      /* default 0: the window ends at the completion of partition
                             number partitions - cooldown (the last, by default); leaving
                             the drain of a closed backlog out of the statistics */
-  int replications;      /* >= 1, default 1 */
+  int replications;      /* >= 1, default 1; with run.precision the first round */
   uint64_t seed;         /* default 1 */
+  /* run.precision (sim/precision.h): replications are added, prec_batch at a time, until
+   * the 95% CI half-width of every metric in prec_metrics is at most prec_target times its
+   * mean, or prec_max replications have run. prec_target 0: off. */
+  double prec_target;
+  unsigned prec_metrics; /* bit 1 << run_metric (metrics.h) per metric */
+  int prec_max, prec_batch;
 
   /* prover: (read by `measure`; ignored by the simulator) */
   char *prover_circuit;      /* may be NULL */

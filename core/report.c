@@ -51,6 +51,8 @@ void report_summarize(const sim_result *r, report_summary *s) {
   s->events = r->events;
   s->warmup_auto = r->warmup_auto;
   s->warmup = r->warmup;
+  s->precision = r->precision;
+  s->precision_reached = r->precision_reached;
   free(x);
 }
 
@@ -185,6 +187,13 @@ cJSON *report_json(const scenario *s, const report_summary *m) {
     report_json_num(so, "utilization_offered", st->utilization);
     cJSON_AddBoolToObject(so, "unstable", st->unstable);
   }
+  if (m->precision) { /* the outcome of run.precision; the request is scenario.run.precision */
+    cJSON *po = cJSON_AddObjectToObject(root, "precision");
+    cJSON_AddNumberToObject(po, "target", s->prec_target);
+    report_json_num(po, "reached", m->precision_reached);
+    cJSON_AddBoolToObject(po, "met", m->precision_reached <= s->prec_target);
+    cJSON_AddBoolToObject(po, "capped", !(m->precision_reached <= s->prec_target));
+  }
   cJSON_AddNumberToObject(root, "replications", m->nreps);
   cJSON_AddNumberToObject(root, "events", (double)m->events);
   return root;
@@ -213,6 +222,19 @@ void report_table(ps_buf *b, const scenario *s, const report_summary *m, double 
                 m->nreps, m->nreps > 1 ? "s" : "", (long long)s->partitions,
                 (long long)(m->warmup_auto ? m->warmup : s->warmup), m->warmup_auto ? ", chosen by MSER-5" : "",
                 (long long)m->events, wall_s);
+  if (m->precision) {
+    char names[64] = "";
+    for (int k = 0, n = 0; k < RM_COUNT; k++)
+      if (s->prec_metrics >> k & 1)
+        n += snprintf(names + n, sizeof names - (size_t)n, "%s%s", n ? ", " : "", run_metric_name((run_metric)k));
+    ps_buf_printf(b, "precision ±%.3g%% (the widest 95%% CI of %s, relative to its mean): ",
+                  100 * m->precision_reached, names);
+    if (m->precision_reached <= s->prec_target)
+      ps_buf_printf(b, "target ±%.3g%% met with %d replications\n", 100 * s->prec_target, m->nreps);
+    else
+      ps_buf_printf(b, "target ±%.3g%% NOT met: stopped at the cap, run.precision.max_replications = %d\n",
+                    100 * s->prec_target, s->prec_max);
+  }
   if (m->stab.has) {
     const report_stability *st = &m->stab;
     ps_buf_printf(b, "load      arrivals offer %.4g partitions/s", st->offered_pps);

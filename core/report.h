@@ -40,6 +40,8 @@ typedef struct report_summary {
   int64_t events;
   int warmup_auto;       /* run.warmup: auto; warmup is MSER-5's choice (sim_result) */
   int64_t warmup;
+  int precision;         /* the run went to run.precision (sim_result.precision) */
+  double precision_reached;
   report_stability stab; /* zeroed by report_summarize; filled by the caller */
 } report_summary;
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "metrics.h"
 #include "spans.h"
 #include "window.h"
 
@@ -194,7 +195,10 @@ static int rd_threads(ld *c, scenario *s, node *n) {
 }
 static const char *const WL_KEYS[] = {"partitions", "arrivals", NULL};
 static const char *const ARR_KEYS[] = {"process", "proofs_per_hour", "partitions_per_proof", "trace", "rate_scale", NULL};
-static const char *const RUN_KEYS[] = {"warmup", "cooldown", "replications", "seed", NULL};
+static const char *const RUN_KEYS[] = {"warmup", "cooldown", "replications", "seed", "precision", NULL};
+static const char *const PREC_KEYS[] = {"target", "metrics", "max_replications", "batch", NULL};
+#define PREC_MAX_DEFAULT 200
+#define PREC_BATCH_DEFAULT 10
 static const char *const PROVER_KEYS[] = {"circuit", "constraints", NULL};
 
 static int scope_index(const model *m, const char *name) {
@@ -241,6 +245,51 @@ static int rd_mutex(ld *c, scenario *s, node *n) {
 static const node *pick(const node *a, const node *b) {
   if (b && b->at.origin && !(a && a->at.origin)) return b;
   return a ? a : b;
+}
+
+/* run.precision: a number (the target), or {target, metrics, max_replications, batch}
+ * (docs/model.md, "Run to a precision"). *maxn receives the max_replications node, if any,
+ * for the check against run.replications. */
+static int rd_precision(ld *c, scenario *s, node *x, node **maxn) {
+  static const char tw[] = "a number from 0.0001 to 0.5 (the 95% CI half-width relative to the mean)";
+  node *tn = x, *y;
+  s->prec_metrics = 1u << RM_THROUGHPUT | 1u << RM_GPU_UTIL;
+  s->prec_max = PREC_MAX_DEFAULT;
+  s->prec_batch = PREC_BATCH_DEFAULT;
+  if (x->kind == N_MAP) {
+    if (scn__check_map(c, x, "run.precision", PREC_KEYS) ||
+        scn__req(c, x, "run.precision", "target", tw, &tn))
+      return PS_EINPUT;
+    if ((y = scn__opt(x, "metrics"))) {
+      if (y->kind != N_SEQ || y->n == 0)
+        return scn__expect(c, y, "run.precision.metrics", "a non-empty list of " RUN_METRIC_NAMES);
+      s->prec_metrics = 0;
+      for (int i = 0; i < y->n; i++) {
+        int k = y->items[i]->kind == N_SCALAR ? run_metric_parse(y->items[i]->str) : -1;
+        if (k < 0) {
+          char pi[64];
+          snprintf(pi, sizeof pi, "run.precision.metrics[%d]", i);
+          return scn__expect(c, y->items[i], pi, "one of " RUN_METRIC_NAMES);
+        }
+        s->prec_metrics |= 1u << k;
+      }
+    }
+    int64_t v;
+    if ((y = scn__opt(x, "max_replications"))) {
+      if (scn__rd_int(c, y, "run.precision.max_replications", 2, SCN_MAX_REPLICATIONS, &v)) return PS_EINPUT;
+      s->prec_max = (int)v;
+      *maxn = y;
+    }
+    if ((y = scn__opt(x, "batch"))) {
+      if (scn__rd_int(c, y, "run.precision.batch", 1, SCN_MAX_REPLICATIONS, &v)) return PS_EINPUT;
+      s->prec_batch = (int)v;
+    }
+  }
+  if (scn__scalar_double(tn, &s->prec_target) || !(s->prec_target >= 1e-4 && s->prec_target <= 0.5))
+    return scn__expect(c, tn, tn == x ? "run.precision" : "run.precision.target",
+                       "a number from 0.0001 to 0.5 (the 95% CI half-width relative to the mean), or {target, "
+                       "metrics, max_replications, batch}");
+  return 0;
 }
 
 /* workload.arrivals: {process: poisson|fixed, proofs_per_hour: X} or {trace: FILE,
@@ -428,6 +477,8 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     if (scn__rd_int(c, x, "run.replications", 1, SCN_MAX_REPLICATIONS, &v)) goto fail;
     s->replications = (int)v;
   }
+  node *precn = scn__opt(run, "precision"), *pmaxn = NULL;
+  if (precn && rd_precision(c, s, precn, &pmaxn)) goto fail;
   if ((x = scn__opt(run, "seed"))) {
     int ok = x->kind == N_SCALAR && !x->quoted && x->str[0] && x->str[0] != '-';
     for (const char *q = x->str; ok && *q; q++) ok = isdigit((unsigned char)*q) || (q == x->str && *q == '+');
@@ -504,6 +555,24 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
       scn__expect(c, wn, "run.warmup", what);
     }
     goto fail;
+  }
+  if (precn && s->prec_max < s->replications) {
+    /* The cap given explicitly must leave room for the first round; the default grows to it. */
+    node *rn = scn__opt(run, "replications");
+    if (!pmaxn) {
+      s->prec_max = s->replications;
+    } else {
+      char what[160];
+      if (pick(pmaxn, rn) == rn) {
+        snprintf(what, sizeof what, "an integer from 1 to %d (run.precision.max_replications)", s->prec_max);
+        scn__expect(c, rn, "run.replications", what);
+      } else {
+        snprintf(what, sizeof what, "an integer from %d (run.replications, the first round) to %d", s->replications,
+                 SCN_MAX_REPLICATIONS);
+        scn__expect(c, pmaxn, "run.precision.max_replications", what);
+      }
+      goto fail;
+    }
   }
   node *mphs = scn__opt(mroot, "phases");
   for (int i = 0; i < s->model->nphases; i++) {
@@ -744,6 +813,15 @@ cJSON *scn_to_json(const scenario *s) {
   if (s->warmup_auto) cJSON_AddStringToObject(run, "warmup_auto", "mser-5");
   add_i64(run, "cooldown", s->cooldown);
   cJSON_AddNumberToObject(run, "replications", s->replications);
+  if (s->prec_target > 0) {
+    cJSON *pr = cJSON_AddObjectToObject(run, "precision");
+    cJSON_AddNumberToObject(pr, "target", s->prec_target);
+    cJSON *ms = cJSON_AddArrayToObject(pr, "metrics");
+    for (int k = 0; k < RM_COUNT; k++)
+      if (s->prec_metrics >> k & 1) cJSON_AddItemToArray(ms, cJSON_CreateString(run_metric_name((run_metric)k)));
+    cJSON_AddNumberToObject(pr, "max_replications", s->prec_max);
+    cJSON_AddNumberToObject(pr, "batch", s->prec_batch);
+  }
   char b[32];
   snprintf(b, sizeof b, "%" PRIu64, s->seed);
   cJSON_AddRawToObject(run, "seed", b);
