@@ -53,7 +53,7 @@ static const char *tunit(run_metric m) {
 static void side_cells(ps_buf *b, const sens_input *in, const sens_side *sd, run_metric m, double base) {
   char c1[64], c2[64];
   if (!sd->ok) {
-    ps_buf_printf(b, "  %-22s %-26s", "(not run)", "");
+    ps_buf_printf(b, "  %-22s %-28s", "(not run)", "");
     return;
   }
   double k = tscale(m);
@@ -62,7 +62,7 @@ static void side_cells(ps_buf *b, const sens_input *in, const sens_side *sd, run
   int n = snprintf(c2, sizeof c2, "%+.3g", k * sd->effect);
   if (base != 0) n += snprintf(c2 + n, sizeof c2 - (size_t)n, " (%+.1f%%)", 100 * sd->effect / fabs(base));
   if (isfinite(sd->ci95)) snprintf(c2 + n, sizeof c2 - (size_t)n, " ±%.2g", k * sd->ci95);
-  ps_buf_printf(b, "  %-22s %-26s", c1, c2);
+  ps_buf_printf(b, "  %-22s %-28s", c1, c2);
 }
 
 static void render_table(ps_buf *b, const sens_result *r) {
@@ -76,7 +76,7 @@ static void render_table(ps_buf *b, const sens_result *r) {
                 r->nreps > 1 ? "s" : "", (long long)r->runs);
   ps_buf_printf(b, "          counts move by max(1, round(%g%% of the value)); a phase's every draw is scaled\n\n",
                 100 * r->delta);
-  ps_buf_printf(b, "  %-36s  %-22s %-26s  %-22s %s\n", "input (base)", "low: value", "effect (95% CI)",
+  ps_buf_printf(b, "  %-36s  %-22s %-28s  %-22s %s\n", "input (base)", "low: value", "effect (95% CI)",
                 "high: value", "effect (95% CI)");
   for (int i = 0; i < r->nin; i++) {
     const sens_input *in = &r->in[i];
