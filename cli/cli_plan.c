@@ -189,7 +189,8 @@ static void plan_text(ps_buf *b, const char *path, const scenario *s, const plan
 /* Every configuration evaluated: the simulated ones, then those a bound ruled out. */
 static void plan_csv(ps_buf *b, const scenario *s, const plan_limits *lim, const plan_result *r) {
   ps_buf_printf(b, "gpus,workers_per_gpu,batch,mutex,cpu_cores,host_mem_gib,simulated,proofs_per_hour,"
-                   "p99_latency_s,gpu_util,meets,limited_by,load,unstable\n");
+                   "p99_latency_s,gpu_util,meets,frontier,limited_by,load,unstable\n");
+  int fi = 0; /* the frontier is a subsequence of the log */
   for (int i = 0; i < r->nall + r->nlog; i++) {
     const plan_cfg *p = i < r->nlog ? &r->log[i] : &r->all[i - r->nlog];
     if (i >= r->nlog && p->simulated) continue; /* in the log already */
@@ -199,7 +200,11 @@ static void plan_csv(ps_buf *b, const scenario *s, const plan_limits *lim, const
     ps_buf_csv_num(b, p->simulated ? p->pph : NAN);
     ps_buf_csv_num(b, p->simulated ? p->p99 : NAN);
     ps_buf_csv_num(b, p->simulated ? p->util : NAN);
-    ps_buf_printf(b, ",%d,", p->meets);
+    const plan_cfg *f = fi < r->nfrontier && i < r->nlog ? &r->frontier[fi] : NULL;
+    int onf = f && f->gpus == p->gpus && f->workers == p->workers && f->batch == p->batch && f->scope == p->scope &&
+              f->cores == p->cores;
+    fi += onf;
+    ps_buf_printf(b, ",%d,%d,", p->meets, onf);
     ps_buf_csv_field(b, p->limit);
     report_stability st;
     cfg_stability(s, lim, r, p, &st);

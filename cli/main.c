@@ -9,6 +9,7 @@
 #include "cli_bench.h"
 #include "cli_calib.h"
 #include "cli_infer.h"
+#include "cli_report.h"
 #include "cli_sensitivity.h"
 #include "cli_sim.h"
 #include "cli_whatif.h"
@@ -29,6 +30,7 @@ static const command commands[] = {
     {"calibrate", sim_cmd_calibrate, "fit each phase's duration distribution from spans; write a model"},
     {"infer", sim_cmd_infer, "diagnose a daemon from its own per-call logs: the CPU work hidden in its lock; what-ifs"},
     {"validate", sim_cmd_validate, "prediction beside a measurement (report or spans), metric by metric"},
+    {"report", sim_cmd_report, "one self-contained HTML page of plots from simulate, sweep, plan, validate results"},
     {"trace", sim_cmd_trace, "turn a spans file into a Chrome/Perfetto timeline"},
     {"prove", prover_cmd_prove, "make a Groth16 proof of a circuit instance; write proof/vk/public JSON"},
     {"verify", prover_cmd_verify, "check a Groth16 proof directory written by prove (exit 0 valid, 1 invalid)"},
