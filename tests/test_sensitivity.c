@@ -4,9 +4,9 @@
  * bottleneck's ±10% changes throughput by 1/1.1 - 1 and 1/0.9 - 1; a second GPU doubles
  * it), CIs of 0 with constant phases, narrower CIs than the noise with common random
  * numbers, and results independent of the thread count. Precision: on random scenarios
- * the half-width is met (or the cap reached) and the replications are sim_run's own; the
- * cap is honoured and reported. Through the binary: the table, the JSON document, bad
- * arguments (exit 2, nothing written). */
+ * the half-width is met and the replications are sim_run's own; the cap is honoured and
+ * reported; spans come in replication order. Through the binary: the table, the JSON
+ * document, bad arguments (exit 2, nothing written). */
 #define _GNU_SOURCE
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -318,6 +318,52 @@ START_TEST(precision_met_on_random_scenarios) {
 }
 END_TEST
 
+/* A digest of a span stream: order-sensitive, over replication, call, phase and times. */
+typedef struct span_digest {
+  uint64_t h;
+  long n;
+  int last_rep, ordered;
+} span_digest;
+
+static void digest_span(void *ctx, const sim_span *sp) {
+  span_digest *d = ctx;
+  double v[4] = {sp->rep, (double)sp->call, sp->t0, sp->t1};
+  const unsigned char *b = (const unsigned char *)v;
+  for (size_t i = 0; i < sizeof v; i++) d->h = (d->h ^ b[i]) * 1099511628211ull;
+  for (const char *c = sp->phase; *c; c++) d->h = (d->h ^ (unsigned char)*c) * 1099511628211ull;
+  if (sp->rep < d->last_rep) d->ordered = 0;
+  d->last_rep = sp->rep;
+  d->n++;
+}
+
+START_TEST(precision_spans_in_replication_order) {
+  char *yaml = random_scenario(4, "{target: 0.002, max_replications: 30, batch: 7}");
+  char *path = put("spans.yaml", yaml);
+  scenario *s = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(scn_load(path, NULL, 0, &s, &e), PS_OK);
+  span_digest a = {.h = 14695981039346656037ull, .ordered = 1}, b = a;
+  sim_opts oa = {.threads = 2, .on_span = digest_span, .span_ctx = &a};
+  sim_result *ra = NULL, *rb = NULL;
+  ck_assert_int_eq(prec_run(s, &oa, &ra, &e), PS_OK);
+  ck_assert_int_gt(ra->nreps, 4); /* rounds were added */
+  scenario t = *s;
+  t.replications = ra->nreps;
+  t.prec_target = 0;
+  sim_opts ob = {.threads = 2, .on_span = digest_span, .span_ctx = &b};
+  ck_assert_int_eq(sim_run(&t, &ob, &rb, &e), PS_OK);
+  ck_assert(a.ordered);
+  ck_assert_int_eq(a.last_rep, ra->nreps - 1);
+  ck_assert_int_eq(a.n, b.n);
+  ck_assert(a.h == b.h);
+  sim_result_free(ra);
+  sim_result_free(rb);
+  scn_free(s);
+  free(path);
+  free(yaml);
+}
+END_TEST
+
 START_TEST(precision_cap_honoured_and_reported) {
   char *yaml = random_scenario(2, "{target: 0.0001, max_replications: 12, batch: 5}");
   char *path = put("cap.yaml", yaml), *out = NULL;
@@ -416,6 +462,7 @@ int main(void) {
   tcase_set_timeout(tp, 300);
   tcase_add_test(tp, precision_met_on_random_scenarios);
   tcase_add_test(tp, precision_cap_honoured_and_reported);
+  tcase_add_test(tp, precision_spans_in_replication_order);
   tcase_add_test(tp, precision_loader);
   suite_add_tcase(su, tp);
   SRunner *sr = srunner_create(su);
