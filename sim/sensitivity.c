@@ -41,13 +41,14 @@ static void job_range(void *ctx, size_t lo, size_t hi) {
   }
 }
 
-/* The system keys that move, with their values in s; *n receives the count. */
+/* A system key that moves, with its value in the base scenario. */
 typedef struct sys_key {
   const char *key;
   double v;
   int integer;
 } sys_key;
 
+/* Fills k (room for 8) with s's system keys; returns how many. */
 static int system_keys(const scenario *s, sys_key *k) {
   int n = 0;
   k[n++] = (sys_key){"system.workers_per_gpu", s->workers_per_gpu, 1};
