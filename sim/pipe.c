@@ -10,6 +10,7 @@
  * and the calls share one replication state that no other module should see (the event
  * heap is evq.h, the warm-up's MSER-5 mser.c). */
 #include "pipe.h"
+#include "spanord.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -896,45 +897,23 @@ static int choose_warmup(const scenario *s, int64_t *out, ps_err *e) {
 
 /* ---------------------------------------------------------------- replications in threads */
 
-/* Spans of one replication kept until the replications before it have been delivered. */
-typedef struct span_buf {
-  sim_span *sp;
-  size_t n, cap;
-  int64_t *parts;
-  size_t np, pcap;
-} span_buf;
-
-static void span_buf_add(void *ctx, const sim_span *sp) {
-  span_buf *b = ctx;
-  if (b->n == b->cap) {
-    b->cap = b->cap ? 2 * b->cap : 1024;
-    b->sp = xrealloc(b->sp, b->cap * sizeof *b->sp);
-  }
-  if (b->np + (size_t)sp->npartitions > b->pcap) {
-    while (b->np + (size_t)sp->npartitions > b->pcap) b->pcap = b->pcap ? 2 * b->pcap : 1024;
-    b->parts = xrealloc(b->parts, b->pcap * sizeof *b->parts);
-  }
-  sim_span c = *sp;
-  memcpy(b->parts + b->np, sp->partitions, (size_t)sp->npartitions * sizeof *b->parts);
-  c.partitions = (const int64_t *)(uintptr_t)b->np; /* an offset until delivery */
-  b->np += (size_t)sp->npartitions;
-  b->sp[b->n++] = c;
-}
-
+/* Spans reach the caller in replication order through spanord.h's bounded buffers. */
 typedef struct pool {
   const scenario *s;
   const sim_opts *o;
   sim_result *res;
-  span_buf *bufs;
+  span_order *ord; /* NULL without spans */
   int *rc;
   ps_err *errs;
 } pool;
 
 static void rep_range(void *ctx, size_t lo, size_t hi) {
   pool *P = ctx;
-  sim_span_fn fn = P->o->on_span ? span_buf_add : NULL;
-  for (size_t i = lo; i < hi; i++)
-    P->rc[i] = sim_run_rep(P->s, (int)i, fn, &P->bufs[i], &P->res->reps[i], &P->errs[i]);
+  sim_span_fn fn = P->ord ? span_order_add : NULL;
+  for (size_t i = lo; i < hi; i++) {
+    P->rc[i] = sim_run_rep(P->s, (int)i, fn, P->ord, &P->res->reps[i], &P->errs[i]);
+    if (P->ord) span_order_done(P->ord, (int)i);
+  }
 }
 
 int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
@@ -958,7 +937,7 @@ int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
   pool P = {.s = s, .o = o, .res = res};
   P.rc = xcalloc((size_t)res->nreps, sizeof *P.rc);
   P.errs = xcalloc((size_t)res->nreps, sizeof *P.errs);
-  P.bufs = xcalloc((size_t)res->nreps, sizeof *P.bufs);
+  if (o->on_span) P.ord = span_order_new(res->nreps, SIM_SPAN_BUFFER, o->on_span, o->span_ctx);
   par_for((size_t)res->nreps, 1, o->threads, rep_range, &P, o->progress, o->progress_ctx);
   int rc = PS_OK;
   for (int i = 0; i < res->nreps; i++)
@@ -967,19 +946,8 @@ int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
       if (e) *e = P.errs[i];
       break;
     }
-  for (int i = 0; i < res->nreps; i++) {
-    span_buf *b = &P.bufs[i];
-    if (rc == PS_OK && o->on_span)
-      for (size_t j = 0; j < b->n; j++) {
-        sim_span c = b->sp[j];
-        c.partitions = b->parts + (uintptr_t)c.partitions;
-        o->on_span(o->span_ctx, &c);
-      }
-    free(b->sp);
-    free(b->parts);
-    res->events += res->reps[i].events;
-  }
-  free(P.bufs);
+  for (int i = 0; i < res->nreps; i++) res->events += res->reps[i].events;
+  span_order_free(P.ord);
   free(P.rc);
   free(P.errs);
   if (rc != PS_OK) {

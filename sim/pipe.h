@@ -27,12 +27,17 @@ typedef struct sim_span {
 
 typedef void (*sim_span_fn)(void *ctx, const sim_span *sp);
 
+#define SIM_SPAN_BUFFER ((size_t)32 << 20)
+
 typedef struct sim_opts {
   int threads;              /* replications run in parallel; 0 = number of cores */
   sim_span_fn on_span;      /* NULL = no spans (memory stays flat in partitions) */
   void *span_ctx;
-  /* When on_span is set and threads > 1, spans of each replication are buffered and
-   * delivered in replication order, so the stream is the same whatever `threads` is. */
+  /* When on_span is set, spans are delivered in replication order, so the stream is the
+   * same whatever `threads` is; replications running ahead of the first unfinished one
+   * buffer theirs in at most SIM_SPAN_BUFFER bytes together (sim/spanord.h), so memory
+   * does not grow with the number of partitions. When the run fails, the spans delivered
+   * so far are a prefix of the stream: the caller discards them. */
   par_tick_fn progress;     /* NULL, or called on the caller's thread with the number of
                                replications done (a progress bar) */
   void *progress_ctx;
