@@ -167,16 +167,18 @@ static int sweep_check_load(const char *path, const char **sets, int nsets, cons
   return rc;
 }
 
+void whatif_point_clear(const whatif_sweep *sw, whatif_point *p) {
+  for (int k = 0; k < sw->nv && p->own; k++) free(p->own[k]);
+  free(p->own);
+  free((void *)p->sets);
+  if (p->s) report_summary_free(&p->sum);
+  scn_free(p->s);
+  memset(p, 0, sizeof *p);
+}
+
 void whatif_sweep_free(whatif_sweep *sw) {
   if (!sw) return;
-  for (long i = 0; i < sw->npts; i++) {
-    whatif_point *p = &sw->pts[i];
-    for (int k = 0; k < sw->nv; k++) free(p->own[k]);
-    free(p->own);
-    free((void *)p->sets);
-    if (p->s) report_summary_free(&p->sum);
-    scn_free(p->s);
-  }
+  for (long i = 0; sw->pts && i < sw->npts; i++) whatif_point_clear(sw, &sw->pts[i]);
   free(sw->pts);
   free(sw);
 }
@@ -206,57 +208,68 @@ int whatif_sweep_new(const char *path, const char *const *sets, int nsets, const
   }
   whatif_sweep *sw = xcalloc(1, sizeof *sw);
   sw->path = path;
+  sw->sets = sets;
   sw->vs = vs;
   sw->nv = nv;
   sw->nsets = nsets;
   sw->npts = npts;
-  sw->pts = xcalloc((size_t)npts, sizeof *sw->pts);
-  for (long i = 0; i < npts; i++) {
-    whatif_point *p = &sw->pts[i];
-    p->sets = xcalloc((size_t)(nsets + nv), sizeof *p->sets);
-    p->own = xcalloc((size_t)nv, sizeof *p->own);
-    for (int k = 0; k < nsets; k++) p->sets[k] = sets[k];
-    long rest = i;
-    for (int k = nv - 1; k >= 0; k--) {
-      int j = (int)(rest % vs[k].nvals);
-      rest /= vs[k].nvals;
-      p->own[k] = xasprintf("%s=%s", vs[k].key, vs[k].vals[j]);
-      p->sets[nsets + k] = p->own[k];
-    }
-  }
   *out = sw;
   return PS_OK;
 }
 
-static void sweep_range(void *ctx, size_t lo, size_t hi) {
-  whatif_sweep *sw = ctx;
-  for (size_t i = lo; i < hi; i++) {
-    whatif_point *p = &sw->pts[i];
-    p->rc = scn_load(sw->path, p->sets, sw->nsets + sw->nv, &p->s, &p->err);
-    if (p->rc != PS_OK) continue;
-    sim_opts o = {.threads = 1};
-    sim_result *r = NULL;
-    p->rc = sim_run(p->s, &o, &r, &p->err);
-    if (p->rc != PS_OK) continue;
-    report_summarize(r, &p->sum);
-    report_bottleneck(p->s, &p->sum, p->limit, sizeof p->limit);
-    sim_result_free(r);
+const char *whatif_grid_value(const whatif_sweep *sw, long i, int k) {
+  long rest = i;
+  for (int q = sw->nv - 1; q > k; q--) rest /= sw->vs[q].nvals;
+  return sw->vs[k].vals[rest % sw->vs[k].nvals];
+}
+
+void whatif_point_make(const whatif_sweep *sw, long i, whatif_point *p) {
+  memset(p, 0, sizeof *p);
+  p->sets = xcalloc((size_t)(sw->nsets + sw->nv), sizeof *p->sets);
+  p->own = xcalloc((size_t)sw->nv, sizeof *p->own);
+  for (int k = 0; k < sw->nsets; k++) p->sets[k] = sw->sets[k];
+  for (int k = 0; k < sw->nv; k++) {
+    p->own[k] = xasprintf("%s=%s", sw->vs[k].key, whatif_grid_value(sw, i, k));
+    p->sets[sw->nsets + k] = p->own[k];
   }
 }
 
+int whatif_point_run(const whatif_sweep *sw, whatif_point *p) {
+  p->rc = scn_load(sw->path, p->sets, sw->nsets + sw->nv, &p->s, &p->err);
+  if (p->rc != PS_OK) return p->rc;
+  sim_opts o = {.threads = 1};
+  sim_result *r = NULL;
+  p->rc = sim_run(p->s, &o, &r, &p->err);
+  if (p->rc != PS_OK) return p->rc;
+  report_summarize(r, &p->sum);
+  report_bottleneck(p->s, &p->sum, p->limit, sizeof p->limit);
+  sim_result_free(r);
+  return PS_OK;
+}
+
+int whatif_point_fail(const whatif_sweep *sw, const whatif_point *p, long i, ps_err *e) {
+  ps_buf b = {0};
+  ps_buf_printf(&b, "point %ld (", i);
+  for (int k = 0; k < sw->nv; k++) ps_buf_printf(&b, "%s%s", k ? " " : "", p->own[k]);
+  ps_buf_printf(&b, "): %s", p->err.msg);
+  int rc = ps_fail(e, p->rc, "%s", b.p);
+  ps_buf_free(&b);
+  return rc;
+}
+
+static void sweep_range(void *ctx, size_t lo, size_t hi) {
+  whatif_sweep *sw = ctx;
+  for (size_t i = lo; i < hi; i++) whatif_point_run(sw, &sw->pts[i]);
+}
+
 int whatif_sweep_run(whatif_sweep *sw, int jobs, par_tick_fn tick, void *tick_ctx, ps_err *e) {
-  par_for((size_t)sw->npts, 1, jobs > 0 ? jobs : ps_ncores(), sweep_range, sw, tick, tick_ctx);
-  for (long i = 0; i < sw->npts; i++) {
-    const whatif_point *p = &sw->pts[i];
-    if (p->rc == PS_OK) continue;
-    ps_buf b = {0};
-    ps_buf_printf(&b, "point %ld (", i);
-    for (int k = 0; k < sw->nv; k++) ps_buf_printf(&b, "%s%s", k ? " " : "", p->own[k]);
-    ps_buf_printf(&b, "): %s", p->err.msg);
-    ps_fail(e, p->rc, "%s", b.p);
-    ps_buf_free(&b);
-    return p->rc;
+  if (!sw->pts) {
+    sw->pts = xcalloc((size_t)sw->npts, sizeof *sw->pts);
+    for (long i = 0; i < sw->npts; i++) whatif_point_make(sw, i, &sw->pts[i]);
   }
+  par_for((size_t)sw->npts, 1, jobs > 0 ? jobs : ps_ncores(), sweep_range, sw, tick, tick_ctx);
+  for (long i = 0; i < sw->npts; i++)
+    if (sw->pts[i].rc != PS_OK) return whatif_point_fail(sw, &sw->pts[i], i, e);
   return PS_OK;
 }
 

@@ -55,25 +55,47 @@ typedef struct whatif_point {
 
 typedef struct whatif_sweep {
   const char *path;    /* borrowed */
+  const char *const *sets; /* borrowed: the base overrides */
   const whatif_vary *vs; /* borrowed */
   int nv, nsets;       /* varied keys; base overrides */
   long npts;
-  whatif_point *pts;   /* point i: the first --vary varies slowest, the last fastest */
+  whatif_point *pts;   /* NULL until whatif_sweep_run; then point i (grid order) */
 } whatif_sweep;
 
 /* Loads the scenario at path with the base overrides sets[0..nsets) and then with each
  * value of each vs[k] on its own, so a bad value is reported as such before anything
- * runs; then builds the grid, the cartesian product of the vs (at most WHATIF_MAX_POINTS
- * points). path, sets and vs are borrowed and must outlive *out. Returns PS_OK with *out
- * (free with whatif_sweep_free), or PS_EINPUT / PS_ERR with e filled (a value's message
- * names it as "--vary KEY=VALUE: ...") and *out NULL. */
+ * runs; then sizes the grid, the cartesian product of the vs (at most WHATIF_MAX_POINTS
+ * points; point i's first --vary varies slowest, its last fastest). No point is held: a
+ * point is made from its index (whatif_point_make). path, sets and vs are borrowed and
+ * must outlive *out. Returns PS_OK with *out (free with whatif_sweep_free), or PS_EINPUT
+ * / PS_ERR with e filled (a value's message names it as "--vary KEY=VALUE: ...") and
+ * *out NULL. */
 int whatif_sweep_new(const char *path, const char *const *sets, int nsets, const whatif_vary *vs, int nv,
                      whatif_sweep **out, ps_err *e);
 
-/* Simulates every point, `jobs` at once (0: one per core), each with one thread, so the
- * results do not depend on jobs. tick (may be NULL) is par_for's progress callback, on the
- * caller's thread. Returns PS_OK, or the code of the first point that failed with e filled
- * ("point I (KEY=VALUE ...): why"). */
+/* The value of varied key k at point i (borrowed from sw->vs). */
+const char *whatif_grid_value(const whatif_sweep *sw, long i, int k);
+
+/* Point i of the grid, not yet run: its overrides (own, sets). Clear with
+ * whatif_point_clear. */
+void whatif_point_make(const whatif_sweep *sw, long i, whatif_point *p);
+
+/* Loads and simulates a made point with one thread (so the result depends only on the
+ * point): fills p->s, p->sum and p->limit, or p->err; returns and sets p->rc. Any thread
+ * may run any point. */
+int whatif_point_run(const whatif_sweep *sw, whatif_point *p);
+
+/* Frees what a made (and perhaps run) point holds. */
+void whatif_point_clear(const whatif_sweep *sw, whatif_point *p);
+
+/* "point I (KEY=VALUE ...): why", the message of a failed point (ps_fail into e). */
+int whatif_point_fail(const whatif_sweep *sw, const whatif_point *p, long i, ps_err *e);
+
+/* Makes and simulates every point into sw->pts, `jobs` at once (0: one per core), each
+ * with one thread, so the results do not depend on jobs; every point stays in memory
+ * (sweep streams its points with sim/farm.h instead). tick (may be NULL) is par_for's
+ * progress callback, on the caller's thread. Returns PS_OK, or the code of the first
+ * point that failed with e filled ("point I (KEY=VALUE ...): why"). */
 int whatif_sweep_run(whatif_sweep *sw, int jobs, par_tick_fn tick, void *tick_ctx, ps_err *e);
 
 /* Frees sw and its points; accepts NULL. */

@@ -227,8 +227,10 @@ START_TEST(sweep_grid_order_first_vary_slowest) {
   ck_assert_int_eq(whatif_sweep_new(cfg, sets, 2, vs, 3, &sw, &e), PS_OK);
   ck_assert_int_eq(sw->npts, 12);
   static const char *const mx[] = {"call", "kernels"};
+  ck_assert_ptr_null(sw->pts); /* no point is held before a run */
   for (int i = 0; i < 12; i++) {
-    const whatif_point *p = &sw->pts[i];
+    whatif_point pt, *p = &pt;
+    whatif_point_make(sw, i, p);
     char w[8], b[8];
     snprintf(w, sizeof w, "%d", 1 + i / 4);
     snprintf(b, sizeof b, "%d", 1 + i % 2);
@@ -241,6 +243,8 @@ START_TEST(sweep_grid_order_first_vary_slowest) {
     ck_assert_str_eq(p->sets[2], p->own[0]);
     ck_assert_str_eq(p->sets[4], p->own[2]);
     ck_assert_str_eq(p->own[1], i / 2 % 2 ? "system.mutex=kernels" : "system.mutex=call");
+    for (int k = 0; k < 3; k++) ck_assert_str_eq(whatif_grid_value(sw, i, k), whatif_point_value(p, k));
+    whatif_point_clear(sw, p);
   }
   whatif_sweep_free(sw);
   for (int k = 0; k < 3; k++) whatif_vary_free(&vs[k]);
