@@ -48,7 +48,7 @@ static const char report_help[] =
     "      --vary system.mutex=call,kernels --json sweep.json\n"
     "  provesim report run.json run.jsonl sweep.json -o report.html\n";
 
-#define REP_MAX_BYTES (256L << 20) /* the largest JSON or CSV input read */
+#define REP_MAX_BYTES (64L << 20) /* the largest JSON or CSV input read (a sweep's JSON takes about 1.2 KiB a point) */
 
 /* ================================================================ shared helpers */
 
@@ -410,8 +410,9 @@ static int render_input(ps_buf *b, const char *path, char **title, ps_err *e) {
       csv_free(&t);
     }
   } else {
+    int w = (int)strcspn(txt + k, "\r\n");
     rc = ps_fail(e, PS_EINPUT, "%s:1: expected a provesim JSON document (report, sweep, validate, sensitivity), a "
-                 "provesim.spans/1 file, or a sweep or plan CSV, got \"%.30s\"", path, txt + k);
+                 "provesim.spans/1 file, or a sweep or plan CSV, got \"%.*s\"", path, w < 30 ? w : 30, txt + k);
   }
   free(txt);
   return rc;

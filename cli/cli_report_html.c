@@ -143,7 +143,10 @@ static void sweep_plot(ps_buf *b, const swp *s, int util) {
     ps_buf at = {0}, at2 = {0};
     for (int k = 0; k < s->nk; k++) ps_buf_printf(&at, "%s%s=%s", k ? ", " : "", s->keys[k], s->vals[best][k]);
     for (int k = 0; k < s->nk; k++) ps_buf_printf(&at2, "%s%s=%s", k ? ", " : "", s->keys[k], s->vals[worst][k]);
-    if (util)
+    if (s->n == 1)
+      snprintf(r, sizeof r, util ? "GPU utilization is %.1f%% at the one point." : "Throughput is %.1f proofs/h at "
+               "the one point.", util ? 100 * y[best] : y[best]);
+    else if (util)
       snprintf(r, sizeof r, "GPU utilization is highest, %.1f%%, at %s, and lowest, %.1f%%, at %s.", 100 * y[best],
                at.p ? at.p : "the only point", 100 * y[worst], at2.p ? at2.p : "the only point");
     else
