@@ -1,7 +1,9 @@
-# `provesim report` (cli/cli_report*.c, core/svg.c): the page's structure and numbers from
-# real outputs of simulate, sweep, plan, validate and sensitivity (about 10 s); and the page
-# in a real browser, headless Chromium, which renders it to a PNG (skipped, exit 77, where
-# Chromium is not installed: `bash scripts/deps.sh browser`).
+# core/svg.c: nice ticks, the pixel mapping, escaping. `provesim report` (cli/cli_report*.c):
+# the page's structure and numbers from real outputs of simulate, sweep, plan, validate and
+# sensitivity (about 2 s); and the page in a real browser, headless Chromium, which renders
+# it to a PNG (skipped, exit 77, where Chromium is not installed: `bash scripts/deps.sh
+# browser`).
+provesim_check_test(test_svg SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_svg.c LIBS provesim_core)
 provesim_check_test(test_report SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_report.c LIBS provesim_common)
 add_dependencies(test_report provesim)
 add_test(NAME test_report_browser
