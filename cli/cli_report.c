@@ -52,24 +52,10 @@ static const char report_help[] =
 
 /* ================================================================ shared helpers */
 
-double rep_num(const cJSON *o, const char *path) {
+/* Member path "a.b.c" of o, or NULL. */
+static const cJSON *rep_at(const cJSON *o, const char *path) {
   char key[128];
-  const char *p = path;
-  while (o && *p) {
-    size_t n = strcspn(p, ".");
-    if (n >= sizeof key) return NAN;
-    memcpy(key, p, n);
-    key[n] = 0;
-    o = cJSON_GetObjectItemCaseSensitive(o, key);
-    p += n + (p[n] == '.');
-  }
-  return cJSON_IsNumber(o) ? o->valuedouble : NAN;
-}
-
-const char *rep_str(const cJSON *o, const char *path) {
-  char key[128];
-  const char *p = path;
-  while (o && *p) {
+  for (const char *p = path; o && *p;) {
     size_t n = strcspn(p, ".");
     if (n >= sizeof key) return NULL;
     memcpy(key, p, n);
@@ -77,7 +63,17 @@ const char *rep_str(const cJSON *o, const char *path) {
     o = cJSON_GetObjectItemCaseSensitive(o, key);
     p += n + (p[n] == '.');
   }
-  return cJSON_IsString(o) ? o->valuestring : NULL;
+  return o;
+}
+
+double rep_num(const cJSON *o, const char *path) {
+  const cJSON *v = rep_at(o, path);
+  return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+const char *rep_str(const cJSON *o, const char *path) {
+  const cJSON *v = rep_at(o, path);
+  return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 void rep_section(ps_buf *b, const char *kind, const char *heading, const char *path) {

@@ -14,6 +14,7 @@
 
 #define TL_MAX_CALLS 512   /* calls of GPU 0 looked at to place the excerpt */
 #define TL_MAX_SPANS 20000 /* spans drawn in the excerpt at most */
+#define TL_MAX_WORKERS 8   /* workers of GPU 0 drawn (their lanes) at most */
 
 typedef struct tl_span {
   int lane;
@@ -40,7 +41,7 @@ static int tl_pass1(void *ctx, const span_rec *r) {
   if (r->t1 > c->tmax) c->tmax = r->t1;
   if (r->kind == SPAN_KERNEL) c->has_kernels = 1;
   if (r->kind != SPAN_PHASE || r->worker < 0) return 0;
-  if (r->worker + 1 > c->nworkers && r->worker < 64) c->nworkers = r->worker + 1;
+  if (r->worker + 1 > c->nworkers) c->nworkers = r->worker + 1;
   if (r->call >= 0 && r->call < TL_MAX_CALLS) {
     if (!(r->t0 >= c->cstart[r->call])) c->cstart[r->call] = r->t0;
     if (!(r->t1 <= c->cend[r->call])) c->cend[r->call] = r->t1;
@@ -69,9 +70,7 @@ static void tl_add(tl_ctx *c, int lane, double t0, double t1, const char *color,
 
 static int tl_pass2(void *ctx, const span_rec *r) {
   tl_ctx *c = ctx;
-  if (r->rep != 0 || r->gpu != 0 || r->t1 <= c->a || r->t0 >= c->b) return 0;
-  int lane = lane_of(c, r);
-  if (lane < 0) return 0;
+  if (r->rep != 0 || r->gpu != 0 || r->t1 <= c->a || r->t0 >= c->b || r->kind == SPAN_MEMCPY) return 0;
   const char *col = "#999999";
   if (r->kind == SPAN_KERNEL) col = "#009E73";
   else if (!strcmp(r->phase, "mutex_held")) col = "#E69F00";
@@ -79,9 +78,10 @@ static int tl_pass2(void *ctx, const span_rec *r) {
   else if (!strcmp(r->resource, "gpu")) col = "#009E73";
   else if (!strcmp(r->resource, "pcie")) col = "#CC79A7";
   else if (!strcmp(r->resource, "cpu")) col = "#0072B2";
-  tl_add(c, lane, r->t0, r->t1, col, r->kind == SPAN_KERNEL ? r->name : r->phase);
-  /* Without kernels, the GPU lane is the GPU phases of every worker. */
+  /* Without kernels, the GPU lane is the GPU phases of every worker, drawn or not. */
   if (r->kind == SPAN_PHASE && !c->has_kernels && !strcmp(r->resource, "gpu")) tl_add(c, 0, r->t0, r->t1, col, r->phase);
+  int lane = lane_of(c, r);
+  if (lane >= 0) tl_add(c, lane, r->t0, r->t1, col, r->kind == SPAN_KERNEL ? r->name : r->phase);
   return 0;
 }
 
@@ -120,6 +120,8 @@ int rep_timeline(ps_buf *b, const char *path, ps_err *e) {
     c->b = fmin(c->a + 4 * sum / ncalls, c->tmax);
   }
   if (!(c->b > c->a)) c->a = c->tmin, c->b = c->tmin + fmax((c->tmax - c->tmin) / 20, 1e-9);
+  int shown = c->nworkers;
+  if (c->nworkers > TL_MAX_WORKERS) c->nworkers = TL_MAX_WORKERS; /* lane_of drops the others */
   if ((rc = spans_read(path, NULL, tl_pass2, c, e)) != PS_OK) goto out;
 
   rep_section(b, "timeline", "Timeline excerpt: GPU 0, replication 0", path);
@@ -153,6 +155,12 @@ int rep_timeline(ps_buf *b, const char *path, ps_err *e) {
            "%.1f%% of it%s.", c->a, c->b, 100 * busy, 100 * held,
            held > busy + 0.05 ? ": the lock covers more than the GPU's work" : "");
   rep_figure_end(b, r);
+  if (shown > c->nworkers) {
+    char t[128];
+    snprintf(t, sizeof t, "Workers %d to %d of GPU 0 are not drawn (at most %d are).", TL_MAX_WORKERS, shown - 1,
+             TL_MAX_WORKERS);
+    rep_para(b, "note", t);
+  }
   if (c->dropped) {
     char t[128];
     snprintf(t, sizeof t, "%d spans of the excerpt are not drawn (at most %d are).", c->dropped, TL_MAX_SPANS);

@@ -228,6 +228,34 @@ START_TEST(timeline_lanes) {
 }
 END_TEST
 
+/* A measurement's spans: the GPU lane is its kernels; memcpys are left out. */
+START_TEST(timeline_from_kernels) {
+  char *p = xasprintf("%s/k.jsonl", tmpdir);
+  FILE *f = fopen(p, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs("{\"schema\":\"provesim.spans/1\",\"source\":\"prover\",\"scenario\":\"k\",\"t_unit\":\"s\"}\n", f);
+  for (int c = 0; c < 8; c++) {
+    double t = 2.0 * c;
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":%d,\"call\":%d,\"phase\":\"mutex_held\",\"resource\":\"none\","
+               "\"t0\":%.1f,\"t1\":%.1f}\n", c % 2, c, t, t + 2);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":%d,\"call\":%d,\"phase\":\"msm\",\"resource\":\"gpu\","
+               "\"t0\":%.1f,\"t1\":%.1f}\n", c % 2, c, t, t + 1.5);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"kind\":\"kernel\",\"name\":\"k%d\",\"t0\":%.1f,\"t1\":%.1f}\n", c, t, t + 1);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"kind\":\"memcpy\",\"name\":\"HtoD\",\"t0\":%.1f,\"t1\":%.1f}\n", t + 1,
+            t + 1.2);
+  }
+  fclose(f);
+  char *page = report("k.jsonl", "k.html");
+  ck_assert_ptr_nonnull(strstr(page, ">GPU 0 kernels<"));
+  ck_assert_ptr_null(strstr(page, "HtoD"));
+  /* The excerpt starts at call 4 (2 x 2 workers), at 8 s, and lasts four mean calls (8 s):
+   * kernels of 1 s every 2 s, the lock always held. */
+  ck_assert_msg(strstr(page, "From 8.0 s to 16.0 s the GPU is busy 50.0% of the time and some worker holds the lock "
+                             "100.0% of it"), "%s", strstr(page, "class=\"reading\""));
+  free(page), free(p);
+}
+END_TEST
+
 /* Bad input: exit 2, a message naming the file (and line where there is one), no page. */
 START_TEST(errors_name_the_file_and_write_nothing) {
   static const struct {
@@ -285,6 +313,7 @@ int main(void) {
   tcase_add_test(tc, sweep_json_and_csv_agree_and_pages_repeat);
   tcase_add_test(tc, sensitivity_tornado);
   tcase_add_test(tc, timeline_lanes);
+  tcase_add_test(tc, timeline_from_kernels);
   tcase_add_test(tc, errors_name_the_file_and_write_nothing);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
