@@ -1,5 +1,6 @@
 /* `provesim plan`: argv, help, the progress bar, and the text and CSV of the search that
- * sim/plan.h runs for the cheapest configuration meeting a target. */
+ * sim/plan.h runs for the cheapest configuration meeting a target (on every MPI rank
+ * under mpirun; rank 0 prints). */
 #define _GNU_SOURCE
 #include "cli_whatif.h"
 
@@ -13,6 +14,7 @@
 
 #include "cli.h"
 #include "estimate.h"
+#include "farm.h"
 #include "report.h"
 #include "scn.h"
 #include "plan.h"
@@ -52,6 +54,10 @@ static const char plan_help[] =
     "  --jobs N                     simulations at once (default: all cores)\n"
     "  --csv FILE                   write every configuration evaluated\n"
     "  -h, --help                   this text\n"
+    "\n"
+    "Across machines: in a build with -DPROVESIM_MPI=ON, `mpirun -n N provesim plan ...`\n"
+    "spreads each GPU count's candidates over N ranks (each rank --jobs simulations at once);\n"
+    "rank 0 prints, and the plan and the CSV are the same bytes as one process's.\n"
     "\n"
     "exit codes: 0 a plan was printed (also when nothing meets the target), 1 run failure,\n"
     "2 bad input\n"
@@ -246,7 +252,7 @@ static int parse_kv_list(const char *cmd, const char *opt, const char *text, con
 int sim_cmd_plan(int argc, char **argv) {
   const char *path = NULL, *csvf = NULL, *target = NULL, *maxs = NULL, *budget = NULL, *batches = "1,2,4";
   const char **sets = xcalloc((size_t)argc + 1, sizeof *sets);
-  int nsets = 0, jobs = 0, maxw = 8, rc = PS_EXIT_USAGE;
+  int nsets = 0, jobs = 0, maxw = 8, rc = PS_EXIT_USAGE, farmed = 0;
   scenario *s = NULL;
   plan_result res = {0};
   for (int i = 1; i < argc; i++) {
@@ -341,34 +347,37 @@ int sim_cmd_plan(int argc, char **argv) {
   }
 
   ps_err e = {{0}};
-  if (cli_check_outputs("plan", &csvf, 1)) { /* before the search, not after */
-    rc = PS_EXIT_USAGE;
-    goto done;
-  }
-  int lr = scn_load(path, sets, nsets, &s, &e);
-  if (lr != PS_OK) {
-    fprintf(stderr, "provesim plan: %s\n", e.msg);
-    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
-    goto done;
-  }
-
-  if (s->arrivals == ARR_TRACE) {
+  /* From here on every rank of an mpirun takes part (sim/farm.h), whatever fails: rank 0
+   * checks the output and prints, every rank loads the scenario and simulates. */
+  farm_start();
+  farmed = 1;
+  int rank0 = farm_rank() == 0, ready = PS_OK;
+  if (rank0 && cli_check_outputs("plan", &csvf, 1)) ready = PS_EINPUT; /* before the search, not after */
+  if (ready == PS_OK) ready = scn_load(path, sets, nsets, &s, &e);
+  if (ready == PS_OK && s->arrivals == ARR_TRACE)
     /* plan runs each configuration at the target's rate; a trace's times are its own. */
-    fprintf(stderr, "provesim plan: %s: workload.arrivals.trace: expected arrivals that plan can set to the target "
+    ready = ps_fail(&e, PS_EINPUT, "%s: workload.arrivals.trace: expected arrivals that plan can set to the target "
                     "rate (process: poisson or fixed), got a trace, whose times are its own (scale them with "
-                    "rate_scale in simulate or sweep)\n", path);
-    rc = PS_EXIT_USAGE;
+                    "rate_scale in simulate or sweep)", path);
+  ready = farm_agree(ready, e.msg, &e);
+  if (ready != PS_OK) {
+    if (rank0 && e.msg[0]) fprintf(stderr, "provesim plan: %s\n", e.msg);
+    rc = ready == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
     goto done;
   }
   plan_limits lim = {.target_pph = tv[0], .has_max = mg[0], .max_p99_s = mv[0],
                      .max_gpus = bg[0] ? (int)bv[0] : 16, .max_cores = (int)bv[1], .has_mem = bg[2],
                      .max_mem_gib = bv[2], .max_workers = maxw, .batches = bl, .nbatches = nb, .jobs = jobs};
   cli_progress bar;
-  if (isatty(2)) {
+  if (rank0 && isatty(2)) {
     lim.progress = plan_progress;
     lim.progress_ctx = &bar;
   }
   int pr = plan_search(s, &lim, &res, &e);
+  if (!rank0) {
+    rc = PS_EXIT_OK;
+    goto done;
+  }
   if (pr != PS_OK) {
     fprintf(stderr, "provesim plan: %s\n", e.msg);
     rc = pr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
@@ -390,6 +399,7 @@ int sim_cmd_plan(int argc, char **argv) {
   }
   ps_buf_free(&b);
 done:
+  if (farmed) rc = farm_end(rc);
   plan_result_free(&res);
   scn_free(s);
   free(sets);

@@ -385,8 +385,9 @@ static int sweep_setup(sweep_run *R, const char *csvf, const char *jsonf, const 
       fprintf(R->ck, "{\"schema\":\"%s\",\"grid\":\"%s\",\"points\":%ld,\"csv\":%s,\"json\":%s}\n", SWEEP_PARTIAL_SCHEMA,
               digest, sw->npts, csvf ? "true" : "false", jsonf ? "true" : "false");
   } else if (rc == PS_OK && R->ck_is_resume) {
-    R->ck = R->rf; /* appended to: every line so far is a point of this grid */
-    if (fseek(R->ck, 0, SEEK_END) != 0) rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", R->ckpath, strerror(errno));
+    /* Appended to (every line so far is a point of this grid), through a handle of its own:
+     * rf reads the lines of the points it has. */
+    if (!(R->ck = fopen(R->ckpath, "a"))) rc = ps_fail(e, PS_ERR, "%s: cannot write: %s", R->ckpath, strerror(errno));
   }
   if (rc == PS_OK && csvf) {
     if ((rc = ps_out_open(&R->csv, csvf, e)) == PS_OK) {
@@ -429,7 +430,7 @@ static int sweep_setup(sweep_run *R, const char *csvf, const char *jsonf, const 
 static void sweep_run_free(sweep_run *R) {
   if (R->csv_on) ps_out_abort(&R->csv);
   if (R->json_on) ps_out_abort(&R->json);
-  if (R->ck && R->ck != R->rf) fclose(R->ck);
+  if (R->ck) fclose(R->ck);
   if (R->rf) fclose(R->rf);
   free(R->ckpath);
   free(R->roff);
@@ -524,7 +525,7 @@ static int sweep_finish(sweep_run *R, int quiet) {
     return PS_EXIT_FAIL;
   }
   if (R->ck) {
-    if (R->ck != R->rf) fclose(R->ck);
+    fclose(R->ck);
     R->ck = NULL;
     unlink(R->ckpath);
   }

@@ -1,18 +1,20 @@
 /* The capacity search of plan.h. Each candidate (GPUs, workers, batch, scope) is first
  * checked against bounds that need no simulation (host memory, the GPUs' and the cores'
  * demand); the survivors are simulated at the cap of cores and, when they meet the
- * target, bisected down to their fewest cores. Every simulation is logged under a mutex,
- * and the log is sorted before use, so the result does not depend on thread timing. */
+ * target, bisected down to their fewest cores. A level's candidates run on the ordered
+ * farm (farm.h: threads, and MPI ranks under mpirun), each returning its result and the
+ * simulations it made; rank 0 takes them in candidate order and sorts the log before use,
+ * so the result depends neither on thread timing nor on the number of ranks. */
 #define _GNU_SOURCE
 #include "plan.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "farm.h"
 #include "par.h"
 #include "pipe.h"
 #include "report.h"
@@ -27,14 +29,22 @@ typedef struct plan_ctx {
   plan_cfg *cands; /* one per (workers, batch, scope) of the level being searched */
   int gpus;        /* the level */
   size_t ncands;
-  atomic_int sims;
-  pthread_mutex_t mu;
-  plan_cfg *log; /* every simulated configuration, in completion order (sorted before use) */
+  int sims;
+  plan_cfg *log; /* every simulated configuration, in delivery order (sorted before use) */
   int nlog, caplog;
 } plan_ctx;
 
-/* Simulates pe's configuration and records it in the log. */
-static void plan_eval(plan_ctx *c, plan_cfg *pe) {
+/* Appends p to a log of configurations. */
+static void log_add(plan_cfg **log, int *n, int *cap, const plan_cfg *p) {
+  if (*n == *cap) {
+    *cap = *cap ? 2 * *cap : 256;
+    *log = xrealloc(*log, (size_t)*cap * sizeof **log);
+  }
+  (*log)[(*n)++] = *p;
+}
+
+/* Simulates pe's configuration and appends it to the job's log (a ps_buf of plan_cfg). */
+static void plan_eval(plan_ctx *c, plan_cfg *pe, ps_buf *log) {
   const plan_limits *lim = c->lim;
   scenario t = *c->base; /* a shallow copy: sim_run only reads it */
   const plan_scope *sc = &c->scopes[pe->scope];
@@ -49,12 +59,12 @@ static void plan_eval(plan_ctx *c, plan_cfg *pe) {
   sim_opts o = {.threads = 1};
   sim_result *r = NULL;
   ps_err e = {{0}};
-  atomic_fetch_add(&c->sims, 1);
   pe->simulated = 1;
   pe->rc = sim_run(&t, &o, &r, &e);
   if (pe->rc != PS_OK) {
     pe->meets = 0;
     snprintf(pe->limit, sizeof pe->limit, "cannot run: %.480s", e.msg);
+    ps_buf_append(log, (const char *)pe, sizeof *pe);
     return;
   }
   report_summary m;
@@ -73,13 +83,7 @@ static void plan_eval(plan_ctx *c, plan_cfg *pe) {
   }
   report_summary_free(&m);
   sim_result_free(r);
-  pthread_mutex_lock(&c->mu);
-  if (c->nlog == c->caplog) {
-    c->caplog = c->caplog ? 2 * c->caplog : 256;
-    c->log = xrealloc(c->log, (size_t)c->caplog * sizeof *c->log);
-  }
-  c->log[c->nlog++] = *pe;
-  pthread_mutex_unlock(&c->mu);
+  ps_buf_append(log, (const char *)pe, sizeof *pe);
 }
 
 /* Core-seconds per partition and GPU-seconds per partition at batch b (means). */
@@ -101,8 +105,9 @@ static int plan_cap_cores(const plan_ctx *c, int g) {
 }
 
 /* One candidate (workers, batch, scope) at the level's GPU count: the fewest cores that
- * meet the target, by bisection between a demand bound and the cap. */
-static void plan_job(plan_ctx *c, plan_cfg *pe) {
+ * meet the target, by bisection between a demand bound and the cap. Each simulation is
+ * appended to log. */
+static void plan_job(plan_ctx *c, plan_cfg *pe, ps_buf *log) {
   const plan_limits *lim = c->lim;
   int g = pe->gpus, b = pe->batch, cap = plan_cap_cores(c, g);
   double core_s, gpu_s;
@@ -128,7 +133,7 @@ static void plan_job(plan_ctx *c, plan_cfg *pe) {
     snprintf(pe->limit, sizeof pe->limit, "CPU cores: the target needs at least %d cores, the budget allows %d", lo, cap);
     return;
   }
-  plan_eval(c, pe);
+  plan_eval(c, pe, log);
   if (!pe->meets) return;
   plan_cfg best = *pe;
   int hi = cap;
@@ -136,7 +141,7 @@ static void plan_job(plan_ctx *c, plan_cfg *pe) {
     int mid = lo + (hi - lo) / 2;
     plan_cfg t = *pe;
     t.cores = mid;
-    plan_eval(c, &t);
+    plan_eval(c, &t, log);
     if (t.meets) {
       hi = mid;
       best = t;
@@ -147,14 +152,32 @@ static void plan_job(plan_ctx *c, plan_cfg *pe) {
   *pe = best;
 }
 
-static void plan_range(void *ctx, size_t lo, size_t hi) {
+/* farm_item_fn: candidate i of the level, as its plan_cfg and then those of its
+ * simulations (the same bytes on any rank: a rank of another machine runs this binary). */
+static int plan_item(void *ctx, size_t i, ps_buf *out) {
   plan_ctx *c = ctx;
-  for (size_t i = lo; i < hi; i++) plan_job(c, &c->cands[i]);
+  plan_cfg pe = c->cands[i];
+  ps_buf log = {0};
+  plan_job(c, &pe, &log);
+  ps_buf_append(out, (const char *)&pe, sizeof pe);
+  ps_buf_append(out, log.p ? log.p : "", log.len);
+  ps_buf_free(&log);
+  return PS_OK;
 }
 
-static void plan_tick(void *ctx, size_t done) {
-  const plan_ctx *c = ctx;
-  if (done < c->ncands) c->lim->progress(c->lim->progress_ctx, c->gpus, done, c->ncands);
+/* farm_emit_fn, on rank 0 in candidate order: the result and the log. */
+static int plan_take(void *ctx, size_t i, int rc, const char *data, size_t len, int rank) {
+  plan_ctx *c = ctx;
+  PS_ASSERT(rc == PS_OK && len >= sizeof(plan_cfg) && len % sizeof(plan_cfg) == 0);
+  memcpy(&c->cands[i], data, sizeof(plan_cfg));
+  for (size_t off = sizeof(plan_cfg); off < len; off += sizeof(plan_cfg)) {
+    plan_cfg p;
+    memcpy(&p, data + off, sizeof p);
+    log_add(&c->log, &c->nlog, &c->caplog, &p);
+    c->sims++;
+  }
+  if (c->lim->progress && i + 1 < c->ncands) c->lim->progress(c->lim->progress_ctx, c->gpus, i + 1, c->ncands);
+  return 0;
 }
 
 static int cfg_cheaper(const plan_cfg *a, const plan_cfg *b) {
@@ -257,10 +280,8 @@ int plan_search(const scenario *s, const plan_limits *lim, plan_result *out, ps_
 
   plan_ctx c = {.base = s, .lim = lim, .scopes = scopes, .open = out->open,
                 .ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1};
-  atomic_init(&c.sims, 0);
-  pthread_mutex_init(&c.mu, NULL);
   for (int i = 0; i < s->model->nphases; i++) c.mem_per_part += s->model->phases[i].host_mem_gib;
-  int jobs = lim->jobs > 0 ? lim->jobs : ps_ncores();
+  int rank0 = farm_rank() == 0;
   int ncand = lim->max_workers * lim->nbatches * nsc, found = -1, level_lo = 0, prev_lo = -1, nall = 0;
   plan_cfg *all = NULL;
   double t0 = ps_now();
@@ -280,17 +301,28 @@ int plan_search(const scenario *s, const plan_limits *lim, plan_result *out, ps_
           p->batch = lim->batches[bi];
           p->scope = sc;
         }
-    if (lim->progress) lim->progress(lim->progress_ctx, g, 0, c.ncands);
-    par_for(c.ncands, 1, jobs, plan_range, &c, lim->progress ? plan_tick : NULL, &c);
-    if (lim->progress) lim->progress(lim->progress_ctx, g, c.ncands, c.ncands);
+    if (lim->progress && rank0) lim->progress(lim->progress_ctx, g, 0, c.ncands);
+    farm_opts fo = {.jobs = lim->jobs};
+    farm_run(c.ncands, &fo, plan_item, &c, plan_take, &c);
+    if (lim->progress && rank0) lim->progress(lim->progress_ctx, g, c.ncands, c.ncands);
     prev_lo = level_lo;
     level_lo = nall;
     nall += ncand;
     for (int i = level_lo; i < nall; i++)
       if (all[i].meets && (found < 0 || cfg_cheaper(&all[i], &all[found]))) found = i;
+    /* Only rank 0 has the level's results: it says whether the search goes on. */
+    int32_t more = found < 0;
+    farm_bcast(&more, sizeof more);
+    if (!more && found < 0) found = 0;
+  }
+  if (!rank0) { /* the other ranks only ran candidates */
+    free(all);
+    free(c.log);
+    plan_result_free(out);
+    return PS_OK;
   }
   out->wall_s = ps_now() - t0;
-  out->sims = atomic_load(&c.sims);
+  out->sims = c.sims;
   out->found = found >= 0;
   out->gpus_searched = found >= 0 ? all[found].gpus : lim->max_gpus;
 
@@ -301,7 +333,10 @@ int plan_search(const scenario *s, const plan_limits *lim, plan_result *out, ps_
       out->has_fewer_cores = 1;
       out->fewer_cores = *p;
       out->fewer_cores.cores = p->cores - 1;
-      plan_eval(&c, &out->fewer_cores);
+      ps_buf log = {0};
+      plan_eval(&c, &out->fewer_cores, &log);
+      log_add(&c.log, &c.nlog, &c.caplog, &out->fewer_cores);
+      ps_buf_free(&log);
     }
     if (p->gpus > 1) out->fewer_gpus = near_in(all, prev_lo, level_lo);
   } else {
@@ -319,7 +354,6 @@ int plan_search(const scenario *s, const plan_limits *lim, plan_result *out, ps_
   out->nall = nall;
   out->log = c.log;
   out->nlog = u;
-  pthread_mutex_destroy(&c.mu);
   plan_frontier(out);
   return PS_OK;
 }

@@ -1,8 +1,9 @@
 /* The capacity search beneath `plan`: the cheapest configuration (GPUs, workers per GPU,
  * batch, mutex scope, CPU cores) whose simulation meets a throughput target and an
  * optional p99 latency limit. GPU counts are searched one level at a time, fewest first;
- * the candidates of a level run with par_for, one thread per simulation, and every list
- * in the result is sorted into a total order, so nothing depends on the job count. */
+ * the candidates of a level run on the ordered farm (farm.h), one thread per simulation,
+ * spread over MPI ranks under mpirun, and every list in the result is sorted into a total
+ * order, so nothing depends on the job count or the ranks. */
 #ifndef PROVESIM_PLAN_H
 #define PROVESIM_PLAN_H
 
@@ -97,6 +98,9 @@ typedef struct plan_result {
  * the limit. Returns PS_OK with *out filled (free with plan_result_free), also when nothing
  * meets the target; PS_EINPUT with e filled when lim is out of range. */
 int plan_search(const scenario *s, const plan_limits *lim, plan_result *out, ps_err *e);
+/* Under mpirun every rank calls plan_search with the same s and lim (after farm_start);
+ * ranks other than 0 only simulate candidates for rank 0, and return PS_OK with *out
+ * empty. */
 
 /* Frees what r holds; accepts a zeroed r. */
 void plan_result_free(plan_result *r);
