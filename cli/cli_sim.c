@@ -4,6 +4,7 @@
 #include "cli_sim.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,8 @@ static const char simulate_help[] =
     "  --csv             print one CSV header line and one row\n"
     "  -o, --out FILE    write the report to FILE instead of standard output\n"
     "  --spans FILE      write every span (provesim.spans/1 JSON Lines) to FILE\n"
-    "  --trace FILE      write a Chrome/Perfetto timeline of replication 0 to FILE\n"
+    "  --trace FILE      write a Chrome/Perfetto timeline of replication 0 to FILE (its first\n"
+    "                    million spans; `provesim trace` on the spans chooses other windows)\n"
     "  --threads N       replications run on N threads (default: all cores); results do not\n"
     "                    depend on N\n"
     "  -h, --help        this text\n"
@@ -51,7 +53,7 @@ static const char simulate_help[] =
     "  provesim simulate configs/seed-coarse-mutex.yaml --set system.mutex=kernels\n";
 
 static const char trace_help[] =
-    "usage: provesim trace SPANS -o TRACE.json [--rep N]\n"
+    "usage: provesim trace SPANS -o TRACE.json [--rep N] [--from S] [--to S] [--max-spans N]\n"
     "\n"
     "Turns a provesim.spans/1 file (from `simulate --spans` or `measure --spans`) into a Chrome\n"
     "Trace Event file: open it in https://ui.perfetto.dev or chrome://tracing. One process per\n"
@@ -62,13 +64,19 @@ static const char trace_help[] =
     "options:\n"
     "  -o, --out FILE    the trace file to write (required)\n"
     "  --rep N           which replication to show (default 0)\n"
+    "  --from S, --to S  only spans that overlap [S, S) seconds of the run (default: all)\n"
+    "  --max-spans N     keep at most N spans of the window, the first in the file (default\n"
+    "                    1000000, about what Perfetto's UI loads; memory is 32 bytes per span\n"
+    "                    kept, and the output is written as it is made); a note on standard\n"
+    "                    error says how many were left out and where the trace ends\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (a missing or malformed spans file)\n"
     "\n"
     "example:\n"
     "  provesim simulate configs/seed-coarse-mutex.yaml --spans run.jsonl\n"
-    "  provesim trace run.jsonl -o run.trace.json\n";
+    "  provesim trace run.jsonl -o run.trace.json\n"
+    "  provesim trace run.jsonl -o late.trace.json --from 3600 --to 3660\n";
 
 /* Spans streamed to a temporary file, renamed on success. */
 typedef struct span_sink {
@@ -95,6 +103,15 @@ static void on_span(void *ctx, const sim_span *sp) {
     if (k->buf.len > (1 << 20)) sink_flush(k);
   }
   if (k->tr) trace_add(k->tr, &r);
+}
+
+/* When the trace left spans out, says how many and where it ends. */
+static void trace_note(const char *cmd, const trace *t) {
+  if (trace_dropped(t) > 0)
+    fprintf(stderr,
+            "provesim %s: note: the trace holds the first %zu spans (up to t = %.6g s); %lld more were left out "
+            "(provesim trace SPANS --from/--to/--max-spans chooses the window)\n",
+            cmd, trace_count(t), trace_kept_until(t), (long long)trace_dropped(t));
 }
 
 int sim_cmd_simulate(int argc, char **argv) {
@@ -187,7 +204,7 @@ int sim_cmd_simulate(int argc, char **argv) {
     span_header h = {.source = "sim", .scenario = s->name, .host = host};
     spans_format_header(&sink.buf, &h);
   }
-  if (tracef) sink.tr = trace_new(0);
+  if (tracef) sink.tr = trace_new(0, TRACE_MAX_SPANS, -INFINITY, INFINITY);
   sim_opts o = {.threads = threads, .on_span = (spans || tracef) ? on_span : NULL, .span_ctx = &sink};
   /* A progress bar on a terminal when the run is long (about a second or more). */
   cli_progress bar;
@@ -211,15 +228,13 @@ int sim_cmd_simulate(int argc, char **argv) {
   /* The trace is written before the spans are committed, so a failure leaves neither. */
   int trace_written = 0;
   if (sr == PS_OK && tracef) {
-    ps_buf tb = {0};
-    trace_render(sink.tr, &tb);
-    if (ps_write_file_atomic(tracef, tb.p, tb.len, &e) != PS_OK) {
+    if (trace_write(sink.tr, tracef, &e) != PS_OK) {
       fprintf(stderr, "provesim simulate: %s\n", e.msg);
       sr = PS_ERR;
     } else {
       trace_written = 1;
+      trace_note("simulate", sink.tr);
     }
-    ps_buf_free(&tb);
   }
   /* The report, then every output or none: the report file first, then the spans are
    * committed (a failure there removes the report file); the trace is already written,
@@ -284,6 +299,8 @@ done:
 int sim_cmd_trace(int argc, char **argv) {
   const char *in = NULL, *out = NULL;
   int rep = 0;
+  double from = -INFINITY, to = INFINITY;
+  long max_spans = TRACE_MAX_SPANS;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -299,6 +316,22 @@ int sim_cmd_trace(int argc, char **argv) {
       long r = strtol(v, &end, 10);
       if (*end || r < 0) return cli_usage_error("trace", "--rep: expected an integer >= 0, got \"%s\"", v);
       rep = (int)r;
+    } else if (cli_is_opt(a, "--from") || cli_is_opt(a, "--to")) {
+      int is_from = cli_is_opt(a, "--from");
+      if (!(v = cli_optval(argc, argv, &i, is_from ? "--from" : "--to")))
+        return cli_usage_error("trace", "%s: expected a value", a);
+      double x;
+      if (ps_parse_num(v, &x) || !isfinite(x) || fabs(x) > SPANS_MAX_T)
+        return cli_usage_error("trace", is_from ? "--from: expected seconds from -1e9 to 1e9, got \"%s\""
+                                                : "--to: expected seconds from -1e9 to 1e9, got \"%s\"", v);
+      *(is_from ? &from : &to) = x;
+    } else if (cli_is_opt(a, "--max-spans")) {
+      if (!(v = cli_optval(argc, argv, &i, "--max-spans"))) return cli_usage_error("trace", "%s: expected a value", a);
+      char *end;
+      errno = 0;
+      max_spans = strtol(v, &end, 10);
+      if (*end || !*v || errno || max_spans < 1 || max_spans > 100000000)
+        return cli_usage_error("trace", "--max-spans: expected an integer from 1 to 100000000, got \"%s\"", v);
     } else if (a[0] == '-' && a[1]) {
       return cli_usage_error("trace", "unknown option %s", a);
     } else if (!in) {
@@ -309,12 +342,13 @@ int sim_cmd_trace(int argc, char **argv) {
   }
   if (!in) return cli_usage_error("trace", "%s", "expected a spans file");
   if (!out) return cli_usage_error("trace", "%s", "expected -o TRACE.json");
+  if (!(from < to)) return cli_usage_error("trace", "%s", "--from, --to: expected --from below --to");
   if (cli_check_outputs("trace", &out, 1)) return PS_EXIT_USAGE;
   ps_err e = {{0}};
-  int rc = trace_convert(in, out, rep, &e);
-  if (rc != PS_OK) {
-    fprintf(stderr, "provesim trace: %s\n", e.msg);
-    return rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
-  }
-  return PS_EXIT_OK;
+  trace *t = trace_new(rep, (size_t)max_spans, from, to);
+  int rc = trace_convert(in, out, t, &e);
+  if (rc != PS_OK) fprintf(stderr, "provesim trace: %s\n", e.msg);
+  else trace_note("trace", t);
+  trace_free(t);
+  return rc == PS_OK ? PS_EXIT_OK : rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
 }

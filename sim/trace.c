@@ -2,42 +2,94 @@
  * from whole nanoseconds. */
 #include "trace.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* A span as the trace keeps it: 32 bytes, its name interned. */
 typedef struct tspan {
-  int gpu, worker, kind; /* kind: 0 cpu/none/pcie phase, 1 gpu phase, 2 mutex, 3 kernel, 4 memcpy */
-  char *name;
+  int32_t gpu, worker;
+  uint32_t name;
+  int32_t kind; /* 0 cpu/none/pcie phase, 1 gpu phase, 2 mutex, 3 kernel, 4 memcpy */
   double t0, t1;
 } tspan;
 
 struct trace {
   int rep;
+  size_t max;        /* spans kept at most */
+  double from, to;   /* the window: spans that overlap [from, to) */
   tspan *s;
   size_t n, cap;
+  int64_t dropped;   /* spans of the window past max */
+  double kept_until; /* the latest end among the spans kept */
   int maxgpu, maxworker;
+  char **names;      /* interned names, and an open-addressing index of them */
+  uint32_t nnames, *slot, nslot;
 };
 
-trace *trace_new(int rep) {
+trace *trace_new(int rep, size_t max_spans, double from, double to) {
   trace *t = xcalloc(1, sizeof *t);
   t->rep = rep;
+  t->max = max_spans;
+  t->from = from;
+  t->to = to;
   t->maxgpu = t->maxworker = -1;
+  t->kept_until = -INFINITY;
   return t;
 }
 
 void trace_free(trace *t) {
   if (!t) return;
-  for (size_t i = 0; i < t->n; i++) free(t->s[i].name);
+  for (uint32_t i = 0; i < t->nnames; i++) free(t->names[i]);
+  free(t->names);
+  free(t->slot);
   free(t->s);
   free(t);
 }
 
+static uint32_t str_hash(const char *s) {
+  uint32_t h = 2166136261u; /* FNV-1a */
+  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+  return h;
+}
+
+static uint32_t intern(trace *t, const char *name) {
+  if (2 * (t->nnames + 1) > t->nslot) {
+    uint32_t n = t->nslot ? 2 * t->nslot : 64;
+    uint32_t *slot = xmalloc(n * sizeof *slot);
+    for (uint32_t i = 0; i < n; i++) slot[i] = UINT32_MAX;
+    for (uint32_t i = 0; i < t->nnames; i++) {
+      uint32_t h = str_hash(t->names[i]) & (n - 1);
+      while (slot[h] != UINT32_MAX) h = (h + 1) & (n - 1);
+      slot[h] = i;
+    }
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = n;
+  }
+  uint32_t h = str_hash(name) & (t->nslot - 1);
+  for (; t->slot[h] != UINT32_MAX; h = (h + 1) & (t->nslot - 1))
+    if (!strcmp(t->names[t->slot[h]], name)) return t->slot[h];
+  if ((t->nnames & (t->nnames - 1)) == 0) /* 0, 1, 2, 4, ...: grow to the next power of two */
+    t->names = xrealloc(t->names, (t->nnames ? 2 * t->nnames : 1) * sizeof *t->names);
+  t->names[t->nnames] = xstrdup(name);
+  t->slot[h] = t->nnames;
+  return t->nnames++;
+}
+
 void trace_add(trace *t, const span_rec *r) {
   if (r->rep != t->rep) return;
+  if (!(r->t1 >= t->from && r->t0 < t->to)) return;
+  if (t->n == t->max) {
+    t->dropped++;
+    return;
+  }
   if (t->n == t->cap) {
     t->cap = t->cap ? 2 * t->cap : 1024;
+    if (t->cap > t->max) t->cap = t->max;
     t->s = xrealloc(t->s, t->cap * sizeof *t->s);
   }
   tspan *s = &t->s[t->n++];
@@ -47,12 +99,12 @@ void trace_add(trace *t, const span_rec *r) {
   s->t1 = r->t1;
   if (r->kind == SPAN_KERNEL) {
     s->kind = 3;
-    s->name = xstrdup(r->name ? r->name : "kernel");
+    s->name = intern(t, r->name ? r->name : "kernel");
   } else if (r->kind == SPAN_MEMCPY) {
     s->kind = 4;
-    s->name = xstrdup(r->name ? r->name : "memcpy");
+    s->name = intern(t, r->name ? r->name : "memcpy");
   } else {
-    s->name = xstrdup(r->phase);
+    s->name = intern(t, r->phase);
     if (!strncmp(r->phase, "mutex_", 6))
       s->kind = 2;
     else if (r->resource && !strcmp(r->resource, "gpu"))
@@ -60,9 +112,14 @@ void trace_add(trace *t, const span_rec *r) {
     else
       s->kind = 0;
   }
+  if (r->t1 > t->kept_until) t->kept_until = r->t1;
   if (r->gpu > t->maxgpu) t->maxgpu = r->gpu;
   if (r->worker > t->maxworker) t->maxworker = r->worker;
 }
+
+size_t trace_count(const trace *t) { return t->n; }
+int64_t trace_dropped(const trace *t) { return t->dropped; }
+double trace_kept_until(const trace *t) { return t->kept_until; }
 
 /* Tracks inside a GPU's process (Perfetto draws one thread per track): 1 = every GPU
  * phase of the GPU, 2 = kernels, 3 = memcpys, then per worker w: 10+3w = its CPU/other
@@ -133,8 +190,18 @@ static void track_name(char *out, size_t n, int track, int lane) {
   else snprintf(out, n, "%s", base);
 }
 
-void trace_render(trace *t, ps_buf *b) {
-  int first = 1;
+/* Renders the document into b; with f, b is written to f whenever it passes 1 MiB (and
+ * at the end), so the output needs no memory of its own. Returns 0, or errno of a failed
+ * write. */
+static int render(trace *t, ps_buf *b, FILE *f) {
+  int first = 1, err = 0;
+#define TRACE_FLUSH()                                                                          \
+  do {                                                                                         \
+    if (f && b->len > (1u << 20)) {                                                            \
+      if (!err && fwrite(b->p, 1, b->len, f) != b->len) err = errno ? errno : EIO;             \
+      b->len = 0;                                                                              \
+    }                                                                                          \
+  } while (0)
   char nm[96];
   /* The slices: every span with finite times on its own track, plus a copy of each GPU
    * phase on the GPU's track. */
@@ -192,12 +259,13 @@ void trace_render(trace *t, ps_buf *b) {
   for (size_t i = 0; i < ns; i++) {
     const slice *x = &sl[i];
     ps_buf_printf(b, ",\n{\"ph\":\"X\",\"name\":");
-    ps_buf_json_str(b, x->s->name);
+    ps_buf_json_str(b, t->names[x->s->name]);
     ps_buf_printf(b, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d", cats[x->s->kind], x->pid, x->tid);
     put_us(b, "ts", x->t0);
     put_us(b, "dur", x->t1 - x->t0);
     if (x->copy) ps_buf_printf(b, ",\"args\":{\"worker\":%d}", x->s->worker);
     ps_buf_append(b, "}", 1);
+    TRACE_FLUSH();
   }
   /* Counter track: GPU busy, from kernels when there are any, else from GPU phases. */
   for (int g = 0; g <= t->maxgpu; g++) {
@@ -223,12 +291,34 @@ void trace_render(trace *t, ps_buf *b) {
         put_us(b, "ts", e[i].t);
         ps_buf_printf(b, ",\"args\":{\"busy\":%d}}", busy);
         was = busy;
+        TRACE_FLUSH();
       }
     }
     free(e);
   }
   ps_buf_printf(b, "\n]}\n");
   free(sl);
+  if (f && b->len) {
+    if (!err && fwrite(b->p, 1, b->len, f) != b->len) err = errno ? errno : EIO;
+    b->len = 0;
+  }
+#undef TRACE_FLUSH
+  return err;
+}
+
+void trace_render(trace *t, ps_buf *b) { (void)render(t, b, NULL); }
+
+int trace_write(trace *t, const char *out_path, ps_err *e) {
+  ps_outfile o;
+  if (ps_out_open(&o, out_path, e) != PS_OK) return PS_ERR;
+  ps_buf b = {0};
+  int err = render(t, &b, o.f);
+  ps_buf_free(&b);
+  if (err) {
+    ps_out_abort(&o);
+    return ps_fail(e, PS_ERR, "%s: cannot write: %s", out_path, strerror(err));
+  }
+  return ps_out_commit(&o, e);
 }
 
 static int add_cb(void *ctx, const span_rec *r) {
@@ -236,17 +326,11 @@ static int add_cb(void *ctx, const span_rec *r) {
   return 0;
 }
 
-int trace_convert(const char *spans_path, const char *out_path, int rep, ps_err *e) {
-  trace *t = trace_new(rep);
+int trace_convert(const char *spans_path, const char *out_path, trace *t, ps_err *e) {
   int rc = spans_read(spans_path, NULL, add_cb, t, e);
   if (rc == PS_OK && t->n == 0)
-    rc = ps_fail(e, PS_EINPUT, "%s: no spans of replication %d", spans_path, rep);
-  if (rc == PS_OK) {
-    ps_buf b = {0};
-    trace_render(t, &b);
-    rc = ps_write_file_atomic(out_path, b.p, b.len, e);
-    ps_buf_free(&b);
-  }
-  trace_free(t);
+    rc = ps_fail(e, PS_EINPUT, "%s: no spans of replication %d%s", spans_path, t->rep,
+                 isinf(t->from) && isinf(t->to) ? "" : " in the window --from/--to");
+  if (rc == PS_OK) rc = trace_write(t, out_path, e);
   return rc;
 }

@@ -195,7 +195,7 @@ START_TEST(spans_agree_with_report) {
   ck_assert_ptr_nonnull(d2);
   ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(d2, "traceEvents")), cJSON_GetArraySize(ev));
   cJSON_Delete(d2);
-  /* Gzipped spans (as committed under docs/data/) are read through gzip -dc. */
+  /* Gzipped spans (as committed under docs/data/) are read through zlib. */
   char *gz = xasprintf("cd %s && gzip -k run.jsonl", tmpdir);
   ck_assert_int_eq(system(gz), 0);
   free(gz);
@@ -210,6 +210,38 @@ START_TEST(spans_agree_with_report) {
   ck_assert_int_eq(run("trace missing.jsonl.gz -o x3.json", NULL, &err3), 2);
   ck_assert_ptr_nonnull(strstr(err3, "missing.jsonl.gz: cannot open"));
   free(err3);
+  /* A bounded trace: at most --max-spans spans (a GPU phase also has its copy on the GPU's
+   * track), a note of what was left out; a window keeps only the spans that overlap it. */
+  char *err4 = NULL;
+  ck_assert_int_eq(run("trace run.jsonl -o run4.trace.json --max-spans 10", NULL, &err4), 0);
+  ck_assert_msg(strstr(err4, "note: the trace holds the first 10 spans"), "%s", err4);
+  free(err4);
+  char *t4 = tmpfile_text("run4.trace.json");
+  cJSON *d4 = cJSON_Parse(t4);
+  ck_assert_ptr_nonnull(d4);
+  int n4 = 0;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(d4, "traceEvents")) {
+    const cJSON *ph = cJSON_GetObjectItem(it, "ph");
+    if (!strcmp(ph->valuestring, "X") && !cJSON_GetObjectItem(it, "args")) n4++;
+  }
+  ck_assert_int_eq(n4, 10);
+  cJSON_Delete(d4);
+  free(t4);
+  ck_assert_int_eq(run("trace run.jsonl -o run5.trace.json --from 2 --to 3", NULL, NULL), 0);
+  char *t5 = tmpfile_text("run5.trace.json");
+  cJSON *d5 = cJSON_Parse(t5);
+  ck_assert_ptr_nonnull(d5);
+  int n5 = 0;
+  cJSON_ArrayForEach(it, cJSON_GetObjectItem(d5, "traceEvents")) {
+    const cJSON *ph = cJSON_GetObjectItem(it, "ph");
+    if (strcmp(ph->valuestring, "X")) continue;
+    double ts = cJSON_GetObjectItem(it, "ts")->valuedouble, dur = cJSON_GetObjectItem(it, "dur")->valuedouble;
+    ck_assert_msg(ts < 3e6 && ts + dur >= 2e6 - 1e-3, "slice [%g, %g) us outside the window", ts, ts + dur);
+    n5++;
+  }
+  ck_assert_int_gt(n5, 0);
+  cJSON_Delete(d5);
+  free(t5);
   cJSON_Delete(d);
   free(txt);
   free(txt2);
