@@ -348,8 +348,23 @@ static int section_report(ps_buf *b, const char *path, const cJSON *doc, ps_err 
     else ps_buf_printf(b, "<td></td>");
     ps_buf_printf(b, "</tr>\n");
   }
-  ps_buf_printf(b, "</table>\n<p class=\"note\">%.0f replications, %.0f events.</p>\n</section>\n",
-                rep_num(doc, "replications"), rep_num(doc, "events"));
+  ps_buf_printf(b, "</table>\n");
+  /* The run: replications, the warm-up (MSER-5's choice with run.warmup: auto) and, with
+   * run.precision, the relative half-width reached. */
+  char t[512];
+  int n = snprintf(t, sizeof t, "%.0f replications, %.0f events", rep_num(doc, "replications"), rep_num(doc, "events"));
+  double wu = rep_num(doc, "scenario.run.warmup");
+  const char *wa = rep_str(doc, "scenario.run.warmup_auto");
+  if (isfinite(wu))
+    n += snprintf(t + n, sizeof t - (size_t)n, "; warm-up %.0f partitions%s%s%s", wu, wa ? " (chosen by " : "",
+                  wa ? wa : "", wa ? ")" : "");
+  const cJSON *pr = cJSON_GetObjectItemCaseSensitive(doc, "precision");
+  if (pr)
+    snprintf(t + n, sizeof t - (size_t)n, "; precision: target %.3g, reached %.3g (%s%s)", rep_num(pr, "target"),
+             rep_num(pr, "reached"), cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pr, "met")) ? "met" : "not met",
+             cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(pr, "capped")) ? ", stopped at the cap" : "");
+  rep_para(b, "note", t);
+  ps_buf_printf(b, "</section>\n");
   return PS_OK;
 }
 

@@ -113,7 +113,8 @@ static void sweep_plot(ps_buf *b, const swp *s, int util) {
   svg_axis ya = svg_axis_num(util ? 0 : fmin(0, lo), util ? fmax(hi, 1) : hi, 6,
                              util ? "GPU utilization (%)" : "throughput (proofs/h)");
   if (util && ya.hi > 100 && hi <= 100) ya.hi = 100;
-  snprintf(title, sizeof title, "%s against %s", util ? "GPU utilization" : "throughput", s->nk ? "the swept keys" : "points");
+  snprintf(title, sizeof title, "%s against %s", util ? "GPU utilization" : "throughput",
+           s->nk ? "the swept keys" : "points");
   rep_figure_begin(b, util ? "sweep-util" : "sweep-throughput");
   svg_plot p;
   svg_begin(&p, b, 900, 360, &x, &ya, title);
@@ -175,7 +176,8 @@ static void sweep_render(ps_buf *b, const char *path, const swp *s) {
     svg_escape(b, s->keys[k]);
     ps_buf_printf(b, "</th>");
   }
-  ps_buf_printf(b, "<th>GPU util</th><th>&#177;95%%</th><th>proofs/h</th><th>&#177;95%%</th><th>limited by</th></tr>\n");
+  ps_buf_printf(b, "<th>GPU util</th><th>&#177;95%%</th><th>proofs/h</th><th>&#177;95%%</th>"
+                   "<th>limited by</th></tr>\n");
   for (int i = 0; i < s->n; i++) {
     ps_buf_printf(b, "<tr data-point=\"%d\">", i);
     for (int k = 0; k < s->nk; k++) {
@@ -205,7 +207,8 @@ static char *json_text(const cJSON *v) {
 }
 
 int rep_sweep_json(ps_buf *b, const char *path, const cJSON *doc, ps_err *e) {
-  const cJSON *vary = cJSON_GetObjectItemCaseSensitive(doc, "vary"), *pts = cJSON_GetObjectItemCaseSensitive(doc, "points");
+  const cJSON *vary = cJSON_GetObjectItemCaseSensitive(doc, "vary");
+  const cJSON *pts = cJSON_GetObjectItemCaseSensitive(doc, "points");
   if (!cJSON_IsArray(vary) || !cJSON_IsArray(pts) || cJSON_GetArraySize(pts) < 1)
     return ps_fail(e, PS_EINPUT, "%s: expected a provesim.sweep/1 document with a \"vary\" array and at least one "
                    "point", path);
@@ -362,7 +365,8 @@ int rep_plan_csv(ps_buf *b, const char *path, const rep_csv *t, ps_err *e) {
            v[k][7], nsim, nfr);
   rep_figure_end(b, r);
   ps_buf_printf(b, "<table class=\"frontier\"><tr><th>GPUs</th><th>workers</th><th>batch</th><th>mutex</th>"
-                   "<th>cores</th><th>mem GiB</th><th>proofs/h</th><th>p99 s</th><th>GPU util</th><th>meets</th></tr>\n");
+                   "<th>cores</th><th>mem GiB</th><th>proofs/h</th><th>p99 s</th><th>GPU util</th>"
+                   "<th>meets</th></tr>\n");
   for (int i = 0; i < n; i++) {
     if (!fr[i] || v[i][5] != 1) continue;
     ps_buf_printf(b, "<tr>");
@@ -435,7 +439,8 @@ int rep_validate(ps_buf *b, const char *path, const cJSON *doc, ps_err *e) {
     snprintf(tip, sizeof tip, "%s: predicted %.6g, 95%% interval %.6g to %.6g", lab[n - 1 - i], pr,
              rep_num(m, "pi_low"), rep_num(m, "pi_high"));
     if (isfinite(a) && isfinite(c)) svg_rect(&p, a, row - 0.25, c, row + 0.25, lc[0], tip);
-    snprintf(tip, sizeof tip, "%s: measured %.6g (%s)", lab[n - 1 - i], rep_num(m, "measured"), verdict ? verdict : "-");
+    snprintf(tip, sizeof tip, "%s: measured %.6g (%s)", lab[n - 1 - i], rep_num(m, "measured"),
+             verdict ? verdict : "-");
     svg_marker(&p, me, row, 5, verdict && !strcmp(verdict, "outside") ? lc[2] : lc[1], tip);
   }
   svg_end(&p);

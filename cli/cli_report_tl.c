@@ -79,7 +79,8 @@ static int tl_pass2(void *ctx, const span_rec *r) {
   else if (!strcmp(r->resource, "pcie")) col = "#CC79A7";
   else if (!strcmp(r->resource, "cpu")) col = "#0072B2";
   /* Without kernels, the GPU lane is the GPU phases of every worker, drawn or not. */
-  if (r->kind == SPAN_PHASE && !c->has_kernels && !strcmp(r->resource, "gpu")) tl_add(c, 0, r->t0, r->t1, col, r->phase);
+  if (r->kind == SPAN_PHASE && !c->has_kernels && !strcmp(r->resource, "gpu"))
+    tl_add(c, 0, r->t0, r->t1, col, r->phase);
   int lane = lane_of(c, r);
   if (lane >= 0) tl_add(c, lane, r->t0, r->t1, col, r->kind == SPAN_KERNEL ? r->name : r->phase);
   return 0;

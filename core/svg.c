@@ -132,8 +132,8 @@ void svg_axes(svg_plot *p) {
   double L = p->ml, R = p->w - p->mr, T = p->mt, B = p->h - p->mb;
   char t[64];
   /* x axis: ticks, grid lines, tick labels, the label. */
-  ps_buf_printf(b, "<g class=\"x-axis\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", L, B,
-                R, B);
+  ps_buf_printf(b, "<g class=\"x-axis\">");
+  ps_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", L, B, R, B);
   int slant = x_slanted(p);
   if (p->x.ncat > 0) {
     for (int i = 0; i < p->x.ncat; i++) {
@@ -162,8 +162,8 @@ void svg_axes(svg_plot *p) {
   svg_escape(b, p->x.label);
   ps_buf_printf(b, "</text></g>\n");
   /* y axis. */
-  ps_buf_printf(b, "<g class=\"y-axis\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", L, T,
-                L, B);
+  ps_buf_printf(b, "<g class=\"y-axis\">");
+  ps_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", L, T, L, B);
   if (p->y.ncat > 0) {
     for (int i = 0; i < p->y.ncat; i++) {
       double y = svg_py(p, i);
@@ -238,15 +238,15 @@ void svg_marker(svg_plot *p, double x, double y, double r, const char *fill, con
 void svg_ybar(svg_plot *p, double x, double y0, double y1, const char *stroke) {
   if (!isfinite(x) || !isfinite(y0) || !isfinite(y1)) return;
   double px = svg_px(p, x), a = svg_py(p, y0), c = svg_py(p, y1);
-  ps_buf_printf(p->b, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" fill=\"none\"/>\n", px, a,
-                c, px - 4, a, px + 4, px - 4, c, px + 4, stroke);
+  ps_buf_printf(p->b, "<path d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\" stroke=\"%s\" fill=\"none\"/>\n",
+                px, a, c, px - 4, a, px + 4, px - 4, c, px + 4, stroke);
 }
 
 void svg_xbar(svg_plot *p, double y, double x0, double x1, const char *stroke) {
   if (!isfinite(y) || !isfinite(x0) || !isfinite(x1)) return;
   double py = svg_py(p, y), a = svg_px(p, x0), c = svg_px(p, x1);
-  ps_buf_printf(p->b, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\" stroke=\"%s\" fill=\"none\"/>\n", a, py,
-                c, a, py - 4, py + 4, c, py - 4, py + 4, stroke);
+  ps_buf_printf(p->b, "<path d=\"M%.1f %.1fH%.1fM%.1f %.1fV%.1fM%.1f %.1fV%.1f\" stroke=\"%s\" fill=\"none\"/>\n",
+                a, py, c, a, py - 4, py + 4, c, py - 4, py + 4, stroke);
 }
 
 void svg_text(svg_plot *p, double x, double y, const char *anchor, const char *text) {

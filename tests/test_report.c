@@ -161,6 +161,28 @@ START_TEST(numbers_are_the_documents) {
 }
 END_TEST
 
+/* The run line: replications, events, the warm-up MSER-5 chose and the precision reached,
+ * as the report states them. */
+START_TEST(run_line) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *a = xasprintf("simulate %s --set workload.partitions=300 --set run.warmup=auto --set run.precision=0.01 "
+                      "--json -o auto.json", cfg);
+  ck_assert_int_eq(run(a, NULL, NULL), 0);
+  char *page = report("auto.json", "auto.html");
+  cJSON *d = json_file("auto.json");
+  const cJSON *pr = cJSON_GetObjectItem(d, "precision");
+  const cJSON *rn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "scenario"), "run");
+  char want[256];
+  snprintf(want, sizeof want, "%.0f replications, %.0f events; warm-up %.0f partitions (chosen by mser-5); precision: "
+           "target 0.01, reached %.3g (%s", jnum(d, "replications", NULL), jnum(d, "events", NULL),
+           jnum(rn, "warmup", NULL), jnum(pr, "reached", NULL),
+           cJSON_IsTrue(cJSON_GetObjectItem(pr, "met")) ? "met" : "not met");
+  ck_assert_msg(strstr(page, want), "no \"%s\" in %s", want, strstr(page, "class=\"note\""));
+  cJSON_Delete(d);
+  free(page), free(a), free(cfg);
+}
+END_TEST
+
 /* The plan's frontier: plan's CSV marks it, and the page lists exactly those rows. */
 START_TEST(plan_frontier_is_the_csv_frontier) {
   char *page = report("plan.csv", "plan.html"), *csv = tmpfile_text("plan.csv");
@@ -262,7 +284,8 @@ START_TEST(errors_name_the_file_and_write_nothing) {
     const char *name, *text, *msg;
   } bad[] = {
       {"broken.json", "{\"schema\": \"provesim.report/1\",\n  \"metrics\": {oops}}", "broken.json:2:"},
-      {"broken.json", "{\"schema\": \"provesim.report/1\",\n  \"metrics\": {oops}}", "expected a JSON document, got invalid JSON"},
+      {"broken.json", "{\"schema\": \"provesim.report/1\",\n  \"metrics\": {oops}}",
+       "expected a JSON document, got invalid JSON"},
       {"other.json", "{\"schema\": \"something/2\"}", "other.json: schema: expected provesim.report/1"},
       {"two.json", "{\"schema\": \"provesim.report/1\"}\n{}", "two.json:2:1: expected one JSON document"},
       {"nometrics.json", "{\"schema\": \"provesim.report/1\"}", "nometrics.json: metrics.gpu_util_mean: expected"},
@@ -309,6 +332,7 @@ int main(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, every_plot_has_axes_and_a_reading);
   tcase_add_test(tc, numbers_are_the_documents);
+  tcase_add_test(tc, run_line);
   tcase_add_test(tc, plan_frontier_is_the_csv_frontier);
   tcase_add_test(tc, sweep_json_and_csv_agree_and_pages_repeat);
   tcase_add_test(tc, sensitivity_tornado);
