@@ -98,7 +98,7 @@ void svg_begin(svg_plot *p, ps_buf *b, int w, int h, const svg_axis *x, const sv
   if (yc > 40) yc = 40;
   p->ml = (int)(yc * SVG_CHAR_W) + (y->ncat > 0 ? 16 : 40);
   p->mr = 24;
-  p->mt = 34;
+  p->mt = y->ncat > 0 ? 46 : 34; /* a categorical y axis's label sits above the plot, under the legend */
   p->mb = 52;
   if (x_slanted(p)) {
     int xc = 1;
