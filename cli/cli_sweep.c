@@ -298,7 +298,7 @@ static void grid_digest(const whatif_sweep *sw, const scenario *s0, char out[17]
 /* Reads the resume file's header and indexes its point lines (skip[i] = 1, roff[i]). An
  * incomplete last line (an interrupted write) is dropped, and cut off when the file is
  * this run's checkpoint, which then grows from there. */
-static int resume_read(sweep_run *R, const char *digest, unsigned char *skip, ps_err *e) {
+static int resume_read(sweep_run *R, const char *digest, int want_csv, int want_json, unsigned char *skip, ps_err *e) {
   const char *rp = R->rpath;
   long npts = R->sw->npts;
   R->rf = fopen(rp, R->ck_is_resume ? "r+" : "r");
@@ -317,10 +317,10 @@ static int resume_read(sweep_run *R, const char *digest, unsigned char *skip, ps
     rc = ps_fail(e, PS_EINPUT, "--resume %s: written for another grid or scenario (%.0f points, grid %s; this sweep: "
                  "%ld points, grid %s): resume with the scenario files, --set and --vary of the interrupted run",
                  rp, np->valuedouble, g->valuestring, npts, digest);
-  else if ((R->csv_on && !cJSON_IsTrue(cJSON_GetObjectItem(h, "csv"))) ||
-           (R->json_on && !cJSON_IsTrue(cJSON_GetObjectItem(h, "json"))))
+  else if ((want_csv && !cJSON_IsTrue(cJSON_GetObjectItem(h, "csv"))) ||
+           (want_json && !cJSON_IsTrue(cJSON_GetObjectItem(h, "json"))))
     rc = ps_fail(e, PS_EINPUT, "--resume %s: its run wrote no %s: resume with the outputs of the interrupted run", rp,
-                 R->csv_on && !cJSON_IsTrue(cJSON_GetObjectItem(h, "csv")) ? "--csv" : "--json");
+                 want_csv && !cJSON_IsTrue(cJSON_GetObjectItem(h, "csv")) ? "--csv" : "--json");
   cJSON_Delete(h);
   long off = n > 0 ? n : 0, lineno = 1, good_end = off;
   R->roff = xmalloc((size_t)npts * sizeof *R->roff);
@@ -372,7 +372,7 @@ static int sweep_setup(sweep_run *R, const char *csvf, const char *jsonf, const 
     struct stat a, b;
     R->ck_is_resume = R->ckpath && stat(resume, &a) == 0 && stat(R->ckpath, &b) == 0 && a.st_dev == b.st_dev &&
                       a.st_ino == b.st_ino;
-    rc = resume_read(R, digest, skip, e);
+    rc = resume_read(R, digest, csvf != NULL, jsonf != NULL, skip, e);
   }
   if (rc == PS_OK && R->ckpath && !R->ck_is_resume) {
     struct stat st;
@@ -498,6 +498,12 @@ static int sweep_finish(sweep_run *R, int quiet) {
     fprintf(stderr, "%s\n", R->nfail > shown ? ", ..." : "");
   }
   int rc = R->stop_rc != PS_OK ? R->stop_rc : R->nfail ? R->fail_rc : PS_OK;
+  if (R->stop_rc == PS_EINPUT && R->ck && !R->ck_is_resume) {
+    /* A resume file found bad: no output of this run stays, its checkpoint neither. */
+    fclose(R->ck);
+    R->ck = NULL;
+    unlink(R->ckpath);
+  }
   if (rc != PS_OK) {
     if (R->ck) {
       fflush(R->ck);

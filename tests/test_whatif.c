@@ -9,6 +9,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,178 @@ START_TEST(sweep_grid_limit_exit_2_no_crash) {
   free(out);
   free(err);
   free(args);
+  free(cfg);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- streaming and --resume */
+
+/* Lines of tmpdir/rel (0 when it is missing). */
+static int line_count(const char *rel) {
+  char *t = tmpfile_text(rel);
+  int n = 0;
+  for (char *q = t; q && *q; q++) n += *q == '\n';
+  free(t);
+  return n;
+}
+
+/* 1 when tmpdir holds a file whose name contains part. */
+static int any_file_with(const char *part) {
+  char *cmd = xasprintf("ls %s | grep -q -F -e '%s'", tmpdir, part);
+  int found = system(cmd) == 0;
+  free(cmd);
+  return found;
+}
+
+/* The same sweep three ways: whole; killed with SIGTERM once its checkpoint has 10 points
+ * and then resumed; resumed again from a checkpoint whose last line was cut short. The
+ * CSV, the JSON document and the table are the same bytes each time. */
+START_TEST(sweep_resume_after_sigterm_same_bytes) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *grid = xasprintf("%s --vary run.seed=1..300 --vary system.mutex=call,kernels --set run.replications=2 "
+                         "--set workload.partitions=1000",
+                         cfg);
+  char *whole = xasprintf("sweep %s --jobs 2 --csv w.csv --json w.json", grid), *ow;
+  ck_assert_int_eq(run(whole, &ow, NULL), 0);
+  ck_assert(!exists("w.csv.partial")); /* a finished run leaves no checkpoint */
+
+  /* Killed midway: no output and no temporary is left, only the checkpoint. */
+  char *cmd = xasprintf("cd %s && exec %s sweep %s --jobs 1 --csv s.csv --json s.json >/dev/null 2>&1", tmpdir, bin(), grid);
+  pid_t pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+    _exit(127);
+  }
+  for (int k = 0; k < 3000 && line_count("s.csv.partial") < 11; k++) usleep(5000);
+  kill(pid, SIGTERM);
+  int st;
+  waitpid(pid, &st, 0);
+  ck_assert_msg(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "the sweep was not killed midway (status %d)", st);
+  int done = line_count("s.csv.partial") - 1;
+  ck_assert_int_ge(done, 10);
+  ck_assert_int_lt(done, 600);
+  ck_assert(!exists("s.csv"));
+  ck_assert(!exists("s.json"));
+  ck_assert(!any_file_with(".tmp."));
+
+  /* The same command again is refused: it would overwrite the checkpoint. */
+  char *again = xasprintf("sweep %s --csv s.csv --json s.json", grid), *err, *out;
+  ck_assert_int_eq(run(again, &out, &err), 2);
+  ck_assert_msg(strstr(err, "s.csv.partial: a checkpoint of an earlier run is there: resume it with --resume "
+                            "s.csv.partial") != NULL, "%s", err);
+  ck_assert_str_eq(out, "");
+  ck_assert_int_eq(line_count("s.csv.partial"), done + 1);
+  free(err);
+  free(out);
+
+  /* Resumed: the same bytes as the whole run; the checkpoint is gone. */
+  char *res = xasprintf("sweep %s --jobs 2 --csv s.csv --json s.json --resume s.csv.partial", grid), *os;
+  ck_assert_int_eq(run(res, &os, NULL), 0);
+  char *wc = tmpfile_text("w.csv"), *sc = tmpfile_text("s.csv"), *wj = tmpfile_text("w.json"), *sj = tmpfile_text("s.json");
+  ck_assert_int_eq(line_count("s.csv"), 601);
+  ck_assert_str_eq(wc, sc);
+  ck_assert_str_eq(wj, sj);
+  ck_assert_str_eq(ow, os);
+  ck_assert(!exists("s.csv.partial"));
+  free(sc);
+  free(sj);
+  free(os);
+
+  /* A checkpoint cut in the middle of a line (a kill during a write): the partial line is
+   * dropped and its point simulated again. */
+  char *part = xasprintf("cd %s && rm -f s.csv s.json && (%s sweep %s --jobs 1 --csv s.csv --json s.json -q & p=$!; "
+                         "while [ \"$(wc -l < s.csv.partial 2>/dev/null || echo 0)\" -lt 41 ]; do sleep 0.01; done; "
+                         "kill -TERM $p; wait $p; truncate -s -7 s.csv.partial) >/dev/null 2>&1; true",
+                         tmpdir, bin(), grid);
+  ck_assert_int_eq(system(part), 0);
+  ck_assert(exists("s.csv.partial"));
+  ck_assert(!exists("s.csv"));
+  ck_assert_int_eq(run(res, &os, NULL), 0);
+  sc = tmpfile_text("s.csv");
+  sj = tmpfile_text("s.json");
+  ck_assert_str_eq(wc, sc);
+  ck_assert_str_eq(wj, sj);
+  ck_assert_str_eq(ow, os);
+  free(part);
+  free(sc);
+  free(sj);
+  free(os);
+  free(wc);
+  free(wj);
+  free(res);
+  free(again);
+  free(cmd);
+  free(ow);
+  free(whole);
+  free(grid);
+  free(cfg);
+}
+END_TEST
+
+/* --resume refuses a checkpoint of another grid or scenario, one that lacks an output the
+ * run asks for, and a file that is no checkpoint: exit 2, a message naming the file, and
+ * no output. */
+START_TEST(sweep_resume_refuses_other_grids) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *base = xasprintf("%s --set run.replications=2 --vary system.workers_per_gpu=1..3", cfg);
+  /* A checkpoint left by a run whose last point fails (a combination the loader refuses:
+   * 300 partitions with a warm-up of 1000), which is exit 2 with its points named. */
+  char *failing = xasprintf("sweep %s --vary 'workload.partitions=3000,300' --vary run.warmup=100,1000 --csv c.csv", cfg),
+       *err, *out;
+  ck_assert_int_eq(run(failing, &out, &err), 2);
+  ck_assert_msg(strstr(err, "1 of 4 points failed; the first: point 3 (workload.partitions=300 run.warmup=1000): ") != NULL,
+                "%s", err);
+  ck_assert_msg(strstr(err, "failed points: 3\n") != NULL, "%s", err);
+  ck_assert_msg(strstr(err, "the 3 points done are in c.csv.partial") != NULL, "%s", err);
+  ck_assert_str_eq(out, "");
+  ck_assert(!exists("c.csv"));
+  ck_assert_int_eq(line_count("c.csv.partial"), 4);
+  free(err);
+  free(out);
+  free(failing);
+
+  static const struct {
+    const char *args, *says;
+  } bad[] = {
+      /* another grid */
+      {"--vary system.batch=1,2 --csv d.csv --resume c.csv.partial", "c.csv.partial: written for another grid or scenario"},
+      /* the same grid with another base override */
+      {"--vary 'workload.partitions=3000,300' --vary run.warmup=100,1000 --set run.seed=7 --csv d.csv --resume c.csv.partial",
+       "written for another grid or scenario"},
+      /* an output the checkpoint has no pieces for */
+      {"--vary 'workload.partitions=3000,300' --vary run.warmup=100,1000 --json d.json --resume c.csv.partial",
+       "c.csv.partial: its run wrote no --json"},
+      /* not a checkpoint */
+      {"--vary system.batch=1,2 --csv d.csv --resume c.csv.partial.nope", "c.csv.partial.nope: cannot read"},
+      {"--vary system.batch=1,2 --csv d.csv --resume bad.partial", "bad.partial:1: expected a provesim.sweep-partial/1 header"},
+      {"--vary 'workload.partitions=3000,300' --vary run.warmup=100,1000 --csv d.csv --resume badline.partial",
+       "badline.partial:2: expected a point line"},
+  };
+  char *mk = xasprintf("cd %s && echo 'point,overrides' > bad.partial && "
+                       "head -1 c.csv.partial > badline.partial && echo 'garbage' >> badline.partial && echo '{}' >> badline.partial",
+                       tmpdir);
+  ck_assert_int_eq(system(mk), 0);
+  free(mk);
+  char *keep = tmpfile_text("c.csv.partial");
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    /* Cases 0, 3 and 4 add to the base grid (workers per GPU). */
+    char *args = xasprintf("sweep %s %s", i == 0 || i == 3 || i == 4 ? base : cfg, bad[i].args);
+    ck_assert_int_eq(run(args, &out, &err), 2);
+    ck_assert_msg(strstr(err, bad[i].says) != NULL, "%s: stderr lacks \"%s\": %s", bad[i].args, bad[i].says, err);
+    ck_assert_str_eq(out, "");
+    ck_assert(!exists("d.csv"));
+    ck_assert(!exists("d.json"));
+    ck_assert(!exists("d.csv.partial"));
+    free(args);
+    free(err);
+    free(out);
+  }
+  char *now = tmpfile_text("c.csv.partial");
+  ck_assert_str_eq(keep, now); /* refused resumes leave the checkpoint as it was */
+  free(keep);
+  free(now);
+  free(base);
   free(cfg);
 }
 END_TEST
@@ -844,6 +1017,8 @@ int main(void) {
   tcase_add_test(tc, sweep_new_checks_values_and_grid_size);
   tcase_add_test(tc, sweep_results_independent_of_jobs);
   tcase_add_test(tc, sweep_grid_limit_exit_2_no_crash);
+  tcase_add_test(tc, sweep_resume_after_sigterm_same_bytes);
+  tcase_add_test(tc, sweep_resume_refuses_other_grids);
   tcase_add_test(tc, plan_worker_counts);
   tcase_add_test(tc, plan_impossible_target_says_so);
   tcase_add_test(tc, plan_search_by_hand);
