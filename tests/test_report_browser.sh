@@ -24,15 +24,15 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 cfg=$src/configs/seed-coarse-mutex.yaml
 small=(--set workload.partitions=300 --set run.warmup=20)
-ps() { "$bin" "$@" >/dev/null 2>err.txt || { echo "provesim $* failed:"; cat err.txt; exit 1; }; }
-ps simulate "$cfg" "${small[@]}" --set run.replications=3 --json -o run.json --spans run.jsonl
-ps sweep "$cfg" "${small[@]}" --set run.replications=2 --vary system.workers_per_gpu=1..3 \
+provesim() { "$bin" "$@" >/dev/null 2>err.txt || { echo "provesim $* failed:"; cat err.txt; exit 1; }; }
+provesim simulate "$cfg" "${small[@]}" --set run.replications=3 --json -o run.json --spans run.jsonl
+provesim sweep "$cfg" "${small[@]}" --set run.replications=2 --vary system.workers_per_gpu=1..3 \
   --vary system.mutex=call,kernels --json sweep.json -q
-ps plan "$cfg" "${small[@]}" --set run.replications=2 --target proofs_per_hour=1500 --max-workers 2 \
+provesim plan "$cfg" "${small[@]}" --set run.replications=2 --target proofs_per_hour=1500 --max-workers 2 \
   --batches 1 --csv plan.csv
-ps validate "$cfg" "${small[@]}" --measured run.json --windows 40 --json -o val.json
-ps sensitivity "$cfg" "${small[@]}" --set run.replications=2 --json -o sens.json
-ps report run.json run.jsonl sweep.json plan.csv val.json sens.json -o report.html
+provesim validate "$cfg" "${small[@]}" --measured run.json --windows 40 --json -o val.json
+provesim sensitivity "$cfg" "${small[@]}" --set run.replications=2 --json -o sens.json
+provesim report run.json run.jsonl sweep.json plan.csv val.json sens.json -o report.html
 nplots=7 # breakdown, timeline, sweep (utilization, throughput), plan, validate, tornado
 
 # chrome ARGS...: headless Chromium with its own profile; a generous limit for a slow start.
