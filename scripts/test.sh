@@ -4,6 +4,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 . scripts/cuda-flag.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPROVESIM_CUDA="$PROVESIM_CUDA" >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DPROVESIM_CUDA="$PROVESIM_CUDA" -DPROVESIM_MPI="${PROVESIM_MPI:-OFF}" >/dev/null
 cmake --build build -j"$(nproc)"
 cd build && ctest --output-on-failure -j"$(nproc)"
