@@ -339,6 +339,16 @@ static int section_report(ps_buf *b, const char *path, const cJSON *doc, ps_err 
     rep_cell(b, cJSON_IsNumber(v) ? v->valuedouble : NAN, "%.2f", 100, "%");
     ps_buf_printf(b, "<td></td></tr>\n");
   }
+  /* A measurement's nvidia-smi figure (NVML's sampled "utilization"), per GPU, beside the
+   * kernel-busy figure above: the two can differ widely. */
+  const cJSON *gn = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(doc, "metrics"), "gpu_util_nvml");
+  for (int g = 0; g < cJSON_GetArraySize(gn) && g < 64; g++) {
+    const cJSON *v = cJSON_GetArrayItem(gn, g);
+    ps_buf_printf(b, "<tr data-key=\"metrics.gpu_util_nvml.%d\"><td>GPU %d, nvidia-smi's utilization (NVML)</td>", g,
+                  g);
+    rep_cell(b, cJSON_IsNumber(v) ? v->valuedouble : NAN, "%.2f", 100, "%");
+    ps_buf_printf(b, "<td></td></tr>\n");
+  }
   for (size_t i = 0; i < sizeof mrows / sizeof mrows[0]; i++) {
     double v = rep_num(doc, mrows[i].key);
     if (!isfinite(v) && strstr(mrows[i].key, "proof_latency")) continue;

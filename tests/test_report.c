@@ -183,6 +183,22 @@ START_TEST(run_line) {
 }
 END_TEST
 
+/* A measurement's report: its nvidia-smi figure is shown beside the kernel-busy one. */
+START_TEST(measurement_shows_nvml) {
+  char *m = src("docs/data/measure/h200/seed-call-w2.json");
+  char *page = report(m, "m.html");
+  char *t = slurp(m);
+  cJSON *d = cJSON_Parse(t);
+  ck_assert_ptr_nonnull(d);
+  const cJSON *gn = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "metrics"), "gpu_util_nvml");
+  ck_assert_int_eq(cJSON_GetArraySize(gn), 1);
+  ck_assert_ptr_nonnull(strstr(page, "<h2>Measurement: "));
+  ck_assert_double_eq(cell_after(page, "data-key=\"metrics.gpu_util_nvml.0\""), cJSON_GetArrayItem(gn, 0)->valuedouble);
+  cJSON_Delete(d);
+  free(t), free(page), free(m);
+}
+END_TEST
+
 /* The plan's frontier: plan's CSV marks it, and the page lists exactly those rows. */
 START_TEST(plan_frontier_is_the_csv_frontier) {
   char *page = report("plan.csv", "plan.html"), *csv = tmpfile_text("plan.csv");
@@ -333,6 +349,7 @@ int main(void) {
   tcase_add_test(tc, every_plot_has_axes_and_a_reading);
   tcase_add_test(tc, numbers_are_the_documents);
   tcase_add_test(tc, run_line);
+  tcase_add_test(tc, measurement_shows_nvml);
   tcase_add_test(tc, plan_frontier_is_the_csv_frontier);
   tcase_add_test(tc, sweep_json_and_csv_agree_and_pages_repeat);
   tcase_add_test(tc, sensitivity_tornado);
