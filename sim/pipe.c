@@ -5,8 +5,10 @@
  * processor-sharing station (CPU cores by default, GPU with gpu_sharing: shared) gives every
  * job the share min(1, capacity/demand) of the cores it wants, and the job runs at the speed
  * its phase's scaling law gives for the cores it gets (model.h, phase_speed; without a law
- * the speed is the share itself). A job is one phase of one worker's current call.
- * The file is long (about 990 lines) because it is one thing: the event loop, the stations
+ * the speed is the share itself). A job is one phase of one worker's current call. The
+ * cpu pool keeps its jobs in classes whose members run at one speed (ps.h), so a change of
+ * the share costs O(classes + log n), not O(jobs).
+ * The file is long (about 1,100 lines) because it is one thing: the event loop, the stations
  * and the calls share one replication state that no other module should see (the event
  * heap is evq.h, the warm-up's MSER-5 mser.c). */
 #include "pipe.h"
@@ -21,6 +23,7 @@
 #include "evq.h"
 #include "mser.h"
 #include "par.h"
+#include "ps.h"
 #include "seed.h"
 #include "stats.h"
 #include "window.h"
@@ -38,7 +41,8 @@ typedef struct station {
   int nrun;          /* jobs in service */
   int ncpu;          /* cpu station: jobs in service that are cpu phases (not host threads) */
   int m;             /* cpu station: the other cpu phases each ran beside at the last rate */
-  /* FIFO: waiting jobs (ring buffer). PS: running jobs (array, swap-remove). */
+  /* FIFO: waiting jobs (ring buffer). PS: running jobs (array, swap-remove); in the cpu
+   * station only the host threads of gpu phases on a shared GPU (the others are in classes). */
   uint32_t *q;
   int qhead, qlen, qcap;
   double rate;       /* PS: current rate per job */
@@ -58,6 +62,11 @@ typedef struct gpu_state {
    * (gpu idle and mutex free). */
   double t_upd, idle_held, idle_free, idle_nowork, busy;
   int idle_workers;  /* workers of this GPU without a call */
+  /* While the running (exclusive) phase has host threads in a cpu class, its kernel time
+   * is busy times the work the class's clock gives (hcls: the class, or -1; hv: the clock
+   * at t_upd; hb: the phase's busy), so a change of the cores' share touches no GPU. */
+  int hcls;
+  double hv, hb;
 } gpu_state;
 
 typedef struct worker {
@@ -105,6 +114,13 @@ typedef struct rep_state {
   uint8_t *job_host;
   double *job_hshare, *job_gshare;
   int *job_w, *job_p; /* worker and phase of a job, so the hot path never divides */
+  /* The cpu pool's classes (ps.h): class 0 holds the running cpu phases without a scaling
+   * law (speed: their share), class 1 + p the running jobs of phase p when their speed is a
+   * function of the share of their own: a law, or a gpu phase's host threads on an
+   * exclusive GPU. job_cls is a job's class, or -1 when it is scheduled alone (a shared
+   * GPU's phase with host threads, whose speed depends on two shares). */
+  ps_pool pool;
+  int *job_cls;
   uint8_t *in_region;
   int **succ;        /* successors of each phase */
   int *nsucc;
@@ -149,22 +165,33 @@ static inline void station_advance(station *st, double now) {
 }
 
 /* The GPU executes kernels for a share f of the time a GPU phase runs (phase.busy; with
- * a shared GPU, the largest share among the running phases); the rest of that time is
- * idle, counted like any idle time: held when a worker holds the mutex, else free. */
+ * a shared GPU, the largest share among the running phases; with host threads squeezed,
+ * busy times the phase's speed: hcls); the rest of that time is idle, counted like any
+ * idle time: held when a worker holds the mutex, else free. */
 static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
   double dt = now - g->t_upd;
   if (dt > 0) {
-    double f = 0;
-    if (g->gpu.nrun > 0) {
-      if (g->gpu.kind == ST_FIFO) {
-        f = g->gpu.run_busy;
-      } else {
-        for (int i = 0; i < g->gpu.nrun; i++)
-          if (r->job_busy[g->gpu.q[i]] > f) f = r->job_busy[g->gpu.q[i]];
+    double busy, idle;
+    if (g->hcls >= 0) {
+      double v = ps_cls_v(&r->pool.cls[g->hcls], now);
+      busy = g->hb * (v - g->hv);
+      if (busy > dt) busy = dt;
+      idle = dt - busy;
+      g->hv = v;
+    } else {
+      double f = 0;
+      if (g->gpu.nrun > 0) {
+        if (g->gpu.kind == ST_FIFO) {
+          f = g->gpu.run_busy;
+        } else {
+          for (int i = 0; i < g->gpu.nrun; i++)
+            if (r->job_busy[g->gpu.q[i]] > f) f = r->job_busy[g->gpu.q[i]];
+        }
       }
+      busy = dt * f;
+      idle = dt * (1 - f);
     }
-    g->busy += dt * f;
-    double idle = dt * (1 - f);
+    g->busy += busy;
     if (idle > 0) {
       if (g->mutex_holder >= 0)
         g->idle_held += idle;
@@ -240,9 +267,10 @@ static inline void touch(rep_state *r, station *st) {
 
 /* A gpu phase's speed factor when its host threads get the share h of their cores: the
  * kernel part (busy) runs as before, the host part (1 - busy) stretches by 1/h. */
+static inline double host_stretch(double busy, double h) { return h >= 1 ? 1 : 1 / (busy + (1 - busy) / h); }
+
 static inline double host_factor(const rep_state *r, uint32_t job) {
-  double b = r->m->phases[r->job_p[job]].busy, h = r->job_hshare[job];
-  return h >= 1 ? 1 : 1 / (b + (1 - b) / h);
+  return host_stretch(r->m->phases[r->job_p[job]].busy, r->job_hshare[job]);
 }
 
 /* A cpu phase's speed factor beside m other cpu phases (model.cpu_contention). */
@@ -261,6 +289,35 @@ static inline double job_speed(rep_state *r, uint32_t job, double sh) {
   return phase_speed(&r->m->phases[r->job_p[job]], sh * r->job_thr[job]) * cf;
 }
 
+/* The speed of the members of cpu class c at the cpu pool's current share and contention
+ * (the same expressions as job_speed's, so that both give the same numbers). */
+static inline double cls_speed(const rep_state *r, int c) {
+  double sh = r->cpu.rate;
+  if (c == 0) return sh * contention(r, r->cpu.m);
+  const phase *ph = &r->m->phases[c - 1];
+  if (ph->resource == RES_GPU) return host_stretch(ph->busy, sh); /* on an exclusive GPU */
+  return phase_speed(ph, sh * ph->threads) * contention(r, r->cpu.m);
+}
+
+/* Schedule class c's next finish (its older event turns stale). */
+static void cls_schedule(rep_state *r, int c) {
+  ps_cls *k = &r->pool.cls[c];
+  k->ver = (k->ver + 1) & ~EV_TYPE_BIT;
+  if (k->h.n > 0) evq_push(&r->q, ps_cls_due(k, r->now), r->nj + (uint32_t)c, k->ver);
+}
+
+/* Job `job` joins its cpu class; returns 1 when it is the class's first to finish. */
+static int cls_join(rep_state *r, uint32_t job) {
+  int c = r->job_cls[job];
+  return ps_pool_join(&r->pool, c, r->now, job, r->job_rem[job], cls_speed(r, c));
+}
+
+/* Job `job`, its class's first to finish, leaves it. */
+static void cls_leave(rep_state *r, uint32_t job) {
+  uint32_t first = ps_pool_leave(&r->pool, r->job_cls[job]);
+  PS_ASSERT(first == job);
+}
+
 static void host_join(rep_state *r, uint32_t job);
 
 static void fifo_begin(rep_state *r, station *st, uint32_t job) {
@@ -269,13 +326,17 @@ static void fifo_begin(rep_state *r, station *st, uint32_t job) {
   st->nrun++;
   r->job_t0[job] = r->now;
   r->job_tupd[job] = r->now;
+  if (r->job_cls[job] >= 0) { /* host threads in a cpu class: the class schedules its end */
+    host_join(r, job);
+    return;
+  }
   r->job_rate[job] = job_speed(r, job, 1);
   evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
   if (r->job_host[job]) host_join(r, job);
 }
 
-/* The host threads of running gpu job `job` now get the share h of their cores:
- * reschedule it, and update the kernel share its GPU accounts. */
+/* The host threads of running gpu job `job` (on a shared GPU) now get the share h of their
+ * cores: reschedule it, and update the kernel share its GPU accounts. */
 static void host_update(rep_state *r, uint32_t job, double h) {
   station *gs = r->job_st[job];
   gpu_advance(r, &r->gpus[gs->gpu_of], r->now);
@@ -291,22 +352,43 @@ static void host_update(rep_state *r, uint32_t job, double h) {
   evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
 }
 
-/* PS: reschedule every running job after the share changed (or, with cpu contention,
- * the number of cpu phases running); returns 1 when it did. A shared GPU slows n phases
- * at once to 1 / (1 + s (n - 1)) each (model.interference; 1/n by default). */
-static int ps_rerate(rep_state *r, station *st) {
-  double nr = st->used <= st->cap              ? 1.0
-              : st->gpu_of >= 0 && r->m->interference != 1 ? 1.0 / (1.0 + r->m->interference * (st->used - 1))
-                                                            : (double)st->cap / (double)st->used;
+/* The cpu pool's share or contention may have changed: every class whose speed changed
+ * gets it from now on and is rescheduled, as is class `force` (whose first member changed),
+ * and the host threads scheduled alone get the new share; returns 1 when the share or the
+ * contention changed. O(classes + those alone), not O(jobs): a class's members keep their
+ * order. */
+static int cpu_rerate(rep_state *r, int force) {
+  station *st = &r->cpu;
+  double nr = st->used <= st->cap ? 1.0 : (double)st->cap / (double)st->used;
   int m = st->ncpu > 1 && r->m->cpu_contention > 0 ? st->ncpu - 1 : 0;
-  if (nr == st->rate && m == st->m) return 0;
+  int changed = nr != st->rate || m != st->m;
+  st->rate = nr;
   st->m = m;
-  for (int i = 0; i < st->nrun; i++) {
-    uint32_t j = st->q[i];
-    if (j >= r->nj) { /* a gpu phase's host threads */
-      host_update(r, j - r->nj, nr);
-      continue;
+  if (changed)
+    for (int i = 0; i < r->pool.nact; i++) {
+      int c = r->pool.act[i];
+      double sp = cls_speed(r, c);
+      if (sp == r->pool.cls[c].speed && c != force) continue;
+      ps_cls_set_speed(&r->pool.cls[c], r->now, sp);
+      cls_schedule(r, c);
+      if (c == force) force = -1;
     }
+  if (force >= 0) cls_schedule(r, force);
+  if (changed)
+    for (int i = 0; i < st->qlen; i++) host_update(r, st->q[i] - r->nj, nr);
+  return changed;
+}
+
+/* PS on a shared GPU: reschedule every running job after the share changed; returns 1 when
+ * it did. n phases at once run at 1 / (1 + s (n - 1)) each (model.interference; 1/n by
+ * default). A GPU's station holds a few jobs (its workers' phases). */
+static int ps_rerate(rep_state *r, station *st) {
+  double nr = st->used <= st->cap                  ? 1.0
+              : r->m->interference != 1 ? 1.0 / (1.0 + r->m->interference * (st->used - 1))
+                                        : (double)st->cap / (double)st->used;
+  if (nr == st->rate) return 0;
+  for (int i = 0; i < st->qlen; i++) {
+    uint32_t j = st->q[i];
     r->job_rem[j] -= r->job_rate[j] * (r->now - r->job_tupd[j]);
     if (r->job_rem[j] < 0) r->job_rem[j] = 0;
     r->job_tupd[j] = r->now;
@@ -318,6 +400,21 @@ static int ps_rerate(rep_state *r, station *st) {
   return 1;
 }
 
+static void ps_add(station *st, int *pos, uint32_t job) {
+  if (st->qlen == st->qcap) {
+    st->qcap = st->qcap ? 2 * st->qcap : 16;
+    st->q = xrealloc(st->q, (size_t)st->qcap * sizeof *st->q);
+  }
+  pos[job] = st->qlen;
+  st->q[st->qlen++] = job;
+}
+
+static void ps_remove(station *st, int *pos, uint32_t job) {
+  uint32_t last = st->q[--st->qlen];
+  st->q[pos[job]] = last;
+  pos[last] = pos[job];
+}
+
 static void station_submit(rep_state *r, station *st, uint32_t job) {
   touch(r, st);
   if (st->kind == ST_FIFO) {
@@ -327,36 +424,44 @@ static void station_submit(rep_state *r, station *st, uint32_t job) {
       q_push(&st->q, &st->qhead, &st->qlen, &st->qcap, job);
     return;
   }
-  /* PS: the job joins at the current rate, then everyone is re-rated. */
-  if (st->nrun == st->qcap) {
-    st->qcap = st->qcap ? 2 * st->qcap : 16;
-    st->q = xrealloc(st->q, (size_t)st->qcap * sizeof *st->q);
-  }
-  r->job_pos[job] = st->nrun;
-  st->q[st->nrun++] = job;
   st->used += job_threads(r, job);
-  if (st == &r->cpu) st->ncpu++;
+  st->nrun++;
   r->job_t0[job] = r->now;
   r->job_tupd[job] = r->now;
+  if (st == &r->cpu) { /* the job joins its class, then the pool is re-rated */
+    st->ncpu++;
+    cpu_rerate(r, cls_join(r, job) ? r->job_cls[job] : -1);
+    return;
+  }
+  /* A shared GPU: the job joins at the current rate, then everyone is re-rated. */
+  ps_add(st, r->job_pos, job);
   r->job_rate[job] = job_speed(r, job, st->rate);
   if (!ps_rerate(r, st)) evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
   if (r->job_host[job]) host_join(r, job);
 }
 
 /* Running gpu job `job` starts (join) or stops (leave) holding its host threads in the
- * cpu station (processor sharing; under cpu_sharing: fifo host threads are not modelled). */
+ * cpu station (processor sharing; under cpu_sharing: fifo host threads are not modelled).
+ * On an exclusive GPU the job is in its phase's class, and its GPU's kernel time follows
+ * the class's clock; on a shared GPU its shadow job + nj is scheduled alone. */
 static void host_join(rep_state *r, uint32_t job) {
   station *st = &r->cpu;
   uint32_t sh = job + r->nj;
   touch(r, st);
-  if (st->nrun == st->qcap) {
-    st->qcap = st->qcap ? 2 * st->qcap : 16;
-    st->q = xrealloc(st->q, (size_t)st->qcap * sizeof *st->q);
-  }
-  r->job_pos[sh] = st->nrun;
-  st->q[st->nrun++] = sh;
   st->used += r->job_thr[sh];
-  if (!ps_rerate(r, st)) host_update(r, job, st->rate);
+  st->nrun++;
+  if (r->job_cls[job] >= 0) {
+    gpu_state *g = &r->gpus[r->job_st[job]->gpu_of];
+    gpu_advance(r, g, r->now);
+    int first = cls_join(r, job);
+    g->hcls = r->job_cls[job];
+    g->hv = ps_cls_v(&r->pool.cls[g->hcls], r->now);
+    g->hb = r->m->phases[r->job_p[job]].busy;
+    cpu_rerate(r, first ? r->job_cls[job] : -1);
+    return;
+  }
+  ps_add(st, r->job_pos, sh);
+  if (!cpu_rerate(r, -1)) host_update(r, job, st->rate);
 }
 
 static void host_leave(rep_state *r, uint32_t job) {
@@ -365,19 +470,23 @@ static void host_leave(rep_state *r, uint32_t job) {
   touch(r, st);
   st->used -= r->job_thr[sh];
   st->nrun--;
-  int pos = r->job_pos[sh];
-  uint32_t last = st->q[st->nrun];
-  st->q[pos] = last;
-  r->job_pos[last] = pos;
   r->job_hshare[job] = 1;
-  ps_rerate(r, st);
+  if (r->job_cls[job] >= 0) {
+    gpu_state *g = &r->gpus[r->job_st[job]->gpu_of];
+    gpu_advance(r, g, r->now);
+    g->hcls = -1;
+    cls_leave(r, job);
+    cpu_rerate(r, r->job_cls[job]);
+    return;
+  }
+  ps_remove(st, r->job_pos, sh);
+  cpu_rerate(r, -1);
 }
 
 static void station_done(rep_state *r, station *st, uint32_t job) {
   touch(r, st);
   st->used -= job_threads(r, job);
   st->nrun--;
-  if (st == &r->cpu && st->kind == ST_PS) st->ncpu--;
   if (st->kind == ST_FIFO) {
     while (st->qlen > 0) {
       uint32_t head = st->q[st->qhead];
@@ -387,11 +496,13 @@ static void station_done(rep_state *r, station *st, uint32_t job) {
     }
     return;
   }
-  int pos = r->job_pos[job];
-  uint32_t last = st->q[st->nrun];
-  st->q[pos] = last;
-  r->job_pos[last] = pos;
-  /* Bring the survivors' remaining work up to now at the old rate before re-rating. */
+  if (st == &r->cpu) {
+    st->ncpu--;
+    cls_leave(r, job);
+    cpu_rerate(r, r->job_cls[job]);
+    return;
+  }
+  ps_remove(st, r->job_pos, job);
   ps_rerate(r, st);
 }
 
@@ -651,6 +762,8 @@ static void rep_free(rep_state *r) {
   free(r->job_gshare);
   free(r->job_w);
   free(r->job_p);
+  free(r->job_cls);
+  ps_pool_free(&r->pool);
   free(r->in_region);
   if (r->succ)
     for (int p = 0; p < r->np; p++) free(r->succ[p]);
@@ -710,6 +823,7 @@ static int run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, s
     r->gpus[g].gpu.gpu_of = g;
     station_init(&r->gpus[g].pcie, ST_FIFO, 1);
     r->gpus[g].mutex_holder = -1;
+    r->gpus[g].hcls = -1;
   }
   r->w = xcalloc((size_t)r->nw, sizeof *r->w);
   for (int i = 0; i < r->nw; i++) {
@@ -740,6 +854,8 @@ static int run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, s
   r->job_busy = xcalloc(nj, sizeof(double));
   r->job_w = xcalloc(nj, sizeof(int));
   r->job_p = xcalloc(nj, sizeof(int));
+  r->job_cls = xcalloc(nj, sizeof(int));
+  ps_pool_init(&r->pool, 1 + r->np);
   for (size_t j = 0; j < nj; j++) {
     r->job_w[j] = (int)(j / (size_t)r->np);
     r->job_p[j] = (int)(j % (size_t)r->np);
@@ -751,6 +867,10 @@ static int run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, s
     r->job_host[j] = ph->resource == RES_GPU && ph->host_threads > 0 && !s->cpu_fifo;
     r->job_thr[nj + j] = ph->host_threads;
     r->job_hshare[j] = r->job_gshare[j] = 1;
+    if (!s->cpu_fifo && ph->resource == RES_CPU)
+      r->job_cls[j] = r->job_law[j] ? 1 + r->job_p[j] : 0;
+    else
+      r->job_cls[j] = r->job_host[j] && !s->gpu_shared ? 1 + r->job_p[j] : -1;
   }
   r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)
@@ -805,16 +925,23 @@ static int run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, s
 
   while (r->q.n > 0) {
     ev x = evq_pop(&r->q);
+    uint32_t job = x.id;
     if (x.ver & EV_TYPE_BIT) {
       r->now = x.t;
       r->events++;
       arrival(r);
       continue;
     }
-    if (x.ver != r->job_ver[x.id]) continue; /* stale: rescheduled by a rate change */
+    if (job >= r->nj) { /* a cpu class's first finish */
+      const ps_cls *k = &r->pool.cls[job - r->nj];
+      if (x.ver != k->ver) continue; /* stale: rescheduled by a rate change */
+      job = ps_cls_first(k);
+    } else if (x.ver != r->job_ver[job]) {
+      continue; /* stale: rescheduled by a rate change */
+    }
     r->now = x.t;
     r->events++;
-    phase_end(r, x.id);
+    phase_end(r, job);
   }
   PS_ASSERT(r->completed == r->total && !isnan(r->win.t1));
 

@@ -1,6 +1,7 @@
 /* Check suite of the simulation engine (sim/pipe.c): closed forms in deterministic cases,
  * the machine-repairman queue, operational laws on random scenarios, batching, several
- * GPUs, processor sharing, arrivals, and thread-count independence. Scenarios are built in
+ * GPUs, processor sharing (and its classes, ps.h), the event queue's order (evq.h), arrivals,
+ * and thread-count independence. Scenarios are built in
  * memory so this suite tests the engine alone. */
 #include <check.h>
 #include <gsl/gsl_errno.h>
@@ -12,7 +13,9 @@
 
 #include "dist.h"
 #include "model.h"
+#include "evq.h"
 #include "pipe.h"
+#include "ps.h"
 #include "seed.h"
 
 /* ------------------------------------------------------------ scenario builder */
@@ -949,6 +952,206 @@ START_TEST(mser5_finds_planted_transient) {
 }
 END_TEST
 
+/* ------------------------------------------------------------ processor sharing in classes */
+
+/* A class of ps.h against the plain bookkeeping it replaces: every member's remaining work
+ * brought up to date at each change of speed. Random joins (some with equal work, some at
+ * the same instant), speed changes and finishes; the class must name the same member
+ * first (ties in join order) at the same time. */
+START_TEST(ps_class_matches_plain_bookkeeping) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(g, 7);
+  enum { STEPS = 20000 };
+  double *rem = xcalloc(STEPS, sizeof *rem); /* by join number */
+  int *live = xcalloc(STEPS, sizeof *live);  /* join numbers of the members */
+  ps_cls c = {0};
+  double now = 0, speed = 1;
+  int njoin = 0, nlive = 0, nfinish = 0;
+  for (int step = 0; step < STEPS; step++) {
+    /* The plain first finish: least remaining work, ties by join order. */
+    int first = -1, at = -1;
+    for (int i = 0; i < nlive; i++) {
+      int j = live[i];
+      if (first < 0 || rem[j] < rem[first] || (rem[j] == rem[first] && j < first)) first = j, at = i;
+    }
+    double due = first >= 0 ? now + rem[first] / speed : INFINITY;
+    double u = gsl_rng_uniform(g);
+    if (first >= 0 && u < 0.4) { /* the first finishes */
+      ck_assert_int_eq(ps_cls_first(&c), first);
+      ck_assert_msg(fabs(ps_cls_due(&c, now) - due) <= 1e-9 * (1 + due), "due %.17g, plain %.17g",
+                    ps_cls_due(&c, now), due);
+      for (int i = 0; i < nlive; i++) rem[live[i]] -= speed * (due - now);
+      now = due;
+      ck_assert_int_eq(ps_cls_leave(&c), first);
+      live[at] = live[--nlive];
+      nfinish++;
+      continue;
+    }
+    /* Time passes (never past the first finish), then a join or a new speed. */
+    double dt = first >= 0 ? gsl_rng_uniform(g) * (due - now) : gsl_rng_uniform(g);
+    if (gsl_rng_uniform(g) < 0.3) dt = 0; /* several things at one instant */
+    for (int i = 0; i < nlive; i++) rem[live[i]] -= speed * dt;
+    now += dt;
+    if (u < 0.75) {
+      double w = gsl_rng_uniform(g) < 0.3 ? 1.0 : 0.1 + 2 * gsl_rng_uniform(g);
+      rem[njoin] = w;
+      live[nlive++] = njoin;
+      ps_cls_join(&c, now, (uint32_t)njoin++, w, speed);
+    } else if (nlive > 0) {
+      speed = 0.05 + gsl_rng_uniform(g);
+      ps_cls_set_speed(&c, now, speed);
+    }
+  }
+  ck_assert_int_gt(nfinish, 5000);
+  free(c.h.a);
+  free(rem);
+  free(live);
+  gsl_rng_free(g);
+}
+END_TEST
+
+/* n equal cpu jobs of w seconds at t threads on k < n t cores, all started at time 0 (a
+ * closed backlog): each gets k / (n t) of its threads and all end at n t w / k; with an
+ * Amdahl law (w the one-core time) each gets k / n cores and all end at w / speed(k / n). */
+START_TEST(ps_equal_jobs_end_together) {
+  const double w = 0.8;
+  const int n = 6, t = 2, k = 4;
+  for (int law = 0; law <= 1; law++) {
+    scenario *s = mk(1);
+    ph(s, 0, "work", RES_CPU, w);
+    s->model->phases[0].threads = t;
+    if (law) {
+      s->model->phases[0].law = SCALE_AMDAHL;
+      s->model->phases[0].serial = 0.3;
+    }
+    s->workers_per_gpu = n;
+    s->cpu_cores = k;
+    s->partitions = 5 * n;
+    col c = {0};
+    sim_result *r = run(s, 1, collect, &c);
+    double end = law ? w / phase_speed(&s->model->phases[0], (double)k / n) : n * t * w / k;
+    ck_assert_int_eq((int)c.n, 5 * n);
+    /* Every round of n calls ends together, in the order the workers began. */
+    for (size_t i = 0; i < c.n; i++) {
+      REL_EQ(c.sp[i].t1, end * (double)(1 + i / n), 1e-12);
+      ck_assert_int_eq(c.sp[i].worker, (int)(i % n));
+    }
+    sim_result_free(r);
+    free(c.sp);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* Three classes in one pool: on 2 cores a call runs c0 (no law, 1 thread, 2 s), c1
+ * (Amdahl, serial 0.5, 2 threads, 1 s on one core) and g (gpu, 1 s, busy 0.5, one host
+ * thread) side by side. Demand 4 on 2 cores: every job gets half its threads, so c0 runs at
+ * 0.5, c1 on one core at 1, g's host half at 0.5: speed 1 / (0.5 + 0.5 / 0.5) = 2/3. c1
+ * ends at 1; then nothing is squeezed: g ends at 1 + (1 - 2/3) = 4/3, c0 at 1 + 1.5 = 2.5.
+ * The GPU computes 0.5 s of each call: utilization 0.2. Alike on a shared GPU, where g's
+ * host threads are scheduled alone. */
+START_TEST(ps_classes_side_by_side) {
+  for (int shared = 0; shared <= 1; shared++) {
+    scenario *s = mk(3);
+    ph(s, 0, "c0", RES_CPU, 2.0);
+    ph(s, 1, "c1", RES_CPU, 1.0);
+    ph(s, 2, "g", RES_GPU, 1.0);
+    set_after(s, 1, 0, NULL);
+    set_after(s, 2, 0, NULL);
+    s->model->phases[1].threads = 2;
+    s->model->phases[1].law = SCALE_AMDAHL;
+    s->model->phases[1].serial = 0.5;
+    s->model->phases[2].busy = 0.5;
+    s->model->phases[2].host_threads = 1;
+    s->gpu_shared = shared;
+    s->cpu_cores = 2;
+    s->partitions = 10;
+    col c = {0};
+    sim_result *r = run(s, 1, collect, &c);
+    REL_EQ(r->reps[0].call_mean, 2.5, 1e-12);
+    REL_EQ(r->reps[0].gpu_util[0], 0.2, 1e-12);
+    ck_assert_int_eq((int)c.n, 30);
+    const char *names[] = {"c1", "g", "c0"};
+    const double ends[] = {1.0, 4.0 / 3, 2.5};
+    for (int i = 0; i < 30; i++) {
+      ck_assert_str_eq(c.sp[i].phase, names[i % 3]);
+      REL_EQ(c.sp[i].t1 - 2.5 * (i / 3), ends[i % 3], 1e-12);
+    }
+    sim_result_free(r);
+    free(c.sp);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* ------------------------------------------------------------ the event queue */
+
+typedef struct tev {
+  double t;
+  uint32_t id;
+} tev;
+
+static int tev_cmp(const void *a, const void *b) {
+  const tev *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Events come out by time, and events of one time in the order they were pushed, with
+ * pushes and pops interleaved as the engine does (times on a coarse grid, so many tie). */
+START_TEST(evq_ties_in_push_order) {
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(g, 3);
+  enum { N = 200000 };
+  tev *want = xmalloc(N * sizeof *want);
+  evq q = {0};
+  uint32_t pushed = 0, popped = 0;
+  double now = 0;
+  while (popped < N) {
+    int burst = (int)gsl_rng_uniform_int(g, 9);
+    for (int i = 0; i < burst && pushed < N; i++) {
+      double t = now + (double)gsl_rng_uniform_int(g, 50) / 4;
+      want[pushed] = (tev){t, pushed};
+      evq_push(&q, t, pushed, pushed ^ 0x5a5a5a5au);
+      pushed++;
+    }
+    if (q.n == 0) continue;
+    ev x = evq_pop(&q);
+    ck_assert_msg(x.t >= now, "time went back: %g after %g", x.t, now);
+    ck_assert_uint_eq(x.ver, x.id ^ 0x5a5a5a5au);
+    now = x.t;
+    want[x.id].t = -1 - (double)popped; /* the pop order, to compare below */
+    popped++;
+  }
+  /* Replay: the pop order must be the (time, push) order among the events present. */
+  free(q.a);
+  q = (evq){0};
+  gsl_rng_set(g, 3);
+  tev *pend = xmalloc(N * sizeof *pend);
+  size_t np = 0;
+  pushed = popped = 0;
+  now = 0;
+  while (popped < N) {
+    int burst = (int)gsl_rng_uniform_int(g, 9);
+    for (int i = 0; i < burst && pushed < N; i++) {
+      double t = now + (double)gsl_rng_uniform_int(g, 50) / 4;
+      pend[np++] = (tev){t, pushed++};
+    }
+    if (np == 0) continue;
+    size_t best = 0;
+    for (size_t i = 1; i < np; i++)
+      if (tev_cmp(&pend[i], &pend[best]) < 0) best = i;
+    ck_assert_double_eq(want[pend[best].id].t, -1 - (double)popped);
+    now = pend[best].t;
+    pend[best] = pend[--np];
+    popped++;
+  }
+  free(pend);
+  free(want);
+  gsl_rng_free(g);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("pipe");
   TCase *tc = tcase_create("engine");
@@ -978,6 +1181,10 @@ int main(void) {
   tcase_add_test(tc, fifo_thread_overflow_is_an_error);
   tcase_add_test(tc, trace_replays_poisson_draws);
   tcase_add_test(tc, mser5_finds_planted_transient);
+  tcase_add_test(tc, ps_class_matches_plain_bookkeeping);
+  tcase_add_test(tc, ps_equal_jobs_end_together);
+  tcase_add_test(tc, ps_classes_side_by_side);
+  tcase_add_test(tc, evq_ties_in_push_order);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

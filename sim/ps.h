@@ -1,0 +1,108 @@
+/* Processor sharing in O(log n) per event (sim/pipe.c's CPU pool). The jobs of one class
+ * always progress at one common speed (work per second), which changes whenever the pool's
+ * demand does. A class keeps a virtual clock v, the work each of its members has received
+ * since the clock's origin, and its members in a heap keyed by virtual finish (v at join
+ * plus the job's work), ties in join order. A change of speed advances the clock and
+ * touches nothing else: the order of the members' finishes does not change, and only the
+ * first finish is ever scheduled. Header-only, like evq.h: the event loop's hot path. */
+#ifndef PROVESIM_PS_H
+#define PROVESIM_PS_H
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "evq.h"
+
+typedef struct ps_cls {
+  evq h;         /* members: t = virtual finish, id = job; seq = join order */
+  double v;      /* the virtual clock at time t */
+  double t;
+  double speed;  /* work per second of every member since t (> 0) */
+  uint32_t ver;  /* version of the class's event in the engine's queue (below EV_TYPE_BIT) */
+} ps_cls;
+
+/* The clock at time now >= c->t. */
+static inline double ps_cls_v(const ps_cls *c, double now) { return c->v + c->speed * (now - c->t); }
+
+static inline void ps_cls_advance(ps_cls *c, double now) {
+  c->v = ps_cls_v(c, now);
+  c->t = now;
+}
+
+/* From now on every member runs at `speed`. */
+static inline void ps_cls_set_speed(ps_cls *c, double now, double speed) {
+  ps_cls_advance(c, now);
+  c->speed = speed;
+}
+
+/* Job `job` joins with `work` to do at the class's current speed (an empty class starts
+ * at `speed`, its clock from 0). Returns 1 when it is now the first to finish. */
+static inline int ps_cls_join(ps_cls *c, double now, uint32_t job, double work, double speed) {
+  if (c->h.n == 0) {
+    c->v = 0;
+    c->t = now;
+    c->speed = speed;
+  } else {
+    ps_cls_advance(c, now);
+  }
+  evq_push(&c->h, c->v + work, job, 0);
+  return c->h.a[0].id == job && c->h.a[0].seq == c->h.seq - 1;
+}
+
+/* The member that finishes first; the class must not be empty. */
+static inline uint32_t ps_cls_first(const ps_cls *c) { return c->h.a[0].id; }
+
+/* When the first member finishes: never before now (a finish the clock has already passed,
+ * by rounding, is now). */
+static inline double ps_cls_due(const ps_cls *c, double now) {
+  double t = c->t + (c->h.a[0].t - c->v) / c->speed;
+  return t < now ? now : t;
+}
+
+/* The first member leaves (it has finished); returns it. */
+static inline uint32_t ps_cls_leave(ps_cls *c) { return evq_pop(&c->h).id; }
+
+/* A pool's classes, and which have members: a change of the pool's share visits those. */
+typedef struct ps_pool {
+  ps_cls *cls;
+  int ncls;
+  int *act, *pos, nact; /* the classes with members; pos: where class c is in act */
+} ps_pool;
+
+static inline void ps_pool_init(ps_pool *p, int ncls) {
+  p->cls = xcalloc((size_t)ncls, sizeof *p->cls);
+  p->act = xcalloc((size_t)ncls, sizeof *p->act);
+  p->pos = xcalloc((size_t)ncls, sizeof *p->pos);
+  p->ncls = ncls;
+  p->nact = 0;
+}
+
+static inline void ps_pool_free(ps_pool *p) {
+  if (p->cls)
+    for (int c = 0; c < p->ncls; c++) free(p->cls[c].h.a);
+  free(p->cls);
+  free(p->act);
+  free(p->pos);
+}
+
+/* ps_cls_join on class c of the pool. */
+static inline int ps_pool_join(ps_pool *p, int c, double now, uint32_t job, double work, double speed) {
+  if (p->cls[c].h.n == 0) {
+    p->pos[c] = p->nact;
+    p->act[p->nact++] = c;
+  }
+  return ps_cls_join(&p->cls[c], now, job, work, speed);
+}
+
+/* ps_cls_leave on class c of the pool. */
+static inline uint32_t ps_pool_leave(ps_pool *p, int c) {
+  uint32_t job = ps_cls_leave(&p->cls[c]);
+  if (p->cls[c].h.n == 0) {
+    int last = p->act[--p->nact];
+    p->act[p->pos[c]] = last;
+    p->pos[last] = p->pos[c];
+  }
+  return job;
+}
+
+#endif
