@@ -635,7 +635,14 @@ int sim_cmd_sweep(int argc, char **argv) {
     skip = xcalloc((size_t)sw->npts, 1);
     if (!quiet) R.rows = xcalloc((size_t)sw->npts, sizeof *R.rows);
     ready = sweep_setup(&R, csvf, jsonf, resume, skip, &e);
-    if (ready != PS_OK) fprintf(stderr, "provesim sweep: %s\n", e.msg);
+    if (ready != PS_OK) {
+      fprintf(stderr, "provesim sweep: %s\n", e.msg);
+      if (R.ck && !R.ck_is_resume) { /* nothing ran: the checkpoint it began goes too */
+        fclose(R.ck);
+        R.ck = NULL;
+        unlink(R.ckpath);
+      }
+    }
   } else if (ready != PS_OK && rank0 && e.msg[0]) {
     fprintf(stderr, "provesim sweep: %s\n", e.msg);
   }
