@@ -3,16 +3,19 @@
  * converted to the common forms here (the GPU MSM returns XYZZ, callers get Jacobian). */
 #include "backend.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fb.h"
 #include "msm.h"
 #include "par.h"
 #include "seed.h"
 
 #ifdef PROVESIM_HAVE_CUDA
 #include "cuda/cuda_backend.h"
+#include "cuda/psc_keygen.h"
 #include "cuda/psc_wins.h"
 #endif
 
@@ -22,10 +25,59 @@ struct ps_backend {
   bk_kind kind;
   char device[300];
   unsigned window; /* 0 = automatic */
+  pthread_mutex_t busy_mu;
+  double busy_s; /* backend_busy_s */
 #ifdef PROVESIM_HAVE_CUDA
   psc_dev *dev;
 #endif
 };
+
+/* The timing of one operation for backend_busy_s (busy_begin ... busy_end). */
+typedef struct busy_mark {
+  double t0;
+#ifdef PROVESIM_HAVE_CUDA
+  psc_mark *m;
+#endif
+} busy_mark;
+
+static busy_mark busy_begin(ps_backend *b) {
+  busy_mark k;
+  memset(&k, 0, sizeof k);
+  k.t0 = ps_now();
+#ifdef PROVESIM_HAVE_CUDA
+  k.m = b->kind == BK_CUDA ? psc_mark_begin(b->dev) : NULL;
+#else
+  (void)b;
+#endif
+  return k;
+}
+
+/* Adds the operation's time and passes rc through. */
+static int busy_end(ps_backend *b, busy_mark k, int rc) {
+  double s = ps_now() - k.t0;
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) s = psc_mark_end(k.m);
+#endif
+  pthread_mutex_lock(&b->busy_mu);
+  b->busy_s += s;
+  pthread_mutex_unlock(&b->busy_mu);
+  return rc;
+}
+
+double backend_busy_s(ps_backend *b) {
+  pthread_mutex_lock(&b->busy_mu);
+  double s = b->busy_s;
+  pthread_mutex_unlock(&b->busy_mu);
+  return s;
+}
+
+size_t backend_device_peak_bytes(ps_backend *b) {
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) return psc_mem_peak(b->dev);
+#endif
+  (void)b;
+  return 0;
+}
 
 struct backend_msm_bases {
   ps_backend *b;
@@ -51,6 +103,7 @@ ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e) {
   if (!name || !strcmp(name, "cpu")) {
     ps_backend *b = xcalloc(1, sizeof *b);
     b->kind = BK_CPU;
+    pthread_mutex_init(&b->busy_mu, NULL);
     snprintf(b->device, sizeof b->device, "%d CPU threads", ps_ncores());
     return b;
   }
@@ -60,6 +113,7 @@ ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e) {
     if (psc_open(ordinal, &d, e) != PS_OK) return NULL;
     ps_backend *b = xcalloc(1, sizeof *b);
     b->kind = BK_CUDA;
+    pthread_mutex_init(&b->busy_mu, NULL);
     b->dev = d;
     snprintf(b->device, sizeof b->device, "%s", psc_name(d));
     return b;
@@ -80,6 +134,7 @@ void backend_close(ps_backend *b) {
 #ifdef PROVESIM_HAVE_CUDA
   psc_close(b->dev);
 #endif
+  pthread_mutex_destroy(&b->busy_mu);
   free(b);
 }
 
@@ -93,11 +148,12 @@ int backend_ntt(ps_backend *b, fr_t *data, unsigned log_n, size_t batch, int fla
   if (flags & ~(NTT_INVERSE | NTT_COSET | NTT_IN_BITREV | NTT_OUT_BITREV))
     return ps_fail(e, PS_EINPUT, "NTT flags 0x%x: unknown bits", (unsigned)flags);
   if (batch == 0) return PS_OK;
+  busy_mark k = busy_begin(b);
 #ifdef PROVESIM_HAVE_CUDA
-  if (b->kind == BK_CUDA) return psc_ntt(b->dev, data, log_n, batch, flags, e);
+  if (b->kind == BK_CUDA) return busy_end(b, k, psc_ntt(b->dev, data, log_n, batch, flags, e));
 #endif
   ntt_cpu(data, log_n, batch, flags, 0);
-  return PS_OK;
+  return busy_end(b, k, PS_OK);
 }
 
 static int bases_new(ps_backend *b, int g2, const void *bases, size_t n, backend_msm_bases **out,
@@ -175,8 +231,8 @@ static int msm_check(ps_backend *b, backend_msm_bases *m, int g2, const void *sc
   return PS_OK;
 }
 
-int backend_msm_g1(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
-                   g1_jac_t *out, ps_err *e) {
+static int msm_g1_run(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n, g1_jac_t *out,
+                      ps_err *e) {
   int rc = msm_check(b, m, 0, scalars, n, e);
   if (rc) return rc;
 #ifdef PROVESIM_HAVE_CUDA
@@ -191,8 +247,14 @@ int backend_msm_g1(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, siz
   return PS_OK;
 }
 
-int backend_msm_g2(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
-                   g2_jac_t *out, ps_err *e) {
+int backend_msm_g1(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
+                   g1_jac_t *out, ps_err *e) {
+  busy_mark k = busy_begin(b);
+  return busy_end(b, k, msm_g1_run(b, m, scalars, n, out, e));
+}
+
+static int msm_g2_run(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n, g2_jac_t *out,
+                      ps_err *e) {
   int rc = msm_check(b, m, 1, scalars, n, e);
   if (rc) return rc;
 #ifdef PROVESIM_HAVE_CUDA
@@ -205,6 +267,12 @@ int backend_msm_g2(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, siz
 #endif
   msm_cpu_g2(out, (const g2_affine_t *)m->host, scalars, n, b->window, 0);
   return PS_OK;
+}
+
+int backend_msm_g2(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, size_t n,
+                   g2_jac_t *out, ps_err *e) {
+  busy_mark k = busy_begin(b);
+  return busy_end(b, k, msm_g2_run(b, m, scalars, n, out, e));
 }
 
 int backend_has_device(const ps_backend *b) { return b->kind == BK_CUDA; }
@@ -298,8 +366,8 @@ void backend_msm_deferred_free(backend_msm_deferred *d) {
   free(d);
 }
 
-int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases,
-                               size_t nh, const fr_t *zinv, backend_msm_deferred **out, ps_err *e) {
+static int g16_h_run(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases, size_t nh,
+                     const fr_t *zinv, backend_msm_deferred **out, ps_err *e) {
   *out = NULL;
   if (b->kind != BK_CUDA)
     return ps_fail(e, PS_EINPUT, "Groth16 H: the %s backend has no device; compute H on the CPU", backend_name(b));
@@ -328,8 +396,14 @@ int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, 
 #endif
 }
 
-static int msm_vec_deferred(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s,
-                            const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e) {
+int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases,
+                               size_t nh, const fr_t *zinv, backend_msm_deferred **out, ps_err *e) {
+  busy_mark bm = busy_begin(b);
+  return busy_end(b, bm, g16_h_run(b, abc, log_n, k, bases, nh, zinv, out, e));
+}
+
+static int msm_vec_deferred_run(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s,
+                                const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e) {
   int rc;
   *out = NULL;
   if (count < 1) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected at least 1 MSM", count);
@@ -366,6 +440,12 @@ static int msm_vec_deferred(ps_backend *b, int g2, int count, backend_msm_bases 
   return PS_OK;
 }
 
+static int msm_vec_deferred(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s,
+                            const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e) {
+  busy_mark k = busy_begin(b);
+  return busy_end(b, k, msm_vec_deferred_run(b, g2, count, m, s, off, n, out, e));
+}
+
 int backend_msm_g1_vec_deferred(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s,
                                 const size_t *off, const size_t *n, backend_msm_deferred **out, ps_err *e) {
   return msm_vec_deferred(b, 0, count, m, s, off, n, out, e);
@@ -395,6 +475,72 @@ int backend_msm_g1_vec(ps_backend *b, int count, backend_msm_bases *const *m, ba
 int backend_msm_g2_vec(ps_backend *b, int count, backend_msm_bases *const *m, backend_vec *s, const size_t *off,
                        const size_t *n, g2_jac_t *out, ps_err *e) {
   return msm_vec(b, 1, count, m, s, off, n, out, e);
+}
+
+/* ---- fixed-base products ---- */
+
+struct backend_fb {
+  ps_backend *b;
+  int g2;
+  fb_g1 t1; /* the host table (cpu: used; cuda: freed after the upload) */
+  fb_g2 t2;
+#ifdef PROVESIM_HAVE_CUDA
+  psc_fb *dev;
+#endif
+};
+
+static int fb_new(ps_backend *b, int g2, const void *gen, size_t n_hint, backend_fb **out, ps_err *e) {
+  *out = NULL;
+  if (!gen) return ps_fail(e, PS_EINPUT, "fixed-base table: NULL base point");
+  backend_fb *t = xcalloc(1, sizeof *t);
+  t->b = b;
+  t->g2 = g2;
+  if (g2) fb_g2_build(&t->t2, gen, fb_window(n_hint, FB_MAX_WINDOW_G2));
+  else fb_g1_build(&t->t1, gen, fb_window(n_hint, FB_MAX_WINDOW_G1));
+#ifdef PROVESIM_HAVE_CUDA
+  if (b->kind == BK_CUDA) {
+    int rc = g2 ? psc_fb_upload(b->dev, 1, t->t2.t, t->t2.w, t->t2.nwin, &t->dev, e)
+                : psc_fb_upload(b->dev, 0, t->t1.t, t->t1.w, t->t1.nwin, &t->dev, e);
+    fb_g1_free(&t->t1);
+    fb_g2_free(&t->t2);
+    if (rc) {
+      free(t);
+      return rc;
+    }
+  }
+#endif
+  *out = t;
+  return PS_OK;
+}
+
+int backend_fb_g1(ps_backend *b, const g1_affine_t *gen, size_t n_hint, backend_fb **out, ps_err *e) {
+  return fb_new(b, 0, gen, n_hint, out, e);
+}
+int backend_fb_g2(ps_backend *b, const g2_affine_t *gen, size_t n_hint, backend_fb **out, ps_err *e) {
+  return fb_new(b, 1, gen, n_hint, out, e);
+}
+
+int backend_fb_mul(backend_fb *t, const fr_t *k, size_t n, void *out_affine, void (*tick)(void *, size_t),
+                   void *tick_ctx, ps_err *e) {
+  if (n == 0) return PS_OK;
+  if (!k || !out_affine) return ps_fail(e, PS_EINPUT, "fixed-base products: NULL scalars or output for %zu points", n);
+  busy_mark bm = busy_begin(t->b);
+#ifdef PROVESIM_HAVE_CUDA
+  if (t->b->kind == BK_CUDA) return busy_end(t->b, bm, psc_fb_mul(t->dev, k, n, out_affine, tick, tick_ctx, e));
+#endif
+  if (t->g2) fb_g2_mul(&t->t2, k, out_affine, n, 0, tick, tick_ctx);
+  else fb_g1_mul(&t->t1, k, out_affine, n, 0, tick, tick_ctx);
+  return busy_end(t->b, bm, PS_OK);
+}
+
+void backend_fb_free(backend_fb *t) {
+  if (!t) return;
+  fb_g1_free(&t->t1);
+  fb_g2_free(&t->t2);
+#ifdef PROVESIM_HAVE_CUDA
+  psc_fb_free(t->dev);
+#endif
+  free(t);
 }
 
 /* Host buffers carry a 64-byte header recording whether they are pinned. */

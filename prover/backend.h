@@ -109,6 +109,36 @@ void backend_msm_deferred_point(const backend_msm_deferred *d, int i, void *out_
 void backend_msm_deferred_free(backend_msm_deferred *d);
 
 
+/* ---- Fixed-base products, for key generation ----
+ * k_i * G for many scalars and one base G (the setup's keys): a table of d * 2^(w j) * G
+ * for every window j and digit d (fb.h) is built on the host, on every CPU, for the window
+ * that suits about n_hint products; the cuda backend copies it to the GPU. The products
+ * are affine points, unique, so both backends give the same bytes. Free with
+ * backend_fb_free (NULL ok). */
+typedef struct backend_fb backend_fb;
+int backend_fb_g1(ps_backend *b, const g1_affine_t *gen, size_t n_hint, backend_fb **out, ps_err *e);
+int backend_fb_g2(ps_backend *b, const g2_affine_t *gen, size_t n_hint, backend_fb **out, ps_err *e);
+/* out[i] = k[i] * G for i < n: k Montgomery-form elements of Fr (borrowed for the call),
+ * out g1_affine_t or g2_affine_t by the table's group, the point at infinity as zeros.
+ * tick (may be NULL) is called from the calling thread with the number of products done
+ * so far. PS_OK, or PS_ERR (device failure, not enough GPU memory: the message says). */
+int backend_fb_mul(backend_fb *t, const fr_t *k, size_t n, void *out_affine, void (*tick)(void *, size_t),
+                   void *tick_ctx, ps_err *e);
+void backend_fb_free(backend_fb *t);
+
+/* ---- What an operator needs to know about a run ----
+ * Seconds the backend spent in its operations (NTTs, MSMs, Groth16's H, fixed-base
+ * products) since it was opened. cuda: the compute stream's time between CUDA events
+ * recorded at the start and at the end of each operation (its kernels and the small
+ * copies of their results; not the gaps between operations). cpu: the wall time of the
+ * operations. Operations issued on one handle from two threads at once are each counted
+ * whole. */
+double backend_busy_s(ps_backend *b);
+/* The highest device memory in use (bytes) seen on the backend's GPU: cudaMemGetInfo's
+ * total - free, sampled after each of the backend's allocations and at the end of each
+ * operation, so it includes the CUDA context and other processes on that GPU. 0 on cpu. */
+size_t backend_device_peak_bytes(ps_backend *b);
+
 /* Host memory for scalars and NTT data: page-locked for the cuda backend (falls back to
  * ordinary memory), ordinary for cpu. Aborts on out-of-memory like xmalloc. Free with
  * backend_host_free. */

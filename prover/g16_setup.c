@@ -1,15 +1,20 @@
 /* The Groth16 keys (groth16.h, g16_int.h): the setup from toxic waste drawn from the seed,
- * with fixed-base window tables on every CPU, and the versioned disk cache of the keys with
- * its checksum. groth16.c proves and verifies with what this file makes. */
+ * with the Lagrange basis and the fixed-base products on a backend (the CPUs, or the GPU),
+ * and the versioned disk cache of the keys with its checksum, streamed on every CPU.
+ * groth16.c proves and verifies with what this file makes. */
 #include "groth16.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "curve.h"
 #include "g16_int.h"
 #include "par.h"
@@ -18,161 +23,6 @@
 #include "ntt.h"
 #include "pairing.h"
 #include "r1cs.h"
-
-/* ---- small helpers ---- */
-
-/* Bits [off, off + w) of a canonical scalar (w <= 24). */
-static unsigned scalar_bits(const fr_t *k, unsigned off, unsigned w) {
-  uint64_t v = 0;
-  unsigned limb = off / 32, sh = off % 32;
-  for (unsigned i = 0; i < 2 && limb + i < BLS_FR_LIMBS; i++) v |= (uint64_t)k->v[limb + i] << (32 * i);
-  return (unsigned)((v >> sh) & ((1u << w) - 1));
-}
-
-/* ---- fixed-base scalar multiplication: a table of d * 2^(w i) * G for every window i
- * and digit d, so k * G costs one mixed addition per window. Written once for both
- * groups. ---- */
-
-typedef struct setup_progress {
-  void (*fn)(double, void *);
-  void *ctx;
-  double lo, span; /* this stage covers [lo, lo + span) of the whole */
-  size_t total;
-} setup_progress;
-
-static void progress_tick(void *p, size_t done) {
-  setup_progress *sp = p;
-  if (sp->fn && sp->total) sp->fn(sp->lo + sp->span * (double)done / (double)sp->total, sp->ctx);
-}
-
-static unsigned fb_window(size_t n, unsigned cap) {
-  unsigned best = 4;
-  double bestc = 1e300;
-  for (unsigned w = 4; w <= cap; w++) {
-    double c = (double)((255 + w - 1) / w) * ((double)n + (double)(1u << w));
-    if (c < bestc) bestc = c, best = w;
-  }
-  return best;
-}
-
-#define FB_DEFINE(G, F, FT, AFF, JAC)                                                                  \
-  typedef struct G##_fb {                                                                       \
-    unsigned w, nwin;                                                                           \
-    size_t per; /* 2^w - 1 entries per window */                                                \
-    AFF *t;                                                                                     \
-    JAC *bases;                                                                                 \
-  } G##_fb;                                                                                     \
-                                                                                                \
-  static void G##_fb_build_range(void *ctx, size_t lo, size_t hi) {                             \
-    G##_fb *fb = ctx;                                                                           \
-    JAC *tmp = xmalloc(fb->per * sizeof *tmp);                                                  \
-    for (size_t i = lo; i < hi; i++) {                                                          \
-      tmp[0] = fb->bases[i];                                                                    \
-      for (size_t d = 1; d < fb->per; d++) G##_jac_add(&tmp[d], &tmp[d - 1], &fb->bases[i]);    \
-      G##_jac_batch_to_affine(fb->t + i * fb->per, tmp, fb->per);                               \
-    }                                                                                           \
-    free(tmp);                                                                                  \
-  }                                                                                             \
-                                                                                                \
-  static void G##_fb_build(G##_fb *fb, const AFF *gen, unsigned w) {                            \
-    fb->w = w;                                                                                  \
-    fb->nwin = (255 + w - 1) / w;                                                               \
-    fb->per = ((size_t)1 << w) - 1;                                                             \
-    fb->t = xmalloc(fb->nwin * fb->per * sizeof *fb->t);                                        \
-    fb->bases = xmalloc(fb->nwin * sizeof *fb->bases);                                          \
-    G##_jac_from_affine(&fb->bases[0], gen);                                                    \
-    for (unsigned i = 1; i < fb->nwin; i++) {                                                   \
-      fb->bases[i] = fb->bases[i - 1];                                                          \
-      for (unsigned j = 0; j < w; j++) G##_jac_dbl(&fb->bases[i], &fb->bases[i]);               \
-    }                                                                                           \
-    par_for(fb->nwin, 1, 0, G##_fb_build_range, fb, NULL, NULL);                                   \
-    free(fb->bases);                                                                            \
-    fb->bases = NULL;                                                                           \
-  }                                                                                             \
-                                                                                                \
-  typedef struct G##_fb_job {                                                                   \
-    const G##_fb *fb;                                                                           \
-    const fr_t *k;                                                                              \
-    AFF *out;                                                                                   \
-  } G##_fb_job;                                                                                 \
-                                                                                                \
-  /* The chunk's k[i] G, window by window, with affine accumulators: each window's additions   \
-   * share one field inversion (Montgomery's trick). The rare exceptional sums (equal x)        \
-   * go through the Jacobian formulas. */                                                       \
-  static void G##_fb_many_range(void *ctx, size_t lo, size_t hi) {                              \
-    G##_fb_job *j = ctx;                                                                        \
-    const G##_fb *fb = j->fb;                                                                   \
-    size_t m = hi - lo;                                                                         \
-    AFF *acc = j->out + lo;                                                                     \
-    fr_t *k = xmalloc(m * sizeof *k);                                                           \
-    FT *den = xmalloc(m * sizeof *den), *pre = xmalloc(m * sizeof *pre);                        \
-    const AFF **add = xmalloc(m * sizeof *add);                                                 \
-    unsigned char *live = xcalloc(m, 1);                                                        \
-    for (size_t e = 0; e < m; e++) {                                                            \
-      fr_to_canon(&k[e], &j->k[lo + e]);                                                        \
-      G##_affine_set_inf(&acc[e]);                                                              \
-    }                                                                                           \
-    for (unsigned i = 0; i < fb->nwin; i++) {                                                   \
-      unsigned bits = 255 - i * fb->w < fb->w ? 255 - i * fb->w : fb->w;                        \
-      FT run;                                                                                   \
-      F##_one(&run);                                                                            \
-      for (size_t e = 0; e < m; e++) {                                                          \
-        unsigned d = scalar_bits(&k[e], i * fb->w, bits);                                       \
-        add[e] = NULL;                                                                          \
-        if (!d) continue;                                                                       \
-        const AFF *t = &fb->t[i * fb->per + d - 1];                                             \
-        if (!live[e]) {                                                                         \
-          acc[e] = *t;                                                                          \
-          live[e] = 1;                                                                          \
-        } else if (!memcmp(&acc[e].x, &t->x, 4) && F##_eq(&acc[e].x, &t->x)) {                 \
-          JAC r;                                                                                \
-          G##_jac_from_affine(&r, &acc[e]);                                                     \
-          G##_jac_add_affine(&r, &r, t);                                                        \
-          G##_jac_to_affine(&acc[e], &r);                                                       \
-          live[e] = !G##_jac_is_inf(&r);                                                        \
-        } else {                                                                                \
-          add[e] = t;                                                                           \
-          F##_sub(&den[e], &t->x, &acc[e].x);                                                   \
-          pre[e] = run;                                                                         \
-          F##_mul(&run, &run, &den[e]);                                                         \
-        }                                                                                       \
-      }                                                                                         \
-      FT inv;                                                                                   \
-      F##_inv(&inv, &run);                                                                      \
-      for (size_t e = m; e-- > 0;) {                                                            \
-        if (!add[e]) continue;                                                                  \
-        FT di, lam, x3, y3;                                                                     \
-        F##_mul(&di, &inv, &pre[e]);                                                            \
-        F##_mul(&inv, &inv, &den[e]);                                                           \
-        F##_sub(&lam, &add[e]->y, &acc[e].y);                                                   \
-        F##_mul(&lam, &lam, &di);                                                               \
-        F##_sqr(&x3, &lam);                                                                     \
-        F##_sub(&x3, &x3, &acc[e].x);                                                           \
-        F##_sub(&x3, &x3, &add[e]->x);                                                          \
-        F##_sub(&y3, &acc[e].x, &x3);                                                           \
-        F##_mul(&y3, &y3, &lam);                                                                \
-        F##_sub(&y3, &y3, &acc[e].y);                                                           \
-        acc[e].x = x3;                                                                          \
-        acc[e].y = y3;                                                                          \
-      }                                                                                         \
-    }                                                                                           \
-    for (size_t e = 0; e < m; e++)                                                              \
-      if (!live[e]) G##_affine_set_inf(&acc[e]);                                                \
-    free(k), free(den), free(pre), free(add), free(live);                                       \
-  }                                                                                             \
-                                                                                                \
-  /* out[i] = k[i] G for Montgomery-form k. */                                                  \
-  static void G##_fb_many(const G##_fb *fb, const fr_t *k, AFF *out, size_t n,                  \
-                          setup_progress *sp) {                                                 \
-    G##_fb_job j = {fb, k, out};                                                                \
-    sp->total = n;                                                                              \
-    par_for(n, 2048, 0, G##_fb_many_range, &j, progress_tick, sp);                                  \
-  }                                                                                             \
-                                                                                                \
-  static void G##_fb_free(G##_fb *fb) { free(fb->t); }
-
-FB_DEFINE(g1, fp, fp_t, g1_affine_t, g1_jac_t)
-FB_DEFINE(g2, fp2, fp2_t, g2_affine_t, g2_jac_t)
 
 /* ---- keys ---- */
 
@@ -235,17 +85,101 @@ static void qap_columns(void *ctx, size_t lo, size_t hi) {
 }
 
 
-/* The setup proper: k->cs is built; fills every key. */
-static void setup(g16_keys *k, void (*progress)(double, void *), void *pctx) {
+/* Where the setup reports: the caller's options, and the share of the whole that the
+ * current fixed-base stage covers, for the progress figure. */
+typedef struct setup_run {
+  const g16_setup_opts *o;
+  double lo, span; /* this stage covers [lo, lo + span) of the whole */
+  size_t total;
+} setup_run;
+
+static void progress_tick(void *p, size_t done) {
+  setup_run *r = p;
+  if (r->o->progress && r->total) r->o->progress(r->lo + r->span * (double)done / (double)r->total, r->o->ctx);
+}
+
+/* One line per finished stage, to the caller's stage callback. */
+static void stage_line(const g16_setup_opts *o, const char *fmt, ...) {
+  if (!o->stage) return;
+  char line[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  o->stage(line, o->ctx);
+}
+
+/* A count as "2^k" when it is a power of two, else the number. */
+static const char *count_str(char *buf, size_t sz, size_t n) {
+  if (n && !(n & (n - 1))) {
+    unsigned k = 0;
+    while (((size_t)1 << k) < n) k++;
+    snprintf(buf, sz, "2^%u", k);
+  } else {
+    snprintf(buf, sz, "%zu", n);
+  }
+  return buf;
+}
+
+typedef struct pow_job {
+  fr_t base, scale;
+  fr_t *out;
+} pow_job;
+
+/* out[i] = scale * base^i for [lo, hi): each chunk starts from a power of its own. */
+static void pow_range(void *ctx, size_t lo, size_t hi) {
+  pow_job *j = ctx;
+  uint32_t ex[2] = {(uint32_t)lo, (uint32_t)((uint64_t)lo >> 32)};
+  fr_t x;
+  fr_pow(&x, &j->base, ex, 2);
+  fr_mul(&x, &x, &j->scale);
+  for (size_t i = lo; i < hi; i++) {
+    j->out[i] = x;
+    fr_mul(&x, &x, &j->base);
+  }
+}
+
+static void powers(fr_t *out, size_t n, const fr_t *base, const fr_t *scale) {
+  pow_job j = {*base, *scale, out};
+  par_for(n, 1 << 14, 0, pow_range, &j, NULL, NULL);
+}
+
+typedef struct lic_job {
+  const fr_t *u, *v, *w;
+  fr_t alpha, beta, gi, di;
+  size_t nic;
+  fr_t *ic, *l; /* scalars of IC (i < nic) and of L (the rest, from index nic) */
+} lic_job;
+
+/* (beta u_i + alpha v_i + w_i) / gamma for the public variables, / delta for the rest. */
+static void lic_range(void *ctx, size_t lo, size_t hi) {
+  lic_job *j = ctx;
+  for (size_t i = lo; i < hi; i++) {
+    fr_t x, y;
+    fr_mul(&x, &j->beta, &j->u[i]);
+    fr_mul(&y, &j->alpha, &j->v[i]);
+    fr_add(&x, &x, &y);
+    fr_add(&x, &x, &j->w[i]);
+    if (i < j->nic) fr_mul(&j->ic[i], &x, &j->gi);
+    else fr_mul(&j->l[i - j->nic], &x, &j->di);
+  }
+}
+
+/* The setup proper: k->cs is built; fills every key, with the Lagrange NTT and the
+ * fixed-base products on backend b. */
+static int setup(g16_keys *k, ps_backend *b, const g16_setup_opts *o, ps_err *e) {
   const r1cs *cs = k->cs;
-  size_t n = k->n, nv = k->nvars;
+  size_t n = k->n, nv = k->nvars, nic = (size_t)k->vk.nic;
   uint64_t st = k->p.seed ^ 0x746f786963ull; /* "toxic" */
   fr_t tau, alpha, beta, gamma, delta, one, zt, t;
+  char c1[32], c2[32];
+  int rc = PS_OK;
+  double t0 = ps_now();
   fr_one(&one);
   for (;;) { /* tau must lie outside the domain: Z(tau) != 0 */
     g16__nonzero_random(&tau, &st);
-    uint32_t e[2] = {(uint32_t)n, (uint32_t)((uint64_t)n >> 32)};
-    fr_pow(&zt, &tau, e, 2);
+    uint32_t ex[2] = {(uint32_t)n, (uint32_t)((uint64_t)n >> 32)};
+    fr_pow(&zt, &tau, ex, 2);
     fr_sub(&zt, &zt, &one);
     if (!fr_is_zero(&zt)) break;
   }
@@ -253,132 +187,107 @@ static void setup(g16_keys *k, void (*progress)(double, void *), void *pctx) {
   g16__nonzero_random(&beta, &st);
   g16__nonzero_random(&gamma, &st);
   g16__nonzero_random(&delta, &st);
+  fr_t gi, di;
+  fr_inv(&gi, &gamma);
+  fr_inv(&di, &delta);
 
-  /* Lagrange basis at tau: L_j = Z(tau)/n * w^j / (tau - w^j). */
-  fr_t *lag = xmalloc(n * sizeof *lag), *wj = xmalloc(n * sizeof *wj);
-  fr_t w, acc, inv, ninv;
-  ntt_root_of_unity(&w, (unsigned)cs->log_n);
-  fr_one(&wj[0]);
-  for (size_t j = 1; j < n; j++) fr_mul(&wj[j], &wj[j - 1], &w);
-  fr_from_u64(&ninv, n);
-  fr_inv(&ninv, &ninv);
-  fr_mul(&ninv, &ninv, &zt); /* Z(tau)/n */
-  fr_one(&acc);
-  for (size_t j = 0; j < n; j++) { /* batch inversion of tau - w^j */
-    fr_sub(&lag[j], &tau, &wj[j]);
-    fr_t d = lag[j];
-    lag[j] = acc; /* prefix product */
-    fr_mul(&acc, &acc, &d);
+  /* Powers of tau: H_j's scalars tau^j Z(tau)/delta, and the Lagrange basis at tau,
+   * L_j(tau) = Z(tau)/n w^j / (tau - w^j) = (1/n) sum_i tau^i w^(-ij): the inverse NTT of
+   * (tau^i)_i. */
+  fr_t *lag = xmalloc(n * sizeof *lag), *sh = xmalloc((k->nh ? k->nh : 1) * sizeof *sh);
+  fr_mul(&t, &zt, &di);
+  powers(sh, k->nh, &tau, &t);
+  powers(lag, n, &tau, &one);
+  if ((rc = backend_ntt(b, lag, cs->log_n, 1, NTT_INVERSE, e))) {
+    free(lag), free(sh);
+    return rc;
   }
-  fr_inv(&inv, &acc);
-  for (size_t j = n; j-- > 0;) {
-    fr_t d;
-    fr_sub(&d, &tau, &wj[j]);
-    fr_mul(&lag[j], &lag[j], &inv); /* 1 / (tau - w^j) */
-    fr_mul(&inv, &inv, &d);
-    fr_mul(&lag[j], &lag[j], &wj[j]);
-    fr_mul(&lag[j], &lag[j], &ninv);
-  }
-  free(wj);
 
   fr_t *u = xcalloc(nv, sizeof *u), *v = xcalloc(nv, sizeof *v), *ww = xcalloc(nv, sizeof *ww);
   qap_job qj[3] = {{cs, &cs->a, lag, u}, {cs, &cs->b, lag, v}, {cs, &cs->c, lag, ww}};
   par_for(3, 1, 3, qap_columns, qj, NULL, NULL);
   free(lag);
+  fr_t *sic = xmalloc(nic * sizeof *sic), *sl = xmalloc((k->nl ? k->nl : 1) * sizeof *sl);
+  lic_job lj = {u, v, ww, alpha, beta, gi, di, nic, sic, sl};
+  par_for(nv, 1 << 12, 0, lic_range, &lj, NULL, NULL);
+  free(ww);
+  fr_t sx[3] = {alpha, beta, delta}, s2[3] = {beta, gamma, delta};
+  stage_line(o, "setup: toxic waste, QAP at tau (Lagrange basis by an inverse NTT of %s on %s) %.2f s",
+             count_str(c1, sizeof c1, n), backend_name(b), ps_now() - t0);
 
-  /* G1 scalars, in the order of the outputs: A, B_G1, L, H, IC, alpha, beta, delta. */
-  size_t nic = (size_t)k->vk.nic;
-  size_t n1 = 2 * nv + k->nl + k->nh + nic + 3;
-  fr_t *s1 = xmalloc(n1 * sizeof *s1);
-  fr_t gi, di;
-  fr_inv(&gi, &gamma);
-  fr_inv(&di, &delta);
-  memcpy(s1, u, nv * sizeof *u);
-  memcpy(s1 + nv, v, nv * sizeof *v);
-  fr_t *sl = s1 + 2 * nv, *sh = sl + k->nl, *sic = sh + k->nh, *sx = sic + nic;
-  for (size_t i = 0; i < nv; i++) {
-    fr_t x, y;
-    fr_mul(&x, &beta, &u[i]);
-    fr_mul(&y, &alpha, &v[i]);
-    fr_add(&x, &x, &y);
-    fr_add(&x, &x, &ww[i]);
-    if (i < nic) fr_mul(&sic[i], &x, &gi);
-    else fr_mul(&sl[i - nic], &x, &di);
-  }
-  fr_mul(&t, &zt, &di);
-  for (size_t j = 0; j < k->nh; j++) {
-    sh[j] = t;
-    fr_mul(&t, &t, &tau);
-  }
-  sx[0] = alpha, sx[1] = beta, sx[2] = delta;
-  fr_t s2[3] = {beta, gamma, delta};
-  free(u), free(ww);
-
-  /* Cost shares of the stages for the progress figure (a G2 addition costs about 3). */
-  unsigned w1 = fb_window(n1, 16), w2 = fb_window(nv + 3, 15);
-  double c1t = (double)((255 + w1 - 1) / w1) * (double)(1u << w1);
-  double c1 = (double)((255 + w1 - 1) / w1) * (double)n1;
-  double c2t = 3.0 * (double)((255 + w2 - 1) / w2) * (double)(1u << w2);
-  double c2 = 3.0 * (double)((255 + w2 - 1) / w2) * (double)(nv + 3);
-  double tot = c1t + c1 + c2t + c2;
-  setup_progress sp = {progress, pctx, 0, 0, 0};
-
-  g1_affine_t g1gen;
-  g1_generator(&g1gen);
-  g1_fb fb1;
-  g1_fb_build(&fb1, &g1gen, w1);
-  if (progress) progress(c1t / tot, pctx);
-  /* Straight into the key's arrays (no second copy of the G1 keys), segment by segment. */
+  /* The G1 products straight into the key's arrays, segment by segment; then G2. A G2
+   * product costs about 3 G1 products (the progress figure's weights). */
+  size_t n1 = 2 * nv + k->nl + k->nh + nic + 3, n2 = nv + 3;
+  double tot = (double)n1 + 3.0 * (double)n2;
   g1_affine_t ox[3];
+  g2_affine_t o2[3];
   struct {
     const fr_t *k;
-    g1_affine_t *out;
+    void *out;
     size_t n;
-  } seg[6] = {{s1, k->a, nv},          {s1 + nv, k->b_g1, nv}, {sl, k->l, k->nl},
-              {sh, k->h, k->nh},       {sic, k->vk.ic, nic},   {sx, ox, 3}};
+  } seg[6] = {{u, k->a, nv}, {v, k->b_g1, nv}, {sl, k->l, k->nl}, {sh, k->h, k->nh}, {sic, k->vk.ic, nic}, {sx, ox, 3}};
+  setup_run run = {o, 0, 0, 0};
+  backend_fb *fb = NULL;
+  double t1 = ps_now();
+  g1_affine_t g1gen;
+  g1_generator(&g1gen);
+  if ((rc = backend_fb_g1(b, &g1gen, n1, &fb, e))) goto out;
   size_t before = 0;
   for (int i = 0; i < 6; i++) {
-    sp.lo = (c1t + c1 * (double)before / (double)n1) / tot;
-    sp.span = c1 * (double)seg[i].n / (double)n1 / tot;
-    g1_fb_many(&fb1, seg[i].k, seg[i].out, seg[i].n, &sp);
+    run.lo = (double)before / tot;
+    run.span = (double)seg[i].n / tot;
+    run.total = seg[i].n;
+    if ((rc = backend_fb_mul(fb, seg[i].k, seg[i].n, seg[i].out, progress_tick, &run, e))) goto out;
     before += seg[i].n;
   }
-  g1_fb_free(&fb1);
+  backend_fb_free(fb);
+  fb = NULL;
   k->alpha_g1 = ox[0], k->beta_g1 = ox[1], k->delta_g1 = ox[2];
-  free(s1);
+  stage_line(o, "setup: G1 queries (A, B, L, H, IC) %s points on %s %.2f s", count_str(c1, sizeof c1, n1),
+             backend_name(b), ps_now() - t1);
 
+  double t2 = ps_now();
   g2_affine_t g2gen;
   g2_generator(&g2gen);
-  g2_fb fb2;
-  g2_fb_build(&fb2, &g2gen, w2);
-  if (progress) progress((c1t + c1 + c2t) / tot, pctx);
-  sp.lo = (c1t + c1 + c2t) / tot, sp.span = c2 / tot;
-  g2_fb_many(&fb2, v, k->b_g2, nv, &sp);
-  g2_affine_t o2[3];
-  g2_fb_many(&fb2, s2, o2, 3, &sp);
-  g2_fb_free(&fb2);
+  if ((rc = backend_fb_g2(b, &g2gen, n2, &fb, e))) goto out;
+  run.lo = (double)n1 / tot;
+  run.span = 3.0 * (double)nv / tot;
+  run.total = nv;
+  if ((rc = backend_fb_mul(fb, v, nv, k->b_g2, progress_tick, &run, e))) goto out;
+  if ((rc = backend_fb_mul(fb, s2, 3, o2, NULL, NULL, e))) goto out;
   k->beta_g2 = o2[0], k->gamma_g2 = o2[1], k->delta_g2 = o2[2];
-  free(v);
   keys_fill_vk(k);
-  if (progress) progress(1.0, pctx);
+  stage_line(o, "setup: G2 queries (B) %s points on %s %.2f s", count_str(c2, sizeof c2, n2), backend_name(b),
+             ps_now() - t2);
+  if (o->progress) o->progress(1.0, o->ctx);
+out:
+  backend_fb_free(fb);
+  free(u), free(v), free(sic), free(sl), free(sh);
+  return rc;
 }
 
 /* ---- the key cache ----
  * One file per (circuit, domain size, seed, boolean fraction), named
  * groth16-CIRCUIT-2^LOGN-seedSEED-boolFRAC.keys, in this layout (all integers and limbs
  * little-endian, as this machine stores them):
- *   header (112 bytes): magic "PSG16KEY", u32 version (1), u32 header size (112),
+ *   header (112 bytes): magic "PSG16KEY", u32 version (2), u32 header size (112),
  *     char circuit[32] (NUL-padded), u64 seed, f64 boolean fraction as requested,
  *     u32 log_n, u32 npub, u64 nvars, u64 nl (L terms), u64 nh (H terms), u64 nic,
  *     u64 byte-order mark 0x0102030405060708;
  *   points, affine, Montgomery-form limbs (G1 96 bytes: x then y; G2 192 bytes: x.c0,
  *     x.c1, y.c0, y.c1; infinity as all zeros): alpha_g1, beta_g1, delta_g1, beta_g2,
  *     gamma_g2, delta_g2, IC[nic], A[nvars], B_G1[nvars], L[nl], H[nh], B_G2[nvars];
- *   u64 checksum of everything before it (ck_update below).
- * A file that does not match (other version, parameters, sizes, a short read, a bad
- * checksum) is ignored and rewritten. */
+ *   u64 checksum: the points are cut into blocks of 64 MiB (the last one shorter), each
+ *     block hashed on its own with ck_update from 0, and the checksum is ck_update over
+ *     the header and then over the blocks' hashes in order.
+ * The blocks are read and written on every CPU at once (pread/pwrite straight between the
+ * file and the key's arrays, each block hashed by the thread that moves it), so the cache
+ * streams at the speed of the disk or the page cache. Version 1 hashed the whole file in
+ * one serial pass. A file that does not match (other version, parameters, sizes, a short
+ * read, a bad checksum) is ignored and rewritten. */
 
-#define KEYFILE_VERSION 1
+#define KEYFILE_VERSION 2
+#define KEYFILE_BLOCK ((size_t)64 << 20)
 
 typedef struct keyfile_hdr {
   char magic[8];
@@ -423,6 +332,8 @@ typedef struct keyfile_part {
   size_t bytes;
 } keyfile_part;
 
+#define KEYFILE_PARTS 12
+
 static int keyfile_parts(g16_keys *k, keyfile_part *parts) {
   int i = 0;
   parts[i++] = (keyfile_part){&k->alpha_g1, sizeof k->alpha_g1};
@@ -437,6 +348,7 @@ static int keyfile_parts(g16_keys *k, keyfile_part *parts) {
   parts[i++] = (keyfile_part){k->l, k->nl * sizeof *k->l};
   parts[i++] = (keyfile_part){k->h, k->nh * sizeof *k->h};
   parts[i++] = (keyfile_part){k->b_g2, k->nvars * sizeof *k->b_g2};
+  PS_ASSERT(i == KEYFILE_PARTS);
   return i;
 }
 
@@ -445,17 +357,81 @@ static char *keyfile_path(const char *dir, const g16_keys *k) {
                    (unsigned long long)k->p.seed, k->p.boolean_fraction);
 }
 
+/* The blocks of the points moved between the file (fd) and the key's arrays on every
+ * CPU: blk_hash[i] = the hash of block i; err[i] = the errno of a failed block, or -1 for
+ * a short read. */
+typedef struct keyfile_io {
+  int fd, writing;
+  keyfile_part parts[KEYFILE_PARTS];
+  size_t data_bytes, nblk;
+  uint64_t *blk_hash;
+  int *err;
+  const g16_setup_opts *o;
+} keyfile_io;
+
+static void keyfile_blocks(void *ctx, size_t lo, size_t hi) {
+  keyfile_io *io = ctx;
+  for (size_t bi = lo; bi < hi; bi++) {
+    size_t from = bi * KEYFILE_BLOCK, to = from + KEYFILE_BLOCK < io->data_bytes ? from + KEYFILE_BLOCK : io->data_bytes;
+    size_t at = 0; /* data offset of the current part */
+    uint64_t h = 0;
+    for (int i = 0; i < KEYFILE_PARTS && at < to; at += io->parts[i].bytes, i++) {
+      size_t plo = at > from ? at : from, phi = at + io->parts[i].bytes < to ? at + io->parts[i].bytes : to;
+      if (plo >= phi) continue;
+      unsigned char *mem = (unsigned char *)io->parts[i].p + (plo - at);
+      for (size_t done = 0; done < phi - plo;) {
+        off_t off = (off_t)(sizeof(keyfile_hdr) + plo + done);
+        ssize_t r = io->writing ? pwrite(io->fd, mem + done, phi - plo - done, off)
+                                : pread(io->fd, mem + done, phi - plo - done, off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {
+          io->err[bi] = r < 0 ? errno : -1;
+          return;
+        }
+        done += (size_t)r;
+      }
+      h = ck_update(h, mem, phi - plo);
+    }
+    io->blk_hash[bi] = h;
+  }
+}
+
+static void keyfile_tick(void *ctx, size_t done) {
+  keyfile_io *io = ctx;
+  if (io->o->progress) io->o->progress((double)done / (double)io->nblk, io->o->ctx);
+}
+
+/* Moves every block; returns 0 and the checksum, or the first failed block's err. */
+static int keyfile_move(keyfile_io *io, g16_keys *k, const keyfile_hdr *hd, uint64_t *sum) {
+  keyfile_parts(k, io->parts);
+  io->data_bytes = 0;
+  for (int i = 0; i < KEYFILE_PARTS; i++) io->data_bytes += io->parts[i].bytes;
+  io->nblk = (io->data_bytes + KEYFILE_BLOCK - 1) / KEYFILE_BLOCK;
+  io->blk_hash = xcalloc(io->nblk ? io->nblk : 1, sizeof *io->blk_hash);
+  io->err = xcalloc(io->nblk ? io->nblk : 1, sizeof *io->err);
+  par_for(io->nblk, 1, 0, keyfile_blocks, io, keyfile_tick, io);
+  int err = 0;
+  for (size_t i = 0; i < io->nblk && !err; i++) err = io->err[i];
+  *sum = ck_update(ck_update(0, hd, sizeof *hd), io->blk_hash, io->nblk * sizeof *io->blk_hash);
+  free(io->blk_hash), free(io->err);
+  return err;
+}
+
 /* 1 when loaded; 0 (with why filled) when the file is missing or does not match. */
-static int keyfile_load(const char *path, g16_keys *k, char *why, size_t whysz) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+static int keyfile_load(const char *path, g16_keys *k, const g16_setup_opts *o, char *why, size_t whysz) {
+  int fd = open(path, O_RDONLY);
+  if (fd < 0) {
     snprintf(why, whysz, "%s", strerror(errno));
     return 0;
   }
   keyfile_hdr want, got;
   keyfile_hdr_fill(&want, k);
-  int ok = 0;
-  if (fread(&got, sizeof got, 1, f) != 1) {
+  keyfile_io io = {fd, 0, {{0}}, 0, 0, NULL, NULL, o};
+  int ok = 0, err;
+  uint64_t sum, stored;
+  struct stat st;
+  double t0 = ps_now();
+  if (pread(fd, &got, sizeof got, 0) != (ssize_t)sizeof got) {
     snprintf(why, whysz, "short header");
     goto out;
   }
@@ -463,51 +439,62 @@ static int keyfile_load(const char *path, g16_keys *k, char *why, size_t whysz) 
     snprintf(why, whysz, "written by another version or for other parameters");
     goto out;
   }
-  uint64_t h = ck_update(0, &got, sizeof got), stored;
-  keyfile_part parts[16];
-  int np = keyfile_parts(k, parts);
-  for (int i = 0; i < np; i++) {
-    if (parts[i].bytes && fread(parts[i].p, parts[i].bytes, 1, f) != 1) {
-      snprintf(why, whysz, "truncated");
-      goto out;
-    }
-    h = ck_update(h, parts[i].p, parts[i].bytes);
+  keyfile_parts(k, io.parts);
+  size_t data = 0;
+  for (int i = 0; i < KEYFILE_PARTS; i++) data += io.parts[i].bytes;
+  if (fstat(fd, &st) || (uint64_t)st.st_size != sizeof got + data + sizeof stored) {
+    snprintf(why, whysz, "%s (%lld bytes, expected %zu)",
+             (uint64_t)st.st_size < sizeof got + data + sizeof stored ? "truncated" : "longer than its header says",
+             (long long)st.st_size, sizeof got + data + sizeof stored);
+    goto out;
   }
-  if (fread(&stored, sizeof stored, 1, f) != 1 || stored != h) {
+  if ((err = keyfile_move(&io, k, &got, &sum))) {
+    snprintf(why, whysz, "%s", err > 0 ? strerror(err) : "truncated");
+    goto out;
+  }
+  if (pread(fd, &stored, sizeof stored, (off_t)(sizeof got + data)) != (ssize_t)sizeof stored || stored != sum) {
     snprintf(why, whysz, "checksum mismatch");
     goto out;
   }
   ok = 1;
+  double dt = ps_now() - t0;
+  stage_line(o, "key cache: loaded %s (%.1f MiB, checksum ok) %.2f s, %.2f GiB/s", path, data / 1048576.0, dt,
+             data / 1073741824.0 / (dt > 0 ? dt : 1e-9));
 out:
-  fclose(f);
+  close(fd);
   return ok;
 }
 
-static int keyfile_save(const char *dir, const char *path, g16_keys *k, ps_err *e) {
+static int keyfile_save(const char *dir, const char *path, g16_keys *k, const g16_setup_opts *o, ps_err *e) {
   if (mkdir(dir, 0777) && errno != EEXIST)
     return ps_fail(e, PS_ERR, "%s: cannot create the key cache directory: %s", dir, strerror(errno));
-  ps_outfile o;
-  if (ps_out_open(&o, path, e) != PS_OK) return PS_ERR;
+  ps_outfile of;
+  if (ps_out_open(&of, path, e) != PS_OK) return PS_ERR;
+  double t0 = ps_now();
   keyfile_hdr hd;
   keyfile_hdr_fill(&hd, k);
-  uint64_t h = ck_update(0, &hd, sizeof hd);
-  int bad = fwrite(&hd, sizeof hd, 1, o.f) != 1;
-  keyfile_part parts[16];
-  int np = keyfile_parts(k, parts);
-  for (int i = 0; i < np && !bad; i++) {
-    if (parts[i].bytes) bad = fwrite(parts[i].p, parts[i].bytes, 1, o.f) != 1;
-    h = ck_update(h, parts[i].p, parts[i].bytes);
+  /* Everything goes through pwrite on the descriptor; the stream itself writes nothing. */
+  keyfile_io io = {fileno(of.f), 1, {{0}}, 0, 0, NULL, NULL, o};
+  uint64_t sum;
+  int err = pwrite(io.fd, &hd, sizeof hd, 0) == (ssize_t)sizeof hd ? 0 : errno ? errno : EIO;
+  if (!err) err = keyfile_move(&io, k, &hd, &sum);
+  if (!err && pwrite(io.fd, &sum, sizeof sum, (off_t)(sizeof hd + io.data_bytes)) != (ssize_t)sizeof sum)
+    err = errno ? errno : EIO;
+  if (err) {
+    ps_out_abort(&of);
+    return ps_fail(e, PS_ERR, "%s: cannot write the key cache: %s", path, err > 0 ? strerror(err) : "short write");
   }
-  if (!bad) bad = fwrite(&h, sizeof h, 1, o.f) != 1;
-  if (bad) {
-    ps_out_abort(&o);
-    return ps_fail(e, PS_ERR, "%s: cannot write the key cache: %s", path, strerror(errno));
-  }
-  return ps_out_commit(&o, e);
+  if (ps_out_commit(&of, e) != PS_OK) return PS_ERR;
+  double dt = ps_now() - t0;
+  stage_line(o, "key cache: wrote %s (%.1f MiB) %.2f s, %.2f GiB/s", path, io.data_bytes / 1048576.0, dt,
+             io.data_bytes / 1073741824.0 / (dt > 0 ? dt : 1e-9));
+  return PS_OK;
 }
 
-int g16_keys_get(const g16_circuit_params *p, const char *cache_dir, void (*progress)(double, void *),
-                 void *progress_ctx, g16_keys **out, ps_err *e) {
+int g16_keys_make(const g16_circuit_params *p, const char *cache_dir, const g16_setup_opts *opts, g16_keys **out,
+                  ps_err *e) {
+  static const g16_setup_opts none = {0};
+  const g16_setup_opts *o = opts ? opts : &none;
   *out = NULL;
   g16_keys *k = xcalloc(1, sizeof *k);
   k->p = *p;
@@ -523,15 +510,19 @@ int g16_keys_get(const g16_circuit_params *p, const char *cache_dir, void (*prog
   keys_alloc(k);
   char *path = cache_dir ? keyfile_path(cache_dir, k) : NULL;
   char why[256];
-  if (path && keyfile_load(path, k, why, sizeof why)) {
+  if (path && keyfile_load(path, k, o, why, sizeof why)) {
     keys_fill_vk(k);
     k->from_cache = 1;
-    if (progress) progress(1.0, progress_ctx);
+    if (o->progress) o->progress(1.0, o->ctx);
   } else {
     if (path && access(path, F_OK) == 0)
       fprintf(stderr, "provesim: key cache %s: %s; running the setup again\n", path, why);
-    setup(k, progress, progress_ctx);
-    if (path && (rc = keyfile_save(cache_dir, path, k, e))) {
+    ps_backend *b = o->backend, *own = NULL;
+    if (!b && !(b = own = backend_open("cpu", e))) rc = PS_ERR;
+    if (!rc) rc = setup(k, b, o, e);
+    backend_close(own);
+    if (!rc && path) rc = keyfile_save(cache_dir, path, k, o, e);
+    if (rc) {
       free(path);
       g16_keys_free(k);
       return rc;
@@ -540,6 +531,12 @@ int g16_keys_get(const g16_circuit_params *p, const char *cache_dir, void (*prog
   free(path);
   *out = k;
   return PS_OK;
+}
+
+int g16_keys_get(const g16_circuit_params *p, const char *cache_dir, void (*progress)(double, void *),
+                 void *progress_ctx, g16_keys **out, ps_err *e) {
+  g16_setup_opts o = {NULL, progress, NULL, progress_ctx};
+  return g16_keys_make(p, cache_dir, &o, out, e);
 }
 
 void g16__nonzero_random(fr_t *x, uint64_t *st) {

@@ -58,6 +58,19 @@ typedef struct g16_circuit_params {
  * progress (may be NULL) is called with a fraction in [0, 1] during long setups. */
 int g16_keys_get(const g16_circuit_params *p, const char *cache_dir, void (*progress)(double, void *),
                  void *progress_ctx, g16_keys **out, ps_err *e);
+/* The same with the setup on a backend: its NTT runs the Lagrange basis at tau and its
+ * fixed-base products make the keys (backend_fb_*), with the same bytes on every backend.
+ * backend NULL = the CPUs. progress as above; stage (may be NULL) gets one line per
+ * finished stage of the setup or the cache ("setup: G1 queries (A, B, L, H, IC) ...
+ * points on cuda 4.21 s"), for a log. */
+typedef struct g16_setup_opts {
+  ps_backend *backend;
+  void (*progress)(double fraction, void *ctx);
+  void (*stage)(const char *line, void *ctx);
+  void *ctx;
+} g16_setup_opts;
+int g16_keys_make(const g16_circuit_params *p, const char *cache_dir, const g16_setup_opts *o, g16_keys **out,
+                  ps_err *e);
 void g16_keys_free(g16_keys *k);
 const g16_vk *g16_keys_vk(const g16_keys *k);
 int64_t g16_keys_constraints(const g16_keys *k);

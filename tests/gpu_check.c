@@ -4,17 +4,22 @@
  * cases (zero, one, r-1, scalars >= r, 2^256-1, repeated bases, the point at infinity),
  * a sweep of MSM windows, and skewed scalars as a Groth16 witness makes them (90% in {0, 1}
  * and the rest random; all ones; all equal to one random value) at 2^16..2^20 on G1 and G2,
- * which pile most points into one bucket. Needs a GPU, so it is not registered with ctest; the
+ * which pile most points into one bucket; and key generation (--keygen-max): the fixed-base
+ * products of the setup on random and edge-case scalars, and whole Groth16 keys made on
+ * the GPU against keys made on the CPUs, byte for byte, at 2^12 and 2^16. Needs a GPU, so it is not registered with ctest; the
  * device run script (prover/cuda/device_run.sh) runs it on the H200. Prints one line per
  * check and exits with the number of failures.
  *
  * usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]
- *                  [--skew-min K] [--skew-max K] [--skew-only] */
+ *                  [--skew-min K] [--skew-max K] [--skew-only] [--keygen-max K] [--keygen-only] */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "fb.h"
+#include "g16_int.h"
+#include "groth16.h"
 #include "msm.h"
 
 static int fails = 0, checks = 0;
@@ -237,10 +242,83 @@ static void check_skewed_all(ps_backend *gpu, ps_backend *cpu, unsigned kmin, un
   }
 }
 
+/* The setup's fixed-base products: n Montgomery-form scalars (random, with 0, 1, -1, a
+ * repeated value and window-edge values) times a random base, on both backends, byte for
+ * byte. */
+static void check_fb(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, uint64_t seed) {
+  ps_err e = {{0}};
+  size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+  fr_t *k = xmalloc(n * sizeof *k);
+  unsigned char *a = xmalloc(n * psz), *b = xmalloc(n * psz);
+  backend_random_fr(k, n, seed);
+  for (size_t i = 0; i < n && i < 8; i++) {
+    switch (i) {
+    case 0: fr_zero(&k[i]); break;
+    case 1: fr_one(&k[i]); break;
+    case 2: fr_one(&k[i]); fr_neg(&k[i], &k[i]); break;
+    case 3: fr_from_u64(&k[i], 0xffff); break;
+    case 4: fr_from_u64(&k[i], 0x10000); break;
+    case 5: k[i] = k[i - 1]; break;
+    default: break;
+    }
+  }
+  g1_affine_t b1;
+  g2_affine_t b2;
+  backend_random_g1(&b1, 1, seed + 1);
+  backend_random_g2(&b2, 1, seed + 2);
+  backend_fb *tg = NULL, *tc = NULL;
+  if (g2 ? backend_fb_g2(gpu, &b2, n, &tg, &e) : backend_fb_g1(gpu, &b1, n, &tg, &e)) die("cuda fixed-base table", &e);
+  if (g2 ? backend_fb_g2(cpu, &b2, n, &tc, &e) : backend_fb_g1(cpu, &b1, n, &tc, &e)) die("cpu fixed-base table", &e);
+  double t0 = ps_now();
+  if (backend_fb_mul(tg, k, n, a, NULL, NULL, &e)) die("cuda fixed-base products", &e);
+  double t1 = ps_now();
+  if (backend_fb_mul(tc, k, n, b, NULL, NULL, &e)) die("cpu fixed-base products", &e);
+  double t2 = ps_now();
+  char what[96];
+  snprintf(what, sizeof what, "keygen fixed-base G%d 2^%-2u", g2 + 1, (unsigned)(63 - __builtin_clzll(n)));
+  report(what, !memcmp(a, b, n * psz), (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+  backend_fb_free(tg), backend_fb_free(tc);
+  free(k), free(a), free(b);
+}
+
+/* Whole Groth16 keys of 2^log_n made on the GPU and on the CPUs: every point equal, byte
+ * for byte, and a proof made with the GPU's keys on the GPU verifies. */
+static void check_keys(ps_backend *gpu, ps_backend *cpu, unsigned log_n, uint64_t seed) {
+  ps_err e = {{0}};
+  g16_circuit_params p = {"mimc", (int64_t)1 << log_n, -1, seed};
+  g16_setup_opts og = {gpu, NULL, NULL, NULL}, oc = {cpu, NULL, NULL, NULL};
+  g16_keys *kg = NULL, *kc = NULL;
+  double t0 = ps_now();
+  if (g16_keys_make(&p, NULL, &og, &kg, &e)) die("keys on cuda", &e);
+  double t1 = ps_now();
+  if (g16_keys_make(&p, NULL, &oc, &kc, &e)) die("keys on cpu", &e);
+  double t2 = ps_now();
+  int ok = kg->nvars == kc->nvars && kg->nl == kc->nl && kg->nh == kc->nh && kg->vk.nic == kc->vk.nic;
+  ok = ok && !memcmp(kg->a, kc->a, kg->nvars * sizeof *kg->a) && !memcmp(kg->b_g1, kc->b_g1, kg->nvars * sizeof *kg->a) &&
+       !memcmp(kg->l, kc->l, kg->nl * sizeof *kg->l) && !memcmp(kg->h, kc->h, kg->nh * sizeof *kg->h) &&
+       !memcmp(kg->b_g2, kc->b_g2, kg->nvars * sizeof *kg->b_g2) &&
+       !memcmp(kg->vk.ic, kc->vk.ic, (size_t)kg->vk.nic * sizeof *kg->vk.ic) &&
+       !memcmp(&kg->alpha_g1, &kc->alpha_g1, sizeof kg->alpha_g1) && !memcmp(&kg->beta_g1, &kc->beta_g1, sizeof kg->beta_g1) &&
+       !memcmp(&kg->delta_g1, &kc->delta_g1, sizeof kg->delta_g1) && !memcmp(&kg->beta_g2, &kc->beta_g2, sizeof kg->beta_g2) &&
+       !memcmp(&kg->gamma_g2, &kc->gamma_g2, sizeof kg->gamma_g2) && !memcmp(&kg->delta_g2, &kc->delta_g2, sizeof kg->delta_g2);
+  g16_ctx *c = NULL;
+  g16_proof pr;
+  fr_t pub[8];
+  int npub = 0;
+  if (g16_ctx_open(gpu, kg, &c, &e) || g16_prove(c, 3, 4, &pr, pub, &npub, &e)) die("proving with the GPU's keys", &e);
+  ok = ok && g16_verify(g16_keys_vk(kg), &pr, pub, npub, &e) == 1;
+  g16_ctx_close(c);
+  char what[96];
+  snprintf(what, sizeof what, "keygen Groth16 keys 2^%-2u (setup)", log_n);
+  report(what, ok, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+  g16_keys_free(kg), g16_keys_free(kc);
+}
+
 int main(int argc, char **argv) {
   unsigned ntt_max = 24, g1_max = 22, g2_max = 20;
   unsigned skew_min = 16, skew_max = 20;
-  int quick = 0, skew_only = 0;
+  int quick = 0, skew_only = 0, keygen_only = 0;
+  unsigned keygen_max = 16; /* --keygen-max K: key generation checks at 2^12 .. 2^K (step 4) */
   unsigned pre_max = 0; /* --precomp-max K: precomputed-base MSMs up to 2^K (and nothing else) */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--ntt-max") && i + 1 < argc) ntt_max = (unsigned)atoi(argv[++i]);
@@ -251,9 +329,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--skew-max") && i + 1 < argc) skew_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--skew-only")) skew_only = 1;
     else if (!strcmp(argv[i], "--precomp-max") && i + 1 < argc) pre_max = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--keygen-max") && i + 1 < argc) keygen_max = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--keygen-only")) keygen_only = 1;
     else {
       fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]\n"
-                      "                 [--skew-min K] [--skew-max K] [--skew-only] [--precomp-max K]\n");
+                      "                 [--skew-min K] [--skew-max K] [--skew-only] [--precomp-max K]\n"
+                      "                 [--keygen-max K] [--keygen-only]\n");
       return 100;
     }
   }
@@ -265,6 +346,12 @@ int main(int argc, char **argv) {
   printf("gpu_check: %s against the plain-C backend (%s)\n", backend_device(gpu), backend_device(cpu));
 
   uint64_t seed = 1000;
+  for (unsigned k = 12; k <= keygen_max; k += 4) {
+    check_fb(gpu, cpu, 0, (size_t)1 << k, seed++);
+    check_fb(gpu, cpu, 1, (size_t)1 << k, seed++);
+    check_keys(gpu, cpu, k, seed++);
+  }
+  if (keygen_only) goto done;
   if (pre_max) {
     /* Precomputed bases: small sizes with edge cases, windows 2..22 (one set of buckets
      * for all windows), then sizes up to 2^pre_max with wide windows; G2 small. */

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "backend.h"
+#include "fb.h"
 #include "msm.h"
 
 static ps_backend *open_cpu(void) {
@@ -228,6 +229,88 @@ START_TEST(test_measurements) {
 }
 END_TEST
 
+/* The fixed-base products of key generation against plain scalar multiplication, byte
+ * for byte (affine points are unique), on a random base and on the generator: random
+ * scalars, and 0, 1, -1, 2^w - 1 and 2^w (a window's largest digit and the carry into the
+ * next), with the progress callback's counts; and backend_busy_s grows with the work. */
+static size_t fb_ticks, fb_last;
+static void fb_tick(void *ctx, size_t done) {
+  (void)ctx;
+  ck_assert_uint_ge(done, fb_last);
+  fb_last = done;
+  fb_ticks++;
+}
+
+static void fb_scalars(fr_t *k, size_t n, unsigned w, uint64_t seed) {
+  backend_random_fr(k, n, seed);
+  fr_zero(&k[0]);
+  fr_one(&k[1]);
+  fr_neg(&k[2], &k[1]);
+  fr_from_u64(&k[3], ((uint64_t)1 << w) - 1);
+  fr_from_u64(&k[4], (uint64_t)1 << w);
+  k[6] = k[5]; /* a repeated scalar */
+}
+
+START_TEST(test_fixed_base_against_scalar_mul) {
+  ps_backend *b = open_cpu();
+  ps_err e = {{0}};
+  const size_t n1 = 5000, n2 = 300;
+  fr_t *k = xmalloc(n1 * sizeof *k);
+  g1_affine_t gen1, *o1 = xmalloc(n1 * sizeof *o1);
+  g2_affine_t gen2, *o2 = xmalloc(n2 * sizeof *o2);
+  double busy0 = backend_busy_s(b);
+  for (int round = 0; round < 2; round++) {
+    if (round == 0) {
+      backend_random_g1(&gen1, 1, 21);
+      backend_random_g2(&gen2, 1, 22);
+    } else {
+      g1_generator(&gen1);
+      g2_generator(&gen2);
+    }
+    backend_fb *t1 = NULL, *t2 = NULL;
+    ck_assert_int_eq(backend_fb_g1(b, &gen1, n1, &t1, &e), PS_OK);
+    fb_scalars(k, n1, fb_window(n1, FB_MAX_WINDOW_G1), 23 + round);
+    fb_ticks = fb_last = 0;
+    ck_assert_int_eq(backend_fb_mul(t1, k, n1, o1, fb_tick, NULL, &e), PS_OK);
+    ck_assert_uint_ge(fb_ticks, 1);
+    ck_assert(fb_last > 0 && fb_last <= n1); /* par_for ticks from the calling thread only */
+    for (size_t i = 0; i < n1; i++) {
+      if (i > 8 && i % 7) continue;
+      fr_t c;
+      g1_jac_t j;
+      g1_affine_t ref;
+      fr_to_canon(&c, &k[i]);
+      g1_affine_mul(&j, &gen1, &c);
+      g1_jac_to_affine(&ref, &j);
+      ck_assert_msg(!memcmp(&o1[i], &ref, sizeof ref), "G1 product %zu differs from k * G", i);
+    }
+    ck_assert(g1_affine_is_inf(&o1[0]));
+    ck_assert_int_eq(backend_fb_g2(b, &gen2, n2, &t2, &e), PS_OK);
+    fb_scalars(k, n2, fb_window(n2, FB_MAX_WINDOW_G2), 25 + round);
+    ck_assert_int_eq(backend_fb_mul(t2, k, n2, o2, NULL, NULL, &e), PS_OK);
+    for (size_t i = 0; i < n2; i++) {
+      if (i > 8 && i % 5) continue;
+      fr_t c;
+      g2_jac_t j;
+      g2_affine_t ref;
+      fr_to_canon(&c, &k[i]);
+      g2_affine_mul(&j, &gen2, &c);
+      g2_jac_to_affine(&ref, &j);
+      ck_assert_msg(!memcmp(&o2[i], &ref, sizeof ref), "G2 product %zu differs from k * G", i);
+    }
+    ck_assert_int_eq(backend_fb_mul(t2, k, 0, o2, NULL, NULL, &e), PS_OK);
+    ck_assert_int_eq(backend_fb_mul(t2, NULL, 3, o2, NULL, NULL, &e), PS_EINPUT);
+    backend_fb_free(t1);
+    backend_fb_free(t2);
+  }
+  ck_assert(backend_busy_s(b) > busy0);
+  ck_assert_uint_eq(backend_device_peak_bytes(b), 0);
+  backend_fb_free(NULL);
+  free(k), free(o1), free(o2);
+  backend_close(b);
+}
+END_TEST
+
 /* Runs provesim with the arguments; returns the exit status, output in out (if any). */
 static int run_cli(const char *args, char *out, size_t outn) {
   const char *bin = getenv("PROVESIM_BIN");
@@ -275,6 +358,7 @@ int main(void) {
   tcase_add_test(tc, test_msm_g1_g2_against_naive);
   tcase_add_test(tc, test_msm_errors);
   tcase_add_test(tc, test_measurements);
+  tcase_add_test(tc, test_fixed_base_against_scalar_mul);
   tcase_add_test(tc, test_cli_bench);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);

@@ -13,8 +13,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "g16_int.h"
 #include "g16_json.h"
 #include "groth16.h"
+#include "ntt.h"
 #include "pairing.h"
 #include "r1cs.h"
 #include "util.h"
@@ -401,6 +403,127 @@ START_TEST(test_key_cache) {
 END_TEST
 
 
+/* ---- the setup against the definitions ---- */
+
+static int nstage;
+static char stage_text[2048];
+static void on_stage(const char *line, void *ctx) {
+  (void)ctx;
+  nstage++;
+  size_t l = strlen(stage_text);
+  snprintf(stage_text + l, sizeof stage_text - l, "%s\n", line);
+}
+
+/* column[i] = sum_j M[j][i] lag[j]. */
+static void qap_column(const r1cs *cs, const r1cs_matrix *m, const fr_t *lag, fr_t *col) {
+  for (int64_t j = 0; j < cs->nrows; j++)
+    for (uint64_t t = m->row[j]; t < m->row[j + 1]; t++) {
+      fr_t x;
+      fr_mul(&x, &cs->coefs[m->terms[t].coef], &lag[j]);
+      fr_add(&col[m->terms[t].var], &col[m->terms[t].var], &x);
+    }
+}
+
+static int g1_is_times(const g1_affine_t *p, const fr_t *mont) {
+  fr_t c;
+  g1_affine_t q;
+  fr_to_canon(&c, mont);
+  g1_times(&q, &c);
+  return !memcmp(p, &q, sizeof q); /* affine points are unique: the bytes must agree */
+}
+
+static int g2_is_times(const g2_affine_t *p, const fr_t *mont) {
+  fr_t c;
+  g2_affine_t q;
+  fr_to_canon(&c, mont);
+  g2_times(&q, &c);
+  return !memcmp(p, &q, sizeof q);
+}
+
+/* Keys of 2^10 made through the cpu backend (the Lagrange basis by an inverse NTT, the
+ * fixed-base products of backend_fb_*) checked against the definitions of g16_int.h
+ * computed here another way: the toxic waste drawn again from the seed, L_j(tau) =
+ * Z(tau)/n w^j / (tau - w^j) with an inversion each, u, v, w by walking the matrices,
+ * and every checked point a plain scalar multiple of the generator, byte for byte. */
+START_TEST(test_setup_against_definitions) {
+  g16_circuit_params p = {"mimc", 1024, -1, 11};
+  g16_keys *k = NULL;
+  ps_err e = {{0}};
+  nstage = 0;
+  stage_text[0] = 0;
+  g16_setup_opts o = {BK, NULL, on_stage, NULL};
+  ck_assert_int_eq(g16_keys_make(&p, NULL, &o, &k, &e), PS_OK);
+  ck_assert_int_eq(nstage, 3);
+  ck_assert_ptr_nonnull(strstr(stage_text, "setup: G1 queries (A, B, L, H, IC)"));
+  ck_assert_ptr_nonnull(strstr(stage_text, "setup: G2 queries (B) 1026 points on cpu"));
+  const r1cs *cs = k->cs;
+  size_t n = k->n, nv = k->nvars;
+  uint64_t st = p.seed ^ 0x746f786963ull;
+  fr_t tau, alpha, beta, gamma, delta, one, zt, x;
+  fr_one(&one);
+  uint32_t ex[2] = {(uint32_t)n, 0};
+  do {
+    g16__nonzero_random(&tau, &st);
+    fr_pow(&zt, &tau, ex, 2);
+    fr_sub(&zt, &zt, &one);
+  } while (fr_is_zero(&zt));
+  g16__nonzero_random(&alpha, &st);
+  g16__nonzero_random(&beta, &st);
+  g16__nonzero_random(&gamma, &st);
+  g16__nonzero_random(&delta, &st);
+  fr_t *lag = xmalloc(n * sizeof *lag), w, wj, ninv;
+  ntt_root_of_unity(&w, cs->log_n);
+  fr_from_u64(&ninv, n);
+  fr_inv(&ninv, &ninv);
+  fr_one(&wj);
+  for (size_t j = 0; j < n; j++) {
+    fr_sub(&x, &tau, &wj);
+    fr_inv(&x, &x);
+    fr_mul(&x, &x, &wj);
+    fr_mul(&x, &x, &zt);
+    fr_mul(&lag[j], &x, &ninv);
+    fr_mul(&wj, &wj, &w);
+  }
+  fr_t *u = xcalloc(nv, sizeof *u), *v = xcalloc(nv, sizeof *v), *ww = xcalloc(nv, sizeof *ww);
+  qap_column(cs, &cs->a, lag, u);
+  qap_column(cs, &cs->b, lag, v);
+  qap_column(cs, &cs->c, lag, ww);
+  fr_t gi, di;
+  fr_inv(&gi, &gamma);
+  fr_inv(&di, &delta);
+  ck_assert(g1_is_times(&k->alpha_g1, &alpha) && g1_is_times(&k->beta_g1, &beta) && g1_is_times(&k->delta_g1, &delta));
+  ck_assert(g2_is_times(&k->beta_g2, &beta) && g2_is_times(&k->gamma_g2, &gamma) && g2_is_times(&k->delta_g2, &delta));
+  int checked = 0;
+  for (size_t i = 0; i < nv; i++) {
+    if (i % 37 && i != nv - 1 && i > 3) continue;
+    fr_t y;
+    fr_mul(&x, &beta, &u[i]);
+    fr_mul(&y, &alpha, &v[i]);
+    fr_add(&x, &x, &y);
+    fr_add(&x, &x, &ww[i]);
+    ck_assert_msg(g1_is_times(&k->a[i], &u[i]), "A_%zu", i);
+    ck_assert_msg(g1_is_times(&k->b_g1[i], &v[i]), "B_G1_%zu", i);
+    if (i % 111 == 0) ck_assert_msg(g2_is_times(&k->b_g2[i], &v[i]), "B_G2_%zu", i);
+    if (i < (size_t)k->vk.nic) {
+      fr_mul(&x, &x, &gi);
+      ck_assert_msg(g1_is_times(&k->vk.ic[i], &x), "IC_%zu", i);
+    } else {
+      fr_mul(&x, &x, &di);
+      ck_assert_msg(g1_is_times(&k->l[i - k->vk.nic], &x), "L_%zu", i - k->vk.nic);
+    }
+    checked++;
+  }
+  fr_mul(&x, &zt, &di); /* H_j = tau^j Z(tau) / delta */
+  for (size_t j = 0; j < k->nh; j++) {
+    if (j % 41 == 0 || j == k->nh - 1) ck_assert_msg(g1_is_times(&k->h[j], &x), "H_%zu", j);
+    fr_mul(&x, &x, &tau);
+  }
+  ck_assert_int_gt(checked, 25);
+  free(lag), free(u), free(v), free(ww);
+  g16_keys_free(k);
+}
+END_TEST
+
 /* ---- JSON files and the commands ---- */
 
 static int run_cmd(const char *fmt, const char *a, const char *b) {
@@ -598,6 +721,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_prove_sizes);
   tcase_add_test(tc, test_batched_jobs);
   tcase_add_test(tc, test_key_cache);
+  tcase_add_test(tc, test_setup_against_definitions);
   tcase_add_test(tc, test_json_roundtrip);
   tcase_add_test(tc, test_commands);
   suite_add_tcase(s, tc);

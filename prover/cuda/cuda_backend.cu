@@ -1,11 +1,67 @@
 /* The CUDA backend's device handle: opening a GPU (with a clear failure when there is
- * none), memory accounting that names what did not fit, pinned host memory, reusable
- * work buffers, and the field-multiplication rate measurement of prover-bench. */
+ * none), memory accounting that names what did not fit and keeps the peak in use, device
+ * time of an operation (psc_mark), pinned host memory, reusable work buffers, and the
+ * field-multiplication rate measurement of prover-bench. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "ps_field.cuh"
 #include "psc_int.cuh"
+#include "psc_keygen.h"
+
+/* ---- the peak of device memory in use, per GPU, for prove's report ---- */
+#define PSC_MAX_GPUS 64
+static size_t mem_peak[PSC_MAX_GPUS];
+
+/* Samples total - free on d's GPU and raises the peak. */
+static void mem_sample(psc_dev *d) {
+  size_t f = 0, t = 0;
+  if (d->ordinal < 0 || d->ordinal >= PSC_MAX_GPUS) return;
+  psc_mem_info(d, &f, &t);
+  size_t used = t - f, old = __atomic_load_n(&mem_peak[d->ordinal], __ATOMIC_RELAXED);
+  while (used > old && !__atomic_compare_exchange_n(&mem_peak[d->ordinal], &old, used, 0, __ATOMIC_RELAXED,
+                                                    __ATOMIC_RELAXED)) {
+  }
+}
+
+extern "C" size_t psc_mem_peak(psc_dev *d) {
+  mem_sample(d);
+  return d->ordinal >= 0 && d->ordinal < PSC_MAX_GPUS ? __atomic_load_n(&mem_peak[d->ordinal], __ATOMIC_RELAXED) : 0;
+}
+
+/* ---- device time of one operation ---- */
+struct psc_mark {
+  psc_dev *d;
+  cudaEvent_t a, b;
+};
+
+extern "C" psc_mark *psc_mark_begin(psc_dev *d) {
+  psc_mark *m = (psc_mark *)xcalloc(1, sizeof *m);
+  m->d = d;
+  if (cudaSetDevice(d->ordinal) != cudaSuccess || cudaEventCreate(&m->a) != cudaSuccess ||
+      cudaEventCreate(&m->b) != cudaSuccess || cudaEventRecord(m->a, d->stream) != cudaSuccess) {
+    cudaGetLastError();
+    if (m->a) cudaEventDestroy(m->a);
+    if (m->b) cudaEventDestroy(m->b);
+    m->a = m->b = NULL;
+  }
+  return m;
+}
+
+extern "C" double psc_mark_end(psc_mark *m) {
+  float ms = 0;
+  if (!m) return 0;
+  if (m->a && (cudaEventRecord(m->b, m->d->stream) != cudaSuccess || cudaEventSynchronize(m->b) != cudaSuccess ||
+               cudaEventElapsedTime(&ms, m->a, m->b) != cudaSuccess)) {
+    cudaGetLastError();
+    ms = 0;
+  }
+  mem_sample(m->d);
+  if (m->a) cudaEventDestroy(m->a);
+  if (m->b) cudaEventDestroy(m->b);
+  free(m);
+  return ms * 1e-3;
+}
 
 extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   int rc = PS_OK, count = 0;
@@ -68,7 +124,10 @@ int psc__alloc(psc_dev *d, void **p, size_t bytes, const char *what, ps_err *e) 
   *p = NULL;
   if (bytes == 0) bytes = 1;
   cudaError_t ce = cudaMalloc(p, bytes);
-  if (ce == cudaSuccess) return PS_OK;
+  if (ce == cudaSuccess) {
+    mem_sample(d);
+    return PS_OK;
+  }
   cudaGetLastError();
   *p = NULL;
   psc_mem_info(d, &f, &t);
