@@ -5,6 +5,7 @@
  * wrong verifying keys fail; the key cache; the JSON files, their error messages, and
  * the prove/verify commands. */
 #include <check.h>
+#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,6 +394,17 @@ START_TEST(test_key_cache) {
   ck_assert(g1_affine_eq(&g16_keys_vk(k2)->ic[1], &v1->ic[1]));
   ck_assert(!g16_keys_from_cache(k2));
   g16_keys_free(k2);
+  /* a truncated file (half of it) is detected by its size and rewritten */
+  struct stat sb;
+  ck_assert_int_eq(stat(path, &sb), 0);
+  ck_assert_int_eq(truncate(path, sb.st_size / 2), 0);
+  ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
+  ck_assert(!g16_keys_from_cache(k2));
+  ck_assert(g1_affine_eq(&g16_keys_vk(k2)->ic[1], &v1->ic[1]));
+  g16_keys_free(k2);
+  ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
+  ck_assert(g16_keys_from_cache(k2));
+  g16_keys_free(k2);
   /* another seed is another file with other keys */
   p.seed = 4;
   ck_assert_int_eq(g16_keys_get(&p, dir, NULL, NULL, &k2, &e), PS_OK);
@@ -703,6 +715,41 @@ START_TEST(test_commands) {
   free(out);
   free(p1);
   free(p2);
+  /* --calls: the first call and the steady state, each proof verified; stage lines on
+   * stderr (not a terminal here) when the setup runs */
+  char dir3[512];
+  snprintf(dir3, sizeof dir3, "%s/cmd3", TMP);
+  ck_assert_int_eq(run_cmd("prove --constraints 2^10 --seed 6 --calls 3 --cache %s --out %s", cache, dir3), 0);
+  snprintf(path, sizeof path, "%s/out.txt", TMP);
+  out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "setup: G1 queries (A, B, L, H, IC) 4095 points on cpu"));
+  ck_assert_ptr_nonnull(strstr(out, "key cache: wrote"));
+  ck_assert_ptr_nonnull(strstr(out, "first call"));
+  ck_assert_ptr_nonnull(strstr(out, "steady state: 2 calls, median"));
+  ck_assert_ptr_nonnull(strstr(out, "3 of 3 proofs verify"));
+  ck_assert_ptr_nonnull(strstr(out, "backend time (cpu: wall time of its NTTs and MSMs) per call: first"));
+  ck_assert_ptr_nonnull(strstr(out, "host RSS"));
+  ck_assert_ptr_null(strstr(out, "peak memory: GPU"));
+  free(out);
+  ck_assert_int_eq(run_cmd("prove --constraints 2^10 --seed 6 --calls 2 --json --cache %s --out %s", cache, dir3), 0);
+  out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "key cache: loaded"));
+  cJSON *j = cJSON_Parse(strchr(out, '{'));
+  ck_assert_ptr_nonnull(j);
+  ck_assert_str_eq(cJSON_GetObjectItem(j, "schema")->valuestring, "provesim.prove/1");
+  ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "keys"), "source")->valuestring, "cache");
+  ck_assert_int_eq((int)cJSON_GetObjectItem(j, "verified")->valuedouble, 2);
+  ck_assert_int_eq((int)cJSON_GetObjectItem(cJSON_GetObjectItem(j, "steady"), "calls")->valuedouble, 1);
+  cJSON *fc = cJSON_GetObjectItem(j, "first_call");
+  ck_assert(cJSON_GetObjectItem(fc, "wall_s")->valuedouble >= cJSON_GetObjectItem(fc, "busy_s")->valuedouble);
+  ck_assert(cJSON_IsNull(cJSON_GetObjectItem(j, "peak_gpu_bytes")));
+  ck_assert(cJSON_GetObjectItem(j, "peak_host_rss_bytes")->valuedouble > 1e6);
+  cJSON_Delete(j);
+  free(out);
+  ck_assert_int_eq(run_cmd("prove --calls 0 --out %s%s", dir3, ""), 2);
+  out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "--calls: expected an integer in 1..100000, got '0'"));
+  free(out);
   /* bad input */
   ck_assert_int_eq(run_cmd("verify %s/nowhere%s", TMP, ""), 2);
   ck_assert_int_eq(run_cmd("prove --constraints two --out %s%s", dir, ""), 2);
