@@ -94,7 +94,9 @@ void calib_model_yaml(ps_buf *b, const model *m);
 /* Metrics recomputed from spans (one replication), with the simulator's window rule:
  * from the warmup-th completion to completion number (total - cooldown). A partition
  * completes when the last span of its call ends; utilization is the union of kernel
- * spans of a GPU when the file has any, else of its GPU-phase spans. */
+ * spans of a GPU when the file has any, else of its GPU-phase spans. The file is read
+ * twice as a stream (sim/spanmetrics.c): memory is one record per call and one interval
+ * per GPU span inside the window, not the spans. */
 typedef struct span_metrics {
   int ngpus;
   double gpu_util[PS_MAX_GPUS];
