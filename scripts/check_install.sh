@@ -20,7 +20,7 @@ t() { COMP_WORDS=("$p" "$@"); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMPREPLY
 [ "$(t help prover-b)" = prover-bench ] || { echo "completion of 'help prover-b': '$(t help prover-b)'"; exit 1; }
 if command -v help2man >/dev/null; then
   n=0
-  for c in "" -simulate -sweep -plan -estimate -calibrate -validate -trace -measure -prove -verify -prover-bench; do
+  for c in "" -simulate -sweep -plan -estimate -sensitivity -calibrate -validate -infer -report -trace -measure -record -prove -verify -prover-bench; do
     f=$dest/share/man/man1/provesim$c.1
     grep -q '^\.SH' "$f" || { echo "manual page $f missing or empty"; exit 1; }
     n=$((n + 1))
