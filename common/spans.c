@@ -6,6 +6,7 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,28 +35,112 @@ void spans_format_header(ps_buf *b, const span_header *h) {
   ps_buf_append(b, "}\n", 2);
 }
 
-void spans_format(ps_buf *b, const span_rec *r) {
-  ps_buf_printf(b, "{\"rep\":%d,\"gpu\":%d", r->rep, r->gpu);
-  if (r->kind == SPAN_PHASE) {
-    ps_buf_printf(b, ",\"worker\":%d,\"call\":%lld", r->worker, (long long)r->call);
-    if (r->npartitions > 0) {
-      ps_buf_append(b, ",\"partitions\":[", 15);
-      for (int i = 0; i < r->npartitions; i++)
-        ps_buf_printf(b, i ? ",%lld" : "%lld", (long long)r->partitions[i]);
-      ps_buf_append(b, "]", 1);
-    }
-    ps_buf_append(b, ",\"phase\":", 9);
-    ps_buf_json_str(b, r->phase);
-    ps_buf_append(b, ",\"resource\":", 12);
-    ps_buf_json_str(b, r->resource ? r->resource : "none");
-    if (r->threads > 0) ps_buf_printf(b, ",\"threads\":%d", r->threads);
-  } else {
-    if (r->worker >= 0) ps_buf_printf(b, ",\"worker\":%d", r->worker); /* the launching thread (record) */
-    ps_buf_printf(b, ",\"kind\":\"%s\",\"name\":", r->kind == SPAN_KERNEL ? "kernel" : "memcpy");
-    ps_buf_json_str(b, r->name ? r->name : "");
-    if (r->stream > 0) ps_buf_printf(b, ",\"stream\":%lld", (long long)(r->stream - 1));
+/* Formatting a span is the cost of `simulate --spans` (6 spans a partition in the seed
+ * scenario), so numbers are written by hand, with the bytes printf gives. */
+static char *put_u64(char *p, uint64_t v) {
+  char t[20];
+  int n = 0;
+  do t[n++] = (char)('0' + v % 10), v /= 10;
+  while (v);
+  while (n) *p++ = t[--n];
+  return p;
+}
+
+static char *put_i64(char *p, int64_t v) {
+  if (v < 0) {
+    *p++ = '-';
+    return put_u64(p, (uint64_t)0 - (uint64_t)v);
   }
-  ps_buf_printf(b, ",\"t0\":%.9f,\"t1\":%.9f}\n", r->t0, r->t1);
+  return put_u64(p, (uint64_t)v);
+}
+
+/* x as printf's "%.9f" writes it: the exact binary value rounded to nine decimals, ties
+ * to even. x = m 2^e exactly; m 10^9 fits 83 bits. Beyond 2^53 s or not finite: printf. */
+static char *put_fixed9(char *p, double x) {
+  if (!isfinite(x) || fabs(x) >= 9007199254740992.0) return p + sprintf(p, "%.9f", x);
+  if (signbit(x)) *p++ = '-', x = -x;
+  int e;
+  double f = frexp(x, &e);
+  uint64_t m = (uint64_t)ldexp(f, 53);
+  e -= 53;
+  unsigned __int128 q = (unsigned __int128)m * 1000000000u;
+  if (e >= 0) {
+    q <<= e;
+  } else if (-e >= 128) {
+    q = 0; /* below 2^-75: nowhere near half a nanosecond */
+  } else {
+    int sh = -e;
+    unsigned __int128 r = q & (((unsigned __int128)1 << sh) - 1), half = (unsigned __int128)1 << (sh - 1);
+    q >>= sh;
+    if (r > half || (r == half && (q & 1))) q++;
+  }
+  p = put_u64(p, (uint64_t)(q / 1000000000u));
+  *p++ = '.';
+  uint64_t frac = (uint64_t)(q % 1000000000u);
+  for (int i = 8; i >= 0; i--) p[i] = (char)('0' + frac % 10), frac /= 10;
+  return p + 9;
+}
+
+static char *put_str(char *p, const char *s, size_t n) {
+  memcpy(p, s, n);
+  return p + n;
+}
+#define PUT_LIT(p, lit) put_str(p, lit, sizeof lit - 1)
+
+void spans_format(ps_buf *b, const span_rec *r) {
+  char buf[256], *p = buf;
+  p = PUT_LIT(p, "{\"rep\":");
+  p = put_i64(p, r->rep);
+  p = PUT_LIT(p, ",\"gpu\":");
+  p = put_i64(p, r->gpu);
+  if (r->kind == SPAN_PHASE) {
+    p = PUT_LIT(p, ",\"worker\":");
+    p = put_i64(p, r->worker);
+    p = PUT_LIT(p, ",\"call\":");
+    p = put_i64(p, r->call);
+    ps_buf_append(b, buf, (size_t)(p - buf));
+    p = buf;
+    if (r->npartitions > 0) {
+      p = PUT_LIT(p, ",\"partitions\":[");
+      for (int i = 0; i < r->npartitions; i++) {
+        if (p - buf > (int)sizeof buf - 24) ps_buf_append(b, buf, (size_t)(p - buf)), p = buf;
+        if (i) *p++ = ',';
+        p = put_i64(p, r->partitions[i]);
+      }
+      *p++ = ']';
+    }
+    p = PUT_LIT(p, ",\"phase\":");
+    ps_buf_append(b, buf, (size_t)(p - buf));
+    ps_buf_json_str(b, r->phase);
+    p = buf;
+    p = PUT_LIT(p, ",\"resource\":");
+    ps_buf_append(b, buf, (size_t)(p - buf));
+    ps_buf_json_str(b, r->resource ? r->resource : "none");
+    p = buf;
+    if (r->threads > 0) {
+      p = PUT_LIT(p, ",\"threads\":");
+      p = put_i64(p, r->threads);
+    }
+  } else {
+    if (r->worker >= 0) { /* the launching thread (record) */
+      p = PUT_LIT(p, ",\"worker\":");
+      p = put_i64(p, r->worker);
+    }
+    p = r->kind == SPAN_KERNEL ? PUT_LIT(p, ",\"kind\":\"kernel\",\"name\":") : PUT_LIT(p, ",\"kind\":\"memcpy\",\"name\":");
+    ps_buf_append(b, buf, (size_t)(p - buf));
+    ps_buf_json_str(b, r->name ? r->name : "");
+    p = buf;
+    if (r->stream > 0) {
+      p = PUT_LIT(p, ",\"stream\":");
+      p = put_i64(p, r->stream - 1);
+    }
+  }
+  p = PUT_LIT(p, ",\"t0\":");
+  p = put_fixed9(p, r->t0);
+  p = PUT_LIT(p, ",\"t1\":");
+  p = put_fixed9(p, r->t1);
+  p = PUT_LIT(p, "}\n");
+  ps_buf_append(b, buf, (size_t)(p - buf));
 }
 
 static int num(const cJSON *o, const char *k, double *v) {

@@ -4,6 +4,8 @@
  * what was written. */
 #define _GNU_SOURCE
 #include <check.h>
+#include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,6 +229,32 @@ START_TEST(gzip_through_zlib) {
 }
 END_TEST
 
+/* The writer formats times by hand; they must be printf's "%.9f" to the byte: random
+ * doubles of every magnitude a time has, dyadic fractions (exact ties at the ninth
+ * decimal among them), negatives and zeros. */
+START_TEST(times_as_printf) {
+  uint64_t st = 0x9E3779B97F4A7C15ull;
+  char want[64];
+  for (int i = 0; i < 400000; i++) {
+    st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+    double x;
+    switch (i % 4) {
+    case 0: x = (double)(st >> 11) / 9007199254740992.0 * pow(10, (int)(st % 19) - 9); break; /* 1e-9 .. 1e9 */
+    case 1: x = (double)(st % 1000000000000ull) / 1e9; break;                                 /* whole ns */
+    case 2: x = ldexp((double)(st % (1ull << 40)), -(int)(st >> 58) - 1); break;             /* dyadic */
+    default: x = (double)(int64_t)(st % 2000000) / 2e9 - 5e-4; break;                        /* half ns */
+    }
+    if (i % 7 == 3) x = -x;
+    ps_buf b = {0};
+    span_rec r = {.kind = SPAN_PHASE, .phase = "p", .resource = "cpu", .t0 = x, .t1 = i == 0 ? -0.0 : 0.0};
+    spans_format(&b, &r);
+    snprintf(want, sizeof want, ",\"t0\":%.9f,\"t1\":%.9f}", x, r.t1);
+    ck_assert_msg(strstr(b.p, want), "%.17g: got %s, want %s", x, b.p, want);
+    ps_buf_free(&b);
+  }
+}
+END_TEST
+
 START_TEST(json_and_csv_escaping) {
   static const char *const cases[] = {"plain", "quote \" and \\ backslash", "tab\tnew\nline\rcr", "\x01\x1f ctl",
                                       "utf-8: \xc3\xa9\xe2\x82\xac", "", "a,b", NULL};
@@ -263,6 +291,7 @@ int main(void) {
   tcase_add_test(tc, fifo_and_folder_refused);
   tcase_add_test(tc, json_and_csv_escaping);
   tcase_add_test(tc, gzip_through_zlib);
+  tcase_add_test(tc, times_as_printf);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
