@@ -470,6 +470,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
 
   mrun *R = xcalloc(1, sizeof *R);
   R->s = s;
+  R->warmup = s->warmup_auto ? -1 : s->warmup;
   R->o = o;
   R->ops = ops;
   R->cuda = cuda;
@@ -671,6 +672,8 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     }
     double w0 = 0, w1 = 0;
     if ((rc = runner__rep_metrics(R, &res->sim.reps[rep], pd, &w0, &w1, e)) != PS_OK) break;
+    res->sim.warmup_auto = s->warmup_auto;
+    res->sim.warmup = R->warmup;
     res->sim.nreps++;
     res->sim.events += res->sim.reps[rep].events;
     res->completed_reps++;

@@ -61,6 +61,8 @@ struct mrun {
   int *nsucc;
 
   int rep;
+  int64_t warmup; /* the warm-up every replication's window uses: run.warmup, or with
+                     run.warmup: auto MSER-5's choice on replication 0 (-1 until then) */
   double base; /* ps_now() at the replication's start */
   volatile int stop;
   pthread_mutex_t fail_mu;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ivl.h"
+#include "mser.h"
 #include "runner_int.h"
 #include "scn.h"
 #include "window.h"
@@ -68,8 +69,22 @@ int runner__rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, doubl
       j++;
     }
   qsort(cd, nc, sizeof *cd, cmp_cdone);
+  if (R->warmup < 0) {
+    /* run.warmup: auto, as the simulator chooses it (docs/design.md, "Warm-up from the
+     * data"): MSER-5 over replication 0's partition latencies in completion order, up to
+     * partition partitions - cooldown; every replication then uses it. */
+    int64_t n = 0, cap = s->partitions - s->cooldown;
+    double *x = xmalloc((size_t)(cap > 0 ? cap : 1) * sizeof *x);
+    for (size_t i = 0; i < nc && n < cap; i++)
+      for (int q = 0; q < cd[i].c->k && n < cap; q++) {
+        const rcall *c = cd[i].c;
+        x[n++] = c->t_end - (R->arrive ? R->arrive[c->part0 + q] - R->base : c->t_start);
+      }
+    R->warmup = sim_mser5(x, n);
+    free(x);
+  }
   win W_ = {0};
-  win_init(&W_, s->partitions, s->warmup, s->cooldown);
+  win_init(&W_, s->partitions, R->warmup, s->cooldown);
   dvec lat = {0}, call = {0}, wait = {0}, held = {0}, proof = {0};
   int64_t nproofs = s->arrivals != ARR_CLOSED ? (s->partitions + s->partitions_per_proof - 1) / s->partitions_per_proof : 0;
   int *proof_left = NULL;

@@ -10,7 +10,7 @@
  * the share costs O(classes + log n), not O(jobs).
  * The file is long (about 1,100 lines) because it is one thing: the event loop, the stations
  * and the calls share one replication state that no other module should see (the event
- * heap is evq.h, the warm-up's MSER-5 mser.c). */
+ * heap is evq.h, the warm-up's MSER-5 core/mser.c). */
 #include "pipe.h"
 #include "spanord.h"
 

@@ -12,6 +12,7 @@
 #include "metrics.h"
 #include "par.h"
 #include "model.h"
+#include "mser.h"
 
 /* A span, as the DESIGN's spans format has it. Phase and mutex spans have worker >= 0;
  * names are borrowed from the scenario (or static strings). */
@@ -55,10 +56,7 @@ int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_
 /* run.warmup: auto (docs/design.md, "Warm-up from the data"): sim_run first runs
  * replication 0's stream with no warm-up as a pilot, takes its partition latencies in
  * completion order (up to partition partitions - cooldown) and lets MSER-5 choose the
- * warm-up every replication then uses (sim_result.warmup). sim_mser5 is that rule: the
- * observations of x[0..n) to drop, a multiple of 5 and at most half of them: the
- * truncation of x's batch means of 5 that minimises the MSER statistic (White 1997). */
-int64_t sim_mser5(const double *x, int64_t n);
+ * warm-up every replication then uses (sim_result.warmup): sim_mser5 (core/mser.h). */
 
 
 /* Replication rep draws from a GSL RNG seeded with ps_seed_mix(scenario seed, rep). */

@@ -373,6 +373,26 @@ START_TEST(warmup_auto_closed_backlog) {
 }
 END_TEST
 
+/* measure chooses the warm-up the same way, from replication 0's measured latencies: the
+ * report names MSER-5, the choice is a multiple of 5 and at most half the series, and the
+ * window holds the partitions after it. */
+START_TEST(warmup_auto_in_measure) {
+  char *cfg = src("tests/data/measure/const-seed.yaml");
+  char *args = xasprintf("measure %s --backend cpu --set run.warmup=auto --set workload.partitions=30 --json", cfg), *out,
+       *err;
+  int rc = run(args, &out, &err);
+  ck_assert_msg(rc == 0, "measure: %d: %s", rc, err);
+  cJSON *d = cJSON_Parse(out);
+  ck_assert_ptr_nonnull(d);
+  cJSON *runj = cJSON_GetObjectItem(cJSON_GetObjectItem(d, "scenario"), "run");
+  ck_assert_str_eq(cJSON_GetObjectItem(runj, "warmup_auto")->valuestring, "mser-5");
+  int w = (int)num(runj, "warmup"), cool = (int)num(runj, "cooldown");
+  ck_assert_msg(w >= 0 && w % 5 == 0 && w <= (30 - cool) / 2, "warm-up %d", w);
+  cJSON_Delete(d);
+  free(out), free(err), free(args), free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("cli_load");
   TCase *tc = tcase_create("stability");
@@ -395,6 +415,7 @@ int main(void) {
   tcase_add_checked_fixture(tw, cli_tmp_setup, cli_tmp_teardown);
   tcase_set_timeout(tw, 300);
   tcase_add_test(tw, warmup_auto_closed_backlog);
+  tcase_add_test(tw, warmup_auto_in_measure);
   suite_add_tcase(su, tw);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

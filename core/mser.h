@@ -1,5 +1,6 @@
 /* The warm-up from the data (run.warmup: auto): MSER-5 over a series fed one value at a
- * time, as the engine completes partitions (sim/pipe.c), or at once (sim_mser5, pipe.h). */
+ * time, as the engine completes partitions (sim/pipe.c), or at once (sim_mser5: the
+ * simulator's pilot run, and `measure` on its first replication). */
 #ifndef PROVESIM_MSER_H
 #define PROVESIM_MSER_H
 
@@ -23,5 +24,9 @@ void mser_init(mser *m, int64_t n); /* a series of n values; free m->z after */
 void mser_add(mser *m, double x);
 /* The truncation, in observations. */
 int64_t mser_pick(const mser *m);
+
+/* The observations of x[0..n) to drop, a multiple of 5 and at most half of them: the
+ * truncation of x's batch means of 5 that minimises the MSER statistic (White 1997). */
+int64_t sim_mser5(const double *x, int64_t n);
 
 #endif
