@@ -295,18 +295,48 @@ static void grid_digest(const whatif_sweep *sw, const scenario *s0, char out[17]
   ps_buf_free(&m);
 }
 
-/* Reads the resume file's header and indexes its point lines (skip[i] = 1, roff[i]). An
- * incomplete last line (an interrupted write) is dropped, and cut off when the file is
- * this run's checkpoint, which then grows from there. */
+/* The longest line a checkpoint may hold: a point's CSV row and JSON object with a
+ * thousand GPUs' figures stay far below it. */
+#define SWEEP_LINE_MAX (16L << 20)
+
+/* Reads one line of f in bounded memory: its first hn - 1 bytes into head (NUL-ended),
+ * its length with the newline into *len (0 at the end of the file), and whether it is
+ * whole (ends with a newline) and ends with "}\n". */
+static void scan_line(FILE *f, char *head, size_t hn, long *len, int *whole, int *brace) {
+  long n = 0;
+  int c, prev = 0;
+  *whole = *brace = 0;
+  while ((c = getc(f)) != EOF) {
+    if ((size_t)n < hn - 1) head[n] = (char)c;
+    n++;
+    if (c == '\n') {
+      *whole = 1;
+      *brace = prev == '}';
+      break;
+    }
+    prev = c;
+  }
+  head[(size_t)n < hn - 1 ? (size_t)n : hn - 1] = 0;
+  *len = n;
+}
+
+/* Reads the resume file's header and indexes its point lines (skip[i] = 1, roff[i]), in
+ * bounded memory whatever the file holds. An incomplete last line (an interrupted write)
+ * is dropped, and cut off when the file is this run's checkpoint, which then grows from
+ * there. */
 static int resume_read(sweep_run *R, const char *digest, int want_csv, int want_json, unsigned char *skip, ps_err *e) {
   const char *rp = R->rpath;
   long npts = R->sw->npts;
+  struct stat st;
+  if (stat(rp, &st) == 0 && !S_ISREG(st.st_mode))
+    return ps_fail(e, PS_EINPUT, "--resume %s: expected a regular file (the FILE.partial an interrupted sweep leaves)", rp);
   R->rf = fopen(rp, R->ck_is_resume ? "r+" : "r");
   if (!R->rf) return ps_fail(e, PS_EINPUT, "--resume %s: cannot read: %s", rp, strerror(errno));
-  char *ln = NULL;
-  size_t cap = 0;
-  ssize_t n = getline(&ln, &cap, R->rf);
-  cJSON *h = n > 0 ? cJSON_Parse(ln) : NULL;
+  char head[4096];
+  long n;
+  int whole, brace;
+  scan_line(R->rf, head, sizeof head, &n, &whole, &brace);
+  cJSON *h = whole && n < (long)sizeof head ? cJSON_Parse(head) : NULL;
   const cJSON *sc = cJSON_GetObjectItem(h, "schema"), *g = cJSON_GetObjectItem(h, "grid"),
               *np = cJSON_GetObjectItem(h, "points");
   int rc = PS_OK;
@@ -322,15 +352,19 @@ static int resume_read(sweep_run *R, const char *digest, int want_csv, int want_
     rc = ps_fail(e, PS_EINPUT, "--resume %s: its run wrote no %s: resume with the outputs of the interrupted run", rp,
                  want_csv && !cJSON_IsTrue(cJSON_GetObjectItem(h, "csv")) ? "--csv" : "--json");
   cJSON_Delete(h);
-  long off = n > 0 ? n : 0, lineno = 1, good_end = off;
+  long off = n, lineno = 1, good_end = off;
   R->roff = xmalloc((size_t)npts * sizeof *R->roff);
   for (long i = 0; i < npts; i++) R->roff[i] = -1;
-  while (rc == PS_OK && (n = getline(&ln, &cap, R->rf)) > 0) {
+  while (rc == PS_OK) {
+    scan_line(R->rf, head, 64, &n, &whole, &brace);
+    if (n == 0 || !whole) break; /* the end, or a line cut short: dropped */
     lineno++;
     long pt = -1;
     int at = 0;
-    if (ln[n - 1] != '\n') break; /* cut short: dropped */
-    if (sscanf(ln, "{\"point\":%ld,%n", &pt, &at) < 1 || at == 0 || pt < 0 || pt >= npts || n < 3 || ln[n - 2] != '}')
+    if (n > SWEEP_LINE_MAX)
+      rc = ps_fail(e, PS_EINPUT, "--resume %s:%ld: a line of %ld bytes; a point line has at most %ld", rp, lineno, n,
+                   SWEEP_LINE_MAX);
+    else if (sscanf(head, "{\"point\":%ld,%n", &pt, &at) < 1 || at == 0 || pt < 0 || pt >= npts || !brace)
       rc = ps_fail(e, PS_EINPUT, "--resume %s:%ld: expected a point line {\"point\":N,...} with N from 0 to %ld", rp,
                    lineno, npts - 1);
     else if (!skip[pt]) {
@@ -340,7 +374,7 @@ static int resume_read(sweep_run *R, const char *digest, int want_csv, int want_
     off += n;
     good_end = off;
   }
-  free(ln);
+  if (rc == PS_OK && ferror(R->rf)) rc = ps_fail(e, PS_ERR, "--resume %s: cannot read: %s", rp, strerror(errno));
   if (rc == PS_OK && R->ck_is_resume && (fflush(R->rf) != 0 || ftruncate(fileno(R->rf), good_end) != 0))
     rc = ps_fail(e, PS_ERR, "--resume %s: cannot write: %s", rp, strerror(errno));
   return rc;

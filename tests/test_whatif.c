@@ -502,6 +502,7 @@ START_TEST(sweep_resume_refuses_other_grids) {
       /* not a checkpoint */
       {"--vary system.batch=1,2 --csv d.csv --resume c.csv.partial.nope", "c.csv.partial.nope: cannot read"},
       {"--vary system.batch=1,2 --csv d.csv --resume bad.partial", "bad.partial:1: expected a provesim.sweep-partial/1 header"},
+      {"--vary system.batch=1,2 --csv d.csv --resume /dev/null", "/dev/null: expected a regular file"},
       {"--vary 'workload.partitions=3000,300' --vary run.warmup=100,1000 --csv d.csv --resume badline.partial",
        "badline.partial:2: expected a point line"},
   };
@@ -512,8 +513,8 @@ START_TEST(sweep_resume_refuses_other_grids) {
   free(mk);
   char *keep = tmpfile_text("c.csv.partial");
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-    /* Cases 0, 3 and 4 add to the base grid (workers per GPU). */
-    char *args = xasprintf("sweep %s %s", i == 0 || i == 3 || i == 4 ? base : cfg, bad[i].args);
+    /* Cases 0, 3, 4 and 5 add to the base grid (workers per GPU). */
+    char *args = xasprintf("sweep %s %s", i == 0 || (i >= 3 && i <= 5) ? base : cfg, bad[i].args);
     ck_assert_int_eq(run(args, &out, &err), 2);
     ck_assert_msg(strstr(err, bad[i].says) != NULL, "%s: stderr lacks \"%s\": %s", bad[i].args, bad[i].says, err);
     ck_assert_str_eq(out, "");
