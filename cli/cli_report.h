@@ -2,7 +2,8 @@
  * script, nothing fetched) from the documents other commands write. cli_report.c reads
  * the inputs, tells their kinds apart and writes the page with the simulation section;
  * cli_report_tl.c draws the timeline of a spans file; cli_report_html.c renders the
- * sweep, plan, validation and sensitivity sections. The helpers below are shared. */
+ * sweep, plan, validation and sensitivity sections. The helpers below, which all three
+ * share, are cli_report_page.c's. */
 #ifndef PROVESIM_CLI_REPORT_H
 #define PROVESIM_CLI_REPORT_H
 
