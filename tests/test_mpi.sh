@@ -3,7 +3,8 @@
 # sweep|plan` against one process, byte for byte (CSV, JSON, table; plan's text less its
 # wall-time line), and a rank that fails: rank 1 runs where the scenario is not, so its
 # points are reported and the checkpoint lacks them; --resume completes it to the bytes
-# of an uninterrupted run.
+# of an uninterrupted run. Last, a rank killed midway: the checkpoint survives the job and
+# resumes to the same bytes.
 # usage: test_mpi.sh PROVESIM SOURCE_DIR [MPIRUN]
 set -euo pipefail
 bin=$1 src=$2 mpirun=${3:-mpirun}
@@ -52,4 +53,28 @@ grep -q "the 4 points done are in $t/f.csv.partial" err || fail "$(cat err)"
 (cd a && "$bin" "${grid[@]}" --csv "$t/g.csv")
 same f.csv g.csv
 [ ! -e f.csv.partial ] || fail "a resumed run left its checkpoint"
-echo "test_mpi: sweep (45 points) and plan give the same bytes on 2 ranks; a failed rank's points resume"
+# A rank that dies: one is killed (SIGKILL) midway; mpirun ends the job, the outputs'
+# temporaries go with it, the checkpoint stays, and --resume under mpirun completes it.
+kgrid=(sweep "$src/configs/seed-coarse-mutex.yaml" --set run.replications=3 --vary run.seed=1..400
+       --vary system.mutex=call,kernels -q)
+"$bin" "${kgrid[@]}" --csv k1.csv
+"$mpirun" -n 2 --oversubscribe "$bin" "${kgrid[@]}" --jobs 1 --csv k2.csv >/dev/null 2>&1 &
+mp=$!
+for _ in $(seq 3000); do
+  [ -e k2.csv.partial ] && [ "$(wc -l <k2.csv.partial)" -ge 21 ] && break
+  sleep 0.01
+done
+victim=$(ps -eo pid=,ppid= | awk -v p="$mp" '$2 == p {print $1}' | sort -n | tail -1)
+[ -n "$victim" ] || fail "no rank of mpirun $mp to kill (did the sweep end first?)"
+kill -KILL "$victim"
+rc=0
+wait "$mp" || rc=$?
+[ "$rc" != 0 ] || fail "mpirun exited 0 after a rank was killed"
+[ ! -e k2.csv ] || fail "a killed run left its output"
+if ls | grep -q '\.tmp\.'; then fail "a killed run left a temporary: $(ls)"; fi
+n=$(($(wc -l <k2.csv.partial) - 1))
+[ "$n" -ge 20 ] && [ "$n" -lt 800 ] || fail "k2.csv.partial: $n points, expected some of 800"
+"$mpirun" -n 2 --oversubscribe "$bin" "${kgrid[@]}" --jobs 1 --csv k2.csv --resume k2.csv.partial
+same k1.csv k2.csv
+echo "test_mpi: sweep (45 points) and plan give the same bytes on 2 ranks; a failed rank's points resume;"
+echo "          a sweep whose rank was killed after $n points resumes to the same bytes"
