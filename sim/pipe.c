@@ -309,6 +309,12 @@ static void cls_schedule(rep_state *r, int c) {
 /* Job `job` joins its cpu class; returns 1 when it is the class's first to finish. */
 static int cls_join(rep_state *r, uint32_t job) {
   int c = r->job_cls[job];
+  ps_cls *k = &r->pool.cls[c];
+  if (k->h.n > 0 && ps_cls_v(k, r->now) > PS_CLS_REBASE) {
+    double s = ps_cls_rebase(k, r->now);
+    for (int g = 0; g < r->G; g++) /* GPUs reading the clock (host threads) */
+      if (r->gpus[g].hcls == c) r->gpus[g].hv -= s;
+  }
   return ps_pool_join(&r->pool, c, r->now, job, r->job_rem[job], cls_speed(r, c));
 }
 

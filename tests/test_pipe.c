@@ -956,8 +956,8 @@ END_TEST
 
 /* A class of ps.h against the plain bookkeeping it replaces: every member's remaining work
  * brought up to date at each change of speed. Random joins (some with equal work, some at
- * the same instant), speed changes and finishes; the class must name the same member
- * first (ties in join order) at the same time. */
+ * the same instant), speed changes and finishes, and moves of the clock's origin; the class
+ * must name the same member first (ties in join order) at the same time. */
 START_TEST(ps_class_matches_plain_bookkeeping) {
   gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(g, 7);
@@ -966,7 +966,7 @@ START_TEST(ps_class_matches_plain_bookkeeping) {
   int *live = xcalloc(STEPS, sizeof *live);  /* join numbers of the members */
   ps_cls c = {0};
   double now = 0, speed = 1;
-  int njoin = 0, nlive = 0, nfinish = 0;
+  int njoin = 0, nlive = 0, nfinish = 0, rebased = 0;
   for (int step = 0; step < STEPS; step++) {
     /* The plain first finish: least remaining work, ties by join order. */
     int first = -1, at = -1;
@@ -996,6 +996,7 @@ START_TEST(ps_class_matches_plain_bookkeeping) {
       double w = gsl_rng_uniform(g) < 0.3 ? 1.0 : 0.1 + 2 * gsl_rng_uniform(g);
       rem[njoin] = w;
       live[nlive++] = njoin;
+      if (c.h.n > 0 && ps_cls_v(&c, now) > 4) rebased += ps_cls_rebase(&c, now) > 0;
       ps_cls_join(&c, now, (uint32_t)njoin++, w, speed);
     } else if (nlive > 0) {
       speed = 0.05 + gsl_rng_uniform(g);
@@ -1003,6 +1004,7 @@ START_TEST(ps_class_matches_plain_bookkeeping) {
     }
   }
   ck_assert_int_gt(nfinish, 5000);
+  ck_assert_int_gt(rebased, 100); /* the clock's origin moved often */
   free(c.h.a);
   free(rem);
   free(live);
