@@ -63,27 +63,34 @@ static void keys_fill_vk(g16_keys *k) {
 
 typedef struct qap_job {
   const r1cs *cs;
-  const r1cs_matrix *m;
   const fr_t *lag;
-  fr_t *out;
+  fr_t *out[3];  /* u, v, w */
+  size_t nparts; /* variable ranges per matrix */
 } qap_job;
 
-/* out[i] = sum_j M[j][i] L_j(tau) for the matrices [lo, hi) of the three (par_for). */
+/* Task i: matrix i / nparts (A, B, C) and the variables of range i % nparts: out[var] +=
+ * M[j][var] L_j(tau) for the terms whose variable falls in the range. Every task reads its
+ * whole matrix in order but writes only its own range of the column, so the tasks run in
+ * parallel without sharing an output, and each sum is added in row order as before. */
 static void qap_columns(void *ctx, size_t lo, size_t hi) {
+  const qap_job *q = ctx;
+  const r1cs *cs = q->cs;
   for (size_t i = lo; i < hi; i++) {
-    qap_job *q = (qap_job *)ctx + i;
-    const r1cs *cs = q->cs;
+    size_t mi = i / q->nparts, part = i % q->nparts, nv = (size_t)cs->nvars;
+    const r1cs_matrix *m = mi == 0 ? &cs->a : mi == 1 ? &cs->b : &cs->c;
+    uint32_t vlo = (uint32_t)(nv * part / q->nparts), vhi = (uint32_t)(nv * (part + 1) / q->nparts);
+    fr_t *out = q->out[mi];
     for (int64_t j = 0; j < cs->nrows; j++)
-      for (uint64_t t = q->m->row[j]; t < q->m->row[j + 1]; t++) {
-        const r1cs_term *tm = &q->m->terms[t];
+      for (uint64_t t = m->row[j]; t < m->row[j + 1]; t++) {
+        const r1cs_term *tm = &m->terms[t];
+        if (tm->var < vlo || tm->var >= vhi) continue;
         fr_t x;
         if (tm->coef == 0) x = q->lag[j];
         else fr_mul(&x, &cs->coefs[tm->coef], &q->lag[j]);
-        fr_add(&q->out[tm->var], &q->out[tm->var], &x);
+        fr_add(&out[tm->var], &out[tm->var], &x);
       }
   }
 }
-
 
 /* Where the setup reports: the caller's options, and the share of the whole that the
  * current fixed-base stage covers, for the progress figure. */
@@ -204,8 +211,8 @@ static int setup(g16_keys *k, ps_backend *b, const g16_setup_opts *o, ps_err *e)
   }
 
   fr_t *u = xcalloc(nv, sizeof *u), *v = xcalloc(nv, sizeof *v), *ww = xcalloc(nv, sizeof *ww);
-  qap_job qj[3] = {{cs, &cs->a, lag, u}, {cs, &cs->b, lag, v}, {cs, &cs->c, lag, ww}};
-  par_for(3, 1, 3, qap_columns, qj, NULL, NULL);
+  qap_job qj = {cs, lag, {u, v, ww}, (size_t)ps_ncores()};
+  par_for(3 * qj.nparts, 1, 0, qap_columns, &qj, NULL, NULL);
   free(lag);
   fr_t *sic = xmalloc(nic * sizeof *sic), *sl = xmalloc((k->nl ? k->nl : 1) * sizeof *sl);
   lic_job lj = {u, v, ww, alpha, beta, gi, di, nic, sic, sl};

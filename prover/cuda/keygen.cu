@@ -7,10 +7,12 @@
  * (Montgomery's trick: prefix products of ZZZ, one Fermat inversion, a backward pass;
  * 1/ZZ = (ZZ / ZZZ)^2). Affine points are unique and every field value is fully reduced,
  * so the bytes equal the CPU's (fb_cpu.c). The products run in chunks on two streams with
- * pinned staging buffers, so one chunk's copies overlap the other's kernels. */
+ * pinned staging buffers, so one chunk's copies overlap the other's kernels; the host's
+ * copies to and from the staging buffers run on every CPU. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "par.h"
 #include "ps_curves.cuh"
 #include "psc_int.cuh"
 #include "psc_keygen.h"
@@ -130,6 +132,23 @@ extern "C" void psc_fb_free(psc_fb *t) {
   free(t);
 }
 
+/* A copy between pageable and pinned host memory on every CPU: the key's arrays are
+ * fresh, so a single thread would spend the setup in their first-touch page faults. */
+typedef struct kg_copy {
+  char *dst;
+  const char *src;
+} kg_copy;
+
+static void kg_copy_range(void *ctx, size_t lo, size_t hi) {
+  kg_copy *c = (kg_copy *)ctx;
+  memcpy(c->dst + lo, c->src + lo, hi - lo);
+}
+
+static void kg_memcpy(void *dst, const void *src, size_t bytes) {
+  kg_copy c = {(char *)dst, (const char *)src};
+  par_for(bytes, (size_t)1 << 20, 0, kg_copy_range, &c, NULL, NULL);
+}
+
 /* One chunk's buffers and stream. */
 typedef struct kg_slot {
   cudaStream_t s;
@@ -178,14 +197,14 @@ extern "C" int psc_fb_mul(psc_fb *t, const fr_t *k, size_t n, void *out_affine, 
     kg_slot *s = &sl[nch == 1 ? 0 : c % 2];
     if (s->busy) {
       PSC_CHECK(cudaEventSynchronize(s->done));
-      memcpy((char *)out_affine + s->off * psz, s->h_out, s->m * psz);
+      kg_memcpy((char *)out_affine + s->off * psz, s->h_out, s->m * psz);
       s->busy = 0;
       if (tick) tick(tick_ctx, s->off + s->m);
     }
     if (c >= nch) continue;
     s->off = c * ch;
     s->m = n - s->off < ch ? n - s->off : ch;
-    memcpy(s->h_k, k + s->off, s->m * sizeof(fr_t));
+    kg_memcpy(s->h_k, k + s->off, s->m * sizeof(fr_t));
     PSC_CHECK(cudaMemcpyAsync(s->d_k, s->h_k, s->m * sizeof(fr_t), cudaMemcpyHostToDevice, s->s));
     size_t T = (s->m + KG_RUN - 1) / KG_RUN;
     if (g2) {

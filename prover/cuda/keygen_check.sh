@@ -13,6 +13,8 @@ how=${1:-build}; sizes=${2:-20 22 24 26}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 if [ "$how" = build ]; then
   mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
+  # cJSON's CMake package names its files by absolute paths under /usr.
+  sed -i 's#"/usr#"/tmp/deps/usr#g' /tmp/deps/usr/lib/x86_64-linux-gnu/cmake/cJSON/*.cmake
   export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   export PKG_CONFIG_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu/pkgconfig:/tmp/deps/usr/share/pkgconfig
   export PKG_CONFIG_SYSROOT_DIR=/tmp/deps
