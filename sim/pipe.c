@@ -1,6 +1,7 @@
 /* The discrete-event engine (sim/pipe.h). One replication is a single-threaded event loop
  * over a binary heap ordered by (time, insertion sequence), so ties break the same way on
- * every run. Stations model resources: a FIFO station (exclusive GPU, PCIe link, CPU with
+ * every run (a cpu class's next finish waits beside the heap, in the same order).
+ * Stations model resources: a FIFO station (exclusive GPU, PCIe link, CPU with
  * cpu_sharing: fifo) serves jobs in arrival order while it has free capacity; a
  * processor-sharing station (CPU cores by default, GPU with gpu_sharing: shared) gives every
  * job the share min(1, capacity/demand) of the cores it wants, and the job runs at the speed
@@ -302,8 +303,9 @@ static inline double cls_speed(const rep_state *r, int c) {
 /* Schedule class c's next finish (its older event turns stale). */
 static void cls_schedule(rep_state *r, int c) {
   ps_cls *k = &r->pool.cls[c];
-  k->ver = (k->ver + 1) & ~EV_TYPE_BIT;
-  if (k->h.n > 0) evq_push(&r->q, ps_cls_due(k, r->now), r->nj + (uint32_t)c, k->ver);
+  if (k->h.n == 0) return; /* an empty class is not in pool.act, where the loop looks */
+  k->due = ps_cls_due(k, r->now);
+  k->seq = r->q.seq++; /* the order of a push of the engine's queue */
 }
 
 /* Job `job` joins its cpu class; returns 1 when it is the class's first to finish. */
@@ -929,25 +931,33 @@ static int run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, s
     evq_push(&r->q, s->arrivals == ARR_TRACE ? s->trace_t[0] : 0.0, 0, EV_TYPE_BIT);
   }
 
-  while (r->q.n > 0) {
+  for (;;) {
+    /* The next event: the queue's first, or a cpu class's next finish (kept out of the
+     * queue: a class is rescheduled at nearly every event of a busy pool, and its few
+     * entries would otherwise pile up there as stale ones), by (time, sequence). */
+    const ps_cls *k = NULL;
+    for (int i = 0; i < r->pool.nact; i++) {
+      const ps_cls *c = &r->pool.cls[r->pool.act[i]];
+      if (!k || c->due < k->due || (c->due == k->due && c->seq < k->seq)) k = c;
+    }
+    if (k && (r->q.n == 0 || k->due < r->q.a[0].t || (k->due == r->q.a[0].t && k->seq < r->q.a[0].seq))) {
+      r->now = k->due;
+      r->events++;
+      phase_end(r, ps_cls_first(k));
+      continue;
+    }
+    if (r->q.n == 0) break;
     ev x = evq_pop(&r->q);
-    uint32_t job = x.id;
     if (x.ver & EV_TYPE_BIT) {
       r->now = x.t;
       r->events++;
       arrival(r);
       continue;
     }
-    if (job >= r->nj) { /* a cpu class's first finish */
-      const ps_cls *k = &r->pool.cls[job - r->nj];
-      if (x.ver != k->ver) continue; /* stale: rescheduled by a rate change */
-      job = ps_cls_first(k);
-    } else if (x.ver != r->job_ver[job]) {
-      continue; /* stale: rescheduled by a rate change */
-    }
+    if (x.ver != r->job_ver[x.id]) continue; /* stale: rescheduled by a rate change */
     r->now = x.t;
     r->events++;
-    phase_end(r, job);
+    phase_end(r, x.id);
   }
   PS_ASSERT(r->completed == r->total && !isnan(r->win.t1));
 

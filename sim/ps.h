@@ -18,7 +18,8 @@ typedef struct ps_cls {
   double v;      /* the virtual clock at time t */
   double t;
   double speed;  /* work per second of every member since t (> 0) */
-  uint32_t ver;  /* version of the class's event in the engine's queue (below EV_TYPE_BIT) */
+  double due;    /* when the first member finishes, as last scheduled */
+  uint64_t seq;  /* and that schedule's place in the engine's order of ties */
 } ps_cls;
 
 /* The clock at time now >= c->t. */
