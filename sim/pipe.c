@@ -317,7 +317,7 @@ static int cls_join(rep_state *r, uint32_t job) {
     for (int g = 0; g < r->G; g++) /* GPUs reading the clock (host threads) */
       if (r->gpus[g].hcls == c) r->gpus[g].hv -= s;
   }
-  return ps_pool_join(&r->pool, c, r->now, job, r->job_rem[job], cls_speed(r, c));
+  return ps_pool_join(&r->pool, c, r->now, job, r->job_rem[job], k->h.n == 0 ? cls_speed(r, c) : k->speed);
 }
 
 /* Job `job`, its class's first to finish, leaves it. */
