@@ -9,7 +9,9 @@ a case once, provesim first in odd repetitions and last in even ones, so that th
 come from runs side by side under the same load. Per case it prints the median CPU and
 wall times, the ratios other / provesim (median and range over the repetitions' pairs),
 and both engines' GPU utilization and throughput, which must agree to within statistical
-noise (the engines draw the same distributions from different random streams).
+noise (the engines draw the same distributions from different random streams), and
+whether provesim meets the issue's targets against SimGrid (at least 50x in the seed cases,
+20x in the others) in every pair.
 
 Cases (--cases; all by default):
   seed-call      the seed scenario (configs/seed-coarse-mutex.yaml: 1 GPU, 2 workers, 32
@@ -397,6 +399,10 @@ def main(argv=None):
                  + (f"; got {', '.join(bad)}" if bad else ""))
     if not (os.path.isfile(args.provesim) and os.access(args.provesim, os.X_OK)):
         print(f"bench_engine: {args.provesim}: not found (build provesim, or give --provesim)", file=sys.stderr)
+        return 1
+    if "simpy" in engines and subprocess.run([sys.executable, "-c", "import simpy"], capture_output=True).returncode:
+        print("bench_engine: SimPy: not installed for this Python (pip install -r bench/requirements.txt), "
+              "or leave it out: --against simgrid", file=sys.stderr)
         return 1
     if "simgrid" in engines:
         why = build_simgrid(args)
