@@ -255,7 +255,7 @@ int run_points(const char* path, const char* argv0) {
     if (pid == 0) _exit(run_one(pts[i], argv0));
     int st = 0;
     if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-      std::fprintf(stderr, "simgrid_seed: %s: point %zu (line of seed %llu) failed\n", path, i + 1, pts[i].seed);
+      std::fprintf(stderr, "simgrid_seed: %s: point %zu (seed %llu) failed\n", path, i + 1, pts[i].seed);
       return 1;
     }
   }
