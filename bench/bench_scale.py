@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Engine benchmark of issue 15: the cost of an event as the farm grows. Runs
+configs/capacity-8gpu.yaml scaled to 1, 8, 64 and 512 GPUs (2 workers per GPU, a closed
+backlog, 4 CPU cores per GPU, so the workers' 4-thread CPU phases oversubscribe the cores
+and the processor-sharing rate changes at nearly every event), and the seed scenario.
+
+Two measurements, each from one invocation, in CPU seconds (user + system of the child,
+from wait4), start-up included:
+
+1. Paired runs: the baseline binary (--baseline, e.g. one built from an older commit) and
+   the new one on the same scenario, alternately, --repeat times each; the median of each
+   and their ratio. The partitions per case shrink with the GPUs (--paired-events), since
+   an engine whose cost per event grows with the farm would otherwise run for hours. The
+   two must report the same number of events; the table shows how far their mean GPU
+   utilizations differ (0 when the runs agree to the bit; a different rounding may in a
+   long run with oversubscribed cores end in another, statistically equivalent, path).
+2. Cost per event of the new binary with --partitions partitions at every size: ns/event,
+   events/s, and the ratio to 1 GPU (issue 15's target: within 2x at 512 GPUs).
+
+    python3 bench/bench_scale.py --provesim build/provesim --baseline /tmp/old/provesim
+
+Prints two tables, or one JSON object with --json.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CAPACITY = os.path.join(ROOT, "configs", "capacity-8gpu.yaml")
+SEED = os.path.join(ROOT, "configs", "seed-coarse-mutex.yaml")
+EVENTS_PER_PARTITION = 5  # the supraseal model's phases; only used to size the paired runs
+
+
+def scenario(gpus, partitions, cores_per_gpu, workers_per_gpu):
+    """The command line (after the binary) of one case."""
+    if gpus == 0:  # the seed scenario
+        path, sets = SEED, []
+    else:
+        path = CAPACITY
+        sets = ["system.gpus=%d" % gpus, "system.workers_per_gpu=%d" % workers_per_gpu,
+                "system.cpu_cores=%d" % (cores_per_gpu * gpus), "workload.arrivals=null"]
+    sets += ["workload.partitions=%d" % partitions, "run.replications=1",
+             "run.warmup=%d" % (partitions // 10), "run.cooldown=0"]
+    cmd = ["simulate", path, "--json", "--threads", "1"]
+    for s in sets:
+        cmd += ["--set", s]
+    return cmd
+
+
+def run_cpu(exe, args):
+    """Runs exe args; returns (CPU seconds of the child, its report)."""
+    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
+        p = subprocess.Popen([exe] + args, stdout=fo, stderr=fe)
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
+        fo.seek(0)
+        fe.seek(0)
+        out, err = fo.read(), fe.read()
+    if p.returncode != 0:
+        raise SystemExit("bench_scale.py: %s %s exited with %d: %s" % (
+            exe, " ".join(args), p.returncode, err.decode(errors="replace").strip()[:400]))
+    rep = json.loads(out)
+    util = rep["metrics"]["gpu_util"]
+    return ru.ru_utime + ru.ru_stime, {"events": int(rep["events"]),
+                                       "gpu_util": sum(util) / len(util) if isinstance(util, list) else util}
+
+
+def name_of(gpus):
+    return "seed scenario" if gpus == 0 else "%d GPU%s" % (gpus, "" if gpus == 1 else "s")
+
+
+def paired(args, gpus_list):
+    rows = []
+    for g in [0] + gpus_list:
+        if g == 0:
+            parts = args.partitions
+        else:
+            parts = max(1000, min(args.partitions, args.paired_events // (EVENTS_PER_PARTITION * g)))
+        cmd = scenario(g, parts, args.cores_per_gpu, args.workers_per_gpu)
+        t_old, t_new, rep_old, rep_new = [], [], None, None
+        for i in range(args.repeat):  # alternate which runs first, against drift in the load
+            order = [("old", args.baseline), ("new", args.provesim)]
+            for which, exe in order if i % 2 == 0 else reversed(order):
+                t, rep = run_cpu(exe, cmd)
+                (t_old if which == "old" else t_new).append(t)
+                if which == "old":
+                    rep_old = rep
+                else:
+                    rep_new = rep
+        same = rep_old["events"] == rep_new["events"]
+        dutil = abs(rep_old["gpu_util"] - rep_new["gpu_util"]) / max(1e-300, abs(rep_old["gpu_util"]))
+        mo, mn = statistics.median(t_old), statistics.median(t_new)
+        rows.append({"case": name_of(g), "gpus": g or 1, "partitions": parts, "events": rep_new["events"],
+                     "baseline_cpu_s": mo, "new_cpu_s": mn, "ratio": mo / mn if mn > 0 else None,
+                     "baseline_cpu_s_all": t_old, "new_cpu_s_all": t_new, "same_events": same,
+                     "gpu_util_rel_diff": dutil})
+    return rows
+
+
+def per_event(args, gpus_list):
+    rows = []
+    for g in gpus_list + [0]:
+        cmd = scenario(g, args.partitions, args.cores_per_gpu, args.workers_per_gpu)
+        ts, rep = [], None
+        for _ in range(args.repeat):
+            t, rep = run_cpu(args.provesim, cmd)
+            ts.append(t)
+        t = statistics.median(ts)
+        rows.append({"case": name_of(g), "gpus": g or 1, "partitions": args.partitions, "events": rep["events"],
+                     "cpu_s": t, "cpu_s_all": ts, "ns_per_event": 1e9 * t / rep["events"],
+                     "events_per_s": rep["events"] / t if t > 0 else None})
+    one = next(r for r in rows if r["case"] == name_of(1)) if 1 in gpus_list else None
+    for r in rows:
+        r["vs_1_gpu"] = r["ns_per_event"] / one["ns_per_event"] if one else None
+    return rows
+
+
+def machine():
+    m = {"cpu": platform.processor() or platform.machine(), "host": platform.node(), "cores": os.cpu_count()}
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    m["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return m
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--provesim", default=os.path.join(ROOT, "build", "provesim"), help="the new binary")
+    ap.add_argument("--baseline", help="the binary to compare with (paired runs); without it only table 2")
+    ap.add_argument("--gpus", default="1,8,64,512", help="comma-separated GPU counts")
+    ap.add_argument("--partitions", type=int, default=1_000_000, help="partitions of the cost-per-event runs")
+    ap.add_argument("--paired-events", type=int, default=10_000_000,
+                    help="about this many events per paired run, divided by the GPUs (at most --partitions)")
+    ap.add_argument("--cores-per-gpu", type=int, default=4)
+    ap.add_argument("--workers-per-gpu", type=int, default=2)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each binary per case; the median counts")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    gpus_list = [int(x) for x in args.gpus.split(",") if x.strip()]
+    for exe in [args.provesim] + ([args.baseline] if args.baseline else []):
+        if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+            print("bench_scale.py: %s not found (build provesim first)" % exe, file=sys.stderr)
+            return 1
+
+    res = {"machine": machine(), "cores_per_gpu": args.cores_per_gpu, "workers_per_gpu": args.workers_per_gpu,
+           "repeat": args.repeat, "paired": paired(args, gpus_list) if args.baseline else None,
+           "per_event": per_event(args, gpus_list)}
+    if args.json:
+        json.dump(res, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print("capacity-8gpu scaled: %d workers per GPU, %d cores per GPU, closed backlog; one thread; "
+              "CPU seconds, median of %d; on %s" % (args.workers_per_gpu, args.cores_per_gpu, args.repeat,
+                                                    res["machine"]["cpu"]))
+        if res["paired"]:
+            print("\npaired runs: baseline %s, new %s" % (args.baseline, args.provesim))
+            print("%-14s %10s %11s %13s %10s %9s %11s" % ("case", "partitions", "events", "baseline CPU s",
+                                                        "new CPU s", "ratio", "util diff"))
+            for r in res["paired"]:
+                print("%-14s %10d %11d %13.3f %10.3f %8.2fx %11.1e" % (
+                    r["case"], r["partitions"], r["events"], r["baseline_cpu_s"], r["new_cpu_s"],
+                    r["ratio"] or 0, r["gpu_util_rel_diff"]))
+        print("\ncost per event of %s, %d partitions" % (args.provesim, args.partitions))
+        print("%-14s %11s %9s %9s %12s %9s" % ("case", "events", "CPU s", "ns/event", "events/s", "vs 1 GPU"))
+        for r in res["per_event"]:
+            print("%-14s %11d %9.3f %9.1f %12.4g %8s" % (
+                r["case"], r["events"], r["cpu_s"], r["ns_per_event"], r["events_per_s"] or 0,
+                "%.2fx" % r["vs_1_gpu"] if r["vs_1_gpu"] else "-"))
+    bad = res["paired"] and not all(r["same_events"] for r in res["paired"])
+    if bad:
+        print("bench_scale.py: the two binaries counted different numbers of events", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
