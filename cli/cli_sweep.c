@@ -162,6 +162,7 @@ static cJSON *point_json(const whatif_sweep *sw, const whatif_point *p, long i) 
   cJSON_AddItemToObject(o, "metrics", cJSON_DetachItemFromObject(doc, "metrics"));
   cJSON_AddItemToObject(o, "ci95", cJSON_DetachItemFromObject(doc, "ci95"));
   if (p->sum.stab.has) cJSON_AddItemToObject(o, "stability", cJSON_DetachItemFromObject(doc, "stability"));
+  if (p->sum.precision) cJSON_AddItemToObject(o, "precision", cJSON_DetachItemFromObject(doc, "precision"));
   cJSON_AddNumberToObject(o, "replications", p->sum.nreps);
   cJSON_Delete(doc);
   return o;

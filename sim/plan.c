@@ -17,6 +17,7 @@
 #include "farm.h"
 #include "par.h"
 #include "pipe.h"
+#include "precision.h"
 #include "report.h"
 #include "whatif.h"
 
@@ -60,7 +61,7 @@ static void plan_eval(plan_ctx *c, plan_cfg *pe, ps_buf *log) {
   sim_result *r = NULL;
   ps_err e = {{0}};
   pe->simulated = 1;
-  pe->rc = sim_run(&t, &o, &r, &e);
+  pe->rc = prec_run(&t, &o, &r, &e); /* sim_run, or to run.precision */
   if (pe->rc != PS_OK) {
     pe->meets = 0;
     snprintf(pe->limit, sizeof pe->limit, "cannot run: %.480s", e.msg);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "pipe.h"
+#include "precision.h"
 #include "scn.h"
 
 /* ================================================================ --vary values */
@@ -239,7 +240,7 @@ int whatif_point_run(const whatif_sweep *sw, whatif_point *p) {
   if (p->rc != PS_OK) return p->rc;
   sim_opts o = {.threads = 1};
   sim_result *r = NULL;
-  p->rc = sim_run(p->s, &o, &r, &p->err);
+  p->rc = prec_run(p->s, &o, &r, &p->err); /* sim_run, or to run.precision */
   if (p->rc != PS_OK) return p->rc;
   report_summarize(r, &p->sum);
   report_bottleneck(p->s, &p->sum, p->limit, sizeof p->limit);

@@ -393,6 +393,38 @@ START_TEST(warmup_auto_in_measure) {
 }
 END_TEST
 
+/* sweep runs each point to run.precision as simulate does: the same replications and
+ * precision member as simulate gives for that point's settings. */
+START_TEST(sweep_runs_to_precision) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml");
+  char *a1 = xasprintf("sweep %s --vary system.workers_per_gpu=2..3 --set system.mutex=kernels "
+                       "--set run.precision=0.0005 --json sw.json", cfg), *out;
+  ck_assert_int_eq(run(a1, &out, NULL), 0);
+  free(out);
+  char *txt = tmpfile_text("sw.json");
+  cJSON *d = cJSON_Parse(txt);
+  ck_assert_ptr_nonnull(d);
+  int w = 2;
+  cJSON *pt;
+  cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d, "points")) {
+    char *a2 = xasprintf("simulate %s --set system.mutex=kernels --set run.precision=0.0005 "
+                         "--set system.workers_per_gpu=%d --json", cfg, w++), *o2;
+    ck_assert_int_eq(run(a2, &o2, NULL), 0);
+    cJSON *s = cJSON_Parse(o2);
+    ck_assert_int_eq((int)num(pt, "replications"), (int)num(s, "replications"));
+    cJSON *pp = cJSON_GetObjectItem(pt, "precision"), *sp = cJSON_GetObjectItem(s, "precision");
+    ck_assert_ptr_nonnull(pp);
+    ck_assert_double_eq(num(pp, "reached"), num(sp, "reached"));
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(pp, "met")));
+    cJSON_Delete(s);
+    free(o2), free(a2);
+  }
+  ck_assert_int_eq(w, 4);
+  cJSON_Delete(d);
+  free(txt), free(a1), free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("cli_load");
   TCase *tc = tcase_create("stability");
@@ -416,6 +448,7 @@ int main(void) {
   tcase_set_timeout(tw, 300);
   tcase_add_test(tw, warmup_auto_closed_backlog);
   tcase_add_test(tw, warmup_auto_in_measure);
+  tcase_add_test(tw, sweep_runs_to_precision);
   suite_add_tcase(su, tw);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
