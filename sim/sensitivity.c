@@ -65,7 +65,7 @@ static int system_keys(const scenario *s, sys_key *k) {
 static int load_with(const char *path, const char *const *sets, int nsets, const char *key, double v, int integer,
                      scenario **out, ps_err *e) {
   const char **all = xcalloc((size_t)nsets + 1, sizeof *all);
-  memcpy(all, sets, (size_t)nsets * sizeof *all);
+  if (nsets) memcpy(all, sets, (size_t)nsets * sizeof *all); /* sets may be NULL when there are none */
   char *kv = integer ? xasprintf("%s=%.0f", key, v) : xasprintf("%s=%.17g", key, v);
   all[nsets] = kv;
   int rc = scn_load(path, all, nsets + 1, out, e);
