@@ -1,4 +1,4 @@
-/* MSER-5 (sim/mser.h). */
+/* MSER-5 (core/mser.h). */
 #include "mser.h"
 
 #include <math.h>

@@ -12,12 +12,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "strtab.h"
+
 typedef struct lread {
   FILE *f;
   char *buf; /* INFER_MAX_LINE + 1 bytes */
   size_t len;
   long line;
 } lread;
+
 
 /* The next line into r->buf (NUL-terminated, without its newline or a trailing CR): 1, or
  * 0 at the end of the file, -1 for a line over INFER_MAX_LINE bytes, -2 for a NUL byte. */
@@ -49,55 +52,6 @@ static const char *got_text(const char *s, char *out, size_t cap) {
   return out;
 }
 
-/* Distinct worker names to dense ids: open addressing on FNV-1a. */
-typedef struct whash {
-  char **k;
-  int *v;
-  size_t cap, n;
-} whash;
-
-static uint64_t fnv(const char *s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-  return h;
-}
-
-/* The id of s (a new one when unseen), or -1 past INFER_MAX_WORKERS names. */
-static int whash_id(whash *h, const char *s) {
-  if (2 * (h->n + 1) > h->cap) {
-    size_t nc = h->cap ? 2 * h->cap : 64;
-    char **nk = xcalloc(nc, sizeof *nk);
-    int *nv = xcalloc(nc, sizeof *nv);
-    for (size_t i = 0; i < h->cap; i++)
-      if (h->k[i]) {
-        size_t j = fnv(h->k[i]) & (nc - 1);
-        while (nk[j]) j = (j + 1) & (nc - 1);
-        nk[j] = h->k[i];
-        nv[j] = h->v[i];
-      }
-    free(h->k);
-    free(h->v);
-    h->k = nk;
-    h->v = nv;
-    h->cap = nc;
-  }
-  size_t j = fnv(s) & (h->cap - 1);
-  while (h->k[j]) {
-    if (!strcmp(h->k[j], s)) return h->v[j];
-    j = (j + 1) & (h->cap - 1);
-  }
-  if (h->n >= INFER_MAX_WORKERS) return -1;
-  h->k[j] = xstrdup(s);
-  h->v[j] = (int)h->n++;
-  return h->v[j];
-}
-
-static void whash_free(whash *h) {
-  for (size_t i = 0; i < h->cap; i++) free(h->k[i]);
-  free(h->k);
-  free(h->v);
-}
-
 /* What one record says, before it is stored. */
 enum { Q_CALL, Q_WAIT, Q_START, Q_WORKER, Q_N };
 static const char *const q_flag[Q_N] = {"--call-col", "--wait-col", "--start-col", "--worker-col"};
@@ -108,7 +62,7 @@ typedef struct rdr {
   const char *name[Q_N]; /* column names, NULL when not logged */
   infer_log *out;
   size_t cap;
-  whash wh;
+  strtab wh; /* worker names to dense ids */
   ps_err *e;
 } rdr;
 
@@ -142,7 +96,7 @@ static int rdr_record(rdr *R, long line, const char *const *v, const int *col) {
     if (!*v[Q_WORKER])
       return ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: %s: expected a worker name or number, got nothing", R->path, line,
                      col[Q_WORKER], R->name[Q_WORKER]);
-    if ((wid = whash_id(&R->wh, v[Q_WORKER])) < 0)
+    if ((wid = strtab_id(&R->wh, v[Q_WORKER], INFER_MAX_WORKERS)) < 0)
       return ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: %s: expected at most %d distinct workers, got more", R->path, line,
                      col[Q_WORKER], R->name[Q_WORKER], INFER_MAX_WORKERS);
   }
@@ -341,7 +295,7 @@ int infer_log_read(const char *path, const infer_cols *cols, infer_log *out, ps_
   fclose(f);
   free(L.buf);
   out->nworkers = (int)R.wh.n;
-  whash_free(&R.wh);
+  strtab_free(&R.wh);
   if (rc != PS_OK) {
     infer_log_free(out);
     return rc;

@@ -9,11 +9,12 @@
  * the speed is the share itself). A job is one phase of one worker's current call. The
  * cpu pool keeps its jobs in classes whose members run at one speed (ps.h), so a change of
  * the share costs O(classes + log n), not O(jobs).
- * The file is long (about 1,100 lines) because it is one thing: the event loop, the stations
- * and the calls share one replication state that no other module should see (the event
- * heap is evq.h, the warm-up's MSER-5 core/mser.c). */
+ * The file is one thing, one replication: the event loop, the stations and the calls share
+ * one replication state that no other module should see (the event heap is evq.h, the
+ * cpu classes ps.h). Replications in threads, the warm-up's pilot and the order of their
+ * spans are replicate.c's. */
 #include "pipe.h"
-#include "spanord.h"
+#include "pipe_int.h"
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -23,7 +24,6 @@
 
 #include "evq.h"
 #include "mser.h"
-#include "par.h"
 #include "ps.h"
 #include "seed.h"
 #include "stats.h"
@@ -795,9 +795,9 @@ static void rep_free(rep_state *r) {
   hist_free(r->h_held);
 }
 
-/* One replication; a pilot (ms not NULL) also feeds ms the latency series. */
-static int run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, mser *ms,
-                   ps_err *e) {
+/* One replication (pipe_int.h). */
+int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, mser *ms,
+                 ps_err *e) {
   const model *m = s->model;
   dist_gsl_init();
   if (s->cpu_fifo)
@@ -1003,103 +1003,5 @@ static int run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, s
   }
   out->events = r->events;
   rep_free(r);
-  return PS_OK;
-}
-
-
-static int choose_warmup(const scenario *s, int64_t *out, ps_err *e);
-
-int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
-  if (!s->warmup_auto) return run_rep(s, rep, on_span, ctx, out, NULL, e);
-  scenario t = *s; /* a shallow copy with the warm-up chosen */
-  int rc = choose_warmup(s, &t.warmup, e);
-  if (rc != PS_OK) return rc;
-  t.warmup_auto = 0;
-  return run_rep(&t, rep, on_span, ctx, out, NULL, e);
-}
-
-/* run.warmup: auto: a pilot of replication 0's stream with no warm-up gives the series of
- * partition latencies in completion order (up to partition partitions - cooldown), and
- * MSER-5 the warm-up. The pilot is replication 0 itself, run once more, so the choice is
- * a function of the scenario and the seed alone (not of the thread count). */
-static int choose_warmup(const scenario *s, int64_t *out, ps_err *e) {
-  scenario p = *s; /* a shallow copy: the engine only reads it */
-  p.warmup = 0;
-  p.warmup_auto = 0;
-  mser ms;
-  mser_init(&ms, s->partitions - s->cooldown);
-  sim_metrics x;
-  int rc = run_rep(&p, 0, NULL, NULL, &x, &ms, e);
-  if (rc == PS_OK) {
-    *out = mser_pick(&ms);
-    sim_metrics_free(&x);
-  }
-  free(ms.z);
-  return rc;
-}
-
-/* ---------------------------------------------------------------- replications in threads */
-
-/* Spans reach the caller in replication order through spanord.h's bounded buffers. */
-typedef struct pool {
-  const scenario *s;
-  const sim_opts *o;
-  sim_result *res;
-  span_order *ord; /* NULL without spans */
-  int *rc;
-  ps_err *errs;
-} pool;
-
-static void rep_range(void *ctx, size_t lo, size_t hi) {
-  pool *P = ctx;
-  sim_span_fn fn = P->ord ? span_order_add : NULL;
-  for (size_t i = lo; i < hi; i++) {
-    P->rc[i] = sim_run_rep(P->s, (int)i, fn, P->ord, &P->res->reps[i], &P->errs[i]);
-    if (P->ord) span_order_done(P->ord, (int)i);
-  }
-}
-
-int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
-  static const sim_opts none = {0};
-  if (!o) o = &none;
-  double t0 = ps_now();
-  scenario chosen;
-  int64_t warmup = 0;
-  if (s->warmup_auto) {
-    int rc = choose_warmup(s, &warmup, e);
-    if (rc != PS_OK) return rc;
-    chosen = *s;
-    chosen.warmup = warmup;
-    chosen.warmup_auto = 0;
-  }
-  const int warmup_auto = s->warmup_auto;
-  if (warmup_auto) s = &chosen;
-  sim_result *res = xcalloc(1, sizeof *res);
-  res->nreps = s->replications;
-  res->reps = xcalloc((size_t)res->nreps, sizeof *res->reps);
-  pool P = {.s = s, .o = o, .res = res};
-  P.rc = xcalloc((size_t)res->nreps, sizeof *P.rc);
-  P.errs = xcalloc((size_t)res->nreps, sizeof *P.errs);
-  if (o->on_span) P.ord = span_order_new(res->nreps, SIM_SPAN_BUFFER, o->on_span, o->span_ctx);
-  par_for((size_t)res->nreps, 1, o->threads, rep_range, &P, o->progress, o->progress_ctx);
-  int rc = PS_OK;
-  for (int i = 0; i < res->nreps; i++)
-    if (P.rc[i] != PS_OK) {
-      rc = P.rc[i];
-      if (e) *e = P.errs[i];
-      break;
-    }
-  for (int i = 0; i < res->nreps; i++) res->events += res->reps[i].events;
-  span_order_free(P.ord);
-  free(P.rc);
-  free(P.errs);
-  if (rc != PS_OK) {
-    sim_result_free(res);
-    return rc;
-  }
-  res->wall_s = ps_now() - t0;
-  res->warmup_auto = warmup_auto;
-  res->warmup = warmup_auto ? warmup : s->warmup;
-  *out = res;
   return PS_OK;
 }

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "strtab.h"
+
 /* A span as the trace keeps it: 32 bytes, its name interned. */
 typedef struct tspan {
   int32_t gpu, worker;
@@ -26,8 +28,7 @@ struct trace {
   int64_t dropped;   /* spans of the window past max */
   double kept_until; /* the latest end among the spans kept */
   int maxgpu, maxworker;
-  char **names;      /* interned names, and an open-addressing index of them */
-  uint32_t nnames, *slot, nslot;
+  strtab names;      /* the spans' names, interned */
 };
 
 trace *trace_new(int rep, size_t max_spans, double from, double to) {
@@ -43,42 +44,12 @@ trace *trace_new(int rep, size_t max_spans, double from, double to) {
 
 void trace_free(trace *t) {
   if (!t) return;
-  for (uint32_t i = 0; i < t->nnames; i++) free(t->names[i]);
-  free(t->names);
-  free(t->slot);
+  strtab_free(&t->names);
   free(t->s);
   free(t);
 }
 
-static uint32_t str_hash(const char *s) {
-  uint32_t h = 2166136261u; /* FNV-1a */
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
-}
-
-static uint32_t intern(trace *t, const char *name) {
-  if (2 * (t->nnames + 1) > t->nslot) {
-    uint32_t n = t->nslot ? 2 * t->nslot : 64;
-    uint32_t *slot = xmalloc(n * sizeof *slot);
-    for (uint32_t i = 0; i < n; i++) slot[i] = UINT32_MAX;
-    for (uint32_t i = 0; i < t->nnames; i++) {
-      uint32_t h = str_hash(t->names[i]) & (n - 1);
-      while (slot[h] != UINT32_MAX) h = (h + 1) & (n - 1);
-      slot[h] = i;
-    }
-    free(t->slot);
-    t->slot = slot;
-    t->nslot = n;
-  }
-  uint32_t h = str_hash(name) & (t->nslot - 1);
-  for (; t->slot[h] != UINT32_MAX; h = (h + 1) & (t->nslot - 1))
-    if (!strcmp(t->names[t->slot[h]], name)) return t->slot[h];
-  if ((t->nnames & (t->nnames - 1)) == 0) /* 0, 1, 2, 4, ...: grow to the next power of two */
-    t->names = xrealloc(t->names, (t->nnames ? 2 * t->nnames : 1) * sizeof *t->names);
-  t->names[t->nnames] = xstrdup(name);
-  t->slot[h] = t->nnames;
-  return t->nnames++;
-}
+static uint32_t intern(trace *t, const char *name) { return (uint32_t)strtab_id(&t->names, name, (size_t)INT32_MAX); }
 
 void trace_add(trace *t, const span_rec *r) {
   if (r->rep != t->rep) return;
@@ -259,7 +230,7 @@ static int render(trace *t, ps_buf *b, FILE *f) {
   for (size_t i = 0; i < ns; i++) {
     const slice *x = &sl[i];
     ps_buf_printf(b, ",\n{\"ph\":\"X\",\"name\":");
-    ps_buf_json_str(b, t->names[x->s->name]);
+    ps_buf_json_str(b, strtab_name(&t->names, (int)x->s->name));
     ps_buf_printf(b, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d", cats[x->s->kind], x->pid, x->tid);
     put_us(b, "ts", x->t0);
     put_us(b, "dur", x->t1 - x->t0);

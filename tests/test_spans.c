@@ -37,14 +37,20 @@ static int count_cb(void *ctx, const span_rec *r) {
 
 #define HDR "{\"schema\":\"provesim.spans/1\",\"source\":\"sim\",\"scenario\":\"x\"}\n"
 
-/* Reads text as a spans file; returns the code, with the message in msg. */
-static int read_text(const char *text, char *msg, size_t n, int *count) {
-  char *p = write_tmp(text);
+/* Reads the spans file at p; returns the code, with the message in msg. */
+static int read_path(const char *p, char *msg, size_t n, int *count) {
   ps_err e = {{0}};
   int c = 0;
   int rc = spans_read(p, NULL, count_cb, &c, &e);
   snprintf(msg, n, "%s", e.msg);
   if (count) *count = c;
+  return rc;
+}
+
+/* Reads text as a spans file. */
+static int read_text(const char *text, char *msg, size_t n, int *count) {
+  char *p = write_tmp(text);
+  int rc = read_path(p, msg, n, count);
   unlink(p);
   free(p);
   return rc;
@@ -154,15 +160,6 @@ static char *write_gz(const char *const *members, int n, const char *tail, size_
   if (tail_len) ck_assert_int_eq(write(fd, tail, tail_len), (ssize_t)tail_len);
   close(fd);
   return path;
-}
-
-static int read_path(const char *p, char *msg, size_t n, int *count) {
-  ps_err e = {{0}};
-  int c = 0;
-  int rc = spans_read(p, NULL, count_cb, &c, &e);
-  snprintf(msg, n, "%s", e.msg);
-  if (count) *count = c;
-  return rc;
 }
 
 START_TEST(gzip_through_zlib) {

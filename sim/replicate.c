@@ -1,0 +1,108 @@
+/* Replications (sim/pipe.h: sim_run, sim_run_rep): each is one run of the engine
+ * (pipe.c, through pipe_int.h) on its own random stream; they run in parallel threads
+ * (common/par.c), their spans reach the caller in replication order through spanord.h's
+ * bounded buffers, and run.warmup: auto is resolved first by a pilot run, so that results
+ * do not depend on the number of threads. */
+#include "pipe.h"
+#include "pipe_int.h"
+
+#include <stdlib.h>
+
+#include "mser.h"
+#include "par.h"
+#include "spanord.h"
+
+/* run.warmup: auto: a pilot of replication 0's stream with no warm-up gives the series of
+ * partition latencies in completion order (up to partition partitions - cooldown), and
+ * MSER-5 the warm-up. The pilot is replication 0 itself, run once more, so the choice is
+ * a function of the scenario and the seed alone (not of the thread count). */
+static int choose_warmup(const scenario *s, int64_t *out, ps_err *e) {
+  scenario p = *s; /* a shallow copy: the engine only reads it */
+  p.warmup = 0;
+  p.warmup_auto = 0;
+  mser ms;
+  mser_init(&ms, s->partitions - s->cooldown);
+  sim_metrics x;
+  int rc = sim__run_rep(&p, 0, NULL, NULL, &x, &ms, e);
+  if (rc == PS_OK) {
+    *out = mser_pick(&ms);
+    sim_metrics_free(&x);
+  }
+  free(ms.z);
+  return rc;
+}
+
+int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
+  if (!s->warmup_auto) return sim__run_rep(s, rep, on_span, ctx, out, NULL, e);
+  scenario t = *s; /* a shallow copy with the warm-up chosen */
+  int rc = choose_warmup(s, &t.warmup, e);
+  if (rc != PS_OK) return rc;
+  t.warmup_auto = 0;
+  return sim__run_rep(&t, rep, on_span, ctx, out, NULL, e);
+}
+
+/* ---------------------------------------------------------------- replications in threads */
+
+/* Spans reach the caller in replication order through spanord.h's bounded buffers. */
+typedef struct pool {
+  const scenario *s;
+  const sim_opts *o;
+  sim_result *res;
+  span_order *ord; /* NULL without spans */
+  int *rc;
+  ps_err *errs;
+} pool;
+
+static void rep_range(void *ctx, size_t lo, size_t hi) {
+  pool *P = ctx;
+  sim_span_fn fn = P->ord ? span_order_add : NULL;
+  for (size_t i = lo; i < hi; i++) {
+    P->rc[i] = sim_run_rep(P->s, (int)i, fn, P->ord, &P->res->reps[i], &P->errs[i]);
+    if (P->ord) span_order_done(P->ord, (int)i);
+  }
+}
+
+int sim_run(const scenario *s, const sim_opts *o, sim_result **out, ps_err *e) {
+  static const sim_opts none = {0};
+  if (!o) o = &none;
+  double t0 = ps_now();
+  scenario chosen;
+  int64_t warmup = 0;
+  if (s->warmup_auto) {
+    int rc = choose_warmup(s, &warmup, e);
+    if (rc != PS_OK) return rc;
+    chosen = *s;
+    chosen.warmup = warmup;
+    chosen.warmup_auto = 0;
+  }
+  const int warmup_auto = s->warmup_auto;
+  if (warmup_auto) s = &chosen;
+  sim_result *res = xcalloc(1, sizeof *res);
+  res->nreps = s->replications;
+  res->reps = xcalloc((size_t)res->nreps, sizeof *res->reps);
+  pool P = {.s = s, .o = o, .res = res};
+  P.rc = xcalloc((size_t)res->nreps, sizeof *P.rc);
+  P.errs = xcalloc((size_t)res->nreps, sizeof *P.errs);
+  if (o->on_span) P.ord = span_order_new(res->nreps, SIM_SPAN_BUFFER, o->on_span, o->span_ctx);
+  par_for((size_t)res->nreps, 1, o->threads, rep_range, &P, o->progress, o->progress_ctx);
+  int rc = PS_OK;
+  for (int i = 0; i < res->nreps; i++)
+    if (P.rc[i] != PS_OK) {
+      rc = P.rc[i];
+      if (e) *e = P.errs[i];
+      break;
+    }
+  for (int i = 0; i < res->nreps; i++) res->events += res->reps[i].events;
+  span_order_free(P.ord);
+  free(P.rc);
+  free(P.errs);
+  if (rc != PS_OK) {
+    sim_result_free(res);
+    return rc;
+  }
+  res->wall_s = ps_now() - t0;
+  res->warmup_auto = warmup_auto;
+  res->warmup = warmup_auto ? warmup : s->warmup;
+  *out = res;
+  return PS_OK;
+}
