@@ -7,6 +7,7 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_sf_psi.h>
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +30,13 @@ int calib_family_parse(const char *s) {
     if (!strcmp(s, family_names[i])) return i;
   return -1;
 }
+
+/* ---------------------------------------------------------------- fits */
+
+static size_t sample_cap = CALIB_SAMPLE_CAP;
+
+void calib_set_sample_cap(size_t cap) { sample_cap = cap ? cap : CALIB_SAMPLE_CAP; }
+size_t calib_sample_cap(void) { return sample_cap; }
 
 static int dcmp(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -55,6 +63,67 @@ static double cdf(calib_family f, const fitpar *p, double x) {
   }
 }
 
+/* The gamma shape k from s = ln(mean) - mean(ln x) > 0: Newton's method from Minka's
+ * starting point. */
+static double gamma_shape(double s) {
+  double k = (3 - s + sqrt((s - 3) * (s - 3) + 24 * s)) / (12 * s);
+  for (int it = 0; it < 20; it++) {
+    double f = log(k) - gsl_sf_psi(k) - s, df = 1 / k - gsl_sf_psi_1(k);
+    double nk = k - f / df;
+    if (!(nk > 0)) nk = k / 2;
+    if (fabs(nk - k) < 1e-12 * k) return nk;
+    k = nk;
+  }
+  return k;
+}
+
+/* Where the two ways of fitting meet: out->loglik filled, the family chosen (or want)
+ * and built from p, and the KS distance over sample[0..m-1]. */
+static int fit_finish(calib_fit_result *out, calib_family want, const fitpar *p, double minx, const double *sample,
+                      size_t m, ps_err *e) {
+  const char *why = NULL;
+  calib_family best = CALIB_AUTO;
+  if (want != CALIB_AUTO) {
+    if (!isfinite(out->loglik[want]))
+      return ps_fail(e, PS_EINPUT, "a %s distribution cannot fit these samples%s", calib_family_name(want),
+                     minx <= 0 ? " (some durations are 0)" : "");
+    best = want;
+  } else {
+    double best_aic = INFINITY;
+    for (int f = CALIB_NORMAL; f <= CALIB_UNIFORM; f++) {
+      if (f == CALIB_EMPIRICAL || !isfinite(out->loglik[f])) continue;
+      double aic = 2.0 * (f == CALIB_EXPONENTIAL ? 1 : 2) - 2 * out->loglik[f];
+      if (aic < best_aic) {
+        best_aic = aic;
+        best = (calib_family)f;
+      }
+    }
+  }
+  out->family = best;
+  int rc = 0;
+  switch (best) {
+  case CALIB_NORMAL: rc = dist_normal(&out->d, p->m, p->sd, &why); break;
+  case CALIB_LOGNORMAL: rc = dist_lognormal_mu_sigma(&out->d, p->mu, p->s, &why); break;
+  case CALIB_GAMMA: rc = dist_gamma_mean_cv(&out->d, p->k * p->theta, 1 / sqrt(p->k), &why); break;
+  case CALIB_EXPONENTIAL: rc = dist_exponential(&out->d, p->em, &why); break;
+  case CALIB_UNIFORM: rc = dist_uniform(&out->d, p->lo, p->hi, &why); break;
+  default: PS_ASSERT(0);
+  }
+  if (rc) return ps_fail(e, PS_EINPUT, "%s fit: expected %s", calib_family_name(best), why);
+  /* Kolmogorov-Smirnov distance of the chosen fit. */
+  double *srt = xmalloc((m + 1) * sizeof *srt);
+  memcpy(srt, sample, m * sizeof *srt);
+  qsort(srt, m, sizeof *srt, dcmp);
+  double D = 0;
+  for (size_t i = 0; i < m; i++) {
+    double F = cdf(best, p, srt[i]);
+    D = fmax(D, fmax((double)(i + 1) / (double)m - F, F - (double)i / (double)m));
+  }
+  free(srt);
+  out->ks = D;
+  return PS_OK;
+}
+
 int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *out, ps_err *e) {
   dist_gsl_init();
   memset(out, 0, sizeof *out);
@@ -70,7 +139,7 @@ int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *ou
   double mean = sum / (double)n, ss = 0;
   for (size_t i = 0; i < n; i++) ss += (x[i] - mean) * (x[i] - mean);
   double sd_mle = sqrt(ss / (double)n), sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
-  out->n = n;
+  out->n = out->nsample = n;
   out->mean = mean;
   out->cv = mean > 0 ? sd / mean : 0;
   const char *why = NULL;
@@ -116,17 +185,7 @@ int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *ou
     /* gamma: s = ln(mean) - mean(ln x) > 0 by Jensen. */
     double s = log(mean) - p.mu;
     if (s > 0) {
-      double k = (3 - s + sqrt((s - 3) * (s - 3) + 24 * s)) / (12 * s);
-      for (int it = 0; it < 20; it++) {
-        double f = log(k) - gsl_sf_psi(k) - s, df = 1 / k - gsl_sf_psi_1(k);
-        double nk = k - f / df;
-        if (!(nk > 0)) nk = k / 2;
-        if (fabs(nk - k) < 1e-12 * k) {
-          k = nk;
-          break;
-        }
-        k = nk;
-      }
+      double k = gamma_shape(s);
       p.k = k;
       p.theta = mean / k;
       ll = 0;
@@ -135,75 +194,253 @@ int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *ou
       out->loglik[CALIB_GAMMA] = ll;
     }
   }
+  return fit_finish(out, want, &p, minx, x, n, e);
+}
 
-  calib_family best = CALIB_AUTO;
-  if (want != CALIB_AUTO) {
-    if (!isfinite(out->loglik[want]))
-      return ps_fail(e, PS_EINPUT, "a %s distribution cannot fit these samples%s", calib_family_name(want),
-                     minx <= 0 ? " (some durations are 0)" : "");
-    best = want;
-  } else {
-    double best_aic = INFINITY;
-    for (int f = CALIB_NORMAL; f <= CALIB_UNIFORM; f++) {
-      if (f == CALIB_EMPIRICAL || !isfinite(out->loglik[f])) continue;
-      double aic = 2.0 * (f == CALIB_EXPONENTIAL ? 1 : 2) - 2 * out->loglik[f];
-      if (aic < best_aic) {
-        best_aic = aic;
-        best = (calib_family)f;
-      }
+/* ---------------------------------------------------------------- streaming sums */
+
+/* Neumaier's compensated sum: *s + *c is the sum to about one rounding. */
+static void ksum(double *s, double *c, double x) {
+  double t = *s + x;
+  *c += fabs(*s) >= fabs(x) ? (*s - t) + x : (x - t) + *s;
+  *s = t;
+}
+
+/* splitmix64: the reservoir's generator, seeded by calib_acc_init with a constant. */
+static uint64_t acc_next(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+void calib_acc_init(calib_acc *a, size_t cap) {
+  *a = (calib_acc){.min = INFINITY, .max = -INFINITY, .cap = cap ? cap : 1, .rng = 0x70726F766573696Dull};
+}
+
+void calib_acc_free(calib_acc *a) {
+  if (!a) return;
+  free(a->v);
+  free(a->key);
+  a->v = NULL;
+  a->key = NULL;
+}
+
+void calib_acc_add(calib_acc *a, double x, uint32_t key) {
+  size_t i = a->n++;
+  if (!isfinite(x) || x < 0) {
+    if (!a->nbad++) a->bad_x = x, a->bad_i = i;
+    return;
+  }
+  size_t n = i + 1 - a->nbad;
+  ksum(&a->sum, &a->sum_c, x);
+  double d = x - a->mean;
+  a->mean += d / (double)n;
+  a->m2 += d * (x - a->mean);
+  if (x < a->min) a->min = x;
+  if (x > a->max) a->max = x;
+  if (x > 0) {
+    double l = log(x);
+    ksum(&a->lsum, &a->lsum_c, l);
+    double dl = l - a->lmean;
+    a->lmean += dl / (double)++a->nl;
+    a->lm2 += dl * (l - a->lmean);
+  }
+  if (a->nv < a->cap) {
+    if (a->nv == a->cv) {
+      a->cv = a->cv ? 2 * a->cv : 1024;
+      if (a->cv > a->cap) a->cv = a->cap;
+      a->v = xrealloc(a->v, a->cv * sizeof *a->v);
+      a->key = xrealloc(a->key, a->cv * sizeof *a->key);
+    }
+    a->v[a->nv] = x;
+    a->key[a->nv++] = key;
+  } else { /* Algorithm R: the n-th value takes a kept one's place with probability cap / n */
+    uint64_t j = (uint64_t)(((unsigned __int128)acc_next(&a->rng) * n) >> 64);
+    if (j < a->cap) a->v[j] = x, a->key[j] = key;
+  }
+}
+
+void calib_acc_order(calib_acc *a, const uint32_t *rank, uint32_t nrank) {
+  if (a->nv < 2) return;
+  size_t *start = xcalloc((size_t)nrank + 1, sizeof *start);
+  for (size_t i = 0; i < a->nv; i++) {
+    PS_ASSERT(a->key[i] < nrank);
+    start[rank[a->key[i]] + 1]++;
+  }
+  for (uint32_t r = 0; r < nrank; r++) start[r + 1] += start[r];
+  double *v = xmalloc(a->nv * sizeof *v);
+  uint32_t *k = xmalloc(a->nv * sizeof *k);
+  for (size_t i = 0; i < a->nv; i++) {
+    size_t j = start[rank[a->key[i]]]++;
+    v[j] = a->v[i];
+    k[j] = a->key[i];
+  }
+  free(a->v), free(a->key), free(start);
+  a->v = v, a->key = k, a->cv = a->nv;
+}
+
+int calib_fit_acc(const calib_acc *a, calib_family want, calib_fit_result *out, ps_err *e) {
+  if (a->nbad) {
+    memset(out, 0, sizeof *out);
+    return ps_fail(e, PS_EINPUT, "sample %zu is %g: expected seconds >= 0", a->bad_i, a->bad_x);
+  }
+  /* Every value kept: the fit of the values themselves, as calib_fit does. */
+  if (a->nv == a->n) return calib_fit(a->v, a->nv, want, out, e);
+  dist_gsl_init();
+  memset(out, 0, sizeof *out);
+  for (int i = 0; i < 8; i++) out->loglik[i] = NAN;
+  size_t n = a->n;
+  double dn = (double)n, sum = a->sum + a->sum_c, minx = a->min, maxx = a->max;
+  double mean = sum / dn, ss = a->m2;
+  double sd_mle = sqrt(ss / dn), sd = sqrt(ss / (dn - 1));
+  out->n = n;
+  out->nsample = a->nv;
+  out->mean = mean;
+  out->cv = mean > 0 ? sd / mean : 0;
+  const char *why = NULL;
+  int constant = sd_mle <= 1e-9 * fmax(mean, 1e-12);
+  if (want == CALIB_CONST || (want == CALIB_AUTO && constant)) {
+    out->family = CALIB_CONST;
+    return dist_const(&out->d, mean, &why) ? ps_fail(e, PS_EINPUT, "const fit: expected %s", why) : PS_OK;
+  }
+  if (want == CALIB_EMPIRICAL) { /* the reservoir */
+    double *cp = xmalloc(a->nv * sizeof *cp);
+    memcpy(cp, a->v, a->nv * sizeof *cp);
+    out->family = CALIB_EMPIRICAL;
+    return dist_empirical(&out->d, cp, a->nv, &why) ? ps_fail(e, PS_EINPUT, "empirical fit: expected %s", why) : PS_OK;
+  }
+  if (constant) return ps_fail(e, PS_EINPUT, "%zu samples all equal %g: only a const distribution fits", n, mean);
+  /* The log-likelihoods from the sums: at the MLE, sum (x - m)^2 / (2 sd^2) = n / 2. */
+  fitpar p = {.m = mean, .sd = sd_mle, .em = mean, .lo = minx, .hi = maxx};
+  const double L2PI = log(2 * M_PI);
+  out->loglik[CALIB_UNIFORM] = -dn * log(maxx - minx);
+  out->loglik[CALIB_NORMAL] = -dn * (0.5 * L2PI + log(p.sd)) - ss / (2 * p.sd * p.sd);
+  if (mean > 0) out->loglik[CALIB_EXPONENTIAL] = -dn * log(mean) - sum / mean;
+  if (minx > 0) {
+    double sl = a->lsum + a->lsum_c;
+    p.mu = sl / dn;
+    p.s = sqrt(a->lm2 / dn);
+    if (p.s > 0) out->loglik[CALIB_LOGNORMAL] = -sl - dn * (log(p.s) + 0.5 * L2PI) - a->lm2 / (2 * p.s * p.s);
+    double s = log(mean) - p.mu;
+    if (s > 0) {
+      p.k = gamma_shape(s);
+      p.theta = mean / p.k;
+      out->loglik[CALIB_GAMMA] = (p.k - 1) * sl - sum / p.theta - dn * (lgamma(p.k) + p.k * log(p.theta));
     }
   }
-  out->family = best;
-  int rc = 0;
-  switch (best) {
-  case CALIB_NORMAL: rc = dist_normal(&out->d, p.m, p.sd, &why); break;
-  case CALIB_LOGNORMAL: rc = dist_lognormal_mu_sigma(&out->d, p.mu, p.s, &why); break;
-  case CALIB_GAMMA: rc = dist_gamma_mean_cv(&out->d, p.k * p.theta, 1 / sqrt(p.k), &why); break;
-  case CALIB_EXPONENTIAL: rc = dist_exponential(&out->d, p.em, &why); break;
-  case CALIB_UNIFORM: rc = dist_uniform(&out->d, p.lo, p.hi, &why); break;
-  default: PS_ASSERT(0);
+  return fit_finish(out, want, &p, minx, a->v, a->nv, e);
+}
+
+/* ---------------------------------------------------------------- ranks */
+
+static int ranks_worker(calib__ranks *r, int rep, int gpu, int worker, int add) {
+  char key[48];
+  snprintf(key, sizeof key, "%d %d %d", rep, gpu, worker);
+  int id = strtab_id(&r->tab, key, add ? (size_t)INT_MAX : r->tab.n);
+  if (id >= 0 && (size_t)id >= r->cap) {
+    size_t nc = r->cap ? 2 * r->cap : 16;
+    r->first = xrealloc(r->first, nc * sizeof *r->first);
+    r->nfirst = xrealloc(r->nfirst, nc * sizeof *r->nfirst);
+    for (size_t i = r->cap; i < nc; i++) r->first[i] = NULL, r->nfirst[i] = 0;
+    r->cap = nc;
   }
-  if (rc) return ps_fail(e, PS_EINPUT, "%s fit: expected %s", calib_family_name(best), why);
-  /* Kolmogorov-Smirnov distance of the chosen fit. */
-  double *srt = xmalloc(n * sizeof *srt);
-  memcpy(srt, x, n * sizeof *srt);
-  qsort(srt, n, sizeof *srt, dcmp);
-  double D = 0;
-  for (size_t i = 0; i < n; i++) {
-    double F = cdf(best, &p, srt[i]);
-    D = fmax(D, fmax((double)(i + 1) / (double)n - F, F - (double)i / (double)n));
+  return id;
+}
+
+void calib__ranks_add(calib__ranks *r, int rep, int gpu, int worker, int64_t call) {
+  if (r->skip <= 0) return;
+  int id = ranks_worker(r, rep, gpu, worker, 1);
+  int64_t *f = r->first[id];
+  int n = r->nfirst[id];
+  if (n == r->skip && call >= f[n - 1]) return; /* past the first calls (the usual case: calls in order) */
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (f[mid] < call) lo = mid + 1;
+    else hi = mid;
   }
-  free(srt);
-  out->ks = D;
-  return PS_OK;
+  if (lo < n && f[lo] == call) return;
+  if (!f) f = r->first[id] = xmalloc((size_t)r->skip * sizeof *f);
+  if (n == r->skip) n--; /* the largest leaves */
+  memmove(f + lo + 1, f + lo, (size_t)(n - lo) * sizeof *f);
+  f[lo] = call;
+  r->nfirst[id] = n + 1;
+}
+
+int calib__ranks_kept(calib__ranks *r, int rep, int gpu, int worker, int64_t call) {
+  if (r->skip <= 0) return 1;
+  int id = ranks_worker(r, rep, gpu, worker, 0);
+  /* A worker with no more than skip calls has them all left out. */
+  return id >= 0 && r->nfirst[id] == r->skip && call > r->first[id][r->skip - 1];
+}
+
+void calib__ranks_free(calib__ranks *r) {
+  for (size_t i = 0; i < r->cap; i++) free(r->first[i]);
+  free(r->first);
+  free(r->nfirst);
+  strtab_free(&r->tab);
+  memset(r, 0, sizeof *r);
 }
 
 /* ---------------------------------------------------------------- calib_model */
 
-typedef struct obs {
-  int file, rep, gpu, worker;
-  int64_t call;
-  int phase; /* index in the template */
-  int k;
-  int thr;  /* threads the phase ran with; 0 = not recorded */
-  double d, t0;
-  int rank; /* call's rank within its (file, rep, gpu, worker) */
-} obs;
+/* What calib_model keeps of one template phase while it reads. The fit uses the kept
+ * spans of the fewest partitions seen (kmin): when a smaller k appears, what was
+ * gathered for the larger one is dropped. */
+typedef struct phstate {
+  int kmin, kmax, skipped;
+  calib_acc acc;            /* durations / kmin (a phase with a scaling law: the last pass) */
+  int nzero, nthr, seen[2]; /* thread counts: spans without one, distinct ones (up to 65) */
+  int thr[65];
+  double an, sx, sy, sxx, sxy; /* Amdahl's least squares: x = 1 / threads, y = d / kmin */
+  double *ksum;             /* per k, the kept spans' durations summed, and counted */
+  long *kcnt;
+  int kcap;
+  double kt, dt;            /* gpu phases: kernel time inside the kept spans, their length */
+  double t1;                /* a scaling law: the fitted one-core time */
+  int ready;                /* a scaling law: fitted, its durations wanted in the last pass */
+} phstate;
 
-/* A kernel record: which run and GPU it belongs to, and its interval. */
-typedef struct kspan {
-  int file, rep, gpu;
-  ivl v;
-} kspan;
+/* A kept GPU phase span waiting for the kernels that may still overlap it. */
+typedef struct pend {
+  int phase;
+  double t0, t1;
+} pend;
+
+/* One (rep, gpu) of the file being read: the union of its kernel records of the moment
+ * (ascending, disjoint) and its pending spans. Records come in order of start, so once a
+ * record starts at or after a span's end, no kernel still to come overlaps that span;
+ * kernel intervals that end before every pending span and before the latest start are
+ * dropped. */
+typedef struct kgroup {
+  int rep, gpu;
+  double latest;   /* the latest start of the group's records so far */
+  double dropped;  /* kernel intervals ending at or before this are gone */
+  double done;     /* the latest end of a span already measured */
+  ivl *u;
+  size_t nu, cu;
+  pend *p;
+  size_t np, cp;
+} kgroup;
 
 typedef struct collect_ctx {
   const model *m;
+  const char *path;
   ps_buf host, gpu, cpu; /* the spans headers' host, gpu and cpu, distinct values joined by "; " */
+  calib__ranks *rk;      /* the file's */
+  phstate *ph;
+  int last;              /* the last pass: the phases with a scaling law */
+  long nkernels;         /* kernel records in every file so far */
   int file;
-  obs *o;
-  size_t n, cap;
-  kspan *k;
-  size_t nk, capk;
+  strtab wtab;           /* the workers of every file, "file rep gpu worker", keys of the samples */
+  int32_t (*wk)[4];      /* by key: file, rep, gpu, worker */
+  int32_t last_w[4];     /* the worker of the last key, and the key */
+  uint32_t last_key;
+  strtab gtab;           /* the file's (rep, gpu) groups */
+  kgroup *g;
+  size_t ng;
+  ps_err *e;
 } collect_ctx;
 
 static void add_distinct(ps_buf *b, const char *v) {
@@ -237,121 +474,232 @@ void calib_set_provenance(model *m, const char *key, const char *value) {
   m->prov_v[m->nprov++] = xstrdup(value);
 }
 
+static int rank_cb(void *ctx, const span_rec *r) {
+  collect_ctx *c = ctx;
+  if (r->kind == SPAN_PHASE && scn_phase_index(c->m, r->phase) >= 0)
+    calib__ranks_add(c->rk, r->rep, r->gpu, r->worker, r->call);
+  return 0;
+}
+
+/* The key of the span's worker: the old order of a phase's durations (by file, rep, gpu,
+ * worker, then as read) is restored from it before a fit. */
+static uint32_t worker_key(collect_ctx *c, const span_rec *r) {
+  int32_t w[4] = {c->file, r->rep, r->gpu, r->worker};
+  if (c->wtab.n && !memcmp(w, c->last_w, sizeof w)) return c->last_key;
+  char key[64];
+  snprintf(key, sizeof key, "%d %d %d %d", w[0], w[1], w[2], w[3]);
+  size_t n = c->wtab.n, id = (size_t)strtab_id(&c->wtab, key, (size_t)INT_MAX);
+  if (id == n) {
+    c->wk = xrealloc(c->wk, (n + 1) * sizeof *c->wk);
+    memcpy(c->wk[n], w, sizeof w);
+  }
+  memcpy(c->last_w, w, sizeof w);
+  return c->last_key = (uint32_t)id;
+}
+
+typedef struct wkey {
+  int32_t w[4];
+  uint32_t key;
+} wkey;
+
+static int by_worker(const void *a, const void *b) {
+  const wkey *x = a, *y = b;
+  for (int i = 0; i < 4; i++)
+    if (x->w[i] != y->w[i]) return x->w[i] < y->w[i] ? -1 : 1;
+  return 0;
+}
+
+static kgroup *group_of(collect_ctx *c, int rep, int gpu) {
+  if (c->ng && c->g[c->ng - 1].rep == rep && c->g[c->ng - 1].gpu == gpu) return &c->g[c->ng - 1];
+  char key[32];
+  snprintf(key, sizeof key, "%d %d", rep, gpu);
+  size_t id = (size_t)strtab_id(&c->gtab, key, (size_t)INT_MAX);
+  if (id == c->ng) {
+    c->g = xrealloc(c->g, (c->ng + 1) * sizeof *c->g);
+    c->g[c->ng++] = (kgroup){.rep = rep, .gpu = gpu, .latest = -INFINITY, .dropped = -INFINITY, .done = -INFINITY};
+  }
+  return &c->g[id];
+}
+
+/* Adds kernel interval v to the group's union (usually at its end). */
+static void union_add(kgroup *g, ivl v) {
+  size_t i = g->nu;
+  while (i > 0 && g->u[i - 1].a > v.a) i--; /* records in order of start: i = nu */
+  if (i > 0 && g->u[i - 1].b >= v.a) { /* joins the interval before */
+    i--;
+    if (v.b > g->u[i].b) g->u[i].b = v.b;
+  } else {
+    if (g->nu == g->cu) g->u = xrealloc(g->u, (g->cu = g->cu ? 2 * g->cu : 64) * sizeof *g->u);
+    memmove(g->u + i + 1, g->u + i, (g->nu - i) * sizeof *g->u);
+    g->u[i] = v;
+    g->nu++;
+  }
+  size_t j = i + 1; /* it may now reach the ones after it */
+  while (j < g->nu && g->u[j].a <= g->u[i].b) {
+    if (g->u[j].b > g->u[i].b) g->u[i].b = g->u[j].b;
+    j++;
+  }
+  memmove(g->u + i + 1, g->u + j, (g->nu - j) * sizeof *g->u);
+  g->nu -= j - i - 1;
+}
+
+/* Measures the pending spans that no kernel still to come can overlap (all when flush),
+ * then drops the kernel intervals no span needs. */
+static void group_settle(collect_ctx *c, kgroup *g, int flush) {
+  size_t k = 0;
+  double lim = g->latest;
+  for (size_t i = 0; i < g->np; i++) {
+    pend *q = &g->p[i];
+    if (flush || q->t1 <= g->latest) {
+      c->ph[q->phase].kt += ivl_clip_len(g->u, g->nu, q->t0, q->t1);
+      if (q->t1 > g->done) g->done = q->t1;
+    } else {
+      if (q->t0 < lim) lim = q->t0;
+      g->p[k++] = *q;
+    }
+  }
+  g->np = k;
+  size_t d = 0;
+  while (d < g->nu && g->u[d].b <= lim) d++;
+  if (d > 0 && (d >= 64 || 2 * d >= g->nu)) {
+    g->dropped = fmax(g->dropped, g->u[d - 1].b);
+    memmove(g->u, g->u + d, (g->nu - d) * sizeof *g->u);
+    g->nu -= d;
+  }
+}
+
+static void groups_free(collect_ctx *c) {
+  for (size_t i = 0; i < c->ng; i++) free(c->g[i].u), free(c->g[i].p);
+  free(c->g);
+  c->g = NULL;
+  c->ng = 0;
+  strtab_free(&c->gtab);
+}
+
+static void acc_reset(calib_acc *a) {
+  calib_acc_free(a);
+  calib_acc_init(a, sample_cap);
+}
+
+/* Adds a kept span's duration d (the one-core time, for a phase with a scaling law) of k
+ * partitions to the sums of the batch multipliers. */
+static void batch_add(phstate *s, int k, double d) {
+  if (k >= s->kcap) {
+    int nc = s->kcap ? s->kcap : 4;
+    while (nc <= k) nc *= 2;
+    s->ksum = xrealloc(s->ksum, (size_t)nc * sizeof *s->ksum);
+    s->kcnt = xrealloc(s->kcnt, (size_t)nc * sizeof *s->kcnt);
+    for (int i = s->kcap; i < nc; i++) s->ksum[i] = 0, s->kcnt[i] = 0;
+    s->kcap = nc;
+  }
+  s->ksum[k] += d;
+  s->kcnt[k]++;
+}
+
 static int collect_cb(void *ctx, const span_rec *r) {
   collect_ctx *c = ctx;
-  if (r->kind == SPAN_KERNEL) {
-    if (c->nk == c->capk) {
-      c->capk = c->capk ? 2 * c->capk : 1024;
-      c->k = xrealloc(c->k, c->capk * sizeof *c->k);
-    }
-    c->k[c->nk++] = (kspan){c->file, r->rep, r->gpu, {r->t0, r->t1}};
+  if (c->last) { /* the phases with a scaling law, their durations as one-core times */
+    int p = r->kind == SPAN_PHASE ? scn_phase_index(c->m, r->phase) : -1;
+    if (p < 0 || !c->ph[p].ready || !calib__ranks_kept(c->rk, r->rep, r->gpu, r->worker, r->call)) return 0;
+    phstate *s = &c->ph[p];
+    const phase *ph = &c->m->phases[p];
+    int k = r->npartitions > 0 ? r->npartitions : 1;
+    double d = r->t1 - r->t0, sp = s->t1 * ph->serial, q = s->t1 - sp;
+    if (r->threads > 0) d *= s->t1 / (sp + q / r->threads);
+    batch_add(s, k, d);
+    if (k == s->kmin) calib_acc_add(&s->acc, d / s->kmin, worker_key(c, r));
     return 0;
   }
-  if (r->kind != SPAN_PHASE) return 0;
+  if (r->kind == SPAN_MEMCPY) return 0;
+  kgroup *g = NULL;
+  if (r->kind == SPAN_KERNEL || c->nkernels > 0) {
+    g = group_of(c, r->rep, r->gpu);
+    if (r->t0 > g->latest) g->latest = r->t0;
+  }
+  if (r->kind == SPAN_KERNEL) {
+    if (r->t0 < g->done) {
+      ps_fail(c->e, PS_EINPUT, "%s: a kernel record of replication %d, GPU %d starts at %.9f s, before the end (%.9f s) "
+              "of a GPU phase span already measured: calibrate reads kernel records in order of start within each GPU, "
+              "as measure writes them; sort the file by t0", c->path, r->rep, r->gpu, r->t0, g->done);
+      return PS_EINPUT;
+    }
+    c->nkernels++;
+    union_add(g, (ivl){r->t0, r->t1});
+    group_settle(c, g, 0);
+    return 0;
+  }
   int p = scn_phase_index(c->m, r->phase);
-  if (p < 0) return 0; /* mutex spans and phases the template does not name */
-  if (c->n == c->cap) {
-    c->cap = c->cap ? 2 * c->cap : 1024;
-    c->o = xrealloc(c->o, c->cap * sizeof *c->o);
+  if (p < 0) { /* mutex spans and phases the template does not name */
+    if (g) group_settle(c, g, 0);
+    return 0;
   }
-  c->o[c->n++] = (obs){.file = c->file, .rep = r->rep, .gpu = r->gpu, .worker = r->worker, .call = r->call,
-                       .phase = p, .k = r->npartitions > 0 ? r->npartitions : 1, .thr = r->threads,
-                       .d = r->t1 - r->t0,
-                       .t0 = r->t0};
+  phstate *s = &c->ph[p];
+  const phase *ph = &c->m->phases[p];
+  if (!calib__ranks_kept(c->rk, r->rep, r->gpu, r->worker, r->call)) {
+    s->skipped++;
+    if (g) group_settle(c, g, 0);
+    return 0;
+  }
+  int k = r->npartitions > 0 ? r->npartitions : 1;
+  double d = r->t1 - r->t0;
+  if (k > s->kmax) s->kmax = k;
+  if (!s->kmin || k < s->kmin) { /* the fit starts again with the fewer partitions */
+    s->kmin = k;
+    acc_reset(&s->acc);
+    s->nzero = s->nthr = 0;
+    s->an = s->sx = s->sy = s->sxx = s->sxy = 0;
+  }
+  if (k == s->kmin) {
+    if (r->threads == 0) s->nzero++;
+    else {
+      double x = 1.0 / r->threads, y = d / s->kmin;
+      s->an++, s->sx += x, s->sy += y, s->sxx += x * x, s->sxy += x * y;
+      int dup = 0;
+      for (int i = 0; i < s->nthr && i < 65 && !dup; i++) dup = s->thr[i] == r->threads;
+      if (!dup && s->nthr < 65) {
+        if (s->nthr < 2) s->seen[s->nthr] = r->threads;
+        s->thr[s->nthr++] = r->threads;
+      }
+    }
+    if (ph->law != SCALE_AMDAHL) calib_acc_add(&s->acc, d / s->kmin, worker_key(c, r));
+  }
+  if (ph->law != SCALE_AMDAHL) batch_add(s, k, d);
+  if (ph->resource == RES_GPU) {
+    s->dt += d;
+    if (!g) { /* no kernel record yet: the first ones may still overlap it */
+      g = group_of(c, r->rep, r->gpu);
+      if (r->t0 > g->latest) g->latest = r->t0;
+    }
+    if (r->t0 < g->dropped) {
+      ps_fail(c->e, PS_EINPUT, "%s: a span of phase %s (replication %d, GPU %d) starts at %.9f s, after kernel records "
+              "up to %.9f s were read past it: calibrate reads spans in order of start within each GPU, as measure "
+              "writes them; sort the file by t0", c->path, ph->name, r->rep, r->gpu, r->t0, g->dropped);
+      return PS_EINPUT;
+    }
+    if (g->np == g->cp) g->p = xrealloc(g->p, (g->cp = g->cp ? 2 * g->cp : 16) * sizeof *g->p);
+    g->p[g->np++] = (pend){p, r->t0, r->t1};
+  }
+  if (g) group_settle(c, g, 0);
   return 0;
 }
 
-static int kspan_cmp(const void *a, const void *b) {
-  const kspan *x = a, *y = b;
-  if (x->file != y->file) return x->file < y->file ? -1 : 1;
-  if (x->rep != y->rep) return x->rep < y->rep ? -1 : 1;
-  if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
-  return (x->v.a > y->v.a) - (x->v.a < y->v.a);
-}
-
-/* Sorts the kernel records by (file, rep, gpu) and merges each group's intervals in
- * place; returns the new count (groups stay contiguous and in order). */
-static size_t kspan_merge(kspan *k, size_t n) {
-  if (n == 0) return 0; /* k may be NULL */
-  qsort(k, n, sizeof *k, kspan_cmp);
-  size_t out = 0;
-  for (size_t i = 0; i < n;) {
-    size_t j = i;
-    while (j < n && k[j].file == k[i].file && k[j].rep == k[i].rep && k[j].gpu == k[i].gpu) j++;
-    ivl *v = xmalloc((j - i) * sizeof *v);
-    for (size_t q = i; q < j; q++) v[q - i] = k[q].v;
-    size_t m = ivl_merge(v, j - i);
-    for (size_t q = 0; q < m; q++) k[out + q] = (kspan){k[i].file, k[i].rep, k[i].gpu, v[q]};
-    out += m;
-    free(v);
-    i = j;
-  }
-  return out;
-}
-
-/* Kernel time of (file, rep, gpu) inside [t0, t1], from merged records. */
-static double kspan_busy(const kspan *k, size_t n, int file, int rep, int gpu, double t0, double t1) {
-  size_t lo = 0, hi = n;
-  while (lo < hi) { /* first record of the group */
-    size_t mid = (lo + hi) / 2;
-    const kspan *x = &k[mid];
-    int less = x->file != file ? x->file < file : x->rep != rep ? x->rep < rep : x->gpu < gpu;
-    if (less) lo = mid + 1;
-    else hi = mid;
-  }
-  double sum = 0;
-  for (size_t i = lo; i < n && k[i].file == file && k[i].rep == rep && k[i].gpu == gpu && k[i].v.a < t1; i++) {
-    double a = k[i].v.a > t0 ? k[i].v.a : t0, b = k[i].v.b < t1 ? k[i].v.b : t1;
-    if (b > a) sum += b - a;
-  }
-  return sum;
-}
-
-static int obs_by_worker_call(const void *a, const void *b) {
-  const obs *x = a, *y = b;
-#define CMP(f) \
-  if (x->f != y->f) return x->f < y->f ? -1 : 1;
-  CMP(file) CMP(rep) CMP(gpu) CMP(worker) CMP(call)
-#undef CMP
-  return 0;
-}
-
-/* The thread counts phase p's observations ran with (kept, one-partition-size calls of
- * size kmin): how many distinct ones, and the first two, for messages. */
-static int thread_counts(const collect_ctx *c, int p, int skip_calls, int kmin, int *nzero, int seen[2]) {
-  int n = 0;
-  *nzero = 0;
-  int *v = xmalloc((c->n + 1) * sizeof *v);
-  size_t nv = 0;
-  for (size_t i = 0; i < c->n; i++)
-    if (c->o[i].phase == p && c->o[i].rank >= skip_calls && c->o[i].k == kmin) {
-      if (c->o[i].thr == 0) (*nzero)++;
-      else v[nv++] = c->o[i].thr;
-    }
-  for (size_t i = 0; i < nv; i++) {
-    int dup = 0;
-    for (size_t j = 0; j < i && !dup; j++) dup = v[j] == v[i];
-    if (!dup) {
-      if (n < 2) seen[n] = v[i];
-      n++;
-    }
-    if (n > 64) break; /* enough to know it is more than one */
-  }
-  free(v);
-  return n;
+/* Reads one file in pass `last` (0: everything but the scaling laws' fits; 1: those). */
+static int collect_file(collect_ctx *c, int file, const char *path, int last) {
+  c->file = file;
+  c->path = path;
+  c->last = last;
+  int rc = spans_read(path, last ? NULL : collect_hdr, collect_cb, c, c->e);
+  if (rc == PS_OK)
+    for (size_t i = 0; i < c->ng; i++) group_settle(c, &c->g[i], 1);
+  groups_free(c);
+  return rc;
 }
 
 /* Amdahl's law by least squares over the observations y = d/k at t threads:
  * y = s + q / t, s >= 0 and q >= 0. Sets the serial share s / (s + q) and the one-core
  * time s + q. */
-static void fit_amdahl(const collect_ctx *c, int p, int skip_calls, int kmin, double *serial, double *t1) {
-  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (size_t i = 0; i < c->n; i++) {
-    const obs *o = &c->o[i];
-    if (o->phase != p || o->rank < skip_calls || o->k != kmin || o->thr == 0) continue;
-    double x = 1.0 / o->thr, y = o->d / kmin;
-    n++, sx += x, sy += y, sxx += x * x, sxy += x * y;
-  }
+static void fit_amdahl(const phstate *st, double *serial, double *t1) {
+  double n = st->an, sx = st->sx, sy = st->sy, sxx = st->sxx, sxy = st->sxy;
   double den = n * sxx - sx * sx;
   double q = den > 0 ? (n * sxy - sx * sy) / den : 0, s = (sy - q * sx) / n;
   if (q < 0) { /* slower with more threads: no parallel part */
@@ -366,163 +714,155 @@ static void fit_amdahl(const collect_ctx *c, int p, int skip_calls, int kmin, do
   *serial = *t1 > 0 ? s / *t1 : 1;
 }
 
+/* The checks of phase p once the files are read, and its scaling law; PS_OK or the
+ * reason it cannot be fitted. */
+static int phase_check(model *tmpl, phstate *s, int p, int nfiles, const char *const *files, int skip_calls,
+                       calib_phase_report *rp, ps_err *e) {
+  phase *ph = &tmpl->phases[p];
+  rp->phase = ph->name;
+  rp->skipped = s->skipped;
+  rp->busy = -1;
+  if (s->kmax == 0) {
+    if (nfiles == 1)
+      return ps_fail(e, PS_EINPUT, "%s: phase %s: no spans of this phase (after skipping %d warm-up calls)", files[0],
+                     ph->name, skip_calls);
+    return ps_fail(e, PS_EINPUT, "phase %s: no spans of this phase in the %d spans files (after skipping %d warm-up calls)",
+                   ph->name, nfiles, skip_calls);
+  }
+  /* The scaling law: a cpu phase whose template has one is fitted from two or more
+   * thread counts; one without must not have run at several. */
+  rp->nthreads = s->nthr;
+  if (ph->law == SCALE_TABLE)
+    return ps_fail(e, PS_EINPUT, "phase %s: calibrate fits Amdahl's law; the template's scaling: table is for a law you "
+                   "measured yourself (write scaling: {serial: 0} in the template to have calibrate fit one)", ph->name);
+  if (ph->law == SCALE_AMDAHL) {
+    if (s->nzero > 0)
+      return ps_fail(e, PS_EINPUT, "phase %s: %d span%s without a thread count (\"threads\"): a scaling law needs the "
+                     "threads each span ran with; record the runs again with this provesim's measure", ph->name, s->nzero,
+                     s->nzero == 1 ? "" : "s");
+    if (s->nthr < 2)
+      return ps_fail(e, PS_EINPUT, "phase %s: every span ran at %d threads, and one thread count cannot identify "
+                     "how the phase scales; add a run at another count (e.g. measure --set "
+                     "system.threads.per_worker=%d)", ph->name, s->seen[0], s->seen[0] > 2 ? s->seen[0] / 2 : s->seen[0] * 4);
+    fit_amdahl(s, &ph->serial, &s->t1);
+    rp->serial = ph->serial;
+    s->ready = 1; /* from here on every duration is the one-core time it stands for */
+  } else if (s->nthr > 1) {
+    return ps_fail(e, PS_EINPUT, "phase %s ran at %d different thread counts (%d and %d, ...) but the template gives it "
+                   "no scaling law: say  threads: all  and  scaling: {serial: 0}  in the template to fit one, or "
+                   "calibrate from runs at one thread count", ph->name, s->nthr, s->seen[0], s->seen[1]);
+  }
+  return PS_OK;
+}
+
+/* Phase p's fit, busy share and batch multipliers into the template. */
+static int phase_fit(model *tmpl, phstate *s, int p, calib_family want, long nkernels, calib_phase_report *rp,
+                     ps_err *e) {
+  phase *ph = &tmpl->phases[p];
+  calib_fit_result fr;
+  if (calib_fit_acc(&s->acc, want, &fr, e) != PS_OK) {
+    char msg[sizeof e->msg];
+    snprintf(msg, sizeof msg, "%s", e->msg);
+    return ps_fail(e, PS_EINPUT, "phase %s: %s", ph->name, msg);
+  }
+  rp->fit = fr;
+  /* A GPU phase's busy share: kernel time inside its spans over their length. */
+  if (ph->resource == RES_GPU && nkernels > 0 && s->dt > 0 && s->kt > 0) {
+    double f = s->kt / s->dt;
+    ph->busy = f > 0.9995 ? 1 : f;
+    rp->busy = ph->busy;
+  }
+  dist_free(&ph->time);
+  dist_copy(&ph->time, &fr.d);
+  if (ph->has_fixed) dist_free(&ph->fixed);
+  ph->has_fixed = 0; /* the per-call part is inside the fitted time and the multipliers */
+  free(ph->scale);
+  ph->scale = NULL;
+  ph->nscale = 0;
+  /* Batch multipliers when calls of k = 1, 2, ..., K partitions were all seen. */
+  if (s->kmin == 1 && s->kmax > 1) {
+    int K = 1;
+    while (K < s->kmax && K + 1 < s->kcap && s->kcnt[K + 1] > 0) K++;
+    if (K > 1) {
+      ph->scale = xmalloc((size_t)K * sizeof *ph->scale);
+      double m1 = s->ksum[1] / (double)s->kcnt[1];
+      for (int k = 1; k <= K; k++) ph->scale[k - 1] = (s->ksum[k] / (double)s->kcnt[k]) / m1;
+      ph->nscale = K;
+    }
+    rp->nscale = ph->nscale;
+  }
+  return PS_OK;
+}
+
 int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
                 calib_phase_report **reports, ps_err *e) {
-  collect_ctx c = {.m = tmpl};
-  for (int f = 0; f < nfiles; f++) {
-    c.file = f;
-    int rc = spans_read(files[f], collect_hdr, collect_cb, &c, e);
-    if (rc != PS_OK) {
-      free(c.o);
-      free(c.k);
-      ps_buf_free(&c.host);
-      ps_buf_free(&c.gpu);
-      ps_buf_free(&c.cpu);
-      return rc;
-    }
+  collect_ctx c = {.m = tmpl, .e = e};
+  int np = tmpl->nphases, rc = PS_OK;
+  c.ph = xcalloc((size_t)np, sizeof *c.ph);
+  for (int p = 0; p < np; p++) calib_acc_init(&c.ph[p].acc, sample_cap);
+  calib__ranks *rk = xcalloc((size_t)nfiles, sizeof *rk);
+  calib_phase_report *rep = xcalloc((size_t)np, sizeof *rep);
+  for (int f = 0; f < nfiles && rc == PS_OK; f++) {
+    rk[f].skip = skip_calls;
+    c.rk = &rk[f];
+    if (skip_calls > 0) rc = spans_read(files[f], NULL, rank_cb, &c, e);
+    if (rc == PS_OK) rc = collect_file(&c, f, files[f], 0);
   }
+  if (rc != PS_OK) goto out;
   if (c.gpu.len) calib_set_provenance(tmpl, "gpu", c.gpu.p);
   if (c.host.len) calib_set_provenance(tmpl, "host", c.host.p);
   if (c.cpu.len) calib_set_provenance(tmpl, "cpu", c.cpu.p);
+  /* The checks in phase order up to the first that fails (its message kept), then the fits
+   * of the phases before it: the first failure in phase order is the one reported. */
+  ps_err check = {{0}};
+  int pf = np, laws = 0;
+  for (int p = 0; p < np && pf == np; p++)
+    if (phase_check(tmpl, &c.ph[p], p, nfiles, files, skip_calls, &rep[p], &check) != PS_OK) pf = p;
+    else laws += c.ph[p].ready;
+  for (int f = 0; f < nfiles && laws && rc == PS_OK; f++) {
+    c.rk = &rk[f];
+    rc = collect_file(&c, f, files[f], 1);
+  }
+  /* Each sample back in the order of the workers' numbers, as the fits always took it. */
+  uint32_t nw = (uint32_t)c.wtab.n, *rank = xmalloc((nw + 1) * sizeof *rank);
+  wkey *order = xmalloc((nw + 1) * sizeof *order);
+  for (uint32_t i = 0; i < nw; i++) order[i] = (wkey){{c.wk[i][0], c.wk[i][1], c.wk[i][2], c.wk[i][3]}, i};
+  if (nw) qsort(order, nw, sizeof *order, by_worker);
+  for (uint32_t i = 0; i < nw; i++) rank[order[i].key] = i;
+  for (int p = 0; p < pf && rc == PS_OK; p++) calib_acc_order(&c.ph[p].acc, rank, nw);
+  free(order), free(rank);
+  for (int p = 0; p < pf && rc == PS_OK; p++) rc = phase_fit(tmpl, &c.ph[p], p, want, c.nkernels, &rep[p], e);
+  if (rc == PS_OK && pf < np) {
+    if (e) *e = check;
+    rc = PS_EINPUT;
+  }
+  if (rc == PS_OK) { /* a phase whose durations passed the sample cap: where it shows */
+    ps_buf v = {0};
+    for (int p = 0; p < np; p++)
+      if (rep[p].fit.nsample < rep[p].fit.n)
+        ps_buf_printf(&v, "%sphase %s: KS distance%s from a reservoir of %zu of its %zu durations (fixed seed)",
+                      v.len ? "; " : "", rep[p].phase, want == CALIB_EMPIRICAL ? " and samples" : "",
+                      rep[p].fit.nsample, rep[p].fit.n);
+    if (v.len) calib_set_provenance(tmpl, "sample", v.p);
+    ps_buf_free(&v);
+  }
+out:
+  for (int p = 0; p < np; p++) {
+    calib_acc_free(&c.ph[p].acc);
+    free(c.ph[p].ksum);
+    free(c.ph[p].kcnt);
+  }
+  free(c.ph);
+  for (int f = 0; f < nfiles; f++) calib__ranks_free(&rk[f]);
+  free(rk);
+  groups_free(&c);
+  strtab_free(&c.wtab);
+  free(c.wk);
   ps_buf_free(&c.host);
   ps_buf_free(&c.gpu);
   ps_buf_free(&c.cpu);
-  c.nk = kspan_merge(c.k, c.nk);
-  /* Rank calls within each worker, to leave the first skip_calls out. */
-  if (c.n) qsort(c.o, c.n, sizeof *c.o, obs_by_worker_call); /* c.o is NULL when empty */
-  for (size_t i = 0; i < c.n; i++) {
-    if (i == 0) {
-      c.o[i].rank = 0;
-      continue;
-    }
-    obs *a = &c.o[i - 1], *b = &c.o[i];
-    int same_worker = a->file == b->file && a->rep == b->rep && a->gpu == b->gpu && a->worker == b->worker;
-    b->rank = !same_worker ? 0 : a->call == b->call ? a->rank : a->rank + 1;
-  }
-  calib_phase_report *rep = xcalloc((size_t)tmpl->nphases, sizeof *rep);
-  double *buf = xmalloc((c.n + 1) * sizeof *buf);
-  int rc = PS_OK;
-  for (int p = 0; p < tmpl->nphases && rc == PS_OK; p++) {
-    phase *ph = &tmpl->phases[p];
-    rep[p].phase = ph->name;
-    int kmax = 0, kmin = 0;
-    for (size_t i = 0; i < c.n; i++) {
-      if (c.o[i].phase != p) continue;
-      if (c.o[i].rank < skip_calls) {
-        rep[p].skipped++;
-        continue;
-      }
-      if (c.o[i].k > kmax) kmax = c.o[i].k;
-      if (!kmin || c.o[i].k < kmin) kmin = c.o[i].k;
-    }
-    if (kmax == 0) {
-      if (nfiles == 1)
-        rc = ps_fail(e, PS_EINPUT, "%s: phase %s: no spans of this phase (after skipping %d warm-up calls)", files[0],
-                     ph->name, skip_calls);
-      else
-        rc = ps_fail(e, PS_EINPUT, "phase %s: no spans of this phase in the %d spans files (after skipping %d warm-up calls)",
-                     ph->name, nfiles, skip_calls);
-      break;
-    }
-    /* The scaling law: a cpu phase whose template has one is fitted from two or more
-     * thread counts; one without must not have run at several. */
-    int nzero, seen[2] = {0, 0};
-    int nthr = thread_counts(&c, p, skip_calls, kmin, &nzero, seen);
-    rep[p].nthreads = nthr;
-    if (ph->law == SCALE_TABLE) {
-      rc = ps_fail(e, PS_EINPUT, "phase %s: calibrate fits Amdahl's law; the template's scaling: table is for a law you "
-                   "measured yourself (write scaling: {serial: 0} in the template to have calibrate fit one)", ph->name);
-      break;
-    }
-    if (ph->law == SCALE_AMDAHL) {
-      if (nzero > 0) {
-        rc = ps_fail(e, PS_EINPUT, "phase %s: %d span%s without a thread count (\"threads\"): a scaling law needs the "
-                     "threads each span ran with; record the runs again with this provesim's measure", ph->name, nzero,
-                     nzero == 1 ? "" : "s");
-        break;
-      }
-      if (nthr < 2) {
-        rc = ps_fail(e, PS_EINPUT, "phase %s: every span ran at %d threads, and one thread count cannot identify "
-                     "how the phase scales; add a run at another count (e.g. measure --set "
-                     "system.threads.per_worker=%d)", ph->name, seen[0], seen[0] > 2 ? seen[0] / 2 : seen[0] * 4);
-        break;
-      }
-      double t1 = 0;
-      fit_amdahl(&c, p, skip_calls, kmin, &ph->serial, &t1);
-      rep[p].serial = ph->serial;
-      /* From here on every duration is the one-core time it stands for. */
-      double sp = t1 * ph->serial, q = t1 - sp;
-      for (size_t i = 0; i < c.n; i++)
-        if (c.o[i].phase == p && c.o[i].thr > 0) c.o[i].d *= t1 / (sp + q / c.o[i].thr);
-    } else if (nthr > 1) {
-      rc = ps_fail(e, PS_EINPUT, "phase %s ran at %d different thread counts (%d and %d, ...) but the template gives it "
-                   "no scaling law: say  threads: all  and  scaling: {serial: 0}  in the template to fit one, or "
-                   "calibrate from runs at one thread count", ph->name, nthr, seen[0], seen[1]);
-      break;
-    }
-    /* The time distribution: calls of the smallest k seen, per partition. */
-    size_t nb = 0;
-    for (size_t i = 0; i < c.n; i++)
-      if (c.o[i].phase == p && c.o[i].rank >= skip_calls && c.o[i].k == kmin) buf[nb++] = c.o[i].d / kmin;
-    calib_fit_result fr;
-    rc = calib_fit(buf, nb, want, &fr, e);
-    if (rc != PS_OK) {
-      char msg[sizeof e->msg];
-      snprintf(msg, sizeof msg, "%s", e->msg);
-      rc = ps_fail(e, PS_EINPUT, "phase %s: %s", ph->name, msg);
-      break;
-    }
-    rep[p].fit = fr;
-    rep[p].busy = -1;
-    /* A GPU phase's busy share: kernel time inside its spans over their length. */
-    if (ph->resource == RES_GPU && c.nk > 0) {
-      double kt = 0, dt = 0;
-      for (size_t i = 0; i < c.n; i++)
-        if (c.o[i].phase == p && c.o[i].rank >= skip_calls) {
-          const obs *o = &c.o[i];
-          kt += kspan_busy(c.k, c.nk, o->file, o->rep, o->gpu, o->t0, o->t0 + o->d);
-          dt += o->d;
-        }
-      if (dt > 0 && kt > 0) {
-        double f = kt / dt;
-        ph->busy = f > 0.9995 ? 1 : f;
-        rep[p].busy = ph->busy;
-      }
-    }
-    dist_free(&ph->time);
-    dist_copy(&ph->time, &fr.d);
-    if (ph->has_fixed) dist_free(&ph->fixed);
-    ph->has_fixed = 0; /* the per-call part is inside the fitted time and the multipliers */
-    free(ph->scale);
-    ph->scale = NULL;
-    ph->nscale = 0;
-    /* Batch multipliers when calls of k = 1, 2, ..., K partitions were all seen. */
-    if (kmin == 1 && kmax > 1) {
-      double *sum = xcalloc((size_t)kmax + 1, sizeof *sum);
-      long *cnt = xcalloc((size_t)kmax + 1, sizeof *cnt);
-      for (size_t i = 0; i < c.n; i++)
-        if (c.o[i].phase == p && c.o[i].rank >= skip_calls) {
-          sum[c.o[i].k] += c.o[i].d;
-          cnt[c.o[i].k]++;
-        }
-      int K = 1;
-      while (K < kmax && cnt[K + 1] > 0) K++;
-      if (K > 1) {
-        ph->scale = xmalloc((size_t)K * sizeof *ph->scale);
-        double m1 = sum[1] / (double)cnt[1];
-        for (int k = 1; k <= K; k++) ph->scale[k - 1] = (sum[k] / (double)cnt[k]) / m1;
-        ph->nscale = K;
-      }
-      rep[p].nscale = ph->nscale;
-      free(sum);
-      free(cnt);
-    }
-  }
-  free(buf);
-  free(c.o);
-  free(c.k);
   if (rc != PS_OK) {
-    for (int p = 0; p < tmpl->nphases; p++) dist_free(&rep[p].fit.d);
+    for (int p = 0; p < np; p++) dist_free(&rep[p].fit.d);
     free(rep);
     return rc;
   }

@@ -10,7 +10,9 @@
 #define PROVESIM_CALIB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "strtab.h"
 #include "util.h"
 #include "model.h"
 #include "window.h"
@@ -34,6 +36,8 @@ typedef struct calib_fit_result {
   double mean, cv;        /* of the sample */
   double loglik[8];       /* per family (NAN when not applicable), indexed by calib_family */
   double ks;              /* Kolmogorov-Smirnov distance of the chosen fit (0 for const/empirical) */
+  size_t nsample;         /* durations the KS distance (and an empirical fit) used: n, or
+                             the sample cap when n is above it */
 } calib_fit_result;
 
 /* Fit x[0..n-1] (seconds, >= 0). want = CALIB_AUTO picks by AIC among normal,
@@ -41,6 +45,43 @@ typedef struct calib_fit_result {
  * PS_EINPUT (no samples, negative values, a family that cannot fit, e.g. lognormal with
  * a zero duration). x is not modified. */
 int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *out, ps_err *e);
+
+/* Durations as a stream, in bounded memory: the sums every maximum-likelihood fit needs
+ * (sum of x and of log x, compensated; Welford's mean and squared deviations of x and of
+ * log x; min, max), and a sample for what needs the values themselves (the KS distance,
+ * an empirical fit): every value up to cap, beyond it a reservoir of cap values
+ * (Algorithm R with a fixed-seed generator, so the same values in the same order give the
+ * same sample). A zeroed struct is not valid: start with calib_acc_init. */
+typedef struct calib_acc {
+  size_t n, nbad;                    /* values added; of them not finite or < 0 */
+  double bad_x;                      /* the first such value, and its index */
+  size_t bad_i;
+  double sum, sum_c, lsum, lsum_c;   /* Neumaier sums of x and log x (x > 0) */
+  double mean, m2, lmean, lm2;       /* Welford, of x and of log x (x > 0) */
+  size_t nl;                         /* values > 0 */
+  double min, max;
+  double *v;                         /* the sample: nv values, room for cv, at most cap */
+  uint32_t *key;                     /* each kept value's key (calib_acc_order) */
+  size_t nv, cv, cap;
+  uint64_t rng;
+} calib_acc;
+
+/* The default cap: 2^20 durations (8 MiB) per fitted phase. */
+#define CALIB_SAMPLE_CAP ((size_t)1 << 20)
+/* The cap calib_model uses (CALIB_SAMPLE_CAP unless set; 0 restores it). Tests set a small
+ * one; `calibrate` reads PROVESIM_CALIB_SAMPLE_CAP for its tests. */
+void calib_set_sample_cap(size_t cap);
+size_t calib_sample_cap(void);
+void calib_acc_init(calib_acc *a, size_t cap);
+/* Adds x, with a key that calib_acc_order may sort the sample by. */
+void calib_acc_add(calib_acc *a, double x, uint32_t key);
+/* Reorders the sample by rank[key] (keys < nrank), keeping the order of equal ranks. */
+void calib_acc_order(calib_acc *a, const uint32_t *rank, uint32_t nrank);
+void calib_acc_free(calib_acc *a);
+/* The fit of the values added: calib_fit of the sample, in its order, when it holds every
+ * value; else the same fits from the sums (the same messages), the KS distance and an
+ * empirical fit over the reservoir. */
+int calib_fit_acc(const calib_acc *a, calib_family want, calib_fit_result *out, ps_err *e);
 const char *calib_family_name(calib_family f);
 /* Parses "auto", "lognormal", ...; -1 when unknown. */
 int calib_family_parse(const char *s);
@@ -65,6 +106,13 @@ typedef struct calib_phase_report {
  * spans / their total length (1 when above 0.9995). A template phase without
  * spans is an error. On success the template is modified in place and reports (one per
  * phase, caller frees with free()) is filled. */
+/* The files are read as streams (one pass, a first one when skip_calls > 0 to find each worker's first
+ * calls, a last one when a phase has a scaling law): memory is the sums and the capped
+ * sample of each phase, one entry per worker and, per (rep, gpu), the spans and kernel
+ * intervals of the moment, never the files. When a phase's durations exceed the sample
+ * cap its report says so (fit.nsample < fit.n) and so does the model's provenance
+ * ("sample"). Kernel records must come in order of start within each (rep, gpu), as
+ * measure writes them (an error otherwise). */
 int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
                 calib_phase_report **reports, ps_err *e);
 
@@ -83,6 +131,21 @@ typedef struct calib_overlap_report {
   double cpu_side_by_side; /* sum over cpu spans of m^2 (0: cpu phases never side by side) */
 } calib_overlap_report;
 int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_report *out, ps_err *e);
+
+/* Internal to sim/calib*.c: each worker's first calls, to leave out skip_calls of them
+ * as warm-up. Calls are ranked by number within a (rep, gpu, worker), as calib_model
+ * always did; calib__ranks_add sees every call in a first pass (keeping the skip smallest
+ * call numbers of each worker), calib__ranks_kept then says whether a call is past them. */
+typedef struct calib__ranks {
+  int skip;
+  strtab tab;         /* the workers, as "rep gpu worker" */
+  int64_t **first;    /* per worker, its smallest call numbers, ascending */
+  int *nfirst;
+  size_t cap;
+} calib__ranks;
+void calib__ranks_add(calib__ranks *r, int rep, int gpu, int worker, int64_t call);
+int calib__ranks_kept(calib__ranks *r, int rep, int gpu, int worker, int64_t call);
+void calib__ranks_free(calib__ranks *r);
 
 /* Sets key to value in the model's provenance (calib_model sets gpu and host from the
  * spans headers; calibrate adds the rest). */
