@@ -1,9 +1,19 @@
 /* Fitting what happens when calls overlap (calib.h, calib_overlap): the interference of
  * GPU phases of different workers on one GPU, and the contention of CPU phases side by
  * side, from a run where they overlap (two workers, no mutex), against the solo times
- * calib_model fitted before. */
+ * calib_model fitted before.
+ *
+ * The run is read twice as a stream. The first pass ranks each worker's calls (to leave
+ * the warm-up out) and learns the file's order: measure writes spans in order of start,
+ * simulate in order of end. The second keeps, per (rep, gpu) for the GPU phases and per
+ * rep for the cpu phases, only the spans that a span still to come may overlap: in a file
+ * in order of start, those that end after the latest start; in order of end, those that
+ * end after the latest end less the longest span. Each kept span is measured against the
+ * others once no span still to come can overlap it. */
 #include "calib.h"
 
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,169 +21,187 @@
 #include "spans.h"
 #include "scn.h"
 
-typedef struct gspan {
-  int rep, gpu, worker, phase, k, rank, thr;
-  int64_t call;
+/* One phase span in the window of the moment; pending: kept, not yet measured. */
+typedef struct ospan {
+  int gpu, worker, phase, k, thr, pending;
   double t0, t1;
-} gspan;
+} ospan;
+
+typedef struct ogroup {
+  double t0, t1;  /* pass 1: the last start and end read; pass 2: the latest */
+  ospan *v;
+  size_t n, cap;
+} ogroup;
+
+/* The GPU phases (per rep and gpu) or the cpu phases (per rep). */
+typedef struct ocat {
+  int gpu_side;
+  calib__ranks rk;
+  strtab tab;
+  ogroup *g;
+  size_t ng;
+  int by_t0, by_t1; /* pass 1: the groups' spans in order of start, of end */
+  double dmax;      /* the longest span */
+} ocat;
 
 typedef struct ov_ctx {
-  const model *m;
-  gspan *v;
-  size_t n, cap;
-  gspan *cv; /* cpu phase spans */
-  size_t cn, ccap;
+  model *m;
+  int skip, pass2;
+  ocat cat[2]; /* 0: cpu, 1: gpu */
+  /* the sums */
+  double t_alone, t_over, work; /* GPU */
+  double sxy, sxx;              /* cpu */
 } ov_ctx;
+
+static ogroup *ogroup_of(ocat *c, const span_rec *r) {
+  char key[32];
+  if (c->gpu_side) snprintf(key, sizeof key, "%d %d", r->rep, r->gpu);
+  else snprintf(key, sizeof key, "%d", r->rep);
+  size_t id = (size_t)strtab_id(&c->tab, key, (size_t)INT_MAX);
+  if (id == c->ng) {
+    c->g = xrealloc(c->g, (c->ng + 1) * sizeof *c->g);
+    c->g[c->ng++] = (ogroup){.t0 = -INFINITY, .t1 = -INFINITY};
+  }
+  return &c->g[id];
+}
+
+/* The GPU span a against the other workers' GPU phases beside it: the time it ran alone
+ * and overlapped. With n = 2 at once each runs at 1 / (1 + s): its solo work W (the
+ * model's mean) = alone + overlapped / (1 + s), so 1 + s = T_over / (W - T_alone) summed. */
+static void measure_gpu(ov_ctx *c, const ogroup *g, const ospan *a) {
+  ivl *iv = xmalloc((g->n + 1) * sizeof *iv);
+  size_t ni = 0;
+  for (size_t j = 0; j < g->n; j++) {
+    const ospan *b = &g->v[j];
+    if (b->worker == a->worker || b->t1 <= a->t0 || b->t0 >= a->t1) continue;
+    iv[ni++] = (ivl){b->t0 > a->t0 ? b->t0 : a->t0, b->t1 < a->t1 ? b->t1 : a->t1};
+  }
+  double ov = ivl_clip_len(iv, ivl_merge(iv, ni), a->t0, a->t1);
+  free(iv);
+  double d = a->t1 - a->t0;
+  c->t_over += ov;
+  c->t_alone += d - ov;
+  c->work += phase_call_mean(&c->m->phases[a->phase], a->k);
+}
+
+/* The cpu span a: m, the time-averaged count of other workers' cpu phases beside it,
+ * against its solo time e at its threads: d / e = 1 + c m, least squares through (0, 1). */
+static void measure_cpu(ov_ctx *c, const ogroup *g, const ospan *a) {
+  double d = a->t1 - a->t0;
+  const phase *ph = &c->m->phases[a->phase];
+  double thr = a->thr > 0 ? a->thr : ph->threads;
+  double e_s = phase_call_mean(ph, a->k) * phase_speed(ph, ph->threads) / phase_speed(ph, thr);
+  double ov = 0;
+  for (size_t j = 0; j < g->n; j++) {
+    const ospan *b = &g->v[j];
+    if (b->worker == a->worker && b->gpu == a->gpu) continue;
+    double lo = b->t0 > a->t0 ? b->t0 : a->t0, hi = b->t1 < a->t1 ? b->t1 : a->t1;
+    if (hi > lo) ov += hi - lo;
+  }
+  double mm = ov / d;
+  if (e_s > 0) {
+    c->sxy += (d / e_s - 1) * mm;
+    c->sxx += mm * mm;
+  }
+}
+
+/* Measures the pending spans that no span still to come can overlap (all when flush)
+ * and drops the spans that none needs any more. */
+static void settle(ov_ctx *c, ocat *k, ogroup *g, int flush) {
+  double L = k->by_t0 ? g->t0 : g->t1 - k->dmax; /* every span still to come starts at or after L */
+  double lim = L;
+  for (size_t i = 0; i < g->n; i++) {
+    ospan *a = &g->v[i];
+    if (!a->pending) continue;
+    if (flush || a->t1 <= L) {
+      if (k->gpu_side) measure_gpu(c, g, a);
+      else measure_cpu(c, g, a);
+      a->pending = 0;
+    } else if (a->t0 < lim) {
+      lim = a->t0;
+    }
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < g->n; i++)
+    if (g->v[i].pending || g->v[i].t1 > lim) g->v[n++] = g->v[i];
+  g->n = n;
+}
 
 static int ov_cb(void *ctx, const span_rec *r) {
   ov_ctx *c = ctx;
   if (r->kind != SPAN_PHASE) return 0;
   int p = scn_phase_index(c->m, r->phase);
-  if (p >= 0 && c->m->phases[p].resource == RES_CPU) {
-    if (c->cn == c->ccap) {
-      c->ccap = c->ccap ? 2 * c->ccap : 1024;
-      c->cv = xrealloc(c->cv, c->ccap * sizeof *c->cv);
-    }
-    c->cv[c->cn++] = (gspan){r->rep, r->gpu, r->worker, p, r->npartitions > 0 ? r->npartitions : 1, 0, r->threads,
-                             r->call, r->t0, r->t1};
+  if (p < 0) return 0;
+  int res = c->m->phases[p].resource;
+  if (res != RES_CPU && res != RES_GPU) return 0;
+  ocat *k = &c->cat[res == RES_GPU];
+  ogroup *g = ogroup_of(k, r);
+  if (!c->pass2) { /* the first pass: the ranks and the order */
+    calib__ranks_add(&k->rk, r->rep, r->gpu, r->worker, r->call);
+    if (r->t0 < g->t0) k->by_t0 = 0;
+    if (r->t1 < g->t1) k->by_t1 = 0;
+    g->t0 = r->t0, g->t1 = r->t1;
+    if (r->t1 - r->t0 > k->dmax) k->dmax = r->t1 - r->t0;
     return 0;
   }
-  if (p < 0 || c->m->phases[p].resource != RES_GPU) return 0;
-  if (c->n == c->cap) {
-    c->cap = c->cap ? 2 * c->cap : 1024;
-    c->v = xrealloc(c->v, c->cap * sizeof *c->v);
-  }
-  c->v[c->n++] = (gspan){r->rep, r->gpu, r->worker, p, r->npartitions > 0 ? r->npartitions : 1, 0, 0, r->call, r->t0, r->t1};
+  if (r->t0 > g->t0) g->t0 = r->t0;
+  if (r->t1 > g->t1) g->t1 = r->t1;
+  int kept = calib__ranks_kept(&k->rk, r->rep, r->gpu, r->worker, r->call) && (k->gpu_side || r->t1 > r->t0);
+  if (g->n == g->cap) g->v = xrealloc(g->v, (g->cap = g->cap ? 2 * g->cap : 16) * sizeof *g->v);
+  g->v[g->n++] = (ospan){r->gpu, r->worker, p, r->npartitions > 0 ? r->npartitions : 1, k->gpu_side ? 0 : r->threads,
+                         kept, r->t0, r->t1};
+  settle(c, k, g, 0);
   return 0;
 }
 
-static int gspan_by_worker_call(const void *a, const void *b) {
-  const gspan *x = a, *y = b;
-#define CMP(f) \
-  if (x->f != y->f) return x->f < y->f ? -1 : 1;
-  CMP(rep) CMP(gpu) CMP(worker) CMP(call)
-#undef CMP
-  return 0;
-}
-
-static int gspan_by_gpu_t0(const void *a, const void *b) {
-  const gspan *x = a, *y = b;
-  if (x->rep != y->rep) return x->rep < y->rep ? -1 : 1;
-  if (x->gpu != y->gpu) return x->gpu < y->gpu ? -1 : 1;
-  return (x->t0 > y->t0) - (x->t0 < y->t0);
-}
-
-/* Ranks spans by call within each (rep, gpu, worker); v sorted by gspan_by_worker_call. */
-static void gspan_rank(gspan *v, size_t n) {
-  for (size_t i = 1; i < n; i++) {
-    const gspan *x = &v[i - 1];
-    gspan *y = &v[i];
-    int same = x->rep == y->rep && x->gpu == y->gpu && x->worker == y->worker;
-    y->rank = !same ? 0 : x->call == y->call ? x->rank : x->rank + 1;
-  }
-}
-
-static int gspan_by_rep_t0(const void *a, const void *b) {
-  const gspan *x = a, *y = b;
-  if (x->rep != y->rep) return x->rep < y->rep ? -1 : 1;
-  return (x->t0 > y->t0) - (x->t0 < y->t0);
-}
-
-/* CPU contention: each kept cpu span's time-averaged count m of other workers' cpu
- * phases beside it, against its solo time e at its threads: d / e = 1 + c m, least
- * squares through (0, 1). Sets out->cpu_contention and m->cpu_contention (0 when the cpu
- * phases never ran side by side). */
-static void fit_contention(model *m, gspan *v, size_t n, int skip_calls, calib_overlap_report *out) {
-  if (n) qsort(v, n, sizeof *v, gspan_by_worker_call);
-  gspan_rank(v, n);
-  if (n) qsort(v, n, sizeof *v, gspan_by_rep_t0);
-  double sxy = 0, sxx = 0;
-  for (size_t i = 0; i < n; i++) {
-    const gspan *a = &v[i];
-    double d = a->t1 - a->t0;
-    if (a->rank < skip_calls || !(d > 0)) continue;
-    const phase *ph = &m->phases[a->phase];
-    double thr = a->thr > 0 ? a->thr : ph->threads;
-    double e_s = phase_call_mean(ph, a->k) * phase_speed(ph, ph->threads) / phase_speed(ph, thr);
-    double ov = 0;
-    for (size_t j = i; j-- > 0 && v[j].rep == a->rep;) {
-      if (a->t0 - v[j].t0 > 60) break;
-      if (v[j].worker == a->worker && v[j].gpu == a->gpu) continue;
-      double lo = v[j].t0 > a->t0 ? v[j].t0 : a->t0, hi = v[j].t1 < a->t1 ? v[j].t1 : a->t1;
-      if (hi > lo) ov += hi - lo;
-    }
-    for (size_t j = i + 1; j < n && v[j].rep == a->rep && v[j].t0 < a->t1; j++) {
-      if (v[j].worker == a->worker && v[j].gpu == a->gpu) continue;
-      ov += (v[j].t1 < a->t1 ? v[j].t1 : a->t1) - v[j].t0;
-    }
-    double mm = ov / d;
-    if (e_s > 0) {
-      sxy += (d / e_s - 1) * mm;
-      sxx += mm * mm;
-    }
-  }
-  double c = sxx > 1e-6 ? sxy / sxx : 0;
-  if (c < 0) c = 0;
-  if (c > 100) c = 100;
-  out->cpu_side_by_side = sxx;
-  out->cpu_contention = c;
-  m->cpu_contention = c;
+static void ocat_reset_groups(ocat *k) {
+  for (size_t i = 0; i < k->ng; i++) free(k->g[i].v);
+  free(k->g);
+  k->g = NULL;
+  k->ng = 0;
+  strtab_free(&k->tab);
 }
 
 int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_report *out, ps_err *e) {
-  ov_ctx c = {.m = m};
+  ov_ctx c = {.m = m, .skip = skip_calls};
   memset(out, 0, sizeof *out);
+  for (int i = 0; i < 2; i++)
+    c.cat[i] = (ocat){.gpu_side = i, .rk = {.skip = skip_calls}, .by_t0 = 1, .by_t1 = 1};
   int rc = spans_read(file, NULL, ov_cb, &c, e);
-  if (rc != PS_OK) {
-    free(c.v);
-    free(c.cv);
-    return rc;
+  for (int i = 0; i < 2 && rc == PS_OK; i++) {
+    ocat_reset_groups(&c.cat[i]);
+    if (!c.cat[i].by_t0 && !c.cat[i].by_t1)
+      rc = ps_fail(e, PS_EINPUT, "%s: the %s phase spans of a %s are in order neither of start nor of end: calibrate "
+                   "--overlap reads them in the order measure (start) or simulate (end) writes them", file,
+                   i ? "GPU" : "cpu", i ? "replication and GPU" : "replication");
   }
-  fit_contention(m, c.cv, c.cn, skip_calls, out);
-  free(c.cv);
-  /* Rank each worker's calls, to leave the warm-up out as calib_model does. */
-  if (c.n) qsort(c.v, c.n, sizeof *c.v, gspan_by_worker_call);
-  gspan_rank(c.v, c.n);
-  if (c.n) qsort(c.v, c.n, sizeof *c.v, gspan_by_gpu_t0);
-  /* For each kept span: the part of it during which another worker's GPU phase ran on the
-   * same GPU. With n = 2 at once each runs at 1 / (1 + s): its solo work W (the model's
-   * mean) = alone + overlapped / (1 + s), so 1 + s = T_over / (W - T_alone) summed. */
-  double t_alone = 0, t_over = 0, work = 0;
-  for (size_t i = 0; i < c.n; i++) {
-    const gspan *a = &c.v[i];
-    if (a->rank < skip_calls) continue;
-    ivl *iv = NULL;
-    size_t ni = 0, cap = 0;
-    for (size_t j = i; j-- > 0 && c.v[j].rep == a->rep && c.v[j].gpu == a->gpu;) {
-      if (c.v[j].t1 <= a->t0) {
-        if (a->t0 - c.v[j].t0 > 60) break; /* no GPU phase lasts a minute here */
-        continue;
-      }
-      if (c.v[j].worker == a->worker) continue;
-      if (ni == cap) iv = xrealloc(iv, (cap = cap ? 2 * cap : 8) * sizeof *iv);
-      iv[ni++] = (ivl){c.v[j].t0 > a->t0 ? c.v[j].t0 : a->t0, c.v[j].t1 < a->t1 ? c.v[j].t1 : a->t1};
-    }
-    for (size_t j = i + 1; j < c.n && c.v[j].rep == a->rep && c.v[j].gpu == a->gpu && c.v[j].t0 < a->t1; j++) {
-      if (c.v[j].worker == a->worker) continue;
-      if (ni == cap) iv = xrealloc(iv, (cap = cap ? 2 * cap : 8) * sizeof *iv);
-      iv[ni++] = (ivl){c.v[j].t0, c.v[j].t1 < a->t1 ? c.v[j].t1 : a->t1};
-    }
-    double ov = ivl_clip_len(iv, ivl_merge(iv, ni), a->t0, a->t1);
-    free(iv);
-    double d = a->t1 - a->t0;
-    t_over += ov;
-    t_alone += d - ov;
-    work += phase_call_mean(&m->phases[a->phase], a->k);
+  if (rc == PS_OK) {
+    c.pass2 = 1;
+    rc = spans_read(file, NULL, ov_cb, &c, e);
   }
-  free(c.v);
-  out->overlapped_s = t_over;
-  out->alone_s = t_alone;
-  out->work_s = work;
+  for (int i = 0; i < 2; i++) {
+    if (rc == PS_OK)
+      for (size_t j = 0; j < c.cat[i].ng; j++) settle(&c, &c.cat[i], &c.cat[i].g[j], 1);
+    ocat_reset_groups(&c.cat[i]);
+    calib__ranks_free(&c.cat[i].rk);
+  }
+  if (rc != PS_OK) return rc;
+  /* cpu contention (0 when the cpu phases never ran side by side) */
+  double cc = c.sxx > 1e-6 ? c.sxy / c.sxx : 0;
+  if (cc < 0) cc = 0;
+  if (cc > 100) cc = 100;
+  out->cpu_side_by_side = c.sxx;
+  out->cpu_contention = cc;
+  m->cpu_contention = cc;
+  out->overlapped_s = c.t_over;
+  out->alone_s = c.t_alone;
+  out->work_s = c.work;
+  double t_over = c.t_over, t_alone = c.t_alone;
   if (t_over < 0.05 * (t_over + t_alone))
     return ps_fail(e, PS_EINPUT, "%s: GPU phases of different workers overlap for %.1f%% of their time; an overlap run "
                    "needs them to run at once (two workers, system.mutex=none)", file,
                    t_over + t_alone > 0 ? 100 * t_over / (t_over + t_alone) : 0.0);
-  double f = work - t_alone;
+  double f = c.work - t_alone;
   double s = f > 0 ? t_over / f - 1 : 100;
   if (s < 0) s = 0;
   if (s > 100) s = 100;
