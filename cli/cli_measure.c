@@ -180,8 +180,19 @@ int prover_cmd_measure(int argc, char **argv) {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, &old);
   interrupted = 0;
+  /* The spans go to their file as the run goes (a temporary name until the end), so a
+   * long run's memory does not grow with them. */
+  ps_outfile sf = {0};
+  if (spans && ps_out_open(&sf, spans, &e) != PS_OK) {
+    fprintf(stderr, "provesim measure: %s\n", e.msg);
+    sigaction(SIGINT, &old, NULL);
+    free(cache_dir);
+    scn_free(s);
+    rc = PS_EXIT_FAIL;
+    goto done;
+  }
   runner_opts o = {.backend = backend, .executor = executor, .interrupt = &interrupted, .keep_spans = spans != NULL,
-                   .cache_dir = cache_dir, .nvml_period_s = period, .no_cupti = no_cupti};
+                   .spans_file = sf.f, .cache_dir = cache_dir, .nvml_period_s = period, .no_cupti = no_cupti};
   /* A progress bar on a terminal: a Groth16 run can take minutes before the report. */
   cli_progress bar;
   if (isatty(2)) {
@@ -197,10 +208,15 @@ int prover_cmd_measure(int argc, char **argv) {
   sigaction(SIGINT, &old, NULL);
   if (r != PS_OK) fprintf(stderr, "provesim measure: %s\n", e.msg);
   rc = r == PS_OK ? PS_EXIT_OK : r == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
-  if (res && spans) {
+  if (spans && !res) {
+    ps_out_abort(&sf); /* nothing ran */
+  } else if (spans) {
     ps_err we = {{0}};
-    if (ps_write_file_atomic(spans, res->spans.p, res->spans.len, &we) != PS_OK) {
-      fprintf(stderr, "provesim measure: %s\n", we.msg);
+    if (ps_out_commit(&sf, &we) != PS_OK) {
+      if (r == PS_OK)
+        fprintf(stderr, "provesim measure: %s\n", we.msg);
+      else /* the run's message said why */
+        fprintf(stderr, "provesim measure: %s was not written\n", spans);
       rc = PS_EXIT_FAIL;
     } else if (r != PS_OK) {
       fprintf(stderr, "provesim measure: the spans recorded so far are in %s\n", spans);

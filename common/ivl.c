@@ -45,3 +45,31 @@ double ivl_inter_len(const ivl *x, size_t nx, const ivl *y, size_t ny, double t0
   }
   return s;
 }
+
+size_t ivl_inter(const ivl *x, size_t nx, const ivl *y, size_t ny, ivl *out) {
+  size_t i = 0, j = 0, m = 0;
+  while (i < nx && j < ny) {
+    double a = fmax(x[i].a, y[j].a), b = fmin(x[i].b, y[j].b);
+    if (b > a) {
+      if (m && a <= out[m - 1].b) {
+        if (b > out[m - 1].b) out[m - 1].b = b;
+      } else {
+        out[m++] = (ivl){a, b};
+      }
+    }
+    if (x[i].b < y[j].b)
+      i++;
+    else
+      j++;
+  }
+  return m;
+}
+
+void ivl_prefix(const ivl *v, size_t n, const double *c, size_t nc, double *out) {
+  double done = 0; /* length of v[0..i-1] */
+  size_t i = 0;
+  for (size_t k = 0; k < nc; k++) {
+    while (i < n && v[i].b <= c[k]) done += v[i].b - v[i].a, i++;
+    out[k] = done + (i < n && v[i].a < c[k] ? c[k] - v[i].a : 0);
+  }
+}

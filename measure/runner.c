@@ -66,14 +66,6 @@ void mfifo_unlock(mfifo *f) {
 
 /* ---- Recorded spans (the types are in runner_int.h) ---- */
 
-static void rspans_push(rspans *a, const rspan *s) {
-  if (a->n == a->cap) {
-    a->cap = a->cap ? 2 * a->cap : 256;
-    a->v = xrealloc(a->v, a->cap * sizeof *a->v);
-  }
-  a->v[a->n++] = *s;
-}
-
 int mrun_stopping(const mrun *r) {
   return r->stop || (r->o->interrupt && *r->o->interrupt);
 }
@@ -104,7 +96,7 @@ void mrun_device_span(mrun *r, int gpu, span_kind kind, const char *name, double
   if (r->accept_dev && gpu >= 0 && gpu < r->s->gpus) {
     rspan s = {.gpu = gpu, .worker = -1, .phase = kind == SPAN_KERNEL ? SP_KERNEL : SP_MEMCPY, .call = -1,
                .name = intern(r, name ? name : "?"), .t0 = t0 - r->base, .t1 = t1 - r->base};
-    rspans_push(&r->dev, &s);
+    runner__push(&r->dev, &s);
   }
   pthread_mutex_unlock(&r->dmu);
 }
@@ -176,7 +168,7 @@ static void *pool_main(void *arg) {
     if (!skip && rc == PS_OK) {
       rspan s = {.gpu = w->gpu, .worker = w->wig, .phase = p, .k = w->k, .call = w->call, .part0 = w->part0,
                  .t0 = t0 - R->base, .t1 = t1 - R->base};
-      rspans_push(&w->spans, &s);
+      runner__push(&w->spans, &s);
       if (t1 > w->last_t1) w->last_t1 = t1;
     } else if (!skip) {
       ps_err full;
@@ -248,6 +240,7 @@ static int take_batch(rworker *w, double *t_start) {
     w->call = R->ncalls++;
     R->next_part += k;
     *t_start = ps_now();
+    w->open_t0 = *t_start - R->base; /* the folder's horizon stays before this call */
     pthread_mutex_unlock(&R->qmu);
     return 1;
   }
@@ -284,6 +277,7 @@ static void *worker_main(void *arg) {
     int had_mx = w->mx == MX_RELEASED;
     pthread_mutex_unlock(&w->mu);
     R->ops->call_end(w->xs);
+    pthread_mutex_lock(&w->mu); /* the folder takes spans and calls under it */
     if (had_mx) {
       rspan ws = {.gpu = w->gpu, .worker = w->wig, .phase = SP_WAIT, .k = w->k, .call = w->call,
                   .part0 = w->part0, .t0 = w->mx_req - R->base, .t1 = w->mx_acq - R->base};
@@ -291,10 +285,13 @@ static void *worker_main(void *arg) {
       hs.phase = SP_HELD;
       hs.t0 = w->mx_acq - R->base;
       hs.t1 = w->mx_rel - R->base;
-      rspans_push(&w->spans, &ws);
-      rspans_push(&w->spans, &hs);
+      runner__push(&w->spans, &ws);
+      runner__push(&w->spans, &hs);
     }
-    if (!complete) break;
+    if (!complete) {
+      pthread_mutex_unlock(&w->mu);
+      break;
+    }
     if (w->ncalls == w->ccap) {
       w->ccap = w->ccap ? 2 * w->ccap : 64;
       w->calls = xrealloc(w->calls, w->ccap * sizeof *w->calls);
@@ -305,60 +302,19 @@ static void *worker_main(void *arg) {
                                     .part0 = w->part0, .t_start = t_start - R->base, .t_end = t_end - R->base,
                                     .has_mx = had_mx, .mx_req = w->mx_req - R->base,
                                     .mx_acq = w->mx_acq - R->base, .mx_rel = w->mx_rel - R->base};
-    if (R->o->progress) {
-      pthread_mutex_lock(&R->qmu);
-      R->done_parts += w->k;
+    pthread_mutex_unlock(&w->mu);
+    pthread_mutex_lock(&R->qmu);
+    w->open_t0 = INFINITY; /* recorded: the folder may pass it */
+    R->done_parts += w->k;
+    if (R->o->progress)
       R->o->progress(R->o->progress_ctx, (size_t)((int64_t)R->rep * R->s->partitions + R->done_parts));
-      pthread_mutex_unlock(&R->qmu);
-    }
+    pthread_mutex_unlock(&R->qmu);
   }
+  pthread_mutex_lock(&R->qmu);
+  w->open_t0 = INFINITY;
+  pthread_mutex_unlock(&R->qmu);
   free(parts);
   return NULL;
-}
-
-/* ---- Spans document ---- */
-
-static int cmp_rspan(const void *x, const void *y) {
-  const rspan *p = x, *q = y;
-  if (p->t0 != q->t0) return p->t0 < q->t0 ? -1 : 1;
-  return (p->t1 > q->t1) - (p->t1 < q->t1);
-}
-
-static void append_rep_spans(mrun *R, ps_buf *b) {
-  rspans all = {0};
-  for (int i = 0; i < R->nw; i++)
-    for (size_t j = 0; j < R->w[i].spans.n; j++) rspans_push(&all, &R->w[i].spans.v[j]);
-  for (size_t j = 0; j < R->dev.n; j++) rspans_push(&all, &R->dev.v[j]);
-  if (all.n) qsort(all.v, all.n, sizeof *all.v, cmp_rspan);
-  int64_t *parts = NULL;
-  int pcap = 0;
-  for (size_t j = 0; j < all.n; j++) {
-    const rspan *sp = &all.v[j];
-    span_rec r = {.rep = R->rep, .gpu = sp->gpu, .worker = sp->worker, .call = sp->call, .t0 = sp->t0, .t1 = sp->t1};
-    if (sp->phase == SP_KERNEL || sp->phase == SP_MEMCPY) {
-      r.kind = sp->phase == SP_KERNEL ? SPAN_KERNEL : SPAN_MEMCPY;
-      r.name = sp->name;
-    } else {
-      r.kind = SPAN_PHASE;
-      int k = sp->k;
-      if (k > pcap) parts = xrealloc(parts, (size_t)(pcap = k) * sizeof *parts);
-      for (int i = 0; i < k; i++) parts[i] = sp->part0 + i;
-      r.partitions = parts;
-      r.npartitions = k;
-      if (sp->phase >= 0) {
-        r.phase = R->s->model->phases[sp->phase].name;
-        const phase *ph = &R->s->model->phases[sp->phase];
-        r.resource = scn_res_name(ph->resource);
-        if (ph->resource == RES_CPU) r.threads = ph->threads_all ? R->threads_all : ph->threads;
-      } else {
-        r.phase = sp->phase == SP_WAIT ? "mutex_wait" : "mutex_held";
-        r.resource = "none";
-      }
-    }
-    spans_format(b, &r);
-  }
-  free(parts);
-  free(all.v);
 }
 
 /* ---- The run ---- */
@@ -410,9 +366,46 @@ static void make_arrivals(mrun *R) {
   gsl_rng_free(rng);
 }
 
+/* Folding while a replication runs (runner_fold.c): every FOLD_PERIOD seconds, the
+ * horizon is the earliest start of a call in progress (or now), less a margin for the
+ * clocks of CUPTI and the host, which agree to microseconds; CUPTI is flushed first so
+ * the kernels of the calls that ended are in. */
+#define FOLD_PERIOD 0.5
+#define FOLD_MARGIN 0.002
+
+static void *folder_main(void *arg) {
+  mrun *R = arg;
+  pthread_mutex_lock(&R->fold_mu);
+  while (!R->folder_stop) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)(FOLD_PERIOD * 1e9);
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&R->fold_cv, &R->fold_mu, &ts);
+    if (R->folder_stop) break;
+    pthread_mutex_unlock(&R->fold_mu);
+    pthread_mutex_lock(&R->qmu);
+    double h = ps_now() - R->base;
+    for (int i = 0; i < R->nw; i++)
+      if (R->w[i].open_t0 < h) h = R->w[i].open_t0;
+    pthread_mutex_unlock(&R->qmu);
+    if (R->timing == MT_CUPTI) mcupti_flush();
+    ps_err e = {{0}};
+    if (!R->fold_failed && runner__fold(R, h - FOLD_MARGIN, &e) != PS_OK) {
+      R->fold_failed = 1;
+      run_fail(R, &e);
+    }
+    pthread_mutex_lock(&R->fold_mu);
+  }
+  pthread_mutex_unlock(&R->fold_mu);
+  return NULL;
+}
+
 static void worker_reset(rworker *w) {
   w->spans.n = 0;
   w->ncalls = 0;
+  w->open_t0 = INFINITY;
   w->exiting = 0;
   w->qh = w->qn = 0;
 }
@@ -478,6 +471,8 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   pthread_mutex_init(&R->fail_mu, NULL);
   pthread_mutex_init(&R->qmu, NULL);
   pthread_mutex_init(&R->dmu, NULL);
+  pthread_mutex_init(&R->fold_mu, NULL);
+  pthread_cond_init(&R->fold_cv, NULL);
   R->in_region = xcalloc((size_t)R->np, 1);
   if (s->mutex_from >= 0)
     for (int p = s->mutex_from; p <= s->mutex_to; p++) R->in_region[p] = 1;
@@ -586,6 +581,8 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     if (ci) fclose(ci);
     span_header h = {.source = "prover", .scenario = s->name, .host = host, .gpu = devname, .cpu = cpu[0] ? cpu : NULL};
     spans_format_header(&res->spans, &h);
+    R->spans_out = &res->spans;
+    if ((rc = runner__spans_drain(R, e)) != PS_OK) goto out;
   }
 
   R->gpus = xcalloc((size_t)s->gpus, sizeof *R->gpus);
@@ -631,6 +628,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   dvec *nvml_all = xcalloc((size_t)s->gpus, sizeof *nvml_all);
   int *nvml_n = xcalloc((size_t)s->gpus, sizeof *nvml_n);
   double t_all = ps_now();
+  int64_t late = 0;
   for (int rep = 0; rep < s->replications && rc == PS_OK; rep++) {
     R->rep = rep;
     R->next_part = 0;
@@ -644,6 +642,9 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     pthread_mutex_unlock(&R->dmu);
     make_arrivals(R);
     for (int i = 0; i < R->nw; i++) worker_reset(&R->w[i]);
+    runner__fold_begin(R);
+    R->folder_stop = 0;
+    int folding = pthread_create(&R->folder, NULL, folder_main, R) == 0;
     int started = 0;
     for (int i = 0; i < R->nw; i++, started++)
       if (start_worker(&R->w[i], e) != PS_OK) {
@@ -651,6 +652,13 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
         break;
       }
     for (int i = 0; i < started; i++) join_worker(&R->w[i]);
+    if (folding) {
+      pthread_mutex_lock(&R->fold_mu);
+      R->folder_stop = 1;
+      pthread_cond_signal(&R->fold_cv);
+      pthread_mutex_unlock(&R->fold_mu);
+      pthread_join(R->folder, NULL);
+    }
     if (cuda) {
       ps_err se = {{0}};
       for (int g = 0; g < s->gpus; g++)
@@ -660,7 +668,13 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     pthread_mutex_lock(&R->dmu);
     R->accept_dev = 0;
     pthread_mutex_unlock(&R->dmu);
-    if (o->keep_spans) append_rep_spans(R, &res->spans);
+    if (!R->fold_failed) { /* everything recorded is in: summarise and write the rest */
+      ps_err fe = {{0}};
+      if (runner__fold(R, INFINITY, &fe) != PS_OK) {
+        R->fold_failed = 1;
+        run_fail(R, &fe);
+      }
+    }
     if (R->failed) {
       rc = ps_fail(e, PS_ERR, "%s", R->err.msg);
       break;
@@ -670,6 +684,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
                               "kept; no report", rep);
       break;
     }
+    late += R->late;
     double w0 = 0, w1 = 0;
     if ((rc = runner__rep_metrics(R, &res->sim.reps[rep], pd, &w0, &w1, e)) != PS_OK) break;
     res->sim.warmup_auto = s->warmup_auto;
@@ -722,6 +737,12 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   free(pd);
   if (o->interrupt && *o->interrupt && rc == PS_OK)
     rc = ps_fail(e, PS_ERR, "interrupted: the mutexes were released and the spans so far kept; no report");
+  if (late) { /* none by design (runner_fold.c); if it happens, the reader must know */
+    size_t l = strlen(notes);
+    snprintf(notes + l, sizeof notes - l,
+             "; %lld spans were recorded after their time had been summarised: utilization may be low by their "
+             "length", (long long)late);
+  }
   snprintf(res->notes, sizeof res->notes, "%s", notes);
 
 out:
@@ -736,6 +757,7 @@ out:
       pthread_cond_destroy(&w->cv_pool);
       pthread_cond_destroy(&w->cv_hold);
     }
+    runner__fold_free(R);
     free(R->w);
   }
   mnvml_stop(nv);
@@ -758,6 +780,8 @@ out:
   pthread_mutex_destroy(&R->fail_mu);
   pthread_mutex_destroy(&R->qmu);
   pthread_mutex_destroy(&R->dmu);
+  pthread_mutex_destroy(&R->fold_mu);
+  pthread_cond_destroy(&R->fold_cv);
   free(R);
   *out = res;
   return rc;

@@ -19,6 +19,10 @@ typedef struct runner_opts {
   const char *executor;  /* "synthetic" or "groth16" */
   const volatile sig_atomic_t *interrupt; /* set by a SIGINT handler; may be NULL */
   int keep_spans;        /* 1: the result carries the spans document */
+  /* With keep_spans: NULL keeps the whole document in the result's spans; a file gets it
+   * as the run goes (the result's spans then hold none of it), so the run's memory does
+   * not grow with its spans. */
+  FILE *spans_file;
   const char *cache_dir; /* groth16 key cache; NULL = none */
   double nvml_period_s;  /* NVML sampling period; 0 = 0.1 s */
   int no_cupti;          /* 1: act as if CUPTI were unavailable (tests, comparisons) */
@@ -50,7 +54,8 @@ typedef struct runner_result {
   char device[256];         /* "NVIDIA H200" or "cpu backend" */
   runner_phase_stats *phases;
   int nphases;
-  ps_buf spans;             /* the provesim.spans/1 document when keep_spans */
+  ps_buf spans;             /* the provesim.spans/1 document when keep_spans (what is not
+                               yet in runner_opts.spans_file, when there is one) */
   int completed_reps;       /* replications that ran to the end */
 } runner_result;
 

@@ -30,6 +30,13 @@ typedef struct rspans {
   size_t n, cap;
 } rspans;
 
+/* A phase's duration, kept for the per-phase statistics of the window (which is known
+ * only at the replication's end). */
+typedef struct rdur {
+  double t1, d;
+  int phase;
+} rdur;
+
 typedef struct rcall {
   int gpu, worker, k;
   int64_t call, part0;
@@ -82,6 +89,26 @@ struct mrun {
   char **names;
   int nnames, capnames;
   int accept_dev; /* 0 while device spans are discarded (setup) */
+
+  /* A replication summarised as it runs (runner_fold.c), so that a run's memory does not
+   * grow with its kernels. Owned by whoever folds: the folder thread during the
+   * replication, the runner's thread after it. */
+  int npre;         /* prefix values per time: runner__pre_* */
+  double fold_h;    /* every span before fold_h is summarised */
+  double *fold_at;  /* the prefix values at fold_h */
+  rspans pend;      /* recorded, not yet summarised (t0 >= fold_h) */
+  rspans carry;     /* summarised and written, but running past fold_h: the rest of them */
+  rdur *durs;       /* phase durations of the replication, in the order summarised */
+  size_t ndurs, capdurs;
+  int64_t nphase_spans; /* phase spans summarised in this replication */
+  int64_t late;         /* spans recorded after their time was summarised (0 by design) */
+  ps_buf *spans_out;    /* the spans document being written (keep_spans), or NULL */
+  int fold_failed;
+  ps_err fold_err;
+  pthread_t folder;
+  pthread_mutex_t fold_mu;
+  pthread_cond_t fold_cv;
+  int folder_stop;
 };
 
 struct rworker {
@@ -101,8 +128,12 @@ struct rworker {
   int64_t call, part0;
   int k;
   rspans spans;
-  rcall *calls;
+  rcall *calls; /* appended under mu */
   size_t ncalls, ccap;
+  double open_t0; /* start of the call in progress (replication time), INFINITY between
+                     calls; under R->qmu */
+  double *pre;    /* R->npre prefix values at each summarised call's end */
+  size_t nfold, precap; /* calls summarised */
 };
 
 /* ---- Vectors of doubles and their statistics ---- */
@@ -119,6 +150,34 @@ int runner__cmp_double(const void *x, const void *y); /* for qsort */
 double runner__quant(const double *x, size_t n, double q);
 double runner__mean_of(const dvec *d); /* NaN when empty */
 double runner__q_of(dvec *d, double q); /* sorts d, then runner__quant */
+
+/* ---- Folding (runner_fold.c) ---- */
+
+/* Prefix values at a time t of the replication: per GPU g the length of its busy union
+ * (kernels; GPU phases when timing is MT_PHASES) up to t at [3g], of its mutex-held union
+ * at [3g + 1] and of their intersection at [3g + 2]; CPU core-seconds (phase time x
+ * threads) up to t at [3 gpus]. A window's figures are differences of two of them. */
+#define RUNNER_PRE_BUSY(g) (3 * (g))
+#define RUNNER_PRE_HELD(g) (3 * (g) + 1)
+#define RUNNER_PRE_BOTH(g) (3 * (g) + 2)
+#define RUNNER_PRE_CPU(R) (3 * (R)->s->gpus)
+
+/* Starts a replication's summary (before its workers start). */
+void runner__fold_begin(mrun *R);
+/* Summarises every span that starts before h (replication time; INFINITY at the end of
+ * the replication, when nothing more is recorded): writes them to the spans document in
+ * time order, adds them to the prefix values, and evaluates those at the end of every
+ * call that ended by h. The caller guarantees that every span starting before h has been
+ * recorded: no call in progress started before h and every kernel of the finished calls
+ * has been delivered. PS_ERR when the spans cannot be written. */
+int runner__fold(mrun *R, double h, ps_err *e);
+/* The prefix values at a completion time t: NULL (all zero) when t <= 0, else the end of
+ * a summarised call. */
+const double *runner__pre_at(const mrun *R, double t);
+/* Writes what the spans document holds to runner_opts.spans_file, when there is one. */
+int runner__spans_drain(mrun *R, ps_err *e);
+void runner__fold_free(mrun *R);
+void runner__push(rspans *a, const rspan *s);
 
 /* ---- Metrics (runner_metrics.c) ---- */
 

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ivl.h"
 #include "mser.h"
 #include "runner_int.h"
 #include "scn.h"
@@ -130,53 +129,22 @@ int runner__rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, doubl
   memset(m, 0, sizeof *m);
   m->ngpus = s->gpus;
   m->gpu_util = xcalloc((size_t)s->gpus, sizeof(double));
-  double held_idle = 0, free_idle = 0, cpu_core_s = 0;
-  int64_t nspans = 0;
+  /* The window's figures from the prefix values at its ends (runner_fold.c). */
+  const double *p0 = runner__pre_at(R, T0), *p1 = runner__pre_at(R, T1);
+#define PRE_IN(q) ((p1 ? p1[q] : 0) - (p0 ? p0[q] : 0))
+  double held_idle = 0, free_idle = 0;
   for (int g = 0; g < s->gpus; g++) {
-    size_t nb = 0, nh = 0, cb = 64, ch = 64;
-    ivl *busy = xmalloc(cb * sizeof *busy), *hv = xmalloc(ch * sizeof *hv);
-    if (R->timing != MT_PHASES) {
-      for (size_t i = 0; i < R->dev.n; i++) {
-        const rspan *d = &R->dev.v[i];
-        if (d->gpu != g || d->phase != SP_KERNEL) continue;
-        if (nb == cb) busy = xrealloc(busy, (cb *= 2) * sizeof *busy);
-        busy[nb++] = (ivl){d->t0, d->t1};
-      }
-    }
-    for (int wi = 0; wi < R->nw; wi++) {
-      const rworker *w = &R->w[wi];
-      if (w->gpu != g) continue;
-      for (size_t i = 0; i < w->spans.n; i++) {
-        const rspan *sp = &w->spans.v[i];
-        if (sp->phase == SP_HELD) {
-          if (nh == ch) hv = xrealloc(hv, (ch *= 2) * sizeof *hv);
-          hv[nh++] = (ivl){sp->t0, sp->t1};
-        } else if (sp->phase >= 0) {
-          const phase *ph = &s->model->phases[sp->phase];
-          nspans++;
-          if (ph->resource == RES_GPU && R->timing == MT_PHASES) {
-            if (nb == cb) busy = xrealloc(busy, (cb *= 2) * sizeof *busy);
-            busy[nb++] = (ivl){sp->t0, sp->t1};
-          }
-          if (ph->resource == RES_CPU) {
-            double a = fmax(sp->t0, T0), b = fmin(sp->t1, T1);
-            if (b > a) cpu_core_s += (b - a) * ph->threads;
-          }
-          if (sp->t1 > T0 && sp->t1 <= T1) runner__dvec_push(&pd[sp->phase], sp->t1 - sp->t0);
-        }
-      }
-    }
-    m->gpu_util[g] = win_busy_share(&W_, busy, nb); /* sorts and merges busy */
-    nb = ivl_merge(busy, nb);
-    nh = ivl_merge(hv, nh);
-    double b = m->gpu_util[g] * W, h = ivl_clip_len(hv, nh, T0, T1);
-    double hb = ivl_inter_len(busy, nb, hv, nh, T0, T1);
+    double b = PRE_IN(RUNNER_PRE_BUSY(g)), h = PRE_IN(RUNNER_PRE_HELD(g)), hb = PRE_IN(RUNNER_PRE_BOTH(g));
+    m->gpu_util[g] = b / W;
     m->gpu_util_mean += m->gpu_util[g] / s->gpus;
     held_idle += (h - hb) / W / s->gpus;
     free_idle += (W - b - (h - hb)) / W / s->gpus;
-    free(busy);
-    free(hv);
   }
+  double cpu_core_s = PRE_IN(RUNNER_PRE_CPU(R));
+#undef PRE_IN
+  for (size_t i = 0; i < R->ndurs; i++)
+    if (R->durs[i].t1 > T0 && R->durs[i].t1 <= T1) runner__dvec_push(&pd[R->durs[i].phase], R->durs[i].d);
+  int64_t nspans = R->nphase_spans;
   for (size_t i = 0; i < wait.n; i++) runner__dvec_push(&pd[R->np], wait.v[i]);
   for (size_t i = 0; i < held.n; i++) runner__dvec_push(&pd[R->np + 1], held.v[i]);
   m->idle_mutex_cpu = held_idle;

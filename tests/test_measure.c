@@ -178,13 +178,18 @@ static void window_from_spans(const spans_t *s, int warmup, int end_at, double *
 }
 
 /* Length of the union of the phase spans named `phase` (or, with phase NULL, of the
- * spans on resource `resource`) inside [T0, T1]. */
+ * spans on resource `resource`; with both NULL, of the GPU phases and the mutex-held
+ * spans) inside [T0, T1]. */
 static double union_in(const spans_t *s, const char *phase, const char *resource, double T0, double T1) {
   iv *b = xmalloc((size_t)(s->n + 1) * sizeof *b);
   int n = 0;
-  for (int i = 0; i < s->n; i++)
-    if (s->v[i].kind == SPAN_PHASE && (phase ? !strcmp(s->v[i].phase, phase) : !strcmp(s->v[i].resource, resource)))
-      b[n++] = (iv){s->v[i].t0, s->v[i].t1};
+  for (int i = 0; i < s->n; i++) {
+    const sp *x = &s->v[i];
+    int in = phase      ? !strcmp(x->phase, phase)
+             : resource ? !strcmp(x->resource, resource)
+                        : !strcmp(x->resource, "gpu") || !strcmp(x->phase, "mutex_held");
+    if (x->kind == SPAN_PHASE && in) b[n++] = (iv){x->t0, x->t1};
+  }
   qsort(b, (size_t)n, sizeof *b, cmp_iv);
   double len = 0, cur_a = -1, cur_b = -1;
   for (int i = 0; i <= n; i++) {
@@ -442,6 +447,58 @@ START_TEST(whole_call_lock_spans_and_closed_form) {
   ck_assert_ptr_nonnull(strstr(out, "\"gpu_util_nvml\""));
   ck_assert_ptr_nonnull(strstr(out, "\"phases_s\""));
   free(c);
+  free(s.v);
+  free(out), free(err), free(args);
+  unlink(spf);
+  free(spf), free(cfg);
+}
+END_TEST
+
+/* A run summarised as it goes (measure/runner_fold.c folds every half second and keeps
+ * only prefix values at the calls' ends): three workers on two GPUs under the narrow
+ * lock, about 3 s, so several folds fall inside it with calls in progress. Everything
+ * the report says must equal what its spans file gives when recomputed from scratch,
+ * and the spans file must come out in time order across the folds. */
+START_TEST(folded_run_equals_its_spans) {
+  char *cfg = src("tests/data/measure/const-seed.yaml");
+  char *spf = xasprintf("/tmp/test_measure_fold.%d.spans", (int)getpid());
+  char *args = xasprintf("measure %s --backend cpu --json --spans %s --set system.mutex=kernels "
+                         "--set system.workers_per_gpu=3 --set workload.partitions=90 --set run.warmup=5 "
+                         "--set run.cooldown=3",
+                         cfg, spf),
+       *out, *err;
+  ck_assert_int_eq(run(args, &out, &err), 0);
+  ck_assert_msg(!strstr(out, "after their time"), "a span came after its time was summarised: %.400s", out);
+  spans_t s = read_spans(spf);
+  for (int i = 1; i < s.n; i++)
+    ck_assert_msg(s.v[i].t0 >= s.v[i - 1].t0, "span %d starts at %.9f, before span %d (%.9f)", i, s.v[i].t0, i - 1,
+                  s.v[i - 1].t0);
+  double T0, T1;
+  window_from_spans(&s, 5, 87, &T0, &T1);
+  double u = json_num(out, "metrics.gpu_util.0"), us = union_in(&s, NULL, "gpu", T0, T1) / (T1 - T0);
+  ck_assert_msg(fabs(u - us) < 1e-9, "utilization: report %.12f, spans %.12f", u, us);
+  /* CPU utilization: the CPU phases' time in the window, one thread each, over 8 cores. */
+  double cpu = 0;
+  int nmsm = 0;
+  for (int i = 0; i < s.n; i++) {
+    const sp *x = &s.v[i];
+    if (x->kind != SPAN_PHASE) continue;
+    if (!strcmp(x->resource, "cpu")) cpu += fmax(0, fmin(x->t1, T1) - fmax(x->t0, T0));
+    if (!strcmp(x->phase, "msm") && x->t1 > T0 && x->t1 <= T1) nmsm++;
+  }
+  double cr = json_num(out, "metrics.cpu_util");
+  ck_assert_msg(fabs(cr - cpu / (8 * (T1 - T0))) < 1e-9, "cpu utilization: report %.12f, spans %.12f", cr,
+                cpu / (8 * (T1 - T0)));
+  ck_assert_int_eq((int)json_num(out, "metrics.phases_s.msm.n"), nmsm);
+  ck_assert_int_gt(nmsm, 70);
+  /* The GPU idle while the lock is held: held time minus busy time inside it. */
+  double held = union_in(&s, "mutex_held", NULL, T0, T1) / (T1 - T0);
+  double either = union_in(&s, NULL, NULL, T0, T1) / (T1 - T0); /* busy or held */
+  double idle_held = json_num(out, "metrics.gpu_idle.mutex_held");
+  ck_assert_msg(fabs(idle_held - (either - us)) < 1e-9, "GPU idle while held: report %.12f, spans %.12f", idle_held,
+                either - us);
+  ck_assert_msg(held > 0.5 && idle_held > 0.01, "held %.4f, idle while held %.4f: the lock is barely used", held,
+                idle_held);
   free(s.v);
   free(out), free(err), free(args);
   unlink(spf);
@@ -861,6 +918,7 @@ int main(void) {
   TCase *tc = tcase_create("measure");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, whole_call_lock_spans_and_closed_form);
+  tcase_add_test(tc, folded_run_equals_its_spans);
   tcase_add_test(tc, kernels_lock_matches_simulation);
   tcase_add_test(tc, batch_arrivals_and_csv);
   tcase_add_test(tc, bad_scenario_exit_2_no_output);
