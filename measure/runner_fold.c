@@ -10,7 +10,7 @@
  * are added to the prefix values, the prefix values at the end of every call that ended
  * by h are kept (a few doubles a call), and only the parts past h are kept for the next
  * fold. What stays per partition is its call, its phases' durations and those prefix
- * values: about 300 bytes, whatever the kernels.
+ * values: about 400 bytes, whatever the kernels.
  *
  * The horizon is chosen so that nothing recorded later can start before it: every span
  * of a call starts after the call does, so h is at most the start of every call in
