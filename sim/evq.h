@@ -48,19 +48,33 @@ static inline void evq_push(evq *q, double t, uint32_t id, uint32_t ver) {
   q->a[i] = e;
 }
 
+/* ev_less without branches, for the pop's choice between two children: which child is
+ * the smaller is a coin toss in a large heap, and a mispredicted branch per level costs
+ * more than the few instructions that compute it. */
+static inline size_t ev_less_nb(const ev *x, const ev *y) {
+  return (size_t)((x->t < y->t) | ((x->t == y->t) & (x->seq < y->seq)));
+}
+
 static inline ev evq_pop(evq *q) {
-  ev top = q->a[0];
-  ev last = q->a[--q->n];
+  ev *a = q->a;
+  ev top = a[0];
+  ev last = a[--q->n];
   size_t i = 0, n = q->n;
   for (;;) {
     size_t l = 2 * i + 1;
-    if (l >= n) break;
-    size_t c = (l + 1 < n && ev_less(&q->a[l + 1], &q->a[l])) ? l + 1 : l;
-    if (!ev_less(&q->a[c], &last)) break;
-    q->a[i] = q->a[c];
+    if (l + 1 >= n) { /* one child, or none */
+      if (l < n && ev_less(&a[l], &last)) {
+        a[i] = a[l];
+        i = l;
+      }
+      break;
+    }
+    size_t c = l + ev_less_nb(&a[l + 1], &a[l]);
+    if (!ev_less(&a[c], &last)) break;
+    a[i] = a[c];
     i = c;
   }
-  if (n) q->a[i] = last;
+  if (n) a[i] = last;
   return top;
 }
 

@@ -83,6 +83,23 @@ typedef struct worker {
   int busy;          /* has a call */
 } worker;
 
+/* A job: one phase of one worker's current call. 64 bytes, one cache line. */
+typedef struct pjob {
+  double t0, rem;    /* start; work left (at tupd, for jobs scheduled alone) */
+  double rate;       /* the job's current speed (work per second) */
+  double busy;       /* gpu jobs: the kernel share of the phase's wall time now (its busy
+                        share, lower while its host threads are squeezed); 1 otherwise */
+  station *st;       /* the job's station (NULL for resource none); fixed, as workers are pinned */
+  uint32_t ver;
+  int w, p;          /* worker and phase, so the hot path never divides */
+  int thr;           /* cores the job holds at its station */
+  int cls;           /* its cpu class, or -1 */
+  uint8_t law;       /* the job's phase has a scaling law */
+  uint8_t host;      /* a gpu phase with host threads in the cpu station */
+} pjob;
+
+_Static_assert(sizeof(pjob) == 64, "a job is one cache line");
+
 typedef struct rep_state {
   const scenario *s;
   const model *m;
@@ -96,32 +113,26 @@ typedef struct rep_state {
   gpu_state *gpus;
   worker *w;
 
-  /* Per job (worker * np + phase). */
-  int *deps_left;
+  /* Per job (worker * np + phase): what an event of the job reads, in one cache line, so
+   * that a large farm's event touches a line per job, not one per field. */
+  pjob *job;
+  void *job_mem;     /* job's allocation (job is aligned to a cache line in it) */
+  int *deps_left;    /* per worker contiguous, as the worker's phases read them together */
   uint8_t *wait_mx;
-  double *job_t0, *job_rem, *job_tupd;
-  double *job_rate;  /* the job's current speed (work per second) */
-  uint8_t *job_law;  /* the job's phase has a scaling law */
-  uint32_t *job_ver;
+  double *job_tupd;  /* when rem was last brought up to date (jobs scheduled alone) */
   int *job_pos;      /* PS: index in the station's array */
-  station **job_st;  /* the job's station (NULL for resource none); fixed, as workers are pinned */
-  int *job_thr;      /* cores the job holds at its station */
-  double *job_busy;  /* gpu jobs: the kernel share of the phase's wall time now (its busy
-                        share, lower while its host threads are squeezed); 1 otherwise */
   /* Host threads of gpu phases (phase.host_threads): while gpu job j runs, its shadow
-   * j + nj holds host_threads cores in the cpu station; job_hshare[j] is the share of
-   * them it gets and job_gshare[j] its share of the GPU. */
+   * j + nj holds host_threads cores in the cpu station (host_thr[j]); job_hshare[j] is the
+   * share of them it gets and job_gshare[j] its share of the GPU. */
   uint32_t nj;
-  uint8_t *job_host;
+  int *host_thr;
   double *job_hshare, *job_gshare;
-  int *job_w, *job_p; /* worker and phase of a job, so the hot path never divides */
   /* The cpu pool's classes (ps.h): class 0 holds the running cpu phases without a scaling
    * law (speed: their share), class 1 + p the running jobs of phase p when their speed is a
    * function of the share of their own: a law, or a gpu phase's host threads on an
-   * exclusive GPU. job_cls is a job's class, or -1 when it is scheduled alone (a shared
+   * exclusive GPU. job.cls is a job's class, or -1 when it is scheduled alone (a shared
    * GPU's phase with host threads, whose speed depends on two shares). */
   ps_pool pool;
-  int *job_cls;
   uint8_t *in_region;
   int **succ;        /* successors of each phase */
   int *nsucc;
@@ -186,7 +197,7 @@ static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
           f = g->gpu.run_busy;
         } else {
           for (int i = 0; i < g->gpu.nrun; i++)
-            if (r->job_busy[g->gpu.q[i]] > f) f = r->job_busy[g->gpu.q[i]];
+            if (r->job[g->gpu.q[i]].busy > f) f = r->job[g->gpu.q[i]].busy;
         }
       }
       busy = dt * f;
@@ -228,8 +239,8 @@ static station *job_station_init(rep_state *r, uint32_t job) {
   return NULL;
 }
 
-static inline station *job_station(rep_state *r, uint32_t job) { return r->job_st[job]; }
-static inline int job_threads(rep_state *r, uint32_t job) { return r->job_thr[job]; }
+static inline station *job_station(rep_state *r, uint32_t job) { return r->job[job].st; }
+static inline int job_threads(rep_state *r, uint32_t job) { return r->job[job].thr; }
 
 static void station_init(station *st, int kind, int cap) {
   memset(st, 0, sizeof *st);
@@ -271,7 +282,7 @@ static inline void touch(rep_state *r, station *st) {
 static inline double host_stretch(double busy, double h) { return h >= 1 ? 1 : 1 / (busy + (1 - busy) / h); }
 
 static inline double host_factor(const rep_state *r, uint32_t job) {
-  return host_stretch(r->m->phases[r->job_p[job]].busy, r->job_hshare[job]);
+  return host_stretch(r->m->phases[r->job[job].p].busy, r->job_hshare[job]);
 }
 
 /* A cpu phase's speed factor beside m other cpu phases (model.cpu_contention). */
@@ -281,13 +292,13 @@ static inline double contention(const rep_state *r, int m) {
 
 /* The speed of a job that gets the share sh of the cores (or GPU) it wants. */
 static inline double job_speed(rep_state *r, uint32_t job, double sh) {
-  if (r->job_host[job]) {
+  if (r->job[job].host) {
     r->job_gshare[job] = sh;
     return sh * host_factor(r, job);
   }
-  double cf = r->job_st[job] == &r->cpu ? contention(r, r->cpu.m) : 1;
-  if (!r->job_law[job]) return sh * cf;
-  return phase_speed(&r->m->phases[r->job_p[job]], sh * r->job_thr[job]) * cf;
+  double cf = r->job[job].st == &r->cpu ? contention(r, r->cpu.m) : 1;
+  if (!r->job[job].law) return sh * cf;
+  return phase_speed(&r->m->phases[r->job[job].p], sh * r->job[job].thr) * cf;
 }
 
 /* The speed of the members of cpu class c at the cpu pool's current share and contention
@@ -310,54 +321,54 @@ static void cls_schedule(rep_state *r, int c) {
 
 /* Job `job` joins its cpu class; returns 1 when it is the class's first to finish. */
 static int cls_join(rep_state *r, uint32_t job) {
-  int c = r->job_cls[job];
+  int c = r->job[job].cls;
   ps_cls *k = &r->pool.cls[c];
   if (k->h.n > 0 && ps_cls_v(k, r->now) > PS_CLS_REBASE) {
     double s = ps_cls_rebase(k, r->now);
     for (int g = 0; g < r->G; g++) /* GPUs reading the clock (host threads) */
       if (r->gpus[g].hcls == c) r->gpus[g].hv -= s;
   }
-  return ps_pool_join(&r->pool, c, r->now, job, r->job_rem[job], k->h.n == 0 ? cls_speed(r, c) : k->speed);
+  return ps_pool_join(&r->pool, c, r->now, job, r->job[job].rem, k->h.n == 0 ? cls_speed(r, c) : k->speed);
 }
 
 /* Job `job`, its class's first to finish, leaves it. */
 static void cls_leave(rep_state *r, uint32_t job) {
-  uint32_t first = ps_pool_leave(&r->pool, r->job_cls[job]);
+  uint32_t first = ps_pool_leave(&r->pool, r->job[job].cls);
   PS_ASSERT(first == job);
 }
 
 static void host_join(rep_state *r, uint32_t job);
 
 static void fifo_begin(rep_state *r, station *st, uint32_t job) {
-  if (st->gpu_of >= 0) st->run_busy = r->job_busy[job];
+  if (st->gpu_of >= 0) st->run_busy = r->job[job].busy;
   st->used += job_threads(r, job);
   st->nrun++;
-  r->job_t0[job] = r->now;
+  r->job[job].t0 = r->now;
   r->job_tupd[job] = r->now;
-  if (r->job_cls[job] >= 0) { /* host threads in a cpu class: the class schedules its end */
+  if (r->job[job].cls >= 0) { /* host threads in a cpu class: the class schedules its end */
     host_join(r, job);
     return;
   }
-  r->job_rate[job] = job_speed(r, job, 1);
-  evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
-  if (r->job_host[job]) host_join(r, job);
+  r->job[job].rate = job_speed(r, job, 1);
+  evq_push(&r->q, r->now + r->job[job].rem / r->job[job].rate, job, r->job[job].ver);
+  if (r->job[job].host) host_join(r, job);
 }
 
 /* The host threads of running gpu job `job` (on a shared GPU) now get the share h of their
  * cores: reschedule it, and update the kernel share its GPU accounts. */
 static void host_update(rep_state *r, uint32_t job, double h) {
-  station *gs = r->job_st[job];
+  station *gs = r->job[job].st;
   gpu_advance(r, &r->gpus[gs->gpu_of], r->now);
-  r->job_rem[job] -= r->job_rate[job] * (r->now - r->job_tupd[job]);
-  if (r->job_rem[job] < 0) r->job_rem[job] = 0;
+  r->job[job].rem -= r->job[job].rate * (r->now - r->job_tupd[job]);
+  if (r->job[job].rem < 0) r->job[job].rem = 0;
   r->job_tupd[job] = r->now;
-  r->job_ver[job]++;
+  r->job[job].ver++;
   r->job_hshare[job] = h;
   double hf = host_factor(r, job);
-  r->job_rate[job] = r->job_gshare[job] * hf;
-  r->job_busy[job] = r->m->phases[r->job_p[job]].busy * hf;
-  if (gs->kind == ST_FIFO) gs->run_busy = r->job_busy[job];
-  evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
+  r->job[job].rate = r->job_gshare[job] * hf;
+  r->job[job].busy = r->m->phases[r->job[job].p].busy * hf;
+  if (gs->kind == ST_FIFO) gs->run_busy = r->job[job].busy;
+  evq_push(&r->q, r->now + r->job[job].rem / r->job[job].rate, job, r->job[job].ver);
 }
 
 /* The cpu pool's share or contention may have changed: every class whose speed changed
@@ -397,12 +408,12 @@ static int ps_rerate(rep_state *r, station *st) {
   if (nr == st->rate) return 0;
   for (int i = 0; i < st->qlen; i++) {
     uint32_t j = st->q[i];
-    r->job_rem[j] -= r->job_rate[j] * (r->now - r->job_tupd[j]);
-    if (r->job_rem[j] < 0) r->job_rem[j] = 0;
+    r->job[j].rem -= r->job[j].rate * (r->now - r->job_tupd[j]);
+    if (r->job[j].rem < 0) r->job[j].rem = 0;
     r->job_tupd[j] = r->now;
-    r->job_ver[j]++;
-    r->job_rate[j] = job_speed(r, j, nr);
-    evq_push(&r->q, r->now + r->job_rem[j] / r->job_rate[j], j, r->job_ver[j]);
+    r->job[j].ver++;
+    r->job[j].rate = job_speed(r, j, nr);
+    evq_push(&r->q, r->now + r->job[j].rem / r->job[j].rate, j, r->job[j].ver);
   }
   st->rate = nr;
   return 1;
@@ -434,18 +445,18 @@ static void station_submit(rep_state *r, station *st, uint32_t job) {
   }
   st->used += job_threads(r, job);
   st->nrun++;
-  r->job_t0[job] = r->now;
+  r->job[job].t0 = r->now;
   r->job_tupd[job] = r->now;
   if (st == &r->cpu) { /* the job joins its class, then the pool is re-rated */
     st->ncpu++;
-    cpu_rerate(r, cls_join(r, job) ? r->job_cls[job] : -1);
+    cpu_rerate(r, cls_join(r, job) ? r->job[job].cls : -1);
     return;
   }
   /* A shared GPU: the job joins at the current rate, then everyone is re-rated. */
   ps_add(st, r->job_pos, job);
-  r->job_rate[job] = job_speed(r, job, st->rate);
-  if (!ps_rerate(r, st)) evq_push(&r->q, r->now + r->job_rem[job] / r->job_rate[job], job, r->job_ver[job]);
-  if (r->job_host[job]) host_join(r, job);
+  r->job[job].rate = job_speed(r, job, st->rate);
+  if (!ps_rerate(r, st)) evq_push(&r->q, r->now + r->job[job].rem / r->job[job].rate, job, r->job[job].ver);
+  if (r->job[job].host) host_join(r, job);
 }
 
 /* Running gpu job `job` starts (join) or stops (leave) holding its host threads in the
@@ -456,16 +467,16 @@ static void host_join(rep_state *r, uint32_t job) {
   station *st = &r->cpu;
   uint32_t sh = job + r->nj;
   touch(r, st);
-  st->used += r->job_thr[sh];
+  st->used += r->host_thr[job];
   st->nrun++;
-  if (r->job_cls[job] >= 0) {
-    gpu_state *g = &r->gpus[r->job_st[job]->gpu_of];
+  if (r->job[job].cls >= 0) {
+    gpu_state *g = &r->gpus[r->job[job].st->gpu_of];
     gpu_advance(r, g, r->now);
     int first = cls_join(r, job);
-    g->hcls = r->job_cls[job];
+    g->hcls = r->job[job].cls;
     g->hv = ps_cls_v(&r->pool.cls[g->hcls], r->now);
-    g->hb = r->m->phases[r->job_p[job]].busy;
-    cpu_rerate(r, first ? r->job_cls[job] : -1);
+    g->hb = r->m->phases[r->job[job].p].busy;
+    cpu_rerate(r, first ? r->job[job].cls : -1);
     return;
   }
   ps_add(st, r->job_pos, sh);
@@ -476,15 +487,15 @@ static void host_leave(rep_state *r, uint32_t job) {
   station *st = &r->cpu;
   uint32_t sh = job + r->nj;
   touch(r, st);
-  st->used -= r->job_thr[sh];
+  st->used -= r->host_thr[job];
   st->nrun--;
   r->job_hshare[job] = 1;
-  if (r->job_cls[job] >= 0) {
-    gpu_state *g = &r->gpus[r->job_st[job]->gpu_of];
+  if (r->job[job].cls >= 0) {
+    gpu_state *g = &r->gpus[r->job[job].st->gpu_of];
     gpu_advance(r, g, r->now);
     g->hcls = -1;
     cls_leave(r, job);
-    cpu_rerate(r, r->job_cls[job]);
+    cpu_rerate(r, r->job[job].cls);
     return;
   }
   ps_remove(st, r->job_pos, sh);
@@ -507,7 +518,7 @@ static void station_done(rep_state *r, station *st, uint32_t job) {
   if (st == &r->cpu) {
     st->ncpu--;
     cls_leave(r, job);
-    cpu_rerate(r, r->job_cls[job]);
+    cpu_rerate(r, r->job[job].cls);
     return;
   }
   ps_remove(st, r->job_pos, job);
@@ -522,11 +533,11 @@ static void phase_ready(rep_state *r, int wi, int p);
 static void start_phase(rep_state *r, int wi, int p) {
   uint32_t job = (uint32_t)(wi * r->np + p);
   const phase *ph = &r->m->phases[p];
-  r->job_rem[job] = phase_call_draw(ph, r->w[wi].k, r->rng);
+  r->job[job].rem = phase_call_draw(ph, r->w[wi].k, r->rng);
   station *st = job_station(r, job);
   if (!st) {
-    r->job_t0[job] = r->now;
-    evq_push(&r->q, r->now + r->job_rem[job], job, r->job_ver[job]);
+    r->job[job].t0 = r->now;
+    evq_push(&r->q, r->now + r->job[job].rem, job, r->job[job].ver);
   } else {
     station_submit(r, st, job);
   }
@@ -646,14 +657,14 @@ static void call_end(rep_state *r, int wi) {
 }
 
 static void phase_end(rep_state *r, uint32_t job) {
-  int wi = r->job_w[job], p = r->job_p[job];
+  int wi = r->job[job].w, p = r->job[job].p;
   worker *w = &r->w[wi];
   const phase *ph = &r->m->phases[p];
   station *st = job_station(r, job);
-  if (r->job_host[job]) host_leave(r, job);
+  if (r->job[job].host) host_leave(r, job);
   if (st) station_done(r, st, job);
   emit(r, wi, w->call, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
-       r->job_t0[job], r->now);
+       r->job[job].t0, r->now);
   w->phases_left--;
   if (r->in_region[p] && --w->region_left == 0) mutex_release(r, wi);
   for (int i = 0; i < r->nsucc[p]; i++) {
@@ -755,22 +766,12 @@ static void rep_free(rep_state *r) {
   free(r->w);
   free(r->deps_left);
   free(r->wait_mx);
-  free(r->job_t0);
-  free(r->job_rem);
+  free(r->job_mem);
   free(r->job_tupd);
-  free(r->job_rate);
-  free(r->job_law);
-  free(r->job_ver);
   free(r->job_pos);
-  free(r->job_st);
-  free(r->job_thr);
-  free(r->job_busy);
-  free(r->job_host);
+  free(r->host_thr);
   free(r->job_hshare);
   free(r->job_gshare);
-  free(r->job_w);
-  free(r->job_p);
-  free(r->job_cls);
   ps_pool_free(&r->pool);
   free(r->in_region);
   if (r->succ)
@@ -845,40 +846,31 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   size_t nj = (size_t)r->nw * (size_t)r->np;
   r->deps_left = xcalloc(nj, sizeof *r->deps_left);
   r->wait_mx = xcalloc(nj, 1);
-  r->job_t0 = xcalloc(nj, sizeof(double));
-  r->job_rem = xcalloc(nj, sizeof(double));
+  r->job_mem = xcalloc(nj + 1, sizeof(pjob)); /* one more: room to align */
+  r->job = (pjob *)(((uintptr_t)r->job_mem + sizeof(pjob) - 1) & ~(uintptr_t)(sizeof(pjob) - 1));
   r->job_tupd = xcalloc(nj, sizeof(double));
-  r->job_rate = xcalloc(nj, sizeof(double));
-  r->job_law = xcalloc(nj, 1);
-  r->job_ver = xcalloc(nj, sizeof(uint32_t));
-  /* job_pos and job_thr also hold the shadows (host threads) at nj..2nj-1. */
+  /* job_pos also holds the shadows (host threads) at nj..2nj-1. */
   r->nj = (uint32_t)nj;
   r->job_pos = xcalloc(2 * nj, sizeof(int));
-  r->job_st = xcalloc(nj, sizeof(station *));
-  r->job_thr = xcalloc(2 * nj, sizeof(int));
-  r->job_host = xcalloc(nj, 1);
+  r->host_thr = xcalloc(nj, sizeof(int));
   r->job_hshare = xcalloc(nj, sizeof(double));
   r->job_gshare = xcalloc(nj, sizeof(double));
-  r->job_busy = xcalloc(nj, sizeof(double));
-  r->job_w = xcalloc(nj, sizeof(int));
-  r->job_p = xcalloc(nj, sizeof(int));
-  r->job_cls = xcalloc(nj, sizeof(int));
   ps_pool_init(&r->pool, 1 + r->np);
   for (size_t j = 0; j < nj; j++) {
-    r->job_w[j] = (int)(j / (size_t)r->np);
-    r->job_p[j] = (int)(j % (size_t)r->np);
-    r->job_st[j] = job_station_init(r, (uint32_t)j);
-    const phase *ph = &m->phases[r->job_p[j]];
-    r->job_thr[j] = ph->resource == RES_CPU ? ph->threads : 1;
-    r->job_law[j] = ph->resource == RES_CPU && ph->law != SCALE_NONE;
-    r->job_busy[j] = ph->resource == RES_GPU ? ph->busy : 1;
-    r->job_host[j] = ph->resource == RES_GPU && ph->host_threads > 0 && !s->cpu_fifo;
-    r->job_thr[nj + j] = ph->host_threads;
+    r->job[j].w = (int)(j / (size_t)r->np);
+    r->job[j].p = (int)(j % (size_t)r->np);
+    r->job[j].st = job_station_init(r, (uint32_t)j);
+    const phase *ph = &m->phases[r->job[j].p];
+    r->job[j].thr = ph->resource == RES_CPU ? ph->threads : 1;
+    r->job[j].law = ph->resource == RES_CPU && ph->law != SCALE_NONE;
+    r->job[j].busy = ph->resource == RES_GPU ? ph->busy : 1;
+    r->job[j].host = ph->resource == RES_GPU && ph->host_threads > 0 && !s->cpu_fifo;
+    r->host_thr[j] = ph->host_threads;
     r->job_hshare[j] = r->job_gshare[j] = 1;
     if (!s->cpu_fifo && ph->resource == RES_CPU)
-      r->job_cls[j] = r->job_law[j] ? 1 + r->job_p[j] : 0;
+      r->job[j].cls = r->job[j].law ? 1 + r->job[j].p : 0;
     else
-      r->job_cls[j] = r->job_host[j] && !s->gpu_shared ? 1 + r->job_p[j] : -1;
+      r->job[j].cls = r->job[j].host && !s->gpu_shared ? 1 + r->job[j].p : -1;
   }
   r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)
@@ -954,7 +946,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       arrival(r);
       continue;
     }
-    if (x.ver != r->job_ver[x.id]) continue; /* stale: rescheduled by a rate change */
+    if (x.ver != r->job[x.id].ver) continue; /* stale: rescheduled by a rate change */
     r->now = x.t;
     r->events++;
     phase_end(r, x.id);
