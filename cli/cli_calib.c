@@ -34,6 +34,14 @@ static const char calibrate_help[] =
     "this provesim was built from, the spans files, the template and the date (UTC; from\n"
     "SOURCE_DATE_EPOCH when set, for reproducible files).\n"
     "\n"
+    "Memory does not grow with the spans files: they are read as streams (a first pass when\n"
+    "--skip-calls is given or a phase has a scaling law). Each phase keeps the sums its fits\n"
+    "need and a sample for the KS distance and an empirical fit: every duration up to 2^20 per\n"
+    "phase (8 MiB), beyond that a reservoir of 2^20 with a fixed seed, so the same files give\n"
+    "the same model; the table and the model's provenance (\"sample\") say when a phase passed\n"
+    "the cap. Kernel records must come in order of start within each GPU, as measure writes\n"
+    "them.\n"
+    "\n"
     "options:\n"
     "  --model FILE      the template model (phase names must match the spans)\n"
     "  -o, --out FILE    the calibrated model to write\n"
@@ -122,6 +130,16 @@ int sim_cmd_calibrate(int argc, char **argv) {
     rc = cli_usage_error("calibrate", "%s", "expected --model TEMPLATE.yaml and -o MODEL.yaml");
     goto done;
   }
+  const char *capv = getenv("PROVESIM_CALIB_SAMPLE_CAP"); /* for the tests: a small sample cap */
+  if (capv && *capv) {
+    char *end;
+    long long cap = strtoll(capv, &end, 10);
+    if (*end || cap < 1 || cap > (1ll << 30)) {
+      rc = cli_usage_error("calibrate", "PROVESIM_CALIB_SAMPLE_CAP: expected an integer from 1 to 2^30, got \"%s\"", capv);
+      goto done;
+    }
+    calib_set_sample_cap((size_t)cap);
+  }
   ps_err e = {{0}};
   if (cli_check_outputs("calibrate", &out, 1)) {
     rc = PS_EXIT_USAGE;
@@ -181,6 +199,12 @@ int sim_cmd_calibrate(int argc, char **argv) {
     for (int k = 0; k < m->phases[p].nscale; k++) ps_buf_printf(&t, k ? ", %.3f" : "%.3f", m->phases[p].scale[k]);
     ps_buf_printf(&t, "\n");
   }
+  for (int p = 0; p < m->nphases; p++)
+    if (reps[p].fit.nsample < reps[p].fit.n && reps[p].fit.family != CALIB_CONST)
+      ps_buf_printf(&t, "note: phase %s has %zu durations, more than the sample cap: %s from a reservoir of %zu "
+                    "of them (fixed seed)\n", reps[p].phase, reps[p].fit.n,
+                    fam == CALIB_EMPIRICAL ? "its empirical samples are" : "its fit is from all of them, its KS distance",
+                    reps[p].fit.nsample);
   if (overlap) {
     ps_buf_printf(&t, "GPU overlap (%s): phases alone %.3f s, overlapped %.3f s, solo work %.3f s: interference %.4f\n",
                   overlap, ovr.alone_s, ovr.overlapped_s, ovr.work_s, ovr.interference);

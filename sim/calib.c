@@ -256,13 +256,15 @@ void calib_acc_add(calib_acc *a, double x, uint32_t key) {
     a->v[a->nv] = x;
     a->key[a->nv++] = key;
   } else { /* Algorithm R: the n-th value takes a kept one's place with probability cap / n */
+    free(a->key); /* a reservoir has no order to restore */
+    a->key = NULL;
     uint64_t j = (uint64_t)(((unsigned __int128)acc_next(&a->rng) * n) >> 64);
-    if (j < a->cap) a->v[j] = x, a->key[j] = key;
+    if (j < a->cap) a->v[j] = x;
   }
 }
 
 void calib_acc_order(calib_acc *a, const uint32_t *rank, uint32_t nrank) {
-  if (a->nv < 2) return;
+  if (a->nv < 2 || !a->key) return;
   size_t *start = xcalloc((size_t)nrank + 1, sizeof *start);
   for (size_t i = 0; i < a->nv; i++) {
     PS_ASSERT(a->key[i] < nrank);
@@ -839,10 +841,10 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
   if (rc == PS_OK) { /* a phase whose durations passed the sample cap: where it shows */
     ps_buf v = {0};
     for (int p = 0; p < np; p++)
-      if (rep[p].fit.nsample < rep[p].fit.n)
-        ps_buf_printf(&v, "%sphase %s: KS distance%s from a reservoir of %zu of its %zu durations (fixed seed)",
-                      v.len ? "; " : "", rep[p].phase, want == CALIB_EMPIRICAL ? " and samples" : "",
-                      rep[p].fit.nsample, rep[p].fit.n);
+      if (rep[p].fit.nsample < rep[p].fit.n && rep[p].fit.family != CALIB_CONST)
+        ps_buf_printf(&v, "%sphase %s: %s from a reservoir of %zu of its %zu durations (fixed seed)", v.len ? "; " : "",
+                      rep[p].phase, want == CALIB_EMPIRICAL ? "empirical samples" : "KS distance", rep[p].fit.nsample,
+                      rep[p].fit.n);
     if (v.len) calib_set_provenance(tmpl, "sample", v.p);
     ps_buf_free(&v);
   }

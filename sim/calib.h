@@ -61,12 +61,14 @@ typedef struct calib_acc {
   size_t nl;                         /* values > 0 */
   double min, max;
   double *v;                         /* the sample: nv values, room for cv, at most cap */
-  uint32_t *key;                     /* each kept value's key (calib_acc_order) */
+  uint32_t *key;                     /* each kept value's key (calib_acc_order); NULL once
+                                        the sample is a reservoir */
   size_t nv, cv, cap;
   uint64_t rng;
 } calib_acc;
 
-/* The default cap: 2^20 durations (8 MiB) per fitted phase. */
+/* The default cap: 2^20 durations per fitted phase (12 MiB with their keys while the sample
+ * holds every value, 8 MiB once it is a reservoir). */
 #define CALIB_SAMPLE_CAP ((size_t)1 << 20)
 /* The cap calib_model uses (CALIB_SAMPLE_CAP unless set; 0 restores it). Tests set a small
  * one; `calibrate` reads PROVESIM_CALIB_SAMPLE_CAP for its tests. */
@@ -75,7 +77,8 @@ size_t calib_sample_cap(void);
 void calib_acc_init(calib_acc *a, size_t cap);
 /* Adds x, with a key that calib_acc_order may sort the sample by. */
 void calib_acc_add(calib_acc *a, double x, uint32_t key);
-/* Reorders the sample by rank[key] (keys < nrank), keeping the order of equal ranks. */
+/* Reorders the sample by rank[key] (keys < nrank), keeping the order of equal ranks; a
+ * reservoir stays as it is. */
 void calib_acc_order(calib_acc *a, const uint32_t *rank, uint32_t nrank);
 void calib_acc_free(calib_acc *a);
 /* The fit of the values added: calib_fit of the sample, in its order, when it holds every
