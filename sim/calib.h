@@ -3,8 +3,9 @@
  *
  * calib_fit fits one phase's durations: normal, lognormal, gamma and exponential by
  * maximum likelihood (const when they do not vary), and keeps the family with the best
- * AIC. calib_model builds a whole model from a template (the phase graph, resources and
- * scopes) and the spans. span_metrics recomputes the DESIGN's metrics from spans alone,
+ * AIC; calib_acc does the same from sums gathered as a stream, in bounded memory.
+ * calib_model builds a whole model from a template (the phase graph, resources and
+ * scopes) and the spans, read as streams. span_metrics recomputes the DESIGN's metrics from spans alone,
  * with the same window rule as the simulator. */
 #ifndef PROVESIM_CALIB_H
 #define PROVESIM_CALIB_H
@@ -109,8 +110,9 @@ typedef struct calib_phase_report {
  * spans / their total length (1 when above 0.9995). A template phase without
  * spans is an error. On success the template is modified in place and reports (one per
  * phase, caller frees with free()) is filled. */
-/* The files are read as streams (one pass, a first one when skip_calls > 0 to find each worker's first
- * calls, a last one when a phase has a scaling law): memory is the sums and the capped
+/* The files are read as streams: once, again when a phase has a scaling law, and first to
+ * rank each worker's calls when skip_calls > 0 and a worker's calls do not come in order of
+ * number (they do in files from measure and simulate): memory is the sums and the capped
  * sample of each phase, one entry per worker and, per (rep, gpu), the spans and kernel
  * intervals of the moment, never the files. When a phase's durations exceed the sample
  * cap its report says so (fit.nsample < fit.n) and so does the model's provenance
@@ -139,11 +141,16 @@ int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_repo
  * as warm-up. Calls are ranked by number within a (rep, gpu, worker), as calib_model
  * always did; calib__ranks_add sees every call in a first pass (keeping the skip smallest
  * call numbers of each worker), calib__ranks_kept then says whether a call is past them. */
+/* calib__ranks_add in the calls' order of number ranks them as they come: a call is
+ * kept once the worker's first skip calls have been seen (disorder says when this does not
+ * hold). */
 typedef struct calib__ranks {
   int skip;
   strtab tab;         /* the workers, as "rep gpu worker" */
   int64_t **first;    /* per worker, its smallest call numbers, ascending */
   int *nfirst;
+  int64_t *last;      /* per worker, the largest call number added */
+  int disorder;       /* a worker's call numbers were added out of order */
   size_t cap;
 } calib__ranks;
 void calib__ranks_add(calib__ranks *r, int rep, int gpu, int worker, int64_t call);
