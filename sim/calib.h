@@ -5,8 +5,8 @@
  * maximum likelihood (const when they do not vary), and keeps the family with the best
  * AIC; calib_acc does the same from sums gathered as a stream, in bounded memory.
  * calib_model builds a whole model from a template (the phase graph, resources and
- * scopes) and the spans, read as streams. span_metrics recomputes the DESIGN's metrics from spans alone,
- * with the same window rule as the simulator. */
+ * scopes) and the spans, read as streams. span_metrics recomputes the DESIGN's metrics
+ * from spans alone, with the same window rule as the simulator. */
 #ifndef PROVESIM_CALIB_H
 #define PROVESIM_CALIB_H
 
@@ -54,8 +54,8 @@ int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *ou
  * (Algorithm R with a fixed-seed generator, so the same values in the same order give the
  * same sample). A zeroed struct is not valid: start with calib_acc_init. */
 typedef struct calib_acc {
-  size_t n, nbad;                    /* values added; of them not finite or < 0 */
-  double bad_x;                      /* the first such value, and its index */
+  size_t n, nbad;                    /* values added; of them, not finite or < 0 */
+  double bad_x;                      /* the first of those, and its index */
   size_t bad_i;
   double sum, sum_c, lsum, lsum_c;   /* Neumaier sums of x and log x (x > 0) */
   double mean, m2, lmean, lm2;       /* Welford, of x and of log x (x > 0) */
@@ -109,8 +109,9 @@ typedef struct calib_phase_report {
  * records (`measure` spans), each GPU phase also gets busy = kernel time inside its
  * spans / their total length (1 when above 0.9995). A template phase without
  * spans is an error. On success the template is modified in place and reports (one per
- * phase, caller frees with free()) is filled. */
-/* The files are read as streams: once, again when a phase has a scaling law, and first to
+ * phase, caller frees with free()) is filled.
+ *
+ * The files are read as streams: once, again when a phase has a scaling law, and first to
  * rank each worker's calls when skip_calls > 0 and a worker's calls do not come in order of
  * number (they do in files from measure and simulate): memory is the sums and the capped
  * sample of each phase, one entry per worker and, per (rep, gpu), the spans and kernel
