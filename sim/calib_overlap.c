@@ -46,7 +46,7 @@ typedef struct ocat {
 
 typedef struct ov_ctx {
   model *m;
-  int skip, pass2;
+  int pass2;
   ocat cat[2]; /* 0: cpu, 1: gpu */
   /* the sums */
   double t_alone, t_over, work; /* GPU */
@@ -163,7 +163,7 @@ static void ocat_reset_groups(ocat *k) {
 }
 
 int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_report *out, ps_err *e) {
-  ov_ctx c = {.m = m, .skip = skip_calls};
+  ov_ctx c = {.m = m};
   memset(out, 0, sizeof *out);
   for (int i = 0; i < 2; i++)
     c.cat[i] = (ocat){.gpu_side = i, .rk = {.skip = skip_calls}, .by_t0 = 1, .by_t1 = 1};
