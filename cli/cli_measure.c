@@ -31,7 +31,10 @@ static const char measure_help[] =
     "  --executor groth16|synthetic\n"
     "                         groth16: the real prover; the model must name the phases synth,\n"
     "                         prep, ntt_h, msm, b_g2, epilogue (models/provesim-groth16.yaml) and\n"
-    "                         the scenario its size (prover: {circuit, constraints}).\n"
+    "                         the scenario its size (prover: {circuit, constraints}). The workers\n"
+    "                         of a GPU share one proving key there; the report adds the GPU\n"
+    "                         memory (key + each worker's buffers), the first call against the\n"
+    "                         steady-state calls, GPU time per call and the peaks of memory.\n"
     "                         synthetic: any model; each phase burns its drawn duration (cpu:\n"
     "                         busy-spin, gpu: a spin kernel, or a sleep on --backend cpu).\n"
     "                         Default: groth16 when the scenario has a prover: section\n"
@@ -204,6 +207,8 @@ int prover_cmd_measure(int argc, char **argv) {
   double t0 = ps_now();
   int r = runner_run(s, &o, &res, &e);
   double wall = ps_now() - t0;
+  /* The groth16 executor's figures of the prover (valid = 0 after another executor). */
+  if (res) runner_prover_last(&res->prover);
   if (isatty(2)) cli_progress_end(&bar);
   sigaction(SIGINT, &old, NULL);
   if (r != PS_OK) fprintf(stderr, "provesim measure: %s\n", e.msg);

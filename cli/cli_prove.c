@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -127,12 +126,6 @@ static const char *bytes_str(char *buf, size_t n, double b) {
   if (b >= 1073741824.0) snprintf(buf, n, "%.2f GiB", b / 1073741824.0);
   else snprintf(buf, n, "%.1f MiB", b / 1048576.0);
   return buf;
-}
-
-/* The peak resident set of this process, in bytes (getrusage: kilobytes on Linux). */
-static double peak_rss_bytes(void) {
-  struct rusage ru;
-  return getrusage(RUSAGE_SELF, &ru) == 0 ? (double)ru.ru_maxrss * 1024.0 : 0;
 }
 
 int prover_cmd_prove(int argc, char **argv) {
@@ -256,7 +249,7 @@ int prover_cmd_prove(int argc, char **argv) {
   ok = g16_verify(g16_keys_vk(k), &pr, pub, npub, &e);
   verified += ok == 1;
   int steady = (int)calls - 1, dev = backend_has_device(b);
-  double smed = 0, smax = 0, bmed = 0, bmax = 0, rss = peak_rss_bytes(), gpu = (double)backend_device_peak_bytes(b);
+  double smed = 0, smax = 0, bmed = 0, bmax = 0, rss = (double)backend_host_peak_bytes(), gpu = (double)backend_device_peak_bytes(b);
   if (steady) {
     median_max(wall + 1, steady, &smed, &smax);
     median_max(busy + 1, steady, &bmed, &bmax);

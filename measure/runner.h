@@ -41,6 +41,31 @@ typedef struct runner_phase_stats {
   double mean, p50, p95, p99, min, max;
 } runner_phase_stats;
 
+/* What the groth16 executor saw of the prover (measure_g16.c), for an operator: a GPU's
+ * memory as one proving key shared by its workers plus each worker's own buffers, each
+ * worker's first call apart from its later (steady-state) calls, the backend's GPU time
+ * per call, and the peaks of memory. A call is timed by its worker from its start to its
+ * end (mutex waits included); GPU time is the device time between CUDA events around the
+ * worker's backend operations (backend_busy_s: with no lock between workers, the other
+ * workers' kernels that interleave are counted too). valid = 0 for other executors. */
+typedef struct runner_prover {
+  int valid;
+  int64_t constraints;
+  double key_gpu_bytes;     /* one copy per GPU (g16_key_bytes) */
+  double worker_gpu_bytes;  /* per worker, beside the key (g16_worker_bytes); 0 on cpu */
+  double key_upload_s;      /* the longest upload of the key to a GPU (before the calls) */
+  int first_calls;          /* workers that made a first call */
+  double first_call_s, first_gpu_s; /* mean over those workers */
+  int64_t steady_calls;
+  double steady_p50_s, steady_p95_s, steady_mean_s, steady_gpu_mean_s, steady_gpu_p50_s;
+  double peak_gpu_bytes;    /* highest cudaMemGetInfo total - free seen on a GPU; NaN on cpu */
+  double peak_host_bytes;   /* peak resident set of the process (getrusage) */
+} runner_prover;
+
+/* The groth16 executor's figures of the last run in this process (valid = 0 when none
+ * ran); measure_g16.c keeps them. The caller of runner_run copies them into its result. */
+void runner_prover_last(runner_prover *out);
+
 typedef struct runner_result {
   sim_result sim;        /* per-replication metrics in the simulator's terms */
   int ngpus;
@@ -57,6 +82,7 @@ typedef struct runner_result {
   ps_buf spans;             /* the provesim.spans/1 document when keep_spans (what is not
                                yet in runner_opts.spans_file, when there is one) */
   int completed_reps;       /* replications that ran to the end */
+  runner_prover prover;     /* the groth16 executor's figures (runner_prover_last) */
 } runner_result;
 
 /* Runs every replication of s. *out is set whenever the run started (also when it then

@@ -13,7 +13,6 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
   report_summary sum;
   report_summarize(&r->sim, &sum);
   cJSON *doc = report_json(s, &sum);
-  report_summary_free(&sum);
   cJSON_ReplaceItemInObject(doc, "source", cJSON_CreateString("prover"));
   cJSON *met = cJSON_GetObjectItem(doc, "metrics");
   cJSON *nv = cJSON_CreateArray();
@@ -41,6 +40,14 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
     report_json_num(o1, "min", x->min);
     report_json_num(o1, "max", x->max);
   }
+  const runner_prover *pv = &r->prover;
+  if (pv->valid) {
+    /* GPU busy time per partition: the true (CUPTI) utilization of every GPU over the
+     * window, per partition done in it. */
+    double busy = 0;
+    for (int g = 0; g < sum.ngpus; g++) busy += sum.gpu_util[g];
+    report_json_num(met, "gpu_busy_s_per_partition", sum.tput > 0 ? busy / sum.tput : NAN);
+  }
   cJSON *m = cJSON_AddObjectToObject(doc, "measurement");
   cJSON_AddStringToObject(m, "backend", o->backend ? o->backend : "cuda");
   cJSON_AddStringToObject(m, "executor", o->executor ? o->executor : "synthetic");
@@ -49,6 +56,27 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
   cJSON_AddNumberToObject(m, "nvml_samples", r->nvml_samples);
   cJSON_AddNumberToObject(m, "wall_s", r->sim.wall_s);
   cJSON_AddStringToObject(m, "notes", r->notes);
+  if (pv->valid) {
+    cJSON *x = cJSON_AddObjectToObject(m, "prover"), *y;
+    cJSON_AddNumberToObject(x, "constraints", (double)pv->constraints);
+    report_json_num(x, "key_gpu_bytes", pv->key_gpu_bytes);
+    report_json_num(x, "worker_gpu_bytes", pv->worker_gpu_bytes);
+    report_json_num(x, "key_upload_s", pv->key_upload_s);
+    y = cJSON_AddObjectToObject(x, "first_call");
+    cJSON_AddNumberToObject(y, "workers", pv->first_calls);
+    report_json_num(y, "wall_s", pv->first_call_s);
+    report_json_num(y, "gpu_s", pv->first_gpu_s);
+    y = cJSON_AddObjectToObject(x, "steady");
+    cJSON_AddNumberToObject(y, "calls", (double)pv->steady_calls);
+    report_json_num(y, "wall_p50_s", pv->steady_p50_s);
+    report_json_num(y, "wall_p95_s", pv->steady_p95_s);
+    report_json_num(y, "wall_mean_s", pv->steady_mean_s);
+    report_json_num(y, "gpu_p50_s", pv->steady_gpu_p50_s);
+    report_json_num(y, "gpu_mean_s", pv->steady_gpu_mean_s);
+    report_json_num(x, "peak_gpu_bytes", pv->peak_gpu_bytes);
+    report_json_num(x, "peak_host_rss_bytes", pv->peak_host_bytes);
+  }
+  report_summary_free(&sum);
   return doc;
 }
 
@@ -74,6 +102,27 @@ void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, con
     if (!x->n) continue;
     ps_buf_printf(b, "  %-14s %-8s %8lld %10.4f %10.4f %10.4f %10.4f\n", x->name, x->resource, (long long)x->n, x->mean,
                   x->p50, x->p99, x->max);
+  }
+  const runner_prover *pv = &r->prover;
+  if (pv->valid) {
+    double busy = 0;
+    for (int g = 0; g < sum.ngpus; g++) busy += sum.gpu_util[g];
+    ps_buf_printf(b, "\nprover (2^%d constraints):\n", (int)(log2((double)pv->constraints) + 0.5));
+    if (pv->key_gpu_bytes > 0 && pv->worker_gpu_bytes > 0)
+      ps_buf_printf(b, "  GPU memory: one proving key of %.2f GiB per GPU, shared by its %d worker%s, + %.2f GiB of "
+                    "buffers per worker = %.2f GiB per GPU (estimate); peak in use %.2f GiB (cudaMemGetInfo)\n",
+                    pv->key_gpu_bytes / 1073741824.0, s->workers_per_gpu, s->workers_per_gpu > 1 ? "s" : "",
+                    pv->worker_gpu_bytes / 1073741824.0,
+                    (pv->key_gpu_bytes + s->workers_per_gpu * pv->worker_gpu_bytes) / 1073741824.0,
+                    pv->peak_gpu_bytes / 1073741824.0);
+    /* On cpu the backend's time is the wall time of its operations, not a GPU's. */
+    const char *gw = isfinite(pv->peak_gpu_bytes) ? "GPU" : "backend";
+    ps_buf_printf(b, "  key upload %.3f s; first call %.3f s (%s %.3f s), mean of %d worker%s; steady state %lld calls, "
+                  "p50 %.3f s, p95 %.3f s (%s %.3f s per call, p50)\n",
+                  pv->key_upload_s, pv->first_call_s, gw, pv->first_gpu_s, pv->first_calls, pv->first_calls == 1 ? "" : "s",
+                  (long long)pv->steady_calls, pv->steady_p50_s, pv->steady_p95_s, gw, pv->steady_gpu_p50_s);
+    ps_buf_printf(b, "  GPU busy per partition %.3f s (kernel time over the window); peak host RSS %.2f GiB\n",
+                  sum.tput > 0 ? busy / sum.tput : NAN, pv->peak_host_bytes / 1073741824.0);
   }
   ps_buf_printf(b, "\nnote: %s\n", r->notes);
   report_summary_free(&sum);

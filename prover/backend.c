@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "fb.h"
 #include "msm.h"
@@ -23,6 +24,7 @@ typedef enum { BK_CPU, BK_CUDA } bk_kind;
 
 struct ps_backend {
   bk_kind kind;
+  int ordinal; /* backend_ordinal */
   char device[300];
   unsigned window; /* 0 = automatic */
   pthread_mutex_t busy_mu;
@@ -71,6 +73,20 @@ double backend_busy_s(ps_backend *b) {
   return s;
 }
 
+size_t backend_host_peak_bytes(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_SELF, &ru) == 0 ? (size_t)ru.ru_maxrss * 1024 : 0; /* KiB on Linux */
+}
+
+size_t backend_g16_work_bytes(const char *name, unsigned log_n, size_t n) {
+#ifdef PROVESIM_HAVE_CUDA
+  if (name && !strcmp(name, "cuda"))
+    return psc_msm_work_bytes(n, psc_msm_default_window(1, n)) + psc_g16_h_work_bytes(log_n);
+#endif
+  (void)name, (void)log_n, (void)n;
+  return 0;
+}
+
 size_t backend_device_peak_bytes(ps_backend *b) {
 #ifdef PROVESIM_HAVE_CUDA
   if (b->kind == BK_CUDA) return psc_mem_peak(b->dev);
@@ -103,6 +119,7 @@ ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e) {
   if (!name || !strcmp(name, "cpu")) {
     ps_backend *b = xcalloc(1, sizeof *b);
     b->kind = BK_CPU;
+    b->ordinal = ordinal;
     pthread_mutex_init(&b->busy_mu, NULL);
     snprintf(b->device, sizeof b->device, "%d CPU threads", ps_ncores());
     return b;
@@ -113,6 +130,7 @@ ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e) {
     if (psc_open(ordinal, &d, e) != PS_OK) return NULL;
     ps_backend *b = xcalloc(1, sizeof *b);
     b->kind = BK_CUDA;
+    b->ordinal = ordinal;
     pthread_mutex_init(&b->busy_mu, NULL);
     b->dev = d;
     snprintf(b->device, sizeof b->device, "%s", psc_name(d));
@@ -137,6 +155,8 @@ void backend_close(ps_backend *b) {
   pthread_mutex_destroy(&b->busy_mu);
   free(b);
 }
+
+int backend_ordinal(const ps_backend *b) { return b->ordinal; }
 
 const char *backend_name(const ps_backend *b) { return b->kind == BK_CUDA ? "cuda" : "cpu"; }
 const char *backend_device(const ps_backend *b) { return b->device; }
@@ -219,8 +239,8 @@ unsigned backend_msm_window(const ps_backend *b, int g2, size_t n) {
 /* The checks of every MSM entry point; scalars (host array or backend_vec) only for NULL. */
 static int msm_check(ps_backend *b, backend_msm_bases *m, int g2, const void *scalars, size_t n,
                      ps_err *e) {
-  if (!m || m->b != b)
-    return ps_fail(e, PS_EINPUT, "MSM: the bases were not registered with this backend");
+  if (!m || m->b->kind != b->kind || m->b->ordinal != b->ordinal)
+    return ps_fail(e, PS_EINPUT, "MSM: the bases were not registered on this backend's device");
   if (m->g2 != g2)
     return ps_fail(e, PS_EINPUT, "MSM: bases registered for G%d, used for G%d", m->g2 + 1, g2 + 1);
   if (n > m->n)

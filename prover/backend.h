@@ -21,9 +21,15 @@ typedef struct backend_msm_bases backend_msm_bases;
  * unknown, when the build has no CUDA, or when no GPU is usable (the message suggests
  * --backend cpu). Caller closes with backend_close (which accepts NULL). */
 ps_backend *backend_open(const char *name, ps_err *e);
-/* The same on GPU `ordinal` (0 = the first) for the cuda backend; the cpu backend ignores
- * it. A missing ordinal fails with a message naming how many GPUs there are. */
+/* The same on GPU `ordinal` (0 = the first) for the cuda backend; the cpu backend computes
+ * on the CPUs whatever the ordinal, but keeps it as its device's identity (below). A
+ * missing ordinal fails with a message naming how many GPUs there are. */
 ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e);
+/* The ordinal the backend was opened on. Handles of one name and ordinal are on one
+ * device: MSM bases registered through one of them serve MSMs on any of them (so the
+ * workers of a GPU can share one proving key), as long as the handle that registered
+ * them stays open. */
+int backend_ordinal(const ps_backend *b);
 void backend_close(ps_backend *b);
 /* "cpu" or "cuda"; borrowed, valid until backend_close. */
 const char *backend_name(const ps_backend *b);
@@ -38,9 +44,10 @@ int backend_has_cuda(void);
  * message names the need and what is free). */
 int backend_ntt(ps_backend *b, fr_t *data, unsigned log_n, size_t batch, int flags, ps_err *e);
 
-/* Registers n fixed bases for later MSMs. The cpu backend borrows the array (it must stay
- * valid and unchanged until backend_msm_bases_free); the cuda backend copies it to the
- * GPU, so the caller may free it on return. Free with backend_msm_bases_free (NULL ok). */
+/* Registers n fixed bases for later MSMs on b's device (any handle of the same name and
+ * ordinal). The cpu backend borrows the array (it must stay valid and unchanged until
+ * backend_msm_bases_free); the cuda backend copies it to the GPU, so the caller may free it
+ * on return. Free with backend_msm_bases_free (NULL ok), before closing b. */
 int backend_msm_bases_g1(ps_backend *b, const g1_affine_t *bases, size_t n,
                          backend_msm_bases **out, ps_err *e);
 int backend_msm_bases_g2(ps_backend *b, const g2_affine_t *bases, size_t n,
@@ -138,6 +145,16 @@ double backend_busy_s(ps_backend *b);
  * total - free, sampled after each of the backend's allocations and at the end of each
  * operation, so it includes the CUDA context and other processes on that GPU. 0 on cpu. */
 size_t backend_device_peak_bytes(ps_backend *b);
+
+/* The peak resident set of this process (bytes; getrusage), which includes the keys held
+ * in host memory. */
+size_t backend_host_peak_bytes(void);
+/* Device memory (bytes) a handle of backend `name` keeps in its work buffers once it has
+ * run MSMs of up to n points in G1 and G2 and Groth16's H at 2^log_n on the device
+ * (backend_g16_h_vec_deferred): the MSM's digits, sorted digits, buckets and bucket parts,
+ * the NTT twiddles and coset tables, the H scalars. The buffers stay allocated until
+ * backend_close, so a handle per worker keeps this much per worker. 0 for cpu. */
+size_t backend_g16_work_bytes(const char *name, unsigned log_n, size_t n);
 
 /* Host memory for scalars and NTT data: page-locked for the cuda backend (falls back to
  * ordinary memory), ordinary for cpu. Aborts on out-of-memory like xmalloc. Free with

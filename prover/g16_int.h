@@ -31,6 +31,9 @@ struct g16_keys {
   g2_affine_t *b_g2;
   g16_vk vk; /* vk.ic owned */
   int from_cache;
+  /* The proving key on each device where contexts are open (groth16.c: one copy per
+   * device, shared by its contexts); NULL once every context is closed. */
+  struct g16_dkey *dkeys;
 };
 
 /* A uniform nonzero element of Fr from the splitmix64 stream *st. */

@@ -29,6 +29,7 @@
 
 void g16_keys_free(g16_keys *k) {
   if (!k) return;
+  PS_ASSERT(!k->dkeys); /* every context closed first (groth16.h) */
   r1cs_free(k->cs);
   free(k->a), free(k->b_g1), free(k->l), free(k->h), free(k->b_g2), free(k->vk.ic);
   free(k);

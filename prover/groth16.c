@@ -3,6 +3,7 @@
  * both files use. */
 #include "groth16.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,95 @@
 #include "pairing.h"
 #include "r1cs.h"
 
-size_t g16_ctx_bytes(const g16_keys *k) {
+size_t g16_key_bytes(const g16_keys *k) {
   return (2 * k->nvars + k->nl + k->nh) * sizeof(g1_affine_t) + k->nvars * sizeof(g2_affine_t);
 }
 
 size_t g16_job_bytes(const g16_keys *k, int partitions) {
   return (size_t)(partitions > 0 ? partitions : 1) * (3 * k->n + k->nvars) * sizeof(fr_t);
+}
+
+size_t g16_worker_bytes(const g16_keys *k, const char *backend, int partitions) {
+  if (!backend || strcmp(backend, "cuda")) return 0;
+  size_t msm_n = k->nvars > k->nh ? k->nvars : k->nh;
+  return g16_job_bytes(k, partitions) + backend_g16_work_bytes(backend, k->cs->log_n, msm_n);
+}
+
+/* ---- the proving key on a device ---- */
+
+/* One device's copy of the proving key, shared by the contexts of one g16_keys there (the
+ * workers of a GPU): the first context uploads it, the last frees it. Its bases are
+ * registered through a backend handle of its own on that device, so they outlive the
+ * context (and the handle) that asked first. The list in g16_keys and every refcount are
+ * guarded by dkey_mu (contexts open and close rarely; an upload holds it, so a second
+ * worker waits for the first's upload instead of making its own). */
+typedef struct g16_dkey {
+  struct g16_dkey *next;
+  char backend[8];
+  int ordinal, refs;
+  ps_backend *b;
+  backend_msm_bases *a, *b_g1, *l, *h, *b_g2;
+} g16_dkey;
+
+static pthread_mutex_t dkey_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void dkey_free(g16_dkey *d) {
+  backend_msm_bases_free(d->a);
+  backend_msm_bases_free(d->b_g1);
+  backend_msm_bases_free(d->l);
+  backend_msm_bases_free(d->h);
+  backend_msm_bases_free(d->b_g2);
+  backend_close(d->b);
+  free(d);
+}
+
+/* The key on b's device, uploaded if none is there yet (*uploaded = 1). */
+static int dkey_get(ps_backend *b, g16_keys *k, g16_dkey **out, int *uploaded, ps_err *e) {
+  int rc = PS_OK;
+  *out = NULL;
+  *uploaded = 0;
+  pthread_mutex_lock(&dkey_mu);
+  for (g16_dkey *d = k->dkeys; d; d = d->next)
+    if (!strcmp(d->backend, backend_name(b)) && d->ordinal == backend_ordinal(b)) {
+      d->refs++;
+      *out = d;
+      goto out;
+    }
+  g16_dkey *d = xcalloc(1, sizeof *d);
+  snprintf(d->backend, sizeof d->backend, "%s", backend_name(b));
+  d->ordinal = backend_ordinal(b);
+  if (!(d->b = backend_open_dev(d->backend, d->ordinal, e)) ||
+      (rc = backend_msm_bases_g1(d->b, k->a, k->nvars, &d->a, e)) ||
+      (rc = backend_msm_bases_g1(d->b, k->b_g1, k->nvars, &d->b_g1, e)) ||
+      (rc = backend_msm_bases_g1(d->b, k->l, k->nl, &d->l, e)) ||
+      (rc = backend_msm_bases_g1(d->b, k->h, k->nh, &d->h, e)) ||
+      (rc = backend_msm_bases_g2(d->b, k->b_g2, k->nvars, &d->b_g2, e))) {
+    if (!d->b) rc = PS_ERR;
+    dkey_free(d);
+    goto out;
+  }
+  d->refs = 1;
+  d->next = k->dkeys;
+  k->dkeys = d;
+  *out = d;
+  *uploaded = 1;
+out:
+  pthread_mutex_unlock(&dkey_mu);
+  return rc;
+}
+
+static void dkey_put(g16_keys *k, g16_dkey *d) {
+  if (!d) return;
+  pthread_mutex_lock(&dkey_mu);
+  if (--d->refs == 0) {
+    g16_dkey **p = &k->dkeys;
+    while (*p != d) p = &(*p)->next;
+    *p = d->next;
+  } else {
+    d = NULL;
+  }
+  pthread_mutex_unlock(&dkey_mu);
+  if (d) dkey_free(d); /* outside the lock: freeing device memory waits for the device */
 }
 
 /* ---- contexts ---- */
@@ -62,7 +146,9 @@ static void bufs_free(ps_backend *b, g16_bufs *s) {
 struct g16_ctx {
   ps_backend *b;
   const g16_keys *k;
-  backend_msm_bases *a, *b_g1, *l, *h, *b_g2;
+  g16_dkey *dk;     /* the device's key, shared */
+  int uploaded;     /* 1: this context's open uploaded it */
+  backend_msm_bases *a, *b_g1, *l, *h, *b_g2; /* dk's */
   /* The jobs' buffers, kept for the next job: pinning and freeing hundreds of MB per call
    * costs tens of ms, and freeing pinned memory synchronises the whole device, stalling
    * the other workers' kernels. bufs_busy is set while a job uses them (a second
@@ -75,11 +161,8 @@ struct g16_ctx {
 void g16_ctx_close(g16_ctx *c) {
   if (!c) return;
   bufs_free(c->b, &c->bufs);
-  backend_msm_bases_free(c->a);
-  backend_msm_bases_free(c->b_g1);
-  backend_msm_bases_free(c->l);
-  backend_msm_bases_free(c->h);
-  backend_msm_bases_free(c->b_g2);
+  /* The keys are const to contexts except for their list of device keys (dkey_mu). */
+  dkey_put((g16_keys *)c->k, c->dk);
   free(c);
 }
 
@@ -90,17 +173,24 @@ int g16_ctx_open(ps_backend *b, const g16_keys *k, g16_ctx **out, ps_err *e) {
   g16_ctx *c = xcalloc(1, sizeof *c);
   c->b = b;
   c->k = k;
-  int rc;
-  if ((rc = backend_msm_bases_g1(b, k->a, k->nvars, &c->a, e)) ||
-      (rc = backend_msm_bases_g1(b, k->b_g1, k->nvars, &c->b_g1, e)) ||
-      (rc = backend_msm_bases_g1(b, k->l, k->nl, &c->l, e)) ||
-      (rc = backend_msm_bases_g1(b, k->h, k->nh, &c->h, e)) ||
-      (rc = backend_msm_bases_g2(b, k->b_g2, k->nvars, &c->b_g2, e))) {
-    g16_ctx_close(c);
+  int rc = dkey_get(b, (g16_keys *)k, &c->dk, &c->uploaded, e);
+  if (rc) {
+    free(c);
     return rc;
   }
+  c->a = c->dk->a, c->b_g1 = c->dk->b_g1, c->l = c->dk->l, c->h = c->dk->h, c->b_g2 = c->dk->b_g2;
   *out = c;
   return PS_OK;
+}
+
+const void *g16_ctx_device_key(const g16_ctx *c, int *holders, int *uploaded) {
+  if (holders) {
+    pthread_mutex_lock(&dkey_mu);
+    *holders = c->dk->refs;
+    pthread_mutex_unlock(&dkey_mu);
+  }
+  if (uploaded) *uploaded = c->uploaded;
+  return c->dk;
 }
 
 /* ---- jobs ---- */

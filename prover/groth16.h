@@ -1,7 +1,8 @@
 /* Groth16 on BLS12-381 over provesim's backends, split into the phases the scenario
  * runner (`provesim measure`) times one by one. Keys are made once per (circuit, size,
  * seed), cached on disk, shared read-only by every worker; each worker opens its own
- * context on its own backend handle (so workers never share device scratch space); each
+ * context on its own backend handle (so workers never share device scratch space), and the
+ * contexts on one device share one copy of the proving key there; each
  * call proves a job of one or more partitions (circuit instances) through the phases:
  *
  *   synth ──► prep ───────────► msm ──► epilogue
@@ -30,7 +31,7 @@ extern "C" {
 #endif
 
 typedef struct g16_keys g16_keys; /* proving + verifying key and the circuit's shape */
-typedef struct g16_ctx g16_ctx;   /* one worker: a backend handle with the bases uploaded */
+typedef struct g16_ctx g16_ctx;   /* one worker: a backend handle, the device's key shared */
 typedef struct g16_job g16_job;   /* one call: k partitions being proved */
 
 typedef struct g16_proof {
@@ -74,16 +75,32 @@ int g16_keys_make(const g16_circuit_params *p, const char *cache_dir, const g16_
 void g16_keys_free(g16_keys *k);
 const g16_vk *g16_keys_vk(const g16_keys *k);
 int64_t g16_keys_constraints(const g16_keys *k);
-/* Device/host bytes one context needs (bases) and one job needs (scratch), so a runner
- * can refuse a scenario that does not fit before any work. */
-size_t g16_ctx_bytes(const g16_keys *k);
+/* Device bytes of the proving key on one device (the bases of A, B_G1, L, H, B_G2): one
+ * copy per device, shared by every context open there. */
+size_t g16_key_bytes(const g16_keys *k);
+/* Bytes of one job's vectors (host, and with a device on the device too): z, A·z, B·z,
+ * C·z and the MSM scalars of its partitions. */
 size_t g16_job_bytes(const g16_keys *k, int partitions);
+/* Device bytes one worker (a context and its backend handle) needs beside the shared key,
+ * for jobs of up to `partitions` on backend `backend` ("cpu": 0): the job's device vectors
+ * (A·z, B·z, C·z and the MSM scalars) and the backend's work buffers (MSM digits and
+ * buckets, NTT twiddles, H scalars; backend_g16_work_bytes). So a GPU with w workers needs
+ * g16_key_bytes + w x g16_worker_bytes (and the CUDA context's few hundred MiB). */
+size_t g16_worker_bytes(const g16_keys *k, const char *backend, int partitions);
 
+/* Opens a context (a worker) on backend b. The proving key goes to b's device once: the
+ * first context of these keys on a device (same backend name and ordinal) uploads it
+ * through a handle of its own, later ones share it, and the last to close frees it; so the
+ * keys must outlive every context. Thread-safe. */
 int g16_ctx_open(ps_backend *b, const g16_keys *k, g16_ctx **out, ps_err *e);
 /* CPU threads the context's jobs use for their CPU steps (witness evaluation, scalar
  * conversion; 0, the default, = every CPU). Several workers on one machine share the cores. */
 void g16_ctx_set_threads(g16_ctx *c, unsigned threads);
 void g16_ctx_close(g16_ctx *c);
+/* The device-resident proving key c proves with: the same pointer for every open context
+ * of the same keys on one device. *holders (may be NULL): how many contexts hold it now;
+ * *uploaded (may be NULL): 1 when c's open made the upload (it was the first there). */
+const void *g16_ctx_device_key(const g16_ctx *c, int *holders, int *uploaded);
 
 /* A job of k partitions; instance_seeds[i] picks partition i's witness (its public
  * input). rng_seed drives the blinding r, s. */

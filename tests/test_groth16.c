@@ -331,8 +331,10 @@ START_TEST(test_batched_jobs) {
   ck_assert_ptr_null(hd);
   ck_assert_ptr_nonnull(strstr(e.msg, "has no device"));
   backend_vec_free(v);
-  ck_assert_uint_gt(g16_ctx_bytes(k), 0);
+  ck_assert_uint_gt(g16_key_bytes(k), 0);
   ck_assert_uint_gt(g16_job_bytes(k, 2), g16_job_bytes(k, 1));
+  /* The cpu backend keeps no device buffers. */
+  ck_assert_uint_eq(g16_worker_bytes(k, "cpu", 2), 0);
   g16_ctx_close(c);
   g16_keys_free(k);
 }
@@ -758,6 +760,150 @@ START_TEST(test_commands) {
 }
 END_TEST
 
+/* The workers of one device share its proving key: two contexts on one device (two
+ * handles of the same backend and ordinal, as measure's workers of a GPU) hold the same
+ * key, counted twice, uploaded by the first only; their jobs run at the same time and
+ * their proofs verify; the key lives until the last context closes (the first context's
+ * handle closed before: the key does not depend on it). A context on another device has
+ * its own. */
+typedef struct ctx_prove_arg {
+  g16_ctx *c;
+  uint64_t inst;
+  g16_proof pr;
+  fr_t pub[4];
+  int npub, rc;
+  ps_err e;
+} ctx_prove_arg;
+
+static void *ctx_prove_thread(void *p) {
+  ctx_prove_arg *a = p;
+  a->rc = g16_prove(a->c, a->inst, a->inst * 3, &a->pr, a->pub, &a->npub, &a->e);
+  return NULL;
+}
+
+START_TEST(test_shared_key) {
+  g16_keys *k = keys_or_die(1024, 5, -1, NULL);
+  ps_err e = {{0}};
+  ps_backend *b0 = backend_open_dev("cpu", 0, &e), *b1 = backend_open_dev("cpu", 0, &e),
+             *b2 = backend_open_dev("cpu", 1, &e);
+  ck_assert_ptr_nonnull(b0);
+  ck_assert_ptr_nonnull(b1);
+  ck_assert_ptr_nonnull(b2);
+  ck_assert_int_eq(backend_ordinal(b2), 1);
+  g16_ctx *c0 = NULL, *c1 = NULL, *c2 = NULL;
+  ck_assert_int_eq(g16_ctx_open(b0, k, &c0, &e), PS_OK);
+  ck_assert_int_eq(g16_ctx_open(b1, k, &c1, &e), PS_OK);
+  ck_assert_int_eq(g16_ctx_open(b2, k, &c2, &e), PS_OK);
+  int h0, h1, h2, u0, u1, u2;
+  const void *k0 = g16_ctx_device_key(c0, &h0, &u0), *k1 = g16_ctx_device_key(c1, &h1, &u1),
+             *k2 = g16_ctx_device_key(c2, &h2, &u2);
+  ck_assert_ptr_eq(k0, k1);
+  ck_assert_ptr_ne(k0, k2);
+  ck_assert_int_eq(h0, 2);
+  ck_assert_int_eq(h1, 2);
+  ck_assert_int_eq(h2, 1);
+  ck_assert_int_eq(u0, 1);
+  ck_assert_int_eq(u1, 0);
+  ck_assert_int_eq(u2, 1);
+  /* Both workers of device 0 prove at once on the one key. */
+  ctx_prove_arg a = {.c = c0, .inst = 21}, b = {.c = c1, .inst = 22};
+  pthread_t t;
+  ck_assert_int_eq(pthread_create(&t, NULL, ctx_prove_thread, &b), 0);
+  ctx_prove_thread(&a);
+  pthread_join(t, NULL);
+  ck_assert_msg(a.rc == PS_OK, "%s", a.e.msg);
+  ck_assert_msg(b.rc == PS_OK, "%s", b.e.msg);
+  ck_assert_int_eq(g16_verify(g16_keys_vk(k), &a.pr, a.pub, a.npub, &e), 1);
+  ck_assert_int_eq(g16_verify(g16_keys_vk(k), &b.pr, b.pub, b.npub, &e), 1);
+  ck_assert(!fr_eq(&a.pub[0], &b.pub[0]) || !fr_eq(&a.pub[1], &b.pub[1]));
+  /* The uploader leaves first, its handle closed too; the other still proves. */
+  g16_ctx_close(c0);
+  backend_close(b0);
+  g16_ctx_device_key(c1, &h1, NULL);
+  ck_assert_int_eq(h1, 1);
+  ctx_prove_arg c = {.c = c1, .inst = 23};
+  ctx_prove_thread(&c);
+  ck_assert_msg(c.rc == PS_OK, "%s", c.e.msg);
+  ck_assert_int_eq(g16_verify(g16_keys_vk(k), &c.pr, c.pub, c.npub, &e), 1);
+  /* A new context on device 0 joins the living key rather than uploading. */
+  ps_backend *b3 = backend_open_dev("cpu", 0, &e);
+  g16_ctx *c3 = NULL;
+  ck_assert_int_eq(g16_ctx_open(b3, k, &c3, &e), PS_OK);
+  ck_assert_ptr_eq(g16_ctx_device_key(c3, &h1, &u1), k1);
+  ck_assert_int_eq(h1, 2);
+  ck_assert_int_eq(u1, 0);
+  /* An MSM on bases of another device is refused. */
+  g1_jac_t r;
+  fr_t sc[1];
+  fr_one(&sc[0]);
+  backend_msm_bases *m = NULL;
+  ck_assert_int_eq(backend_msm_bases_g1(b2, g16_keys_vk(k)->ic, 1, &m, &e), PS_OK);
+  ck_assert_int_eq(backend_msm_g1(b1, m, sc, 1, &r, &e), PS_EINPUT);
+  ck_assert_ptr_nonnull(strstr(e.msg, "not registered on this backend's device"));
+  ck_assert_int_eq(backend_msm_g1(b2, m, sc, 1, &r, &e), PS_OK);
+  backend_msm_bases_free(m);
+  g16_ctx_close(c1);
+  g16_ctx_close(c3);
+  g16_ctx_close(c2);
+  backend_close(b1);
+  backend_close(b2);
+  backend_close(b3);
+  g16_keys_free(k); /* asserts that no device key is left */
+}
+END_TEST
+
+/* `measure` with the groth16 executor reports what an operator needs (measurement.prover):
+ * two workers of one GPU, one key (the size g16_key_bytes gives) and no device buffers on
+ * cpu, each worker's first call apart from the later ones (6 partitions, batch 1: 2 first
+ * calls and 4 steady), the backend's time per call within the call's, no GPU peak on cpu,
+ * and the kernel (here backend) seconds per partition; the table prints the same. */
+START_TEST(test_measure_report) {
+  const char *src = getenv("PROVESIM_SRC");
+  char *scn = xasprintf("%s/configs/seed-coarse-mutex.yaml --set model=%s/models/provesim-groth16.yaml", src ? src : ".",
+                        src ? src : ".");
+  char *cache = xasprintf("%s/mcache", TMP);
+  const char *common = "measure %s --backend cpu --executor groth16 --set prover.constraints=2^10 "
+                       "--set system.cpu_cores=2 --set workload.partitions=6 --set run.warmup=1 "
+                       "--set run.cooldown=2 --set run.replications=1 --cache %s";
+  char *fmt = xasprintf("%s --json", common);
+  ck_assert_int_eq(run_cmd(fmt, scn, cache), 0);
+  char path[300];
+  snprintf(path, sizeof path, "%s/out.txt", TMP);
+  char *out = slurp(path);
+  cJSON *j = cJSON_Parse(strchr(out, '{'));
+  ck_assert_ptr_nonnull(j);
+  cJSON *pv = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "measurement"), "prover");
+  ck_assert_ptr_nonnull(pv);
+  g16_keys *k = keys_or_die(1024, 1, -1, NULL);
+  ck_assert_double_eq(cJSON_GetObjectItem(pv, "key_gpu_bytes")->valuedouble, (double)g16_key_bytes(k));
+  ck_assert_double_eq(cJSON_GetObjectItem(pv, "constraints")->valuedouble, (double)g16_keys_constraints(k));
+  g16_keys_free(k);
+  ck_assert_double_eq(cJSON_GetObjectItem(pv, "worker_gpu_bytes")->valuedouble, 0);
+  cJSON *fc = cJSON_GetObjectItem(pv, "first_call"), *st = cJSON_GetObjectItem(pv, "steady");
+  ck_assert_int_eq((int)cJSON_GetObjectItem(fc, "workers")->valuedouble, 2);
+  ck_assert_int_eq((int)cJSON_GetObjectItem(st, "calls")->valuedouble, 4);
+  double fw = cJSON_GetObjectItem(fc, "wall_s")->valuedouble, fg = cJSON_GetObjectItem(fc, "gpu_s")->valuedouble;
+  ck_assert(fg > 0 && fg <= fw);
+  double sp = cJSON_GetObjectItem(st, "wall_p50_s")->valuedouble, sg = cJSON_GetObjectItem(st, "gpu_mean_s")->valuedouble;
+  ck_assert(sg > 0 && sg <= cJSON_GetObjectItem(st, "wall_mean_s")->valuedouble);
+  ck_assert(sp <= cJSON_GetObjectItem(st, "wall_p95_s")->valuedouble);
+  ck_assert(cJSON_IsNull(cJSON_GetObjectItem(pv, "peak_gpu_bytes")));
+  ck_assert(cJSON_GetObjectItem(pv, "peak_host_rss_bytes")->valuedouble > 1e6);
+  ck_assert(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "metrics"), "gpu_busy_s_per_partition")->valuedouble > 0);
+  cJSON_Delete(j);
+  free(out);
+  free(fmt);
+  ck_assert_int_eq(run_cmd(common, scn, cache), 0);
+  out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "prover (2^10 constraints):"));
+  ck_assert_ptr_nonnull(strstr(out, "mean of 2 workers; steady state 4 calls"));
+  ck_assert_ptr_nonnull(strstr(out, "backend"));
+  free(out);
+  free(scn);
+  free(cache);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("groth16");
   TCase *tc = tcase_create("core");
@@ -767,6 +913,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_r1cs_family);
   tcase_add_test(tc, test_prove_sizes);
   tcase_add_test(tc, test_batched_jobs);
+  tcase_add_test(tc, test_shared_key);
+  tcase_add_test(tc, test_measure_report);
   tcase_add_test(tc, test_key_cache);
   tcase_add_test(tc, test_setup_against_definitions);
   tcase_add_test(tc, test_json_roundtrip);

@@ -68,6 +68,12 @@ int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned wi
 /* The window size psc_msm picks for n points of group g2 (0/1). */
 unsigned psc_msm_default_window(int g2, size_t n);
 
+/* Device bytes of the MSM work buffers a handle keeps after MSMs of up to n device
+ * scalars, G1 and G2, window c (without precomputed bases). */
+size_t psc_msm_work_bytes(size_t n, unsigned c);
+/* Device bytes Groth16's H (psc_g16_h_vec_wins) keeps at 2^log_n beside its MSM's. */
+size_t psc_g16_h_work_bytes(unsigned log_n);
+
 /* Device vectors of Fr: psc_vec_upload copies n elements up on the handle's copy stream
  * (so it overlaps other handles' kernels) into *v (made, or grown, as needed) and
  * returns when they are there. */

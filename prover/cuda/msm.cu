@@ -199,6 +199,18 @@ extern "C" size_t psc_bases_count(const psc_bases *b) { return b->n; }
 enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
        WS_SEG_ACC, WS_SEG_SUM, WS_PARTS, WS_HEAD };
 
+/* The work buffers msm_enqueue keeps in d's slots after MSMs of up to n device-resident
+ * scalars in G1 and G2 with window c (no precomputed bases): the sizes below are those it
+ * asks psc__ws for, G2's where the groups differ (the larger points). */
+extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
+  const size_t psz = sizeof(g2_xyzz_t);
+  const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1), log_nb = c - 1;
+  const size_t nkeys = (size_t)nwin * nb, nchunks = (n * nwin + MSM_CHUNK - 1) / MSM_CHUNK;
+  const size_t nseg = (size_t)1 << (log_nb < 10 ? log_nb : 10);
+  return 2 * n * nwin * sizeof(uint32_t) + 3 * nkeys * sizeof(uint32_t) + SCAN_CHUNKS * sizeof(uint32_t) +
+         nkeys * psz + 4 * nwin * nseg * psz + nchunks * (psz + sizeof(uint32_t));
+}
+
 /* Queues one MSM (n > 0) on d's stream, up to the copy of its window sums into win (host
  * memory with room for ceil(256/c) windows); *nwin_out = the windows copied. scalars:
  * host memory (uploaded here) or, with on_dev, device memory. ph (NULL, or 8 events)

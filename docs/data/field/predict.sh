@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The predictions of docs/field.md, on any machine (no GPU), from the H200 runs that
+# docs/data/field/run.sh left (default docs/data/field/h200), from the repository root:
+#   bash docs/data/field/predict.sh [BIN] [DATA]
+# 1. calibrate: the one-worker runs (cal-t*: two thread counts) give DATA/model.yaml
+#    (Amdahl's law per CPU phase; each worker's first 2 calls left out); DATA/date.txt, when
+#    present, fixes the provenance date (SOURCE_DATE_EPOCH), so the file is reproducible.
+# 2. validate: every other run (call-w2, kern-w2, rec-*) predicted by that model with the
+#    overrides it was measured with (NAME.sets), beside the measurement: DATA/validate.txt
+#    (tables) and DATA/NAME.validate.json.
+set -euo pipefail
+bin=${1:-build/provesim}; data=${2:-docs/data/field/h200}
+[ -f "$data/date.txt" ] && export SOURCE_DATE_EPOCH=$(cat "$data/date.txt")
+cal=$(ls "$data"/runs/cal-t*.spans.jsonl.gz)
+# shellcheck disable=SC2086
+"$bin" calibrate $cal --model models/provesim-groth16.yaml -o "$data/model.yaml" --skip-calls 2 \
+  --name provesim-groth16-h200-2^26 | sed '/^wrote /d' > "$data/calibrate.txt"
+cat "$data/calibrate.txt"
+: > "$data/validate.txt"
+for rep in "$data"/runs/*.json; do
+  name=$(basename "$rep" .json)
+  case "$name" in cal-*|keys|prove27) continue ;; esac
+  sets=()
+  while read -r kv; do case "$kv" in model=*) ;; ?*) sets+=(--set "$kv") ;; esac; done < "$data/runs/$name.sets"
+  sets+=(--set "model=$data/model.yaml")
+  { echo "== $name"; "$bin" validate configs/seed-coarse-mutex.yaml --measured "$rep" "${sets[@]}"; echo; } \
+    >> "$data/validate.txt"
+  "$bin" validate configs/seed-coarse-mutex.yaml --measured "$rep" "${sets[@]}" --json -o "$data/$name.validate.json"
+done
+cat "$data/validate.txt"
