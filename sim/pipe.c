@@ -83,27 +83,34 @@ typedef struct worker {
   int busy;          /* has a call */
 } worker;
 
-/* A job: one phase of one worker's current call. 64 bytes, one cache line. */
+/* A job: one phase of one worker's current call. What an event of the job reads, in 32
+ * bytes (two jobs a cache line; a worker's jobs side by side): in a large farm the jobs,
+ * workers and GPUs together decide whether the heaps' lower levels stay in the cache.
+ * What depends on the phase alone is in pphase; what only jobs scheduled alone need is
+ * in rep_state's job_* arrays. */
 typedef struct pjob {
-  double t0, rem;    /* start; work left (at tupd, for jobs scheduled alone) */
-  double rate;       /* the job's current speed (work per second) */
-  double busy;       /* gpu jobs: the kernel share of the phase's wall time now (its busy
-                        share, lower while its host threads are squeezed); 1 otherwise */
+  double t0, rem;    /* start; work left (at job_tupd, for jobs scheduled alone) */
   station *st;       /* the job's station (NULL for resource none); fixed, as workers are pinned */
   uint32_t ver;
-  int w, p;          /* worker and phase, so the hot path never divides */
-  int thr;           /* cores the job holds at its station */
-  int cls;           /* its cpu class, or -1 */
-  uint8_t law;       /* the job's phase has a scaling law */
-  uint8_t host;      /* a gpu phase with host threads in the cpu station */
+  int w;             /* worker (the phase is job - w * np: the hot path never divides) */
 } pjob;
 
-_Static_assert(sizeof(pjob) == 64, "a job is one cache line");
+_Static_assert(sizeof(pjob) == 32, "two jobs a cache line");
+
+/* What a job's phase decides. */
+typedef struct pphase {
+  int thr;           /* cores the phase's jobs hold at their station */
+  int hthr;          /* host threads of a gpu phase (its shadows' cores) */
+  int cls;           /* the cpu class of its jobs, or -1 */
+  uint8_t law;       /* the phase has a scaling law */
+  uint8_t host;      /* a gpu phase with host threads in the cpu station */
+} pphase;
 
 typedef struct rep_state {
   const scenario *s;
   const model *m;
   int np, nw, G, W;
+  double inv_np, inv_G; /* 1 / np, 1 / G: guesses for prefetching (job_prefetch) */
   gsl_rng *rng;
   evq q;
   double now;
@@ -113,24 +120,28 @@ typedef struct rep_state {
   gpu_state *gpus;
   worker *w;
 
-  /* Per job (worker * np + phase): what an event of the job reads, in one cache line, so
-   * that a large farm's event touches a line per job, not one per field. */
+  /* Per job (worker * np + phase): what an event of the job reads (pjob), aligned to a
+   * cache line; by phase, what the phase decides. */
   pjob *job;
   void *job_mem;     /* job's allocation (job is aligned to a cache line in it) */
+  pphase *pp;
   int *deps_left;    /* per worker contiguous, as the worker's phases read them together */
   uint8_t *wait_mx;
-  double *job_tupd;  /* when rem was last brought up to date (jobs scheduled alone) */
+  /* Jobs scheduled alone (a gpu phase with host threads, a shared GPU's phases): when rem
+   * was last brought up to date, the current speed (work per second); gpu jobs: the kernel
+   * share of the phase's wall time now (its busy share, lower while its host threads are
+   * squeezed). */
+  double *job_tupd, *job_rate, *job_busy;
   int *job_pos;      /* PS: index in the station's array */
   /* Host threads of gpu phases (phase.host_threads): while gpu job j runs, its shadow
-   * j + nj holds host_threads cores in the cpu station (host_thr[j]); job_hshare[j] is the
-   * share of them it gets and job_gshare[j] its share of the GPU. */
+   * j + nj holds host_threads cores in the cpu station; job_hshare[j] is the share of
+   * them it gets and job_gshare[j] its share of the GPU. */
   uint32_t nj;
-  int *host_thr;
   double *job_hshare, *job_gshare;
   /* The cpu pool's classes (ps.h): class 0 holds the running cpu phases without a scaling
    * law (speed: their share), class 1 + p the running jobs of phase p when their speed is a
    * function of the share of their own: a law, or a gpu phase's host threads on an
-   * exclusive GPU. job.cls is a job's class, or -1 when it is scheduled alone (a shared
+   * exclusive GPU. pphase.cls is a job's class, or -1 when it is scheduled alone (a shared
    * GPU's phase with host threads, whose speed depends on two shares). */
   ps_pool pool;
   uint8_t *in_region;
@@ -197,7 +208,7 @@ static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
           f = g->gpu.run_busy;
         } else {
           for (int i = 0; i < g->gpu.nrun; i++)
-            if (r->job[g->gpu.q[i]].busy > f) f = r->job[g->gpu.q[i]].busy;
+            if (r->job_busy[g->gpu.q[i]] > f) f = r->job_busy[g->gpu.q[i]];
         }
       }
       busy = dt * f;
@@ -239,8 +250,11 @@ static station *job_station_init(rep_state *r, uint32_t job) {
   return NULL;
 }
 
+static inline int job_p(const rep_state *r, uint32_t job) {
+  return (int)(job - (uint32_t)r->job[job].w * (uint32_t)r->np);
+}
+
 static inline station *job_station(rep_state *r, uint32_t job) { return r->job[job].st; }
-static inline int job_threads(rep_state *r, uint32_t job) { return r->job[job].thr; }
 
 static void station_init(station *st, int kind, int cap) {
   memset(st, 0, sizeof *st);
@@ -282,7 +296,7 @@ static inline void touch(rep_state *r, station *st) {
 static inline double host_stretch(double busy, double h) { return h >= 1 ? 1 : 1 / (busy + (1 - busy) / h); }
 
 static inline double host_factor(const rep_state *r, uint32_t job) {
-  return host_stretch(r->m->phases[r->job[job].p].busy, r->job_hshare[job]);
+  return host_stretch(r->m->phases[job_p(r, job)].busy, r->job_hshare[job]);
 }
 
 /* A cpu phase's speed factor beside m other cpu phases (model.cpu_contention). */
@@ -292,13 +306,14 @@ static inline double contention(const rep_state *r, int m) {
 
 /* The speed of a job that gets the share sh of the cores (or GPU) it wants. */
 static inline double job_speed(rep_state *r, uint32_t job, double sh) {
-  if (r->job[job].host) {
+  int p = job_p(r, job);
+  if (r->pp[p].host) {
     r->job_gshare[job] = sh;
     return sh * host_factor(r, job);
   }
   double cf = r->job[job].st == &r->cpu ? contention(r, r->cpu.m) : 1;
-  if (!r->job[job].law) return sh * cf;
-  return phase_speed(&r->m->phases[r->job[job].p], sh * r->job[job].thr) * cf;
+  if (!r->pp[p].law) return sh * cf;
+  return phase_speed(&r->m->phases[p], sh * r->pp[p].thr) * cf;
 }
 
 /* The speed of the members of cpu class c at the cpu pool's current share and contention
@@ -319,9 +334,8 @@ static void cls_schedule(rep_state *r, int c) {
   k->seq = r->q.seq++; /* the order of a push of the engine's queue */
 }
 
-/* Job `job` joins its cpu class; returns 1 when it is the class's first to finish. */
-static int cls_join(rep_state *r, uint32_t job) {
-  int c = r->job[job].cls;
+/* Job `job` joins its cpu class c; returns 1 when it is the class's first to finish. */
+static int cls_join(rep_state *r, uint32_t job, int c) {
   ps_cls *k = &r->pool.cls[c];
   if (k->h.n > 0 && ps_cls_v(k, r->now) > PS_CLS_REBASE) {
     double s = ps_cls_rebase(k, r->now);
@@ -331,27 +345,31 @@ static int cls_join(rep_state *r, uint32_t job) {
   return ps_pool_join(&r->pool, c, r->now, job, r->job[job].rem, k->h.n == 0 ? cls_speed(r, c) : k->speed);
 }
 
-/* Job `job`, its class's first to finish, leaves it. */
-static void cls_leave(rep_state *r, uint32_t job) {
-  uint32_t first = ps_pool_leave(&r->pool, r->job[job].cls);
+/* Job `job`, the first to finish of its class c, leaves it. */
+static void cls_leave(rep_state *r, uint32_t job, int c) {
+  uint32_t first = ps_pool_leave(&r->pool, c);
   PS_ASSERT(first == job);
 }
 
 static void host_join(rep_state *r, uint32_t job);
 
-static void fifo_begin(rep_state *r, station *st, uint32_t job) {
-  if (st->gpu_of >= 0) st->run_busy = r->job[job].busy;
-  st->used += job_threads(r, job);
+static void fifo_begin(rep_state *r, station *st, uint32_t job, const pphase *pp) {
+  /* Only a phase with host threads changes its busy share, rate and rem as it runs. */
+  if (st->gpu_of >= 0) st->run_busy = pp->host ? r->job_busy[job] : r->m->phases[pp - r->pp].busy;
+  st->used += pp->thr;
   st->nrun++;
   r->job[job].t0 = r->now;
-  r->job_tupd[job] = r->now;
-  if (r->job[job].cls >= 0) { /* host threads in a cpu class: the class schedules its end */
+  if (pp->cls >= 0) { /* host threads in a cpu class: the class schedules its end */
     host_join(r, job);
     return;
   }
-  r->job[job].rate = job_speed(r, job, 1);
-  evq_push(&r->q, r->now + r->job[job].rem / r->job[job].rate, job, r->job[job].ver);
-  if (r->job[job].host) host_join(r, job);
+  double rate = job_speed(r, job, 1);
+  evq_push(&r->q, r->now + ps_div_speed(r->job[job].rem, rate), job, r->job[job].ver);
+  if (pp->host) {
+    r->job_tupd[job] = r->now;
+    r->job_rate[job] = rate;
+    host_join(r, job);
+  }
 }
 
 /* The host threads of running gpu job `job` (on a shared GPU) now get the share h of their
@@ -359,16 +377,16 @@ static void fifo_begin(rep_state *r, station *st, uint32_t job) {
 static void host_update(rep_state *r, uint32_t job, double h) {
   station *gs = r->job[job].st;
   gpu_advance(r, &r->gpus[gs->gpu_of], r->now);
-  r->job[job].rem -= r->job[job].rate * (r->now - r->job_tupd[job]);
+  r->job[job].rem -= r->job_rate[job] * (r->now - r->job_tupd[job]);
   if (r->job[job].rem < 0) r->job[job].rem = 0;
   r->job_tupd[job] = r->now;
   r->job[job].ver++;
   r->job_hshare[job] = h;
   double hf = host_factor(r, job);
-  r->job[job].rate = r->job_gshare[job] * hf;
-  r->job[job].busy = r->m->phases[r->job[job].p].busy * hf;
-  if (gs->kind == ST_FIFO) gs->run_busy = r->job[job].busy;
-  evq_push(&r->q, r->now + r->job[job].rem / r->job[job].rate, job, r->job[job].ver);
+  r->job_rate[job] = r->job_gshare[job] * hf;
+  r->job_busy[job] = r->m->phases[job_p(r, job)].busy * hf;
+  if (gs->kind == ST_FIFO) gs->run_busy = r->job_busy[job];
+  evq_push(&r->q, r->now + ps_div_speed(r->job[job].rem, r->job_rate[job]), job, r->job[job].ver);
 }
 
 /* The cpu pool's share or contention may have changed: every class whose speed changed
@@ -408,12 +426,12 @@ static int ps_rerate(rep_state *r, station *st) {
   if (nr == st->rate) return 0;
   for (int i = 0; i < st->qlen; i++) {
     uint32_t j = st->q[i];
-    r->job[j].rem -= r->job[j].rate * (r->now - r->job_tupd[j]);
+    r->job[j].rem -= r->job_rate[j] * (r->now - r->job_tupd[j]);
     if (r->job[j].rem < 0) r->job[j].rem = 0;
     r->job_tupd[j] = r->now;
     r->job[j].ver++;
-    r->job[j].rate = job_speed(r, j, nr);
-    evq_push(&r->q, r->now + r->job[j].rem / r->job[j].rate, j, r->job[j].ver);
+    r->job_rate[j] = job_speed(r, j, nr);
+    evq_push(&r->q, r->now + ps_div_speed(r->job[j].rem, r->job_rate[j]), j, r->job[j].ver);
   }
   st->rate = nr;
   return 1;
@@ -434,29 +452,29 @@ static void ps_remove(station *st, int *pos, uint32_t job) {
   pos[last] = pos[job];
 }
 
-static void station_submit(rep_state *r, station *st, uint32_t job) {
+static void station_submit(rep_state *r, station *st, uint32_t job, const pphase *pp) {
   touch(r, st);
   if (st->kind == ST_FIFO) {
-    if (st->qlen == 0 && st->used + job_threads(r, job) <= st->cap)
-      fifo_begin(r, st, job);
+    if (st->qlen == 0 && st->used + pp->thr <= st->cap)
+      fifo_begin(r, st, job, pp);
     else
       q_push(&st->q, &st->qhead, &st->qlen, &st->qcap, job);
     return;
   }
-  st->used += job_threads(r, job);
+  st->used += pp->thr;
   st->nrun++;
   r->job[job].t0 = r->now;
-  r->job_tupd[job] = r->now;
   if (st == &r->cpu) { /* the job joins its class, then the pool is re-rated */
     st->ncpu++;
-    cpu_rerate(r, cls_join(r, job) ? r->job[job].cls : -1);
+    cpu_rerate(r, cls_join(r, job, pp->cls) ? pp->cls : -1);
     return;
   }
   /* A shared GPU: the job joins at the current rate, then everyone is re-rated. */
+  r->job_tupd[job] = r->now;
   ps_add(st, r->job_pos, job);
-  r->job[job].rate = job_speed(r, job, st->rate);
-  if (!ps_rerate(r, st)) evq_push(&r->q, r->now + r->job[job].rem / r->job[job].rate, job, r->job[job].ver);
-  if (r->job[job].host) host_join(r, job);
+  r->job_rate[job] = job_speed(r, job, st->rate);
+  if (!ps_rerate(r, st)) evq_push(&r->q, r->now + ps_div_speed(r->job[job].rem, r->job_rate[job]), job, r->job[job].ver);
+  if (pp->host) host_join(r, job);
 }
 
 /* Running gpu job `job` starts (join) or stops (leave) holding its host threads in the
@@ -467,16 +485,17 @@ static void host_join(rep_state *r, uint32_t job) {
   station *st = &r->cpu;
   uint32_t sh = job + r->nj;
   touch(r, st);
-  st->used += r->host_thr[job];
+  const pphase *pp = &r->pp[job_p(r, job)];
+  st->used += pp->hthr;
   st->nrun++;
-  if (r->job[job].cls >= 0) {
+  if (pp->cls >= 0) {
     gpu_state *g = &r->gpus[r->job[job].st->gpu_of];
     gpu_advance(r, g, r->now);
-    int first = cls_join(r, job);
-    g->hcls = r->job[job].cls;
+    int first = cls_join(r, job, pp->cls);
+    g->hcls = pp->cls;
     g->hv = ps_cls_v(&r->pool.cls[g->hcls], r->now);
-    g->hb = r->m->phases[r->job[job].p].busy;
-    cpu_rerate(r, first ? r->job[job].cls : -1);
+    g->hb = r->m->phases[job_p(r, job)].busy;
+    cpu_rerate(r, first ? pp->cls : -1);
     return;
   }
   ps_add(st, r->job_pos, sh);
@@ -487,38 +506,40 @@ static void host_leave(rep_state *r, uint32_t job) {
   station *st = &r->cpu;
   uint32_t sh = job + r->nj;
   touch(r, st);
-  st->used -= r->host_thr[job];
+  const pphase *pp = &r->pp[job_p(r, job)];
+  st->used -= pp->hthr;
   st->nrun--;
   r->job_hshare[job] = 1;
-  if (r->job[job].cls >= 0) {
+  if (pp->cls >= 0) {
     gpu_state *g = &r->gpus[r->job[job].st->gpu_of];
     gpu_advance(r, g, r->now);
     g->hcls = -1;
-    cls_leave(r, job);
-    cpu_rerate(r, r->job[job].cls);
+    cls_leave(r, job, pp->cls);
+    cpu_rerate(r, pp->cls);
     return;
   }
   ps_remove(st, r->job_pos, sh);
   cpu_rerate(r, -1);
 }
 
-static void station_done(rep_state *r, station *st, uint32_t job) {
+static void station_done(rep_state *r, station *st, uint32_t job, const pphase *pp) {
   touch(r, st);
-  st->used -= job_threads(r, job);
+  st->used -= pp->thr;
   st->nrun--;
   if (st->kind == ST_FIFO) {
     while (st->qlen > 0) {
       uint32_t head = st->q[st->qhead];
-      if (st->used + job_threads(r, head) > st->cap) break;
+      const pphase *hp = &r->pp[job_p(r, head)];
+      if (st->used + hp->thr > st->cap) break;
       q_pop(&st->q, &st->qhead, &st->qlen, &st->qcap);
-      fifo_begin(r, st, head);
+      fifo_begin(r, st, head, hp);
     }
     return;
   }
   if (st == &r->cpu) {
     st->ncpu--;
-    cls_leave(r, job);
-    cpu_rerate(r, r->job[job].cls);
+    cls_leave(r, job, pp->cls);
+    cpu_rerate(r, pp->cls);
     return;
   }
   ps_remove(st, r->job_pos, job);
@@ -539,7 +560,7 @@ static void start_phase(rep_state *r, int wi, int p) {
     r->job[job].t0 = r->now;
     evq_push(&r->q, r->now + r->job[job].rem, job, r->job[job].ver);
   } else {
-    station_submit(r, st, job);
+    station_submit(r, st, job, &r->pp[p]);
   }
 }
 
@@ -657,12 +678,13 @@ static void call_end(rep_state *r, int wi) {
 }
 
 static void phase_end(rep_state *r, uint32_t job) {
-  int wi = r->job[job].w, p = r->job[job].p;
+  int wi = r->job[job].w, p = job_p(r, job);
   worker *w = &r->w[wi];
   const phase *ph = &r->m->phases[p];
   station *st = job_station(r, job);
-  if (r->job[job].host) host_leave(r, job);
-  if (st) station_done(r, st, job);
+  const pphase *pp = &r->pp[p];
+  if (pp->host) host_leave(r, job);
+  if (st) station_done(r, st, job, pp);
   emit(r, wi, w->call, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
        r->job[job].t0, r->now);
   w->phases_left--;
@@ -768,8 +790,10 @@ static void rep_free(rep_state *r) {
   free(r->wait_mx);
   free(r->job_mem);
   free(r->job_tupd);
+  free(r->job_rate);
+  free(r->job_busy);
   free(r->job_pos);
-  free(r->host_thr);
+  free(r->pp);
   free(r->job_hshare);
   free(r->job_gshare);
   ps_pool_free(&r->pool);
@@ -796,6 +820,29 @@ static void rep_free(rep_state *r) {
   hist_free(r->h_held);
 }
 
+/* Fetches into the cache what ending job `id` will read: its line, its worker's, the
+ * worker's dependency counts and its GPU's. The worker and GPU come from a multiplication
+ * by reciprocals, which may be off by one: a wrong guess costs a line, never a result. */
+static inline void job_prefetch(const rep_state *r, uint32_t id) {
+  __builtin_prefetch(&r->job[id]);
+  uint32_t wi = (uint32_t)((double)id * r->inv_np);
+  if (wi >= (uint32_t)r->nw) return;
+  __builtin_prefetch(&r->w[wi]);
+  __builtin_prefetch(&r->deps_left[wi * (uint32_t)r->np]);
+  uint32_t g = wi - (uint32_t)((double)wi * r->inv_G) * (uint32_t)r->G;
+  if (g < (uint32_t)r->G) __builtin_prefetch(&r->gpus[g]);
+}
+
+/* The jobs that may be a heap's next first (its first's children); HEAP is an evq or a
+ * ps_heap. */
+#define HEAP_PREFETCH(r, heap)           \
+  do {                                   \
+    if ((heap)->n > 2) {                 \
+      job_prefetch((r), (heap)->a[1].id); \
+      job_prefetch((r), (heap)->a[2].id); \
+    }                                    \
+  } while (0)
+
 /* One replication (pipe_int.h). */
 int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, mser *ms,
                  ps_err *e) {
@@ -817,6 +864,8 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->G = s->gpus;
   r->W = s->workers_per_gpu;
   r->nw = r->G * r->W;
+  r->inv_np = 1.0 / r->np;
+  r->inv_G = 1.0 / r->G;
   r->rep = rep;
   r->on_span = on_span;
   r->span_ctx = ctx;
@@ -846,31 +895,36 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   size_t nj = (size_t)r->nw * (size_t)r->np;
   r->deps_left = xcalloc(nj, sizeof *r->deps_left);
   r->wait_mx = xcalloc(nj, 1);
-  r->job_mem = xcalloc(nj + 1, sizeof(pjob)); /* one more: room to align */
-  r->job = (pjob *)(((uintptr_t)r->job_mem + sizeof(pjob) - 1) & ~(uintptr_t)(sizeof(pjob) - 1));
+  r->job_mem = xcalloc(nj + 2, sizeof(pjob)); /* two more: room to align to 64 bytes */
+  r->job = (pjob *)(((uintptr_t)r->job_mem + 63) & ~(uintptr_t)63);
   r->job_tupd = xcalloc(nj, sizeof(double));
+  r->job_rate = xcalloc(nj, sizeof(double));
+  r->job_busy = xcalloc(nj, sizeof(double));
   /* job_pos also holds the shadows (host threads) at nj..2nj-1. */
   r->nj = (uint32_t)nj;
   r->job_pos = xcalloc(2 * nj, sizeof(int));
-  r->host_thr = xcalloc(nj, sizeof(int));
   r->job_hshare = xcalloc(nj, sizeof(double));
   r->job_gshare = xcalloc(nj, sizeof(double));
   ps_pool_init(&r->pool, 1 + r->np);
-  for (size_t j = 0; j < nj; j++) {
-    r->job[j].w = (int)(j / (size_t)r->np);
-    r->job[j].p = (int)(j % (size_t)r->np);
-    r->job[j].st = job_station_init(r, (uint32_t)j);
-    const phase *ph = &m->phases[r->job[j].p];
-    r->job[j].thr = ph->resource == RES_CPU ? ph->threads : 1;
-    r->job[j].law = ph->resource == RES_CPU && ph->law != SCALE_NONE;
-    r->job[j].busy = ph->resource == RES_GPU ? ph->busy : 1;
-    r->job[j].host = ph->resource == RES_GPU && ph->host_threads > 0 && !s->cpu_fifo;
-    r->host_thr[j] = ph->host_threads;
-    r->job_hshare[j] = r->job_gshare[j] = 1;
+  r->pp = xcalloc((size_t)r->np, sizeof *r->pp);
+  for (int p = 0; p < r->np; p++) {
+    const phase *ph = &m->phases[p];
+    pphase *q = &r->pp[p];
+    q->thr = ph->resource == RES_CPU ? ph->threads : 1;
+    q->hthr = ph->host_threads;
+    q->law = ph->resource == RES_CPU && ph->law != SCALE_NONE;
+    q->host = ph->resource == RES_GPU && ph->host_threads > 0 && !s->cpu_fifo;
     if (!s->cpu_fifo && ph->resource == RES_CPU)
-      r->job[j].cls = r->job[j].law ? 1 + r->job[j].p : 0;
+      q->cls = q->law ? 1 + p : 0;
     else
-      r->job[j].cls = r->job[j].host && !s->gpu_shared ? 1 + r->job[j].p : -1;
+      q->cls = q->host && !s->gpu_shared ? 1 + p : -1;
+  }
+  for (size_t j = 0; j < nj; j++) {
+    const phase *ph = &m->phases[j % (size_t)r->np];
+    r->job[j].w = (int)(j / (size_t)r->np);
+    r->job[j].st = job_station_init(r, (uint32_t)j);
+    r->job_busy[j] = ph->resource == RES_GPU ? ph->busy : 1;
+    r->job_hshare[j] = r->job_gshare[j] = 1;
   }
   r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)
@@ -926,12 +980,16 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   for (;;) {
     /* The next event: the queue's first, or a cpu class's next finish (kept out of the
      * queue: a class is rescheduled at nearly every event of a busy pool, and its few
-     * entries would otherwise pile up there as stale ones), by (time, sequence). */
+     * entries would otherwise pile up there as stale ones), by (time, sequence). The jobs
+     * that may come next after it (the first's children in the heaps) are fetched into
+     * the cache meanwhile: in a large farm their lines are rarely there. */
     const ps_cls *k = NULL;
     for (int i = 0; i < r->pool.nact; i++) {
       const ps_cls *c = &r->pool.cls[r->pool.act[i]];
+      HEAP_PREFETCH(r, &c->h);
       if (!k || c->due < k->due || (c->due == k->due && c->seq < k->seq)) k = c;
     }
+    HEAP_PREFETCH(r, &r->q);
     if (k && (r->q.n == 0 || k->due < r->q.a[0].t || (k->due == r->q.a[0].t && k->seq < r->q.a[0].seq))) {
       r->now = k->due;
       r->events++;

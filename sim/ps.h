@@ -13,14 +13,45 @@
 
 #include "evq.h"
 
+/* A member: its virtual finish t, its job, and its place in the class's join order. 16
+ * bytes, so that a large class's heap keeps more of its levels in the first-level cache. */
+typedef struct ps_mem {
+  double t;
+  uint32_t id;
+  uint32_t seq;
+} ps_mem;
+
+EVQ_HEAP(ps_heap, ps_mem, uint32_t)
+
+/* After 2^32 - 1 joins to a class that never emptied, its members' join numbers become
+ * their ranks 0..n-1 (the same order), so the 32-bit numbers never wrap. */
+static int ps_mem_seq_cmp(const void *x, const void *y) {
+  uint32_t a = (*(ps_mem *const *)x)->seq, b = (*(ps_mem *const *)y)->seq;
+  return (a > b) - (a < b);
+}
+
+static inline void ps_heap_renumber(ps_heap *h) {
+  ps_mem **by = xmalloc(h->n * sizeof *by);
+  for (size_t i = 0; i < h->n; i++) by[i] = &h->a[i];
+  qsort(by, h->n, sizeof *by, ps_mem_seq_cmp);
+  for (size_t i = 0; i < h->n; i++) by[i]->seq = (uint32_t)i;
+  h->seq = (uint32_t)h->n;
+  free(by);
+}
+
 typedef struct ps_cls {
-  evq h;         /* members: t = virtual finish, id = job; seq = join order */
+  ps_heap h;     /* members: t = virtual finish, id = job; seq = join order */
   double v;      /* the virtual clock at time t */
   double t;
   double speed;  /* work per second of every member since t (> 0) */
   double due;    /* when the first member finishes, as last scheduled */
   uint64_t seq;  /* and that schedule's place in the engine's order of ties */
 } ps_cls;
+
+/* x / speed, without the division when the speed is 1 (an unshared pool, an exclusive GPU:
+ * most jobs of most scenarios), whose result is x bit for bit: a division is the longest
+ * step on the path of an event. */
+static inline double ps_div_speed(double x, double speed) { return speed == 1.0 ? x : x / speed; }
 
 /* The clock at time now >= c->t. */
 static inline double ps_cls_v(const ps_cls *c, double now) { return c->v + c->speed * (now - c->t); }
@@ -43,10 +74,13 @@ static inline int ps_cls_join(ps_cls *c, double now, uint32_t job, double work, 
     c->v = 0;
     c->t = now;
     c->speed = speed;
+    c->h.seq = 0; /* the join order matters among members only */
   } else {
     ps_cls_advance(c, now);
+    if (c->h.seq == UINT32_MAX) ps_heap_renumber(&c->h);
   }
-  evq_push(&c->h, c->v + work, job, 0);
+  ps_mem m = {c->v + work, job, c->h.seq++};
+  ps_heap_insert(&c->h, m);
   return c->h.a[0].id == job && c->h.a[0].seq == c->h.seq - 1;
 }
 
@@ -56,7 +90,7 @@ static inline uint32_t ps_cls_first(const ps_cls *c) { return c->h.a[0].id; }
 /* When the first member finishes: never before now (a finish the clock has already passed,
  * by rounding, is now). */
 static inline double ps_cls_due(const ps_cls *c, double now) {
-  double t = c->t + (c->h.a[0].t - c->v) / c->speed;
+  double t = c->t + ps_div_speed(c->h.a[0].t - c->v, c->speed);
   return t < now ? now : t;
 }
 
@@ -75,7 +109,7 @@ static inline double ps_cls_rebase(ps_cls *c, double now) {
 }
 
 /* The first member leaves (it has finished); returns it. */
-static inline uint32_t ps_cls_leave(ps_cls *c) { return evq_pop(&c->h).id; }
+static inline uint32_t ps_cls_leave(ps_cls *c) { return ps_heap_pop(&c->h).id; }
 
 /* A pool's classes, and which have members: a change of the pool's share visits those. */
 typedef struct ps_pool {

@@ -1012,6 +1012,33 @@ START_TEST(ps_class_matches_plain_bookkeeping) {
 }
 END_TEST
 
+/* A class's join numbers are 32 bits: when they run out in a class that never emptied,
+ * the members are renumbered in the same order, and ties in virtual finish still leave in
+ * join order, across the renumbering and after it. */
+START_TEST(ps_class_join_numbers_wrap) {
+  ps_cls c = {0};
+  uint32_t next = 0, expect = 0;
+  int renumbered = 0;
+  /* A member that stays (a late finish), then ties at virtual finish 1, 2, 3 (three each). */
+  ps_cls_join(&c, 0, next++, 100, 1);
+  c.h.seq = UINT32_MAX - 4; /* as after 2^32 - 5 joins */
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 3; i++) {
+      uint32_t before = c.h.seq;
+      int first = ps_cls_join(&c, 0, next++, 1.0 + round, 1);
+      renumbered += c.h.seq <= before;
+      ck_assert_int_eq(first, round == 0 && i == 0);
+    }
+  }
+  ck_assert_int_eq(renumbered, 1);
+  ck_assert_uint_lt(c.h.seq, 16);
+  for (expect = 1; expect < next; expect++) ck_assert_uint_eq(ps_cls_leave(&c), expect);
+  ck_assert_uint_eq(ps_cls_leave(&c), 0);
+  ck_assert_uint_eq(c.h.n, 0);
+  free(c.h.a);
+}
+END_TEST
+
 /* n equal cpu jobs of w seconds at t threads on k < n t cores, all started at time 0 (a
  * closed backlog): each gets k / (n t) of its threads and all end at n t w / k; with an
  * Amdahl law (w the one-core time) each gets k / n cores and all end at w / speed(k / n). */
@@ -1184,6 +1211,7 @@ int main(void) {
   tcase_add_test(tc, trace_replays_poisson_draws);
   tcase_add_test(tc, mser5_finds_planted_transient);
   tcase_add_test(tc, ps_class_matches_plain_bookkeeping);
+  tcase_add_test(tc, ps_class_join_numbers_wrap);
   tcase_add_test(tc, ps_equal_jobs_end_together);
   tcase_add_test(tc, ps_classes_side_by_side);
   tcase_add_test(tc, evq_ties_in_push_order);
