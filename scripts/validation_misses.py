@@ -1,0 +1,354 @@
+#!/usr/bin/env python3
+"""Why three held-out rows of docs/validation.md miss: the measured phase times against
+what the calibrated model draws, from the committed H200 runs, without a GPU.
+
+    scripts/validation_misses.py [--data docs/data/validation/h200]
+
+Prints four tables (docs/validation.md, "Where it misses", quotes them):
+1. every run: each phase's measured mean per partition against the calibrated model's mean
+   at the run's thread count and batch (model-SIZE.yaml: Amdahl's law, batch.scale), with
+   the run's session (log.txt or log-2.txt), workers on the host, and how many workers can
+   compute at once (one under the whole-call lock);
+2. the two-worker overlap runs (calibration): each CPU phase's duration, relative to the
+   mean of its kind, by what else ran beside it (the other worker's CPU phase, any GPU
+   phase, any copy between host and GPU), with a least-squares fit
+   y = a + b * (share of the span beside the other worker's CPU phase);
+3. the same scenario measured in the two sessions: how far the CPU phases moved;
+4. the batch multipliers: measured per-partition ratio of batch 2 to batch 1 at each
+   thread count where both were measured, in the same session or not;
+6. the CPU phases (measured / model) grouped by how many workers of the host can compute at
+   once (one under the whole-call lock), the condition the misses point to;
+7. how much of each miss the phase times explain: the row predicted again (`provesim
+   validate`, as scripts/validation.py does) with the model's phase times multiplied by the
+   ratios of table 1 measured in that very row. This is a diagnosis, not a model: the
+   ratios come from the held-out row itself.
+Only the standard library; the spans are read as streams.
+"""
+import argparse
+import gzip
+import json
+import math
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CPU, GPU = ("synth", "prep", "epilogue"), ("ntt_h", "msm", "b_g2")
+
+
+def model_means(path):
+    """One-core mean, serial fraction and batch multipliers of each phase of a calibrated
+    model (the subset of YAML that calibrate writes)."""
+    out, cur = {}, None
+    for line in open(path):
+        m = re.match(r"  - name: (\w+)", line)
+        if m:
+            cur = out.setdefault(m.group(1), {"serial": None, "scale": [1.0]})
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"    scaling: \{serial: ([0-9.e-]+)\}", line)
+        if m:
+            cur["serial"] = float(m.group(1))
+        m = re.match(r"    batch: \{scale: \[(.*)\]\}", line)
+        if m:
+            cur["scale"] = [float(x) for x in m.group(1).split(",")]
+        m = re.match(r"    time: \{dist: (\w+), (.*)\}", line)
+        if m:
+            p = dict((k.strip(), float(v)) for k, v in (x.split(":") for x in m.group(2).split(",")))
+            d = m.group(1)
+            cur["mean"] = {"lognormal": lambda: math.exp(p["mu"] + p["sigma"] ** 2 / 2),
+                           "normal": lambda: p["mean"], "uniform": lambda: (p["min"] + p["max"]) / 2,
+                           "gamma": lambda: p["shape"] * p["scale"], "exponential": lambda: p["mean"],
+                           "const": lambda: p["value"]}[d]()
+    return out
+
+
+def model_time(ph, threads, batch):
+    """The model's mean time of one call's phase, per partition."""
+    t = ph["mean"]
+    if ph["serial"] is not None:
+        t *= ph["serial"] + (1 - ph["serial"]) / threads
+    return t * ph["scale"][min(batch, len(ph["scale"])) - 1] / batch
+
+
+def sessions(data):
+    s = {}
+    for i, log in enumerate(("log.txt", "log-2.txt")):
+        p = os.path.join(data, log)
+        if os.path.exists(p):
+            for line in open(p):
+                m = re.match(r"(\S+)\s+util ", line)
+                if m:
+                    s[m.group(1)] = i + 1
+    return s
+
+
+def runs(data):
+    out = []
+    for f in sorted(os.listdir(os.path.join(data, "runs"))):
+        if f.endswith(".json"):
+            d = json.load(open(os.path.join(data, "runs", f)))
+            out.append((f[:-5], d))
+    return out
+
+
+def table_phases(data, models, sess):
+    print("## 1. Phase means per partition: measured / model (model ms in brackets)\n")
+    print("| run | session | 2^n | GPUs x workers | threads | cores | mutex | batch | compute at once | "
+          "synth | prep | epilogue | ntt_h | msm | b_g2 | util |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name, d in runs(data):
+        sc = d["scenario"]
+        s, n = sc["system"], sc["prover"]["constraints"]
+        size = "2^%d" % round(math.log2(n))
+        mm = models.get(size)
+        if mm is None:
+            continue
+        thr = s["threads"].get("threads_per_worker") or 1
+        b, w, g = s["batch"], s["workers_per_gpu"], s["gpus"]
+        scope = s["mutex"]["scope"]
+        at_once = g if scope == "call" else g * w
+        cells = []
+        for p in CPU + GPU:
+            meas = d["metrics"]["phases_s"][p]["mean"] / b
+            mod = model_time(mm[p], thr, b)
+            cells.append("%.2f (%.1f)" % (meas / mod, 1000 * mod))
+        print("| %s | %s | %s | %dx%d | %d | %d | %s | %d | %d | %s | %.3f |" % (
+            name, sess.get(name, "?"), size[2:], g, w, thr, s["cpu_cores"], scope, b, at_once, " | ".join(cells),
+            d["metrics"]["gpu_util_mean"]))
+    print()
+
+
+def read_spans(path, skip=2):
+    """Phase spans of calls after each worker's first `skip`, and the copies' intervals."""
+    spans, copies, first = [], [], {}
+    with gzip.open(path, "rt") as fh:
+        for line in fh:
+            r = json.loads(line)
+            if "phase" in r:
+                spans.append(r)
+            elif r.get("kind") == "memcpy":
+                copies.append((r["t0"], r["t1"]))
+    for r in spans:
+        k = (r["rep"], r["gpu"], r["worker"])
+        first.setdefault(k, set()).add(r["call"])
+    keep = {k: set(sorted(v)[skip:]) for k, v in first.items()}
+    return [r for r in spans if r["call"] in keep[(r["rep"], r["gpu"], r["worker"])]], copies
+
+
+def covered(t0, t1, ivs):
+    """Share of [t0, t1] covered by the union of the intervals ivs (sorted by start)."""
+    tot, cur0, cur1 = 0.0, None, None
+    for a, b in ivs:
+        a, b = max(a, t0), min(b, t1)
+        if b <= a:
+            continue
+        if cur1 is None or a > cur1:
+            if cur1 is not None:
+                tot += cur1 - cur0
+            cur0, cur1 = a, b
+        else:
+            cur1 = max(cur1, b)
+    if cur1 is not None:
+        tot += cur1 - cur0
+    return tot / (t1 - t0) if t1 > t0 else 0.0
+
+
+def slope(xs, ys):
+    """Least squares y = a + b x; None when x does not vary."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    if n < 3 or sxx < 1e-9:
+        return None
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx
+    return my - b * mx, b
+
+
+def table_overlap(data):
+    print("## 2. Overlap runs (two workers, no mutex): CPU phases by what ran beside them\n")
+    print("Duration relative to the mean of the phase in the run. Shares of the span during which "
+          "the other worker ran a CPU phase (CPU), any GPU phase ran (GPU), a copy between host and "
+          "GPU ran (copy); a, b: least squares of the relative time on the CPU share.\n")
+    print("| run | phase | spans | CPU share | GPU share | copy share | rel. time, CPU share < 10% | "
+          "CPU share > 50% | a, b |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for f in ("ovl20-w2", "ovl22-w2"):
+        p = os.path.join(data, "runs", f + ".spans.jsonl.gz")
+        if not os.path.exists(p):
+            continue
+        spans, copies = read_spans(p)
+        copies.sort()
+        cpu = sorted(((r["t0"], r["t1"], r["worker"]) for r in spans if r["resource"] == "cpu"))
+        gpu = sorted(((r["t0"], r["t1"]) for r in spans if r["resource"] == "gpu"))
+        for ph in CPU:
+            mine = [r for r in spans if r["phase"] == ph]
+            mean = sum(r["t1"] - r["t0"] for r in mine) / len(mine)
+            fc, fg, fm, ys = [], [], [], []
+            for r in mine:
+                fc.append(covered(r["t0"], r["t1"], [(a, b) for a, b, w in cpu if w != r["worker"]]))
+                fg.append(covered(r["t0"], r["t1"], gpu))
+                fm.append(covered(r["t0"], r["t1"], copies))
+                ys.append((r["t1"] - r["t0"]) / mean)
+            alone = [y for x, y in zip(fc, ys) if x < 0.1]
+            beside = [y for x, y in zip(fc, ys) if x > 0.5]
+            avg = lambda v: sum(v) / len(v)
+            cell = lambda v: "%.3f (%d)" % (avg(v), len(v)) if v else "- (0)"
+            fit = slope(fc, ys)
+            print("| %s | %s | %d | %.2f | %.2f | %.2f | %s | %s | %s |" % (
+                f, ph, len(mine), avg(fc), avg(fg), avg(fm), cell(alone), cell(beside),
+                "%.3f, %+.3f" % fit if fit else "-"))
+    print()
+
+
+def table_sessions(data, sess):
+    print("## 3. The same scenario in two sessions: CPU phase means (ms per partition)\n")
+    print("| scenario | synth 1st / 2nd | prep 1st / 2nd | ntt_h 1st / 2nd | util 1st / 2nd |")
+    print("|---|---|---|---|---|")
+    rr = dict(runs(data))
+    for name in sorted(rr):
+        m = re.match(r"(.*)-r2$", name)
+        if not m or m.group(1) not in rr:
+            continue
+        a, b = rr[m.group(1)], rr[name]
+        def ph(d, p):
+            return 1000 * d["metrics"]["phases_s"][p]["mean"] / d["scenario"]["system"]["batch"]
+        print("| %s | %.1f / %.1f (%+.0f%%) | %.1f / %.1f (%+.0f%%) | %.1f / %.1f | %.1f%% / %.1f%% |" % (
+            m.group(1), ph(a, "synth"), ph(b, "synth"), 100 * (ph(b, "synth") / ph(a, "synth") - 1),
+            ph(a, "prep"), ph(b, "prep"), 100 * (ph(b, "prep") / ph(a, "prep") - 1), ph(a, "ntt_h"), ph(b, "ntt_h"),
+            100 * a["metrics"]["gpu_util_mean"], 100 * b["metrics"]["gpu_util_mean"]))
+    print()
+
+
+def table_batch(data, sess):
+    print("## 4. Batch 2 against batch 1, per partition, at the same threads and size\n")
+    print("| size | threads | batch-1 runs | batch-2 runs | sessions (b1, b2) | synth b2/b1 | prep b2/b1 | epilogue b2/b1 |")
+    print("|---|---|---|---|---|---|---|---|")
+    groups = {}
+    for name, d in runs(data):
+        s = d["scenario"]["system"]
+        # Only runs in which CPU phases can run alone or beside one other worker's (at most
+        # two workers on the host), so that contention does not blur the comparison.
+        if s["gpus"] * s["workers_per_gpu"] > 2 or s["mutex"]["scope"] == "none":
+            continue
+        key = (d["scenario"]["prover"]["constraints"], s["threads"].get("threads_per_worker"), s["cpu_cores"])
+        groups.setdefault(key, {}).setdefault(s["batch"], []).append((name, d))
+    def mean(lst, p, b):
+        return sum(d["metrics"]["phases_s"][p]["mean"] for _, d in lst) / len(lst) / b
+    for (n, thr, cores), by in sorted(groups.items(), key=lambda kv: (kv[0][0], -(kv[0][1] or 0))):
+        if 1 not in by or 2 not in by:
+            continue
+        # The same session where there is one (sessions differ by up to 16%, table 3).
+        for s1, s2 in sorted({(sess.get(a), sess.get(b)) for a, _ in by[1] for b, _ in by[2]},
+                             key=lambda p: (p[0] != p[1], p)):
+            b1 = [x for x in by[1] if sess.get(x[0]) == s1]
+            b2 = [x for x in by[2] if sess.get(x[0]) == s2]
+            print("| 2^%d | %s | %s | %s | %s, %s | %.3f | %.3f | %.3f |" % (
+                round(math.log2(n)), thr, ", ".join(x[0] for x in b1), ", ".join(x[0] for x in b2), s1, s2,
+                *(mean(b2, p, 2) / mean(b1, p, 1) for p in CPU)))
+    print()
+
+
+def scaled_model(text, ratios):
+    """The calibrated model's text with phase p's time multiplied by ratios[p]."""
+    out, cur = [], None
+    for line in text.splitlines(True):
+        m = re.match(r"  - name: (\w+)", line)
+        if m:
+            cur = m.group(1)
+        m = re.match(r"(    time: \{dist: )(\w+), (.*)\}", line)
+        if m and cur in ratios:
+            r, d = ratios[cur], m.group(2)
+            p = [(k.strip(), float(v)) for k, v in (x.split(":") for x in m.group(3).split(","))]
+            if d == "lognormal":
+                p = [(k, v + math.log(r) if k == "mu" else v) for k, v in p]
+            elif d == "gamma":
+                p = [(k, v * r if k == "scale" else v) for k, v in p]
+            else:  # normal, uniform, exponential, const: every parameter is a time
+                p = [(k, v * r) for k, v in p]
+            line = "%s%s, %s}\n" % (m.group(1), d, ", ".join("%s: %.10g" % kv for kv in p))
+        out.append(line)
+    return "".join(out)
+
+
+def table_explained(data, models, binp, rows):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tempfile
+    import validation as V
+    print("## 7. The misses predicted again with the phase times measured in the row\n")
+    print("| scenario | phases rescaled (measured / model) | util predicted, calibrated model | with the row's phase "
+          "times | measured | throughput pred. / with / measured (p/s) |")
+    print("|---|---|---|---|---|---|")
+    rr = dict(runs(data))
+    mats = {r["name"]: r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}
+    tmp = tempfile.mkdtemp()
+    for name in rows:
+        d, row = rr[name], mats[name]
+        s = d["scenario"]["system"]
+        b, thr = s["batch"], s["threads"].get("threads_per_worker") or 1
+        path = os.path.join(data, "model-%s.yaml" % row["size"].replace("^", ""))
+        mm = model_means(path)
+        ratios = {p: d["metrics"]["phases_s"][p]["mean"] / b / model_time(mm[p], thr, b) for p in CPU + ("ntt_h",)}
+        alt = os.path.join(tmp, "%s.yaml" % name)
+        open(alt, "w").write(scaled_model(open(path).read(), ratios))
+        base = V.validate(binp, data, {row["size"]: path}, row)
+        new = V.validate(binp, data, {row["size"]: alt}, row)
+        print("| %s | %s | %.1f%% (%+.1f pp) | %.1f%% (%+.1f pp) | %.1f%% | %.2f / %.2f / %.2f |" % (
+            name, ", ".join("%s %.2f" % kv for kv in ratios.items()), 100 * base["gpu_util"]["predicted"],
+            base["gpu_util"]["error_pp"], 100 * new["gpu_util"]["predicted"], new["gpu_util"]["error_pp"],
+            100 * base["gpu_util"]["measured"], base["throughput_pps"]["predicted"],
+            new["throughput_pps"]["predicted"], d["metrics"]["throughput_pps"]))
+    print()
+
+
+def table_at_once(data, models, sess):
+    print("## 6. CPU phases by how many workers of the host can compute at once (2^20, batch 1)\n")
+    print("Mean (range) of measured / model over the runs of each kind (table 1); mutex `call` or "
+          "`kernels` only (elsewhere GPU phases overlap), batch 1.\n")
+    print("| workers computing at once | runs | synth | prep | ntt_h |")
+    print("|---|---|---|---|---|")
+    by = {}
+    for name, d in runs(data):
+        s = d["scenario"]["system"]
+        if d["scenario"]["prover"]["constraints"] != 1 << 20 or s["batch"] != 1 or s["mutex"]["scope"] not in ("call", "kernels"):
+            continue
+        at_once = s["gpus"] if s["mutex"]["scope"] == "call" else s["gpus"] * s["workers_per_gpu"]
+        thr = s["threads"].get("threads_per_worker") or 1
+        r = [d["metrics"]["phases_s"][p]["mean"] / model_time(models["2^20"][p], thr, 1) for p in ("synth", "prep", "ntt_h")]
+        by.setdefault(at_once, []).append((name, r))
+    for k in sorted(by):
+        v = by[k]
+        print("| %d | %s | %s |" % (k, ", ".join(n for n, _ in v), " | ".join(
+            "%.3f (%.2f-%.2f)" % (sum(x[1][i] for x in v) / len(v), min(x[1][i] for x in v), max(x[1][i] for x in v))
+            for i in range(3))))
+    print()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
+                    help="provesim, for table 5 (left out when it does not exist)")
+    ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"))
+    a = ap.parse_args()
+    data = os.path.abspath(a.data)
+    models = {}
+    for size in ("2^20", "2^22"):
+        p = os.path.join(data, "model-%s.yaml" % size.replace("^", ""))
+        if os.path.exists(p):
+            models[size] = model_means(p)
+    if not models:
+        sys.exit("validation_misses.py: %s: no model-220.yaml or model-222.yaml (run scripts/validation.py)" % data)
+    sess = sessions(data)
+    table_phases(data, models, sess)
+    table_overlap(data)
+    table_sessions(data, sess)
+    table_batch(data, sess)
+    table_at_once(data, models, sess)
+    if os.path.exists(a.bin):
+        table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
