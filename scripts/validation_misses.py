@@ -21,7 +21,10 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
 7. how much of each miss the phase times explain: the row predicted again (`provesim
    validate`, as scripts/validation.py does) with the model's phase times multiplied by the
    ratios of table 1 measured in that very row. This is a diagnosis, not a model: the
-   ratios come from the held-out row itself.
+   ratios come from the held-out row itself;
+8. every held-out row predicted again with the 2^20 model's cpu_contention set to a few
+   values: whether any linear contention law could cover the four-worker rows without
+   breaking the two-worker ones (a sensitivity, not a fit).
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -325,10 +328,35 @@ def table_at_once(data, models, sess):
     print()
 
 
+def table_contention_law(data, binp):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tempfile
+    import validation as V
+    print("## 8. Could a CPU contention law 1/(1 + c m) cover the four-worker rows? (2^20)\n")
+    print("Every held-out row predicted again with the 2^20 model's `cpu_contention` set to c "
+          "(calibrated: 0; the 2^22 overlap run gives 0.1247). A sensitivity, not a fit.\n")
+    show = ("k20-g2-w2", "k20-w4", "k20-w2-c8", "k20-w2-c4")
+    print("| c | rows within target | %s |" % " | ".join("%s util error" % n for n in show))
+    print("|---|---|%s" % ("---|" * len(show)))
+    mat = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    path = os.path.join(data, "model-220.yaml")
+    models = {"2^20": path, "2^22": os.path.join(data, "model-222.yaml")}
+    text = re.sub(r"^cpu_contention: .*\n", "", open(path).read(), flags=re.M)
+    tmp = tempfile.mkdtemp()
+    for c in (0, 0.01, 0.02, 0.03, 0.05, 0.1247):
+        alt = os.path.join(tmp, "c%g.yaml" % c)
+        open(alt, "w").write(text.replace("\ngpu_overlap:", "\ncpu_contention: %g\ngpu_overlap:" % c, 1))
+        rows = {r["name"]: V.validate(binp, data, dict(models, **{"2^20": alt}), r) for r in mat}
+        print("| %g | %d of %d | %s |" % (c, sum(r["within_target"] for r in rows.values()), len(rows), " | ".join(
+            "%+.1f pp%s" % (rows[n]["gpu_util"]["error_pp"], "" if rows[n]["within_target"] else " (miss)")
+            for n in show)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
-                    help="provesim, for table 5 (left out when it does not exist)")
+                    help="provesim, for tables 7 and 8 (left out when it does not exist)")
     ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"))
     a = ap.parse_args()
     data = os.path.abspath(a.data)
@@ -347,6 +375,7 @@ def main():
     table_at_once(data, models, sess)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2"))
+        table_contention_law(data, a.bin)
     return 0
 
 
