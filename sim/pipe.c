@@ -44,8 +44,8 @@ typedef struct station {
   int m;             /* cpu station: the other cpu phases each ran beside at the last rate */
   /* FIFO: waiting jobs (ring buffer). PS: running jobs (array, swap-remove); in the cpu
    * station only the host threads of gpu phases on a shared GPU (the others are in classes). */
-  uint32_t *q;
   int qhead, qlen, qcap;
+  uint32_t *q;
   double rate;       /* PS: current rate per job */
   double run_busy;   /* GPU, FIFO: the running phase's busy share (model phase.busy) */
   /* Time integrals. */
@@ -54,34 +54,40 @@ typedef struct station {
   double used_int;   /* integral of capacity in use (min(demand, cap) for PS) */
 } station;
 
+/* A GPU: what its events read in the first three cache lines (the struct is aligned to
+ * one), its PCIe link after them. */
 typedef struct gpu_state {
-  station gpu, pcie;
+  station gpu;
   int mutex_holder;  /* worker index, -1 when free */
-  uint32_t *mq;      /* FIFO of workers waiting for the mutex */
   int mqhead, mqlen, mqcap;
-  /* GPU-idle accounting: integrals over time of (gpu idle and mutex held) and
-   * (gpu idle and mutex free). */
-  double t_upd, idle_held, idle_free, idle_nowork, busy;
+  uint32_t *mq;      /* FIFO of workers waiting for the mutex */
   int idle_workers;  /* workers of this GPU without a call */
   /* While the running (exclusive) phase has host threads in a cpu class, its kernel time
    * is busy times the work the class's clock gives (hcls: the class, or -1; hv: the clock
    * at t_upd; hb: the phase's busy), so a change of the cores' share touches no GPU. */
   int hcls;
   double hv, hb;
-} gpu_state;
+  /* GPU-idle accounting: integrals over time of (gpu idle and mutex held) and
+   * (gpu idle and mutex free). */
+  double t_upd, idle_held, idle_free, idle_nowork, busy;
+  station pcie;
+} __attribute__((aligned(64))) gpu_state;
 
+_Static_assert(sizeof(station) == 88 && offsetof(gpu_state, pcie) <= 192, "a GPU's events read three lines");
+
+/* A worker: 64 bytes, aligned to a line (its index on its GPU is its index / G). */
 typedef struct worker {
-  int gpu, local;
   int64_t call;
-  int k;             /* partitions in the current call */
-  int64_t *parts;    /* batch entries */
-  double *parts_arr; /* arrival (or dequeue) time of each partition */
+  int64_t *parts;    /* batch entries, then their arrival (or dequeue) times: parts_arr */
   double call_t0;
+  double mx_req, mx_acq;
+  int gpu;
+  int k;             /* partitions in the current call */
   int phases_left, region_left;
   int mx;            /* MX_* */
-  double mx_req, mx_acq;
-  int busy;          /* has a call */
 } worker;
+
+_Static_assert(sizeof(worker) == 64, "a worker is one cache line");
 
 /* A job: one phase of one worker's current call. What an event of the job reads, in 32
  * bytes (two jobs a cache line; a worker's jobs side by side): in a large farm the jobs,
@@ -118,7 +124,9 @@ typedef struct rep_state {
 
   station cpu;
   gpu_state *gpus;
+  void *gpus_mem;    /* gpus' allocation (aligned to a cache line in it) */
   worker *w;
+  void *w_mem;       /* w's allocation (w is aligned to a cache line in it) */
 
   /* Per job (worker * np + phase): what an event of the job reads (pjob), aligned to a
    * cache line; by phase, what the phase decides. */
@@ -227,11 +235,15 @@ static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
   g->t_upd = now;
 }
 
+/* Worker w's arrival (or dequeue) time of each partition of its call, after its batch
+ * entries in the same allocation. */
+static inline double *parts_arr(const rep_state *r, const worker *w) { return (double *)(w->parts + r->s->batch); }
+
 static void emit(rep_state *r, int wi, int64_t call, const char *name, const char *res, int threads, double t0,
                  double t1) {
   if (!r->on_span) return;
   worker *w = &r->w[wi];
-  sim_span sp = {.rep = r->rep, .gpu = w->gpu, .worker = w->local, .call = call, .partitions = w->parts,
+  sim_span sp = {.rep = r->rep, .gpu = w->gpu, .worker = wi / r->G, .call = call, .partitions = w->parts,
                  .npartitions = w->k, .phase = name, .resource = res, .threads = threads, .t0 = t0, .t1 = t1};
   r->on_span(r->span_ctx, &sp);
 }
@@ -661,14 +673,13 @@ static void call_end(rep_state *r, int wi) {
   if (win_is_open(&r->win)) hist_add(r->h_call, r->now - w->call_t0);
   for (int i = 0; i < w->k; i++) {
     r->completed++;
-    if (win_is_open(&r->win)) hist_add(r->h_lat, r->now - w->parts_arr[i]);
-    if (r->ms && r->completed <= r->ms_upto) mser_add(r->ms, r->now - w->parts_arr[i]);
+    if (win_is_open(&r->win)) hist_add(r->h_lat, r->now - parts_arr(r, w)[i]);
+    if (r->ms && r->completed <= r->ms_upto) mser_add(r->ms, r->now - parts_arr(r, w)[i]);
     if (r->s->arrivals != ARR_CLOSED) proof_partition_done(r, w->parts[i]);
     int f = win_complete(&r->win, r->now, 1);
     if (f & WIN_OPENED) window_open(r);
     if (f & WIN_CLOSED) window_close(r);
   }
-  w->busy = 0;
   if (r->next_part < r->arrived) {
     start_call(r, wi);
   } else {
@@ -706,11 +717,10 @@ static void start_call(rep_state *r, int wi) {
   int64_t avail = r->arrived - r->next_part;
   int k = avail < r->s->batch ? (int)avail : r->s->batch;
   PS_ASSERT(k >= 1);
-  w->busy = 1;
   w->k = k;
   for (int i = 0; i < k; i++) {
     w->parts[i] = r->next_part++;
-    w->parts_arr[i] = arrival_time_of(r, w->parts[i]);
+    parts_arr(r, w)[i] = arrival_time_of(r, w->parts[i]);
   }
   w->call = r->call_seq++;
   w->call_t0 = r->now;
@@ -769,6 +779,13 @@ static void arrival(rep_state *r) {
 
 /* ---------------------------------------------------------------- one replication */
 
+/* n zeroed elements of size bytes starting at a cache line (64 bytes); *mem gets what to
+ * free. */
+static void *calloc_lines(size_t n, size_t size, void **mem) {
+  *mem = xcalloc(n * size + 64, 1);
+  return (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63);
+}
+
 static void rep_free(rep_state *r) {
   if (r->rng) gsl_rng_free(r->rng);
   free(r->q.a);
@@ -779,13 +796,12 @@ static void rep_free(rep_state *r) {
       free(r->gpus[g].pcie.q);
       free(r->gpus[g].mq);
     }
-  free(r->gpus);
+  free(r->gpus_mem);
   if (r->w)
     for (int i = 0; i < r->nw; i++) {
       free(r->w[i].parts);
-      free(r->w[i].parts_arr);
     }
-  free(r->w);
+  free(r->w_mem);
   free(r->deps_left);
   free(r->wait_mx);
   free(r->job_mem);
@@ -875,7 +891,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   gsl_rng_set(r->rng, (unsigned long)ps_seed_mix(s->seed, rep));
 
   station_init(&r->cpu, s->cpu_fifo ? ST_FIFO : ST_PS, s->cpu_cores);
-  r->gpus = xcalloc((size_t)r->G, sizeof *r->gpus);
+  r->gpus = calloc_lines((size_t)r->G, sizeof *r->gpus, &r->gpus_mem);
   for (int g = 0; g < r->G; g++) {
     station_init(&r->gpus[g].gpu, s->gpu_shared ? ST_PS : ST_FIFO, 1);
     r->gpus[g].gpu.gpu_of = g;
@@ -883,20 +899,17 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
     r->gpus[g].mutex_holder = -1;
     r->gpus[g].hcls = -1;
   }
-  r->w = xcalloc((size_t)r->nw, sizeof *r->w);
+  r->w = calloc_lines((size_t)r->nw, sizeof *r->w, &r->w_mem);
   for (int i = 0; i < r->nw; i++) {
     /* Worker i is the (i / G)-th worker of GPU i % G, so the first G workers start on
      * distinct GPUs. */
     r->w[i].gpu = i % r->G;
-    r->w[i].local = i / r->G;
-    r->w[i].parts = xmalloc((size_t)s->batch * sizeof(int64_t));
-    r->w[i].parts_arr = xmalloc((size_t)s->batch * sizeof(double));
+    r->w[i].parts = xmalloc((size_t)s->batch * (sizeof(int64_t) + sizeof(double)));
   }
   size_t nj = (size_t)r->nw * (size_t)r->np;
   r->deps_left = xcalloc(nj, sizeof *r->deps_left);
   r->wait_mx = xcalloc(nj, 1);
-  r->job_mem = xcalloc(nj + 2, sizeof(pjob)); /* two more: room to align to 64 bytes */
-  r->job = (pjob *)(((uintptr_t)r->job_mem + 63) & ~(uintptr_t)63);
+  r->job = calloc_lines(nj, sizeof(pjob), &r->job_mem);
   r->job_tupd = xcalloc(nj, sizeof(double));
   r->job_rate = xcalloc(nj, sizeof(double));
   r->job_busy = xcalloc(nj, sizeof(double));
