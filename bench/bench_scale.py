@@ -15,7 +15,10 @@ from wait4), start-up included:
    utilizations differ (0 when the runs agree to the bit; a different rounding may in a
    long run with oversubscribed cores end in another, statistically equivalent, path).
 2. Cost per event of the new binary with --partitions partitions at every size: ns/event,
-   events/s, and the ratio to 1 GPU (issue 15's target: within 2x at 512 GPUs).
+   events/s, and the ratio to 1 GPU (issue 15's target: within 2x at 512 GPUs). Each
+   repetition runs every size once, in turn, and the ratio is the median over the
+   repetitions of each one's ratio (with its range), so a change of load between sizes
+   does not pass for a cost of the farm.
 
     python3 bench/bench_scale.py --provesim build/provesim --baseline /tmp/old/provesim
 
@@ -96,28 +99,37 @@ def paired(args, gpus_list):
         same = rep_old["events"] == rep_new["events"]
         dutil = abs(rep_old["gpu_util"] - rep_new["gpu_util"]) / max(1e-300, abs(rep_old["gpu_util"]))
         mo, mn = statistics.median(t_old), statistics.median(t_new)
+        pairs = [a / b for a, b in zip(t_old, t_new) if b > 0]
         rows.append({"case": name_of(g), "gpus": g or 1, "partitions": parts, "events": rep_new["events"],
                      "baseline_cpu_s": mo, "new_cpu_s": mn, "ratio": mo / mn if mn > 0 else None,
+                     "ratio_pairs": [min(pairs), max(pairs)] if pairs else None,
                      "baseline_cpu_s_all": t_old, "new_cpu_s_all": t_new, "same_events": same,
                      "gpu_util_rel_diff": dutil})
     return rows
 
 
 def per_event(args, gpus_list):
+    """Every size once per repetition, in turn (so that a change of the machine's load
+    touches all sizes alike), and each size's cost against 1 GPU's in the same repetition:
+    the median of those ratios and their range."""
+    cases = gpus_list + [0]
+    ts, reps = {g: [] for g in cases}, {}
+    for _ in range(args.repeat):
+        for g in cases:
+            t, reps[g] = run_cpu(args.provesim, scenario(g, args.partitions, args.cores_per_gpu,
+                                                          args.workers_per_gpu))
+            ts[g].append(t)
     rows = []
-    for g in gpus_list + [0]:
-        cmd = scenario(g, args.partitions, args.cores_per_gpu, args.workers_per_gpu)
-        ts, rep = [], None
-        for _ in range(args.repeat):
-            t, rep = run_cpu(args.provesim, cmd)
-            ts.append(t)
-        t = statistics.median(ts)
-        rows.append({"case": name_of(g), "gpus": g or 1, "partitions": args.partitions, "events": rep["events"],
-                     "cpu_s": t, "cpu_s_all": ts, "ns_per_event": 1e9 * t / rep["events"],
-                     "events_per_s": rep["events"] / t if t > 0 else None})
-    one = next(r for r in rows if r["case"] == name_of(1)) if 1 in gpus_list else None
-    for r in rows:
-        r["vs_1_gpu"] = r["ns_per_event"] / one["ns_per_event"] if one else None
+    for g in cases:
+        t, ev = statistics.median(ts[g]), reps[g]["events"]
+        row = {"case": name_of(g), "gpus": g or 1, "partitions": args.partitions, "events": ev, "cpu_s": t,
+               "cpu_s_all": ts[g], "ns_per_event": 1e9 * t / ev, "events_per_s": ev / t if t > 0 else None,
+               "vs_1_gpu": None, "vs_1_gpu_range": None}
+        if 1 in gpus_list:
+            per_ev = [a / reps[g]["events"] / (b / reps[1]["events"]) for a, b in zip(ts[g], ts[1])]
+            row["vs_1_gpu"] = statistics.median(per_ev)
+            row["vs_1_gpu_range"] = [min(per_ev), max(per_ev)]
+        rows.append(row)
     return rows
 
 
@@ -165,18 +177,21 @@ def main(argv=None):
                                                     res["machine"]["cpu"]))
         if res["paired"]:
             print("\npaired runs: baseline %s, new %s" % (args.baseline, args.provesim))
-            print("%-14s %10s %11s %13s %10s %9s %11s" % ("case", "partitions", "events", "baseline CPU s",
-                                                        "new CPU s", "ratio", "util diff"))
+            print("%-14s %10s %11s %13s %10s %9s %11s %11s" % ("case", "partitions", "events", "baseline CPU s",
+                                                             "new CPU s", "ratio", "(pairs)", "util diff"))
             for r in res["paired"]:
-                print("%-14s %10d %11d %13.3f %10.3f %8.2fx %11.1e" % (
+                print("%-14s %10d %11d %13.3f %10.3f %8.2fx %11s %11.1e" % (
                     r["case"], r["partitions"], r["events"], r["baseline_cpu_s"], r["new_cpu_s"],
-                    r["ratio"] or 0, r["gpu_util_rel_diff"]))
+                    r["ratio"] or 0, "%.2f-%.2f" % tuple(r["ratio_pairs"]) if r["ratio_pairs"] else "",
+                    r["gpu_util_rel_diff"]))
         print("\ncost per event of %s, %d partitions" % (args.provesim, args.partitions))
-        print("%-14s %11s %9s %9s %12s %9s" % ("case", "events", "CPU s", "ns/event", "events/s", "vs 1 GPU"))
+        print("%-14s %11s %9s %9s %12s %9s %13s" % ("case", "events", "CPU s", "ns/event", "events/s", "vs 1 GPU",
+                                                  "(range)"))
         for r in res["per_event"]:
-            print("%-14s %11d %9.3f %9.1f %12.4g %8s" % (
+            print("%-14s %11d %9.3f %9.1f %12.4g %8s %13s" % (
                 r["case"], r["events"], r["cpu_s"], r["ns_per_event"], r["events_per_s"] or 0,
-                "%.2fx" % r["vs_1_gpu"] if r["vs_1_gpu"] else "-"))
+                "%.2fx" % r["vs_1_gpu"] if r["vs_1_gpu"] else "-",
+                "%.2f-%.2f" % tuple(r["vs_1_gpu_range"]) if r["vs_1_gpu_range"] else ""))
     bad = res["paired"] and not all(r["same_events"] for r in res["paired"])
     if bad:
         print("bench_scale.py: the two binaries counted different numbers of events", file=sys.stderr)
