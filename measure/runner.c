@@ -367,11 +367,16 @@ static void make_arrivals(mrun *R) {
 }
 
 /* Folding while a replication runs (runner_fold.c): every FOLD_PERIOD seconds, the
- * horizon is the earliest start of a call in progress (or now), less a margin for the
- * clocks of CUPTI and the host, which agree to microseconds; CUPTI is flushed first so
- * the kernels of the calls that ended are in. */
+ * horizon is the earliest start of a call in progress (or now), less a margin. Without
+ * CUPTI the margin only covers clock rounding. With it, CUPTI's default flush comes
+ * first, which hands over only buffers whose records are all complete: a buffer that
+ * also holds a kernel still running stays until that kernel ends and a later flush, so
+ * the horizon trails by FOLD_LAG, far beyond the longest kernel (H200: a 2^26 MSM phase
+ * takes under 1 s); the runner counts any record that still comes later (R->late) and
+ * the report says so. */
 #define FOLD_PERIOD 0.5
 #define FOLD_MARGIN 0.002
+#define FOLD_LAG 5.0
 
 static void *folder_main(void *arg) {
   mrun *R = arg;
@@ -390,7 +395,10 @@ static void *folder_main(void *arg) {
     for (int i = 0; i < R->nw; i++)
       if (R->w[i].open_t0 < h) h = R->w[i].open_t0;
     pthread_mutex_unlock(&R->qmu);
-    if (R->timing == MT_CUPTI) mcupti_flush();
+    if (R->timing == MT_CUPTI) {
+      mcupti_flush_completed();
+      h -= FOLD_LAG;
+    }
     ps_err e = {{0}};
     if (!R->fold_failed && runner__fold(R, h - FOLD_MARGIN, &e) != PS_OK) {
       R->fold_failed = 1;

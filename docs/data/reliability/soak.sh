@@ -16,7 +16,7 @@ OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 exec > >(tee -a "$OUT/log.txt") 2>&1
 if [ -d .deps ]; then
   mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$PWD/.devbin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$(cd "$(dirname "$bin")" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 sets=(--backend cuda --executor groth16 --cache /tmp/k --set prover.constraints=2^18 --set system.mutex=kernels
