@@ -206,7 +206,6 @@ void mcuda_spin_close(mcuda_spin *s) {
 
 #ifdef PROVESIM_HAVE_CUPTI
 #include <cupti.h>
-#include <sys/mman.h>
 #include "cupti_names.h"
 
 static mdev_sink cupti_sink;
@@ -220,14 +219,9 @@ static uint64_t CUPTIAPI mono_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Buffers are mapped and unmapped whole: the runner flushes twice a second, and 8 MiB
- * blocks through malloc left the process's resident memory growing in steps (once one
- * is freed, malloc serves the next from its heap, whose free space fragments). */
-#define CUPTI_BUF (8u << 20)
 static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
-  void *p = mmap(NULL, CUPTI_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  *buffer = p == MAP_FAILED ? NULL : p;
-  *size = p == MAP_FAILED ? 0 : CUPTI_BUF;
+  *size = 8u << 20;
+  *buffer = aligned_alloc(8, *size);
   *max_records = 0;
 }
 
@@ -248,7 +242,7 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
                          1e-9 * (double)m->start + cupti_offset, 1e-9 * (double)m->end + cupti_offset);
     }
   }
-  if (buffer) munmap(buffer, CUPTI_BUF);
+  free(buffer);
 }
 
 static const char *cupti_err(CUptiResult r) {
@@ -301,12 +295,6 @@ void mcupti_flush(void) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
-/* CUPTI's default flush: buffers with an incomplete record stay until they complete (a
- * forced flush mid-run would hand over kernels in flight with zero timestamps, lost). */
-void mcupti_flush_completed(void) {
-  cuptiActivityFlushAll(0);
-}
-
 void mcupti_stop(void) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -323,7 +311,6 @@ int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
 }
 
 void mcupti_flush(void) {}
-void mcupti_flush_completed(void) {}
 void mcupti_stop(void) {}
 
 #endif
@@ -369,7 +356,6 @@ int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
 }
 
 void mcupti_flush(void) {}
-void mcupti_flush_completed(void) {}
 void mcupti_stop(void) {}
 
 #endif

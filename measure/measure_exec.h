@@ -111,14 +111,13 @@ int mcuda_sync(int dev, ps_err *e);
 typedef void (*mdev_sink)(void *ctx, int gpu, span_kind kind, const char *name, double t0, double t1);
 
 /* CUPTI activity records (CONCURRENT_KERNEL, MEMCPY) delivered to sink(ctx, ...) on
- * the ps_now() clock. start: PS_ERR with the reason when CUPTI is unavailable; *how
- * says how the clocks are joined. flush: delivers what is buffered (call after the
- * device is synchronized: records of work still running come with no timestamps).
- * flush_completed: delivers only the buffers whose records are all complete, safe while
- * kernels run; what it holds back comes with a later call. */
+ * the ps_now() clock, a buffer of them whenever one fills. start: PS_ERR with the reason
+ * when CUPTI is unavailable; *how says how the clocks are joined. flush: delivers what
+ * is buffered; call it only after the device is synchronized (records of work still
+ * running come with no timestamps and are dropped), never while a run measures (a flush
+ * costs the run several points of utilization on an H200). */
 int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e);
 void mcupti_flush(void);
-void mcupti_flush_completed(void);
 void mcupti_stop(void);
 
 /* ---- NVML (measure_nvml.c), loaded with dlopen. */

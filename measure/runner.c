@@ -97,6 +97,7 @@ void mrun_device_span(mrun *r, int gpu, span_kind kind, const char *name, double
     rspan s = {.gpu = gpu, .worker = -1, .phase = kind == SPAN_KERNEL ? SP_KERNEL : SP_MEMCPY, .call = -1,
                .name = intern(r, name ? name : "?"), .t0 = t0 - r->base, .t1 = t1 - r->base};
     runner__push(&r->dev, &s);
+    if (s.t1 > r->dev_t1_max) r->dev_t1_max = s.t1;
   }
   pthread_mutex_unlock(&r->dmu);
 }
@@ -367,16 +368,17 @@ static void make_arrivals(mrun *R) {
 }
 
 /* Folding while a replication runs (runner_fold.c): every FOLD_PERIOD seconds, the
- * horizon is the earliest start of a call in progress (or now), less a margin. Without
- * CUPTI the margin only covers clock rounding. With it, CUPTI's default flush comes
- * first, which hands over only buffers whose records are all complete: a buffer that
- * also holds a kernel still running stays until that kernel ends and a later flush, so
- * the horizon trails by FOLD_LAG, far beyond the longest kernel (H200: a 2^26 MSM phase
- * takes under 1 s); the runner counts any record that still comes later (R->late) and
- * the report says so. */
+ * horizon is the earliest start of a call in progress (or now), less a margin for clock
+ * rounding. With CUPTI, kernel records come a buffer at a time whenever one fills (the
+ * runner never flushes while it measures: on the H200 a flush every half second cost 3
+ * to 7 points of utilization), so the horizon also stays FOLD_SKEW before the latest
+ * end among the records delivered: a kernel not yet delivered ends after it, and no
+ * kernel runs that long (the longest on the H200, at 2^26 constraints, take well under
+ * a second). The runner counts any record that still comes later (R->late) and the
+ * report says so. */
 #define FOLD_PERIOD 0.5
 #define FOLD_MARGIN 0.002
-#define FOLD_LAG 5.0
+#define FOLD_SKEW 3.0
 
 static void *folder_main(void *arg) {
   mrun *R = arg;
@@ -396,8 +398,9 @@ static void *folder_main(void *arg) {
       if (R->w[i].open_t0 < h) h = R->w[i].open_t0;
     pthread_mutex_unlock(&R->qmu);
     if (R->timing == MT_CUPTI) {
-      mcupti_flush_completed();
-      h -= FOLD_LAG;
+      pthread_mutex_lock(&R->dmu);
+      if (R->dev_t1_max - FOLD_SKEW < h) h = R->dev_t1_max - FOLD_SKEW;
+      pthread_mutex_unlock(&R->dmu);
     }
     ps_err e = {{0}};
     if (!R->fold_failed && runner__fold(R, h - FOLD_MARGIN, &e) != PS_OK) {
@@ -645,6 +648,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     R->total = s->partitions;
     pthread_mutex_lock(&R->dmu);
     R->dev.n = 0;
+    R->dev_t1_max = -INFINITY;
     R->base = ps_now();
     R->accept_dev = 1;
     pthread_mutex_unlock(&R->dmu);

@@ -89,6 +89,7 @@ struct mrun {
   char **names;
   int nnames, capnames;
   int accept_dev; /* 0 while device spans are discarded (setup) */
+  double dev_t1_max; /* the latest end among the device spans delivered (replication time) */
 
   /* A replication summarised as it runs (runner_fold.c), so that a run's memory does not
    * grow with its kernels. Owned by whoever folds: the folder thread during the
