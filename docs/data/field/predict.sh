@@ -8,7 +8,7 @@
 #    NO_KERNELS=1 calibrates from the phase spans alone (kernel and memcpy records left
 #    out, written to DATA/runs/cal-t*.phases.jsonl.gz; every GPU phase then counts as
 #    busy: busy 1): for runs whose kernel records are
-#    incomplete (docs/field.md: the H200 run of 2026-12-01 lost most of them).
+#    incomplete (the first H200 run of 2026-12-01, h200/log-first-run.txt, lost most of them).
 # 2. validate: every other run (call-w2, kern-w2, rec-*) predicted by that model with the
 #    overrides it was measured with (NAME.sets), beside the measurement: DATA/validate.txt
 #    (tables) and DATA/NAME.validate.json.
