@@ -207,8 +207,6 @@ int prover_cmd_measure(int argc, char **argv) {
   double t0 = ps_now();
   int r = runner_run(s, &o, &res, &e);
   double wall = ps_now() - t0;
-  /* The groth16 executor's figures of the prover (valid = 0 after another executor). */
-  if (res) runner_prover_last(&res->prover);
   if (isatty(2)) cli_progress_end(&bar);
   sigaction(SIGINT, &old, NULL);
   if (r != PS_OK) fprintf(stderr, "provesim measure: %s\n", e.msg);

@@ -56,22 +56,26 @@ static inline int mexec_phase_threads(const mexec_env *env, const phase *ph) {
 }
 
 /* An executor. open checks that it can run the scenario (PS_EINPUT names what is wrong)
- * and sets *st; gpu_bytes is the device memory the run needs on each GPU, checked
+ * and sets *st; gpu_bytes is the device memory each worker needs on its GPU, and
+ * *shared what the workers of a GPU share there (one proving key), checked by the runner
  * against what is free before any work; worker_open prepares worker `worker` (global
  * index) on GPU `gpu`; call_begin starts a call of k partitions (indices parts[0..k-1]);
  * phase runs phase p of the current call (list index in the model), from any thread,
  * concurrently with other phases of the same call as the DAG allows, and reports when
  * its resource started serving it (t0) and when it ended (t1), on the ps_now() clock;
  * call_end ends the call (also after a failed phase). */
+struct runner_prover;
 typedef struct mexec_ops {
   const char *name;
   int (*open)(const mexec_env *env, void **st, ps_err *e);
-  size_t (*gpu_bytes)(void *st);
+  size_t (*gpu_bytes)(void *st, size_t *shared);
   int (*worker_open)(void *st, int worker, int gpu, void **ws, ps_err *e);
   int (*call_begin)(void *ws, int rep, int64_t call, const int64_t *parts, int k, ps_err *e);
   int (*phase)(void *ws, int p, double *t0, double *t1, ps_err *e);
   void (*call_end)(void *ws);
   void (*worker_close)(void *ws);
+  /* NULL, or what the executor saw of the prover (runner.h), after every worker closed. */
+  void (*stats)(void *st, struct runner_prover *out);
   void (*close)(void *st);
 } mexec_ops;
 

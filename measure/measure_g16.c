@@ -34,6 +34,12 @@ typedef struct g_st {
   mexec_env env;
   g16_keys *keys;
   int map[G_N]; /* model phase index -> g16 phase */
+  /* What an operator asks of the prover (g_stats), under fig_mu: workers end calls at the
+   * same time. Steady-state calls go to histograms (bounded memory). */
+  pthread_mutex_t fig_mu;
+  runner_prover fig;
+  hist *steady, *steady_gpu;
+  double first_sum, first_gpu_sum;
 } g_st;
 
 typedef struct g_w {
@@ -48,45 +54,21 @@ typedef struct g_w {
   double t0, busy0;   /* the current call's start and backend_busy_s then */
 } g_w;
 
-/* The figures of the last run (runner_prover_last), guarded by g_fig_mu: workers end
- * calls at the same time. Steady-state calls go to histograms (bounded memory). */
-static pthread_mutex_t g_fig_mu = PTHREAD_MUTEX_INITIALIZER;
-static runner_prover g_fig;
-static hist *g_steady, *g_steady_gpu;
-static double g_first_sum, g_first_gpu_sum;
-
-static void fig_reset(const g16_keys *k, const char *backend, int batch) {
-  pthread_mutex_lock(&g_fig_mu);
-  hist_free(g_steady);
-  hist_free(g_steady_gpu);
-  g_steady = hist_new();
-  g_steady_gpu = hist_new();
-  g_first_sum = g_first_gpu_sum = 0;
-  memset(&g_fig, 0, sizeof g_fig);
-  g_fig.valid = 1;
-  g_fig.constraints = g16_keys_constraints(k);
-  g_fig.key_gpu_bytes = (double)g16_key_bytes(k);
-  g_fig.worker_gpu_bytes = (double)g16_worker_bytes(k, backend, batch);
-  g_fig.peak_gpu_bytes = NAN;
-  pthread_mutex_unlock(&g_fig_mu);
-}
-
-void runner_prover_last(runner_prover *out) {
-  pthread_mutex_lock(&g_fig_mu);
-  *out = g_fig;
-  if (g_fig.valid) {
-    int n = g_fig.first_calls;
-    out->first_call_s = n ? g_first_sum / n : NAN;
-    out->first_gpu_s = n ? g_first_gpu_sum / n : NAN;
-    out->steady_calls = hist_count(g_steady);
-    out->steady_p50_s = hist_quantile(g_steady, 0.5);
-    out->steady_p95_s = hist_quantile(g_steady, 0.95);
-    out->steady_mean_s = out->steady_calls ? hist_mean(g_steady) : NAN;
-    out->steady_gpu_p50_s = hist_quantile(g_steady_gpu, 0.5);
-    out->steady_gpu_mean_s = out->steady_calls ? hist_mean(g_steady_gpu) : NAN;
-    out->peak_host_bytes = (double)backend_host_peak_bytes();
-  }
-  pthread_mutex_unlock(&g_fig_mu);
+static void g_stats(void *p, runner_prover *out) {
+  g_st *st = p;
+  pthread_mutex_lock(&st->fig_mu);
+  *out = st->fig;
+  int n = st->fig.first_calls;
+  out->first_call_s = n ? st->first_sum / n : NAN;
+  out->first_gpu_s = n ? st->first_gpu_sum / n : NAN;
+  out->steady_calls = hist_count(st->steady);
+  out->steady_p50_s = hist_quantile(st->steady, 0.5);
+  out->steady_p95_s = hist_quantile(st->steady, 0.95);
+  out->steady_mean_s = out->steady_calls ? hist_mean(st->steady) : NAN;
+  out->steady_gpu_p50_s = hist_quantile(st->steady_gpu, 0.5);
+  out->steady_gpu_mean_s = out->steady_calls ? hist_mean(st->steady_gpu) : NAN;
+  out->peak_host_bytes = (double)backend_host_peak_bytes();
+  pthread_mutex_unlock(&st->fig_mu);
 }
 
 /* 1 when phase a precedes phase b in the model's DAG (b depends on a, transitively). */
@@ -147,54 +129,37 @@ static int g_open(const mexec_env *env, void **out, ps_err *e) {
   int rc = g16_keys_make(&p, env->cache_dir, &so, &k, e);
   backend_close(so.backend);
   if (rc != PS_OK) return rc;
-  /* A GPU holds one copy of the proving key, shared by its workers, and each worker's
-   * buffers. The runner's own check counts gpu_bytes per worker (below), so this one says
-   * what the need is made of. */
-  if (env->cuda) {
-    double key = (double)g16_key_bytes(k), wb = (double)g16_worker_bytes(k, "cuda", s->batch),
-           need = key + s->workers_per_gpu * wb;
-    for (int g = 0; g < s->gpus; g++) {
-      char name[256], bus[64];
-      size_t fr = 0, tot = 0;
-      if ((rc = mcuda_device_info(g, name, sizeof name, bus, sizeof bus, &fr, &tot, e)) != PS_OK) break;
-      if (need > (double)fr) {
-        rc = ps_fail(e, PS_ERR,
-                     "GPU %d (%s) has %.2f GiB free of %.2f GiB; the scenario needs %.2f GiB there: one proving key "
-                     "of %.2f GiB (2^%u constraints), shared by the GPU's workers, and %d worker%s x %.2f GiB of "
-                     "buffers (batch %d): lower system.workers_per_gpu, system.batch or prover.constraints",
-                     g, name, fr / 1073741824.0, tot / 1073741824.0, need / 1073741824.0, key / 1073741824.0,
-                     g16_keys_r1cs(k)->log_n, s->workers_per_gpu, s->workers_per_gpu > 1 ? "s" : "",
-                     wb / 1073741824.0, s->batch);
-        break;
-      }
-    }
-    if (rc != PS_OK) {
-      g16_keys_free(k);
-      return rc;
-    }
-  }
   g_st *st = xcalloc(1, sizeof *st);
   st->env = *env;
   st->keys = k;
   for (int g = 0; g < G_N; g++) st->map[idx[g]] = g;
-  fig_reset(k, env->cuda ? "cuda" : "cpu", s->batch);
+  pthread_mutex_init(&st->fig_mu, NULL);
+  st->steady = hist_new();
+  st->steady_gpu = hist_new();
+  st->fig.valid = 1;
+  st->fig.constraints = g16_keys_constraints(k);
+  st->fig.key_gpu_bytes = (double)g16_key_bytes(k);
+  st->fig.worker_gpu_bytes = (double)g16_worker_bytes(k, env->cuda ? "cuda" : "cpu", s->batch);
+  st->fig.peak_gpu_bytes = NAN;
   *out = st;
   return PS_OK;
 }
 
-/* The runner multiplies this by the workers of a GPU: the key's share per worker (one
- * copy per GPU) and the worker's own buffers, so the product is the GPU's need. */
-static size_t g_gpu_bytes(void *p) {
+/* A GPU holds one copy of the proving key, shared by its workers, and each worker's own
+ * buffers (scalars, buckets, NTT scratch). */
+static size_t g_gpu_bytes(void *p, size_t *shared) {
   g_st *st = p;
-  int w = st->env.s->workers_per_gpu > 0 ? st->env.s->workers_per_gpu : 1;
-  return (g16_key_bytes(st->keys) + (size_t)w - 1) / (size_t)w +
-         g16_worker_bytes(st->keys, st->env.cuda ? "cuda" : "cpu", st->env.s->batch);
+  *shared = g16_key_bytes(st->keys);
+  return g16_worker_bytes(st->keys, st->env.cuda ? "cuda" : "cpu", st->env.s->batch);
 }
 
 static void g_close(void *p) {
   g_st *st = p;
   if (!st) return;
   g16_keys_free(st->keys);
+  hist_free(st->steady);
+  hist_free(st->steady_gpu);
+  pthread_mutex_destroy(&st->fig_mu);
   free(st);
 }
 
@@ -219,9 +184,9 @@ static int g_worker_open(void *p, int worker, int gpu, void **out, ps_err *e) {
   double dt = ps_now() - t0;
   g16_ctx_device_key(w->ctx, NULL, &up);
   if (up) {
-    pthread_mutex_lock(&g_fig_mu);
-    if (dt > g_fig.key_upload_s) g_fig.key_upload_s = dt;
-    pthread_mutex_unlock(&g_fig_mu);
+    pthread_mutex_lock(&st->fig_mu);
+    if (dt > st->fig.key_upload_s) st->fig.key_upload_s = dt;
+    pthread_mutex_unlock(&st->fig_mu);
   }
   /* The prover's CPU steps run with the threads the scenario's thread policy gives a worker
    * (system.threads; the runner resolved it over the cores the run may use). */
@@ -235,9 +200,10 @@ static void g_worker_close(void *p) {
   if (!w) return;
   if (backend_has_device(w->b)) {
     double peak = (double)backend_device_peak_bytes(w->b);
-    pthread_mutex_lock(&g_fig_mu);
-    if (!(peak <= g_fig.peak_gpu_bytes)) g_fig.peak_gpu_bytes = peak; /* also over NaN */
-    pthread_mutex_unlock(&g_fig_mu);
+    g_st *st = w->st;
+    pthread_mutex_lock(&st->fig_mu);
+    if (!(peak <= st->fig.peak_gpu_bytes)) st->fig.peak_gpu_bytes = peak; /* also over NaN */
+    pthread_mutex_unlock(&st->fig_mu);
   }
   g16_job_free(w->job);
   g16_ctx_close(w->ctx);
@@ -275,16 +241,17 @@ static void g_call_end(void *p) {
   g16_job_free(w->job);
   w->job = NULL;
   double wall = ps_now() - w->t0, gpu = backend_busy_s(w->b) - w->busy0;
-  pthread_mutex_lock(&g_fig_mu);
+  g_st *st = w->st;
+  pthread_mutex_lock(&st->fig_mu);
   if (w->calls++ == 0) {
-    g_fig.first_calls++;
-    g_first_sum += wall;
-    g_first_gpu_sum += gpu;
+    st->fig.first_calls++;
+    st->first_sum += wall;
+    st->first_gpu_sum += gpu;
   } else {
-    hist_add(g_steady, wall);
-    hist_add(g_steady_gpu, gpu);
+    hist_add(st->steady, wall);
+    hist_add(st->steady_gpu, gpu);
   }
-  pthread_mutex_unlock(&g_fig_mu);
+  pthread_mutex_unlock(&st->fig_mu);
 }
 
 const mexec_ops mexec_groth16 = {
@@ -296,5 +263,6 @@ const mexec_ops mexec_groth16 = {
     .phase = g_phase,
     .call_end = g_call_end,
     .worker_close = g_worker_close,
+    .stats = g_stats,
     .close = g_close,
 };

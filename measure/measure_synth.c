@@ -52,8 +52,9 @@ static int syn_open(const mexec_env *env, void **out, ps_err *e) {
   return PS_OK;
 }
 
-static size_t syn_gpu_bytes(void *st) {
+static size_t syn_gpu_bytes(void *st, size_t *shared) {
   (void)st;
+  *shared = 0;
   return 0; /* the spin kernel touches no memory */
 }
 

@@ -553,18 +553,19 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
 
   R->nw = s->gpus * s->workers_per_gpu;
   if (cuda) {
-    size_t per_worker = ops->gpu_bytes(R->xst);
+    size_t shared = 0, per_worker = ops->gpu_bytes(R->xst, &shared);
     for (int g = 0; g < s->gpus; g++) {
       char name[256], bus[64];
       size_t fr = 0, tot = 0;
       if ((rc = mcuda_device_info(g, name, sizeof name, bus, sizeof bus, &fr, &tot, e)) != PS_OK) goto out;
-      double need = (double)per_worker * s->workers_per_gpu;
+      double need = (double)shared + (double)per_worker * s->workers_per_gpu, G = 1073741824.0;
       if (need > (double)fr) {
         rc = ps_fail(e, PS_ERR,
-                     "GPU %d (%s) has %.2f GiB free of %.2f GiB; the scenario needs %.2f GiB there (%d worker%s x "
-                     "%.2f GiB): lower system.workers_per_gpu, system.batch or prover.constraints",
-                     g, name, (double)fr / 1073741824.0, (double)tot / 1073741824.0, need / 1073741824.0,
-                     s->workers_per_gpu, s->workers_per_gpu > 1 ? "s" : "", (double)per_worker / 1073741824.0);
+                     "GPU %d (%s) has %.2f GiB free of %.2f GiB; the scenario needs %.2f GiB there (%.2f GiB shared "
+                     "by the GPU's workers, the proving key, and %d worker%s x %.2f GiB of buffers at batch %d): "
+                     "lower system.workers_per_gpu, system.batch or prover.constraints",
+                     g, name, (double)fr / G, (double)tot / G, need / G, (double)shared / G, s->workers_per_gpu,
+                     s->workers_per_gpu > 1 ? "s" : "", (double)per_worker / G, s->batch);
         goto out;
       }
     }
@@ -761,6 +762,7 @@ out:
   if (cpus_restricted) sched_setaffinity(0, sizeof saved_cpus, &saved_cpus);
   if (R->w) {
     for (int i = 0; i < nopen; i++) ops->worker_close(R->w[i].xs);
+    if (res && R->xst && ops->stats) ops->stats(R->xst, &res->prover);
     for (int i = 0; i < R->nw; i++) {
       rworker *w = &R->w[i];
       free(w->pool), free(w->q), free(w->deps_left), free(w->started), free(w->spans.v), free(w->calls);

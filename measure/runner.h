@@ -62,10 +62,6 @@ typedef struct runner_prover {
   double peak_host_bytes;   /* peak resident set of the process (getrusage) */
 } runner_prover;
 
-/* The groth16 executor's figures of the last run in this process (valid = 0 when none
- * ran); measure_g16.c keeps them. The caller of runner_run copies them into its result. */
-void runner_prover_last(runner_prover *out);
-
 typedef struct runner_result {
   sim_result sim;        /* per-replication metrics in the simulator's terms */
   int ngpus;
@@ -82,7 +78,7 @@ typedef struct runner_result {
   ps_buf spans;             /* the provesim.spans/1 document when keep_spans (what is not
                                yet in runner_opts.spans_file, when there is one) */
   int completed_reps;       /* replications that ran to the end */
-  runner_prover prover;     /* the groth16 executor's figures (runner_prover_last) */
+  runner_prover prover;     /* the groth16 executor's figures (valid = 0 for others) */
 } runner_result;
 
 /* Runs every replication of s. *out is set whenever the run started (also when it then
