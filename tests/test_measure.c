@@ -497,7 +497,10 @@ START_TEST(folded_run_equals_its_spans) {
   double idle_held = json_num(out, "metrics.gpu_idle.mutex_held");
   ck_assert_msg(fabs(idle_held - (either - us)) < 1e-9, "GPU idle while held: report %.12f, spans %.12f", idle_held,
                 either - us);
-  ck_assert_msg(held > 0.5 && idle_held > 0.01, "held %.4f, idle while held %.4f: the lock is barely used", held,
+  /* Inside the region msm waits for prep (0.03 s of CPU) beside ntt_h (0.01 s of GPU), so
+   * the GPU idles under the lock in every call: both shares are far from zero however
+   * loaded the machine is. */
+  ck_assert_msg(held > 0.2 && idle_held > 0.005, "held %.4f, idle while held %.4f: the lock is barely used", held,
                 idle_held);
   free(s.v);
   free(out), free(err), free(args);
