@@ -295,6 +295,14 @@ void mcupti_flush(void) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 }
 
+void mcupti_flush_complete(void) {
+  cuptiActivityFlushAll(0);
+}
+
+void mcupti_flush_period(unsigned ms) {
+  cuptiActivityFlushPeriod(ms);
+}
+
 void mcupti_stop(void) {
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -311,6 +319,10 @@ int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
 }
 
 void mcupti_flush(void) {}
+void mcupti_flush_complete(void) {}
+void mcupti_flush_period(unsigned ms) {
+  (void)ms;
+}
 void mcupti_stop(void) {}
 
 #endif
@@ -356,6 +368,10 @@ int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
 }
 
 void mcupti_flush(void) {}
+void mcupti_flush_complete(void) {}
+void mcupti_flush_period(unsigned ms) {
+  (void)ms;
+}
 void mcupti_stop(void) {}
 
 #endif

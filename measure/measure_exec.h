@@ -122,6 +122,12 @@ typedef void (*mdev_sink)(void *ctx, int gpu, span_kind kind, const char *name, 
  * costs the run several points of utilization on an H200). */
 int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e);
 void mcupti_flush(void);
+/* Diagnostics of CUPTI's memory while a run measures (PROVESIM_CUPTI_FLUSH, runner.c):
+ * flush_complete hands over the buffers whose records are all complete (CUPTI's default
+ * flush, safe while kernels run); flush_period asks CUPTI's own thread to hand over full
+ * buffers every ms milliseconds (0: CUPTI's heuristics). */
+void mcupti_flush_complete(void);
+void mcupti_flush_period(unsigned ms);
 void mcupti_stop(void);
 
 /* ---- NVML (measure_nvml.c), loaded with dlopen. */

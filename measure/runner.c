@@ -398,6 +398,7 @@ static void *folder_main(void *arg) {
       if (R->w[i].open_t0 < h) h = R->w[i].open_t0;
     pthread_mutex_unlock(&R->qmu);
     if (R->timing == MT_CUPTI) {
+      if (R->cupti_flush == 1) mcupti_flush_complete();
       pthread_mutex_lock(&R->dmu);
       if (R->dev_t1_max - FOLD_SKEW < h) h = R->dev_t1_max - FOLD_SKEW;
       pthread_mutex_unlock(&R->dmu);
@@ -472,8 +473,26 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   else
     return ps_fail(e, PS_EINPUT, "--backend: expected cuda or cpu, got \"%s\"", o->backend);
 
+  /* PROVESIM_CUPTI_FLUSH, a diagnostic of CUPTI's memory (docs/reliability.md): none
+   * (the default: no flush while the run measures), complete (CUPTI's default flush at
+   * every fold) or period:MS (CUPTI's own thread hands over full buffers every MS ms). */
+  int cflush = 0;
+  unsigned cperiod = 0;
+  const char *cf = getenv("PROVESIM_CUPTI_FLUSH");
+  if (cf && *cf && strcmp(cf, "none")) {
+    int ms = 0;
+    if (!strcmp(cf, "complete"))
+      cflush = 1;
+    else if (!strncmp(cf, "period:", 7) && ps_parse_int(cf + 7, 1, 60000, &ms) == PS_OK)
+      cflush = 2, cperiod = (unsigned)ms;
+    else
+      return ps_fail(e, PS_EINPUT, "PROVESIM_CUPTI_FLUSH: expected none, complete or period:MS (MS from 1 to 60000), "
+                                   "got \"%.100s\"", cf);
+  }
+
   mrun *R = xcalloc(1, sizeof *R);
   R->s = s;
+  R->cupti_flush = cflush;
   R->warmup = s->warmup_auto ? -1 : s->warmup;
   R->o = o;
   R->ops = ops;
@@ -527,7 +546,9 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     } else if (mcupti_start(device_sink, R, &how, &ce) == PS_OK) {
       R->timing = MT_CUPTI;
       cupti_on = 1;
-      snprintf(notes, sizeof notes, "kernel and memcpy spans from CUPTI activity records (%s)", how);
+      snprintf(notes, sizeof notes, "kernel and memcpy spans from CUPTI activity records (%s)%s", how,
+               cflush == 1 ? "; PROVESIM_CUPTI_FLUSH=complete" : cflush == 2 ? "; PROVESIM_CUPTI_FLUSH=period" : "");
+      if (cflush == 2) mcupti_flush_period(cperiod);
     } else {
       R->timing = MT_EVENTS;
       snprintf(notes, sizeof notes, "CUPTI unavailable (%.900s): kernel times from CUDA events", ce.msg);

@@ -89,6 +89,7 @@ struct mrun {
   char **names;
   int nnames, capnames;
   int accept_dev; /* 0 while device spans are discarded (setup) */
+  int cupti_flush;  /* PROVESIM_CUPTI_FLUSH: 0 none, 1 complete, 2 period */
   double dev_t1_max; /* the latest end among the device spans delivered (replication time) */
 
   /* A replication summarised as it runs (runner_fold.c), so that a run's memory does not

@@ -56,6 +56,7 @@ print(json.dumps({"partitions_per_s": m["throughput_pps"], "gpu_util": m["gpu_ut
                   "gpu_mib_max": max(gpu) if gpu else None,
                   "rss_kib_per_1000_partitions": growth, "notes": d["measurement"]["notes"]}))
 PY
+[ "${FAULT:-1}" = 0 ] && exit 0 # FAULT=0: the soak alone (cupti_flush.sh)
 echo "== fault"
 PROVESIM_FAULT=1:40:msm "$bin" measure configs/measure-groth16.yaml "${sets[@]}" --set workload.partitions=200 \
   --spans "$OUT/fault.jsonl" -o "$OUT/fault.txt"; echo "fault exit $?"
