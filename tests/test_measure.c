@@ -582,6 +582,14 @@ START_TEST(bad_scenario_exit_2_no_output) {
   free(err), free(args);
   args = xasprintf("measure %s --backend tpu", cfg);
   ck_assert_int_eq(run(args, NULL, &err), 2);
+  free(err), free(args);
+  /* A malformed diagnostic setting is refused before any work, naming the variable. */
+  args = xasprintf("measure %s --backend cpu -o %s --spans %s", cfg, o, spf);
+  setenv("PROVESIM_CUPTI_FLUSH", "period:0", 1);
+  ck_assert_int_eq(run(args, NULL, &err), 2);
+  unsetenv("PROVESIM_CUPTI_FLUSH");
+  ck_assert_msg(strstr(err, "PROVESIM_CUPTI_FLUSH: expected none, complete or period:MS"), "%s", err);
+  ck_assert(!exists(o) && !exists(spf));
   free(err), free(args), free(o), free(spf), free(cfg);
 }
 END_TEST
