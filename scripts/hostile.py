@@ -172,7 +172,7 @@ def proof_cases(corpus):
 
 def args_cases(corpus):
     subst = {"{scn}": "scn.yaml", "{model}": "model.yaml", "{spans}": "spans.jsonl",
-             "{proof}": "proof", "{dir}": "emptydir"}
+             "{spans_unsorted}": "spans-unsorted.jsonl", "{proof}": "proof", "{dir}": "emptydir"}
     out = []
     with open(os.path.join(corpus, "args.txt")) as fh:
         for line in fh:
@@ -210,7 +210,7 @@ def run_case(binary, corpus, case, sanitized):
     problems = []
     t = time.monotonic()
     try:
-        for n in ("scn.yaml", "model.yaml", "spans.jsonl", "emptydir", "proof"):
+        for n in ("scn.yaml", "model.yaml", "spans.jsonl", "spans-unsorted.jsonl", "emptydir", "proof"):
             copy_into(os.path.join(corpus, "support", n), os.path.join(scratch, n))
         os.remove(os.path.join(scratch, "emptydir", ".keep"))
         if case.setup:
