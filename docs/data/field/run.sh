@@ -29,10 +29,7 @@ bin=${1:-.devbin/provesim}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/runs"
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 exec > >(tee -a "$OUT/log.txt") 2>&1
-if [ -d .deps ]; then
-  mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$PWD/.devbin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+. scripts/device_env.sh
 backend=${BACKEND:-cuda} quick=${QUICK:-} budget=${BUDGET:-520} failed=0
 size=2^26; [ -n "$quick" ] && size=2^10
 nvidia-smi --query-gpu=name,driver_version,memory.total,memory.free,clocks.max.sm --format=csv,noheader 2>/dev/null

@@ -14,10 +14,7 @@ set -uo pipefail
 bin=${1:-.devbin/provesim}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 exec > >(tee -a "$OUT/log.txt") 2>&1
-if [ -d .deps ]; then
-  mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$(cd "$(dirname "$bin")" && pwd)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+. scripts/device_env.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 sets=(--backend cuda --executor groth16 --cache /tmp/k --set prover.constraints=2^18 --set system.mutex=kernels
       --set system.workers_per_gpu=2 --set run.warmup=10 --set run.cooldown=2)

@@ -18,10 +18,7 @@ bin=${1:-.devbin/provesim}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/runs"
 t0=$(date +%s); el() { echo $(( $(date +%s) - t0 )); }
 exec > >(tee -a "$OUT/log.txt") 2>&1
-if [ -d .deps ]; then
-  mkdir -p /tmp/deps && for f in .deps/*.deb; do dpkg -x "$f" /tmp/deps; done
-  export LD_LIBRARY_PATH=/tmp/deps/usr/lib/x86_64-linux-gnu:$PWD/.devbin${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-fi
+. scripts/device_env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores online"
 echo "commit: ${COMMIT:-unknown}"
