@@ -11,10 +11,12 @@
  * so the mutex is asked for the moment the region's first phase is ready and released
  * the moment its last phase ends, give or take a thread wake-up (microseconds).
  *
- * Everything is recorded as spans in memory; runner_metrics.c then computes the metrics
- * from the spans exactly as the simulator defines them (docs/design.md, "Measurement
- * window and metrics"), so a report and its spans file always agree, and runner_report.c
- * renders the reports. The run's state is in runner_int.h, shared with runner_metrics.c. */
+ * Everything is recorded as spans; a folder thread (runner_fold.c) writes them to the
+ * spans file in time order as the run goes and keeps only prefix values at each call's
+ * end, from which runner_metrics.c computes the metrics exactly as the simulator defines
+ * them (docs/design.md, "Measurement window and metrics"), so a report and its spans file
+ * always agree, and runner_report.c renders the reports. The run's state is in
+ * runner_int.h, shared with runner_fold.c and runner_metrics.c. */
 #define _GNU_SOURCE
 #include "runner.h"
 
@@ -106,7 +108,7 @@ static void device_sink(void *ctx, int gpu, span_kind kind, const char *name, do
   mrun_device_span(ctx, gpu, kind, name, t0, t1);
 }
 
-static void run_fail(mrun *r, const ps_err *e) {
+void runner__fail(mrun *r, const ps_err *e) {
   pthread_mutex_lock(&r->fail_mu);
   if (!r->failed) {
     r->failed = 1;
@@ -176,7 +178,7 @@ static void *pool_main(void *arg) {
       snprintf(full.msg, sizeof full.msg, "worker %d (GPU %d), call %lld, phase %.60s: %.900s", w->wig, w->gpu,
                (long long)w->call, R->s->model->phases[p].name, e.msg);
       w->failed = 1;
-      run_fail(R, &full);
+      runner__fail(R, &full);
     }
     w->running--;
     w->ndone++;
@@ -260,7 +262,7 @@ static void *worker_main(void *arg) {
     for (int i = 0; i < w->k; i++) parts[i] = w->part0 + i;
     ps_err e = {{0}};
     if (R->ops->call_begin(w->xs, R->rep, w->call, parts, w->k, &e) != PS_OK) {
-      run_fail(R, &e);
+      runner__fail(R, &e);
       break;
     }
     pthread_mutex_lock(&w->mu);
@@ -365,53 +367,6 @@ static void make_arrivals(mrun *R) {
     R->arrive[p] = R->base + t;
   }
   gsl_rng_free(rng);
-}
-
-/* Folding while a replication runs (runner_fold.c): every FOLD_PERIOD seconds, the
- * horizon is the earliest start of a call in progress (or now), less a margin for clock
- * rounding. With CUPTI, kernel records come a buffer at a time whenever one fills (the
- * runner never flushes while it measures: on the H200 a flush every half second cost 3
- * to 7 points of utilization), so the horizon also stays FOLD_SKEW before the latest
- * end among the records delivered: a kernel not yet delivered ends after it, and no
- * kernel runs that long (the longest on the H200, at 2^26 constraints, take well under
- * a second). The runner counts any record that still comes later (R->late) and the
- * report says so. */
-#define FOLD_PERIOD 0.5
-#define FOLD_MARGIN 0.002
-#define FOLD_SKEW 3.0
-
-static void *folder_main(void *arg) {
-  mrun *R = arg;
-  pthread_mutex_lock(&R->fold_mu);
-  while (!R->folder_stop) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)(FOLD_PERIOD * 1e9);
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
-    pthread_cond_timedwait(&R->fold_cv, &R->fold_mu, &ts);
-    if (R->folder_stop) break;
-    pthread_mutex_unlock(&R->fold_mu);
-    pthread_mutex_lock(&R->qmu);
-    double h = ps_now() - R->base;
-    for (int i = 0; i < R->nw; i++)
-      if (R->w[i].open_t0 < h) h = R->w[i].open_t0;
-    pthread_mutex_unlock(&R->qmu);
-    if (R->timing == MT_CUPTI) {
-      if (R->cupti_flush == 1) mcupti_flush_complete();
-      pthread_mutex_lock(&R->dmu);
-      if (R->dev_t1_max - FOLD_SKEW < h) h = R->dev_t1_max - FOLD_SKEW;
-      pthread_mutex_unlock(&R->dmu);
-    }
-    ps_err e = {{0}};
-    if (!R->fold_failed && runner__fold(R, h - FOLD_MARGIN, &e) != PS_OK) {
-      R->fold_failed = 1;
-      run_fail(R, &e);
-    }
-    pthread_mutex_lock(&R->fold_mu);
-  }
-  pthread_mutex_unlock(&R->fold_mu);
-  return NULL;
 }
 
 static void worker_reset(rworker *w) {
@@ -678,11 +633,11 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     for (int i = 0; i < R->nw; i++) worker_reset(&R->w[i]);
     runner__fold_begin(R);
     R->folder_stop = 0;
-    int folding = pthread_create(&R->folder, NULL, folder_main, R) == 0;
+    int folding = pthread_create(&R->folder, NULL, runner__folder_main, R) == 0;
     int started = 0;
     for (int i = 0; i < R->nw; i++, started++)
       if (start_worker(&R->w[i], e) != PS_OK) {
-        run_fail(R, e);
+        runner__fail(R, e);
         break;
       }
     for (int i = 0; i < started; i++) join_worker(&R->w[i]);
@@ -696,7 +651,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     if (cuda) {
       ps_err se = {{0}};
       for (int g = 0; g < s->gpus; g++)
-        if (mcuda_sync(g, &se) != PS_OK) run_fail(R, &se);
+        if (mcuda_sync(g, &se) != PS_OK) runner__fail(R, &se);
       if (cupti_on) mcupti_flush();
     }
     pthread_mutex_lock(&R->dmu);
@@ -706,7 +661,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
       ps_err fe = {{0}};
       if (runner__fold(R, INFINITY, &fe) != PS_OK) {
         R->fold_failed = 1;
-        run_fail(R, &fe);
+        runner__fail(R, &fe);
       }
     }
     if (R->failed) {

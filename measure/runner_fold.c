@@ -20,9 +20,11 @@
  * none. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "ivl.h"
 #include "runner_int.h"
@@ -287,5 +289,54 @@ const double *runner__pre_at(const mrun *R, double t) {
       if (w->calls[i].t_end == t) return w->pre + i * (size_t)R->npre;
   }
   PS_ASSERT(!"a window bound that is no summarised call's end");
+  return NULL;
+}
+
+/* ---- The folder thread ---- */
+
+/* Folding while a replication runs (runner_fold.c): every FOLD_PERIOD seconds, the
+ * horizon is the earliest start of a call in progress (or now), less a margin for clock
+ * rounding. With CUPTI, kernel records come a buffer at a time whenever one fills (the
+ * runner never flushes while it measures: on the H200 a flush every half second cost 3
+ * to 7 points of utilization), so the horizon also stays FOLD_SKEW before the latest
+ * end among the records delivered: a kernel not yet delivered ends after it, and no
+ * kernel runs that long (the longest on the H200, at 2^26 constraints, take well under
+ * a second). The runner counts any record that still comes later (R->late) and the
+ * report says so. */
+#define FOLD_PERIOD 0.5
+#define FOLD_MARGIN 0.002
+#define FOLD_SKEW 3.0
+
+void *runner__folder_main(void *arg) {
+  mrun *R = arg;
+  pthread_mutex_lock(&R->fold_mu);
+  while (!R->folder_stop) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)(FOLD_PERIOD * 1e9);
+    ts.tv_sec += ts.tv_nsec / 1000000000L;
+    ts.tv_nsec %= 1000000000L;
+    pthread_cond_timedwait(&R->fold_cv, &R->fold_mu, &ts);
+    if (R->folder_stop) break;
+    pthread_mutex_unlock(&R->fold_mu);
+    pthread_mutex_lock(&R->qmu);
+    double h = ps_now() - R->base;
+    for (int i = 0; i < R->nw; i++)
+      if (R->w[i].open_t0 < h) h = R->w[i].open_t0;
+    pthread_mutex_unlock(&R->qmu);
+    if (R->timing == MT_CUPTI) {
+      if (R->cupti_flush == 1) mcupti_flush_complete();
+      pthread_mutex_lock(&R->dmu);
+      if (R->dev_t1_max - FOLD_SKEW < h) h = R->dev_t1_max - FOLD_SKEW;
+      pthread_mutex_unlock(&R->dmu);
+    }
+    ps_err e = {{0}};
+    if (!R->fold_failed && runner__fold(R, h - FOLD_MARGIN, &e) != PS_OK) {
+      R->fold_failed = 1;
+      runner__fail(R, &e);
+    }
+    pthread_mutex_lock(&R->fold_mu);
+  }
+  pthread_mutex_unlock(&R->fold_mu);
   return NULL;
 }

@@ -180,6 +180,11 @@ const double *runner__pre_at(const mrun *R, double t);
 int runner__spans_drain(mrun *R, ps_err *e);
 void runner__fold_free(mrun *R);
 void runner__push(rspans *a, const rspan *s);
+/* The folder thread of a replication (pthread start routine, arg: the mrun): folds every
+ * half second until R->folder_stop. */
+void *runner__folder_main(void *arg);
+/* Records the run's first failure and stops it. */
+void runner__fail(mrun *r, const ps_err *e);
 
 /* ---- Metrics (runner_metrics.c) ---- */
 
