@@ -33,6 +33,13 @@ int cli_is_opt(const char *a, const char *name) {
   return !strcmp(a, name) || (!strncmp(a, name, n) && a[n] == '=');
 }
 
+int cli_operand(const char *cmd, const char *a, const char **path) {
+  if (a[0] == '-' && a[1]) return cli_usage_error(cmd, "unknown option %s", a);
+  if (*path) return cli_usage_error(cmd, "unexpected argument %s: one scenario at a time", a);
+  *path = a;
+  return 0;
+}
+
 
 
 /* A JSON value for an override's text: a number when it reads as one, else a string. */

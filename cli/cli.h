@@ -24,6 +24,12 @@ const char *cli_optval(int argc, char **argv, int *i, const char *name);
 /* 1 when a is NAME or NAME=... */
 int cli_is_opt(const char *a, const char *name);
 
+/* The last branch of a one-scenario command's option loop, for an argument no option
+ * took: an option (-x, --x) is unknown; the first other argument becomes *path; a second
+ * is refused. Returns 0, or PS_EXIT_USAGE with the message printed (it sets no exit
+ * code of the caller's: a loop whose rc already holds one keeps it). */
+int cli_operand(const char *cmd, const char *a, const char **path);
+
 /* A JSON value for an override's text: a number when it reads as one, else a string. */
 cJSON *cli_json_value(const char *v);
 

@@ -169,13 +169,8 @@ int sim_cmd_estimate(int argc, char **argv) {
         rc = cli_usage_error("estimate", "--threads: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }
-    } else if (a[0] == '-' && a[1]) {
-      rc = cli_usage_error("estimate", "unknown option %s", a);
-      goto done;
-    } else if (!path) {
-      path = a;
-    } else {
-      rc = cli_usage_error("estimate", "unexpected argument %s: one scenario at a time", a);
+    } else if (cli_operand("estimate", a, &path)) {
+      rc = PS_EXIT_USAGE;
       goto done;
     }
     continue;

@@ -133,13 +133,8 @@ int prover_cmd_measure(int argc, char **argv) {
         rc = cli_usage_error("measure", "--nvml-period: expected seconds in [0.01, 10], got \"%s\"", v);
         goto done;
       }
-    } else if (a[0] == '-' && a[1]) {
-      rc = cli_usage_error("measure", "unknown option %s", a);
-      goto done;
-    } else if (!path) {
-      path = a;
-    } else {
-      rc = cli_usage_error("measure", "unexpected argument %s: one scenario at a time", a);
+    } else if (cli_operand("measure", a, &path)) {
+      rc = PS_EXIT_USAGE;
       goto done;
     }
     continue;

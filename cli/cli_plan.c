@@ -295,13 +295,8 @@ int sim_cmd_plan(int argc, char **argv) {
     } else if (cli_is_opt(a, "--csv")) {
       if (!(v = cli_optval(argc, argv, &i, "--csv"))) goto missing;
       csvf = v;
-    } else if (a[0] == '-' && a[1]) {
-      rc = cli_usage_error("plan", "unknown option %s", a);
-      goto done;
-    } else if (!path) {
-      path = a;
-    } else {
-      rc = cli_usage_error("plan", "unexpected argument %s: one scenario at a time", a);
+    } else if (cli_operand("plan", a, &path)) {
+      rc = PS_EXIT_USAGE;
       goto done;
     }
     continue;

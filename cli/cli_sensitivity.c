@@ -204,13 +204,8 @@ int sim_cmd_sensitivity(int argc, char **argv) {
         rc = cli_usage_error("sensitivity", "--threads: expected an integer >= 1, got \"%s\"", v);
         goto done;
       }
-    } else if (a[0] == '-' && a[1]) {
-      rc = cli_usage_error("sensitivity", "unknown option %s", a);
-      goto done;
-    } else if (!path) {
-      path = a;
-    } else {
-      rc = cli_usage_error("sensitivity", "unexpected argument %s: one scenario at a time", a);
+    } else if (cli_operand("sensitivity", a, &path)) {
+      rc = PS_EXIT_USAGE;
       goto done;
     }
     continue;

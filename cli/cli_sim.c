@@ -153,13 +153,8 @@ int sim_cmd_simulate(int argc, char **argv) {
         goto done;
       }
       threads = (int)t;
-    } else if (a[0] == '-' && a[1]) {
-      rc = cli_usage_error("simulate", "unknown option %s", a);
-      goto done;
-    } else if (!path) {
-      path = a;
-    } else {
-      rc = cli_usage_error("simulate", "unexpected argument %s: one scenario at a time", a);
+    } else if (cli_operand("simulate", a, &path)) {
+      rc = PS_EXIT_USAGE;
       goto done;
     }
     continue;

@@ -636,13 +636,8 @@ int sim_cmd_sweep(int argc, char **argv) {
       resume = v;
     } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
       quiet = 1;
-    } else if (a[0] == '-' && a[1]) {
-      rc = cli_usage_error("sweep", "unknown option %s", a);
-      goto done;
-    } else if (!path) {
-      path = a;
-    } else {
-      rc = cli_usage_error("sweep", "unexpected argument %s: one scenario at a time", a);
+    } else if (cli_operand("sweep", a, &path)) {
+      rc = PS_EXIT_USAGE;
       goto done;
     }
     continue;
