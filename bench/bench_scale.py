@@ -27,14 +27,14 @@ Prints two tables, or one JSON object with --json.
 import argparse
 import json
 import os
-import platform
 import statistics
-import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+from bench_engine import RunError, machine, run_timed  # noqa: E402 (one runner, one machine record)
+
 CAPACITY = os.path.join(ROOT, "configs", "capacity-8gpu.yaml")
 SEED = os.path.join(ROOT, "configs", "seed-coarse-mutex.yaml")
 EVENTS_PER_PARTITION = 5  # the supraseal model's phases; only used to size the paired runs
@@ -58,20 +58,13 @@ def scenario(gpus, partitions, cores_per_gpu, workers_per_gpu):
 
 def run_cpu(exe, args):
     """Runs exe args; returns (CPU seconds of the child, its report)."""
-    with tempfile.TemporaryFile() as fo, tempfile.TemporaryFile() as fe:
-        p = subprocess.Popen([exe] + args, stdout=fo, stderr=fe)
-        _, status, ru = os.wait4(p.pid, 0)
-        p.returncode = os.waitstatus_to_exitcode(status)  # reaped here, not by Popen
-        fo.seek(0)
-        fe.seek(0)
-        out, err = fo.read(), fe.read()
-    if p.returncode != 0:
-        raise SystemExit("bench_scale.py: %s %s exited with %d: %s" % (
-            exe, " ".join(args), p.returncode, err.decode(errors="replace").strip()[:400]))
+    try:
+        out, _, cpu, _ = run_timed([exe] + args)
+    except RunError as e:
+        raise SystemExit("bench_scale.py: %s" % e)
     rep = json.loads(out)
     util = rep["metrics"]["gpu_util"]
-    return ru.ru_utime + ru.ru_stime, {"events": int(rep["events"]),
-                                       "gpu_util": sum(util) / len(util) if isinstance(util, list) else util}
+    return cpu, {"events": int(rep["events"]), "gpu_util": sum(util) / len(util) if isinstance(util, list) else util}
 
 
 def name_of(gpus):
@@ -131,19 +124,6 @@ def per_event(args, gpus_list):
             row["vs_1_gpu_range"] = [min(per_ev), max(per_ev)]
         rows.append(row)
     return rows
-
-
-def machine():
-    m = {"cpu": platform.processor() or platform.machine(), "host": platform.node(), "cores": os.cpu_count()}
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    m["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    return m
 
 
 def main(argv=None):
