@@ -50,11 +50,12 @@ static const char calibrate_help[] =
     "  --skip-calls N    leave out each worker's first N calls (warm-up effects; default 0)\n"
     "  --name NAME       the model's name (default: the template's, suffixed -calibrated)\n"
     "  --overlap FILE    spans of a run where GPU phases of different workers overlap (two\n"
-    "                    workers, system.mutex=none): fits gpu_overlap.interference s, each of\n"
-    "                    n phases at once running at 1/(1 + s(n-1)), against the solo times\n"
-    "                    fitted from the other files; the model then defaults to\n"
+    "                    or more workers, system.mutex=none): fits gpu_overlap.interference\n"
+    "                    s, each of n phases at once running at 1/(1 + s(n-1)), against the\n"
+    "                    solo times fitted from the other files; the model then defaults to\n"
     "                    gpu_sharing: shared; and cpu_contention c, a cpu phase beside m\n"
-    "                    other workers' cpu phases running at 1/(1 + c m)\n"
+    "                    other workers' cpu phases running at 1/(1 + c m). Repeat it to fit\n"
+    "                    both from several such runs together (e.g. 2 and 4 workers)\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
@@ -67,9 +68,10 @@ static const char calibrate_help[] =
 
 int sim_cmd_calibrate(int argc, char **argv) {
   const char **files = xcalloc((size_t)argc, sizeof *files);
-  const char *tmpl = NULL, *out = NULL, *name = NULL, *overlap = NULL;
+  const char **overlap = xcalloc((size_t)argc, sizeof *overlap);
+  const char *tmpl = NULL, *out = NULL, *name = NULL;
   calib_overlap_report ovr = {0};
-  int nfiles = 0, fam = CALIB_AUTO, skip = 0, rc = PS_EXIT_USAGE;
+  int nfiles = 0, noverlap = 0, fam = CALIB_AUTO, skip = 0, rc = PS_EXIT_USAGE;
   model *m = NULL;
   calib_phase_report *reps = NULL;
   ps_buf b = {0}, t = {0};
@@ -103,7 +105,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
       skip = (int)n;
     } else if (cli_is_opt(a, "--overlap")) {
       if (!(v = cli_optval(argc, argv, &i, "--overlap"))) goto missing;
-      overlap = v;
+      overlap[noverlap++] = v;
     } else if (cli_is_opt(a, "--name")) {
       if (!(v = cli_optval(argc, argv, &i, "--name"))) goto missing;
       name = v;
@@ -147,7 +149,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   }
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
-  if (lr == PS_OK && overlap) lr = calib_overlap(m, overlap, skip, &ovr, &e);
+  if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, &ovr, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);
     rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
@@ -165,7 +167,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
   {
     ps_buf v = {0};
     for (int i = 0; i < nfiles; i++) ps_buf_printf(&v, i ? " %s" : "%s", files[i]);
-    if (overlap) ps_buf_printf(&v, " (overlap: %s)", overlap);
+    for (int i = 0; i < noverlap; i++) ps_buf_printf(&v, i ? " %s" : " (overlap: %s", overlap[i]);
+    if (noverlap) ps_buf_printf(&v, ")");
     calib_set_provenance(m, "spans", v.p);
     ps_buf_free(&v);
     calib_set_provenance(m, "template", tmpl);
@@ -205,14 +208,18 @@ int sim_cmd_calibrate(int argc, char **argv) {
                     "of them (fixed seed)\n", reps[p].phase, reps[p].fit.n,
                     fam == CALIB_EMPIRICAL ? "its empirical samples are" : "its fit is from all of them, its KS distance",
                     reps[p].fit.nsample);
-  if (overlap) {
-    ps_buf_printf(&t, "GPU overlap (%s): phases alone %.3f s, overlapped %.3f s, solo work %.3f s: interference %.4f\n",
-                  overlap, ovr.alone_s, ovr.overlapped_s, ovr.work_s, ovr.interference);
+  if (noverlap) {
+    ps_buf ov = {0};
+    for (int i = 0; i < noverlap; i++) ps_buf_printf(&ov, i ? ", %s" : "%s", overlap[i]);
+    ps_buf_printf(&t, "GPU overlap (%s): phases alone %.3f s, overlapped %.3f s (up to %d at once), solo work %.3f s: "
+                  "interference %.4f\n", ov.p, ovr.alone_s, ovr.overlapped_s, ovr.max_at_once, ovr.work_s,
+                  ovr.interference);
     if (ovr.cpu_side_by_side > 0)
-      ps_buf_printf(&t, "CPU contention (%s): cpu phases beside other workers' slow by 1/(1 + %.4f m)\n", overlap,
+      ps_buf_printf(&t, "CPU contention (%s): cpu phases beside other workers' slow by 1/(1 + %.4f m)\n", ov.p,
                     ovr.cpu_contention);
     else
-      ps_buf_printf(&t, "CPU contention (%s): the cpu phases never ran side by side; 0\n", overlap);
+      ps_buf_printf(&t, "CPU contention (%s): the cpu phases never ran side by side; 0\n", ov.p);
+    ps_buf_free(&ov);
   }
   ps_buf_printf(&t, "wrote %s\n", out);
   if (ps_write_stdout(t.p, t.len, &e) != PS_OK) {
@@ -230,5 +237,6 @@ done:
   ps_buf_free(&b);
   ps_buf_free(&t);
   free(files);
+  free(overlap);
   return rc;
 }

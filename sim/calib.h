@@ -122,21 +122,25 @@ typedef struct calib_phase_report {
 int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
                 calib_phase_report **reports, ps_err *e);
 
-/* The interference of GPU phases that overlap (model.interference), from a run where
- * they do (two workers, no mutex): each kept GPU phase span's time alone and overlapped
- * by another worker's GPU phase, against its solo work (the model's mean, fitted
- * before from single-worker runs): 1 + s = overlapped / (work - alone). Sets
+/* The interference of GPU phases that overlap (model.interference), from runs where they
+ * do (two or more workers, no mutex): the time each kept GPU phase span ran with n phases
+ * at once (itself and n - 1 of other workers), against its solo work (the model's mean,
+ * fitted before from single-worker runs). At n at once each runs at 1 / (1 + s (n - 1)),
+ * so s solves  work = sum over n of time_n / (1 + s (n - 1)), summed over the spans of
+ * every file (with two at most: 1 + s = overlapped / (work - alone)). Sets
  * m->gpu_overlap and m->interference. PS_EINPUT when they overlap for under 5%.
- * From the same run's cpu phases, the cpu contention c (model.cpu_contention): each
+ * From the same runs' cpu phases, the cpu contention c (model.cpu_contention): each
  * span's duration d against its solo time e at its threads, and m the time-averaged
  * number of other workers' cpu phases beside it: d / e = 1 + c m by least squares
  * (0 when they never ran side by side; the run must leave cores to spare). */
 typedef struct calib_overlap_report {
   double alone_s, overlapped_s, work_s, interference;
+  int max_at_once;         /* the most GPU phases seen at once */
   double cpu_contention;   /* the fitted model.cpu_contention */
   double cpu_side_by_side; /* sum over cpu spans of m^2 (0: cpu phases never side by side) */
 } calib_overlap_report;
-int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_report *out, ps_err *e);
+int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, calib_overlap_report *out,
+                  ps_err *e);
 
 /* Internal to sim/calib*.c: each worker's first calls, to leave out skip_calls of them
  * as warm-up. Calls are ranked by number within a (rep, gpu, worker), as calib_model

@@ -1,7 +1,7 @@
 /* Fitting what happens when calls overlap (calib.h, calib_overlap): the interference of
  * GPU phases of different workers on one GPU, and the contention of CPU phases side by
- * side, from a run where they overlap (two workers, no mutex), against the solo times
- * calib_model fitted before.
+ * side, from runs where they overlap (two or more workers, no mutex), against the solo
+ * times calib_model fitted before.
  *
  * The run is read twice as a stream. The first pass ranks each worker's calls (to leave
  * the warm-up out) and learns the file's order: measure writes spans in order of start,
@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ivl.h"
 #include "spans.h"
 #include "scn.h"
+
+#define OV_NMAX 16
 
 /* One phase span in the window of the moment; pending: kept, not yet measured. */
 typedef struct ospan {
@@ -48,9 +49,10 @@ typedef struct ov_ctx {
   model *m;
   int pass2;
   ocat cat[2]; /* 0: cpu, 1: gpu */
-  /* the sums */
-  double t_alone, t_over, work; /* GPU */
-  double sxy, sxx;              /* cpu */
+  /* the sums, over every file */
+  double t_at[OV_NMAX + 1]; /* GPU: time spent with n GPU phases at once (n = 1..OV_NMAX, the last: or more) */
+  double work;              /* GPU: the spans' solo work */
+  double sxy, sxx;          /* cpu */
 } ov_ctx;
 
 static ogroup *ogroup_of(ocat *c, const span_rec *r) {
@@ -65,23 +67,47 @@ static ogroup *ogroup_of(ocat *c, const span_rec *r) {
   return &c->g[id];
 }
 
-/* The GPU span a against the other workers' GPU phases beside it: the time it ran alone
- * and overlapped. With n = 2 at once each runs at 1 / (1 + s): its solo work W (the
- * model's mean) = alone + overlapped / (1 + s), so 1 + s = T_over / (W - T_alone) summed. */
+/* The GPU span a against the other workers' GPU phases beside it: how long it ran with n
+ * phases at once (itself and n - 1 others), into t_at[n]. calib_overlap fits s from the
+ * sums: at n at once each phase runs at 1 / (1 + s (n - 1)), so the spans' solo work
+ * W (the model's means) = sum over n of t_at[n] / (1 + s (n - 1)). */
+typedef struct ov_edge {
+  double t;
+  int d;
+} ov_edge;
+
+static int ov_edge_cmp(const void *x, const void *y) {
+  const ov_edge *a = x, *b = y;
+  return a->t < b->t ? -1 : a->t > b->t ? 1 : a->d - b->d; /* at one instant, ends before starts */
+}
+
 static void measure_gpu(ov_ctx *c, const ogroup *g, const ospan *a) {
-  ivl *iv = xmalloc((g->n + 1) * sizeof *iv);
-  size_t ni = 0;
+  ov_edge *ev = xmalloc((2 * g->n + 2) * sizeof *ev);
+  size_t ne = 0;
   for (size_t j = 0; j < g->n; j++) {
     const ospan *b = &g->v[j];
     if (b->worker == a->worker || b->t1 <= a->t0 || b->t0 >= a->t1) continue;
-    iv[ni++] = (ivl){b->t0 > a->t0 ? b->t0 : a->t0, b->t1 < a->t1 ? b->t1 : a->t1};
+    ev[ne++] = (ov_edge){b->t0 > a->t0 ? b->t0 : a->t0, +1};
+    ev[ne++] = (ov_edge){b->t1 < a->t1 ? b->t1 : a->t1, -1};
   }
-  double ov = ivl_clip_len(iv, ivl_merge(iv, ni), a->t0, a->t1);
-  free(iv);
-  double d = a->t1 - a->t0;
-  c->t_over += ov;
-  c->t_alone += d - ov;
+  if (ne) qsort(ev, ne, sizeof *ev, ov_edge_cmp);
+  double t = a->t0;
+  int n = 1;
+  for (size_t i = 0; i < ne; i++) {
+    c->t_at[n < OV_NMAX ? n : OV_NMAX] += ev[i].t - t;
+    t = ev[i].t;
+    n += ev[i].d;
+  }
+  c->t_at[n < OV_NMAX ? n : OV_NMAX] += a->t1 - t;
+  free(ev);
   c->work += phase_call_mean(&c->m->phases[a->phase], a->k);
+}
+
+/* sum over n of t_at[n] / (1 + s (n - 1)): the solo work the times hold at interference s */
+static double ov_work_at(const ov_ctx *c, double s) {
+  double w = 0;
+  for (int n = 1; n <= OV_NMAX; n++) w += c->t_at[n] / (1 + s * (n - 1));
+  return w;
 }
 
 /* The cpu span a: m, the time-averaged count of other workers' cpu phases beside it,
@@ -162,9 +188,9 @@ static void ocat_reset_groups(ocat *k) {
   strtab_free(&k->tab);
 }
 
-int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_report *out, ps_err *e) {
-  ov_ctx c = {.m = m};
-  memset(out, 0, sizeof *out);
+static int overlap_file(ov_ctx *pc, const char *file, int skip_calls, ps_err *e) {
+  ov_ctx c = *pc; /* the sums go on; the rest is per file */
+  c.pass2 = 0;
   for (int i = 0; i < 2; i++)
     c.cat[i] = (ocat){.gpu_side = i, .rk = {.skip = skip_calls}, .by_t0 = 1, .by_t1 = 1};
   int rc = spans_read(file, NULL, ov_cb, &c, e);
@@ -185,7 +211,19 @@ int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_repo
     ocat_reset_groups(&c.cat[i]);
     calib__ranks_free(&c.cat[i].rk);
   }
-  if (rc != PS_OK) return rc;
+  memcpy(pc->t_at, c.t_at, sizeof c.t_at);
+  pc->work = c.work, pc->sxy = c.sxy, pc->sxx = c.sxx;
+  return rc;
+}
+
+int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, calib_overlap_report *out,
+                  ps_err *e) {
+  ov_ctx c = {.m = m};
+  memset(out, 0, sizeof *out);
+  for (int f = 0; f < nfiles; f++) {
+    int rc = overlap_file(&c, files[f], skip_calls, e);
+    if (rc != PS_OK) return rc;
+  }
   /* cpu contention (0 when the cpu phases never ran side by side) */
   double cc = c.sxx > 1e-6 ? c.sxy / c.sxx : 0;
   if (cc < 0) cc = 0;
@@ -193,18 +231,35 @@ int calib_overlap(model *m, const char *file, int skip_calls, calib_overlap_repo
   out->cpu_side_by_side = c.sxx;
   out->cpu_contention = cc;
   m->cpu_contention = cc;
-  out->overlapped_s = c.t_over;
-  out->alone_s = c.t_alone;
+  double t_alone = c.t_at[1], t_over = 0;
+  for (int n = 2; n <= OV_NMAX; n++) {
+    t_over += c.t_at[n];
+    if (c.t_at[n] > 0) out->max_at_once = n;
+  }
+  out->overlapped_s = t_over;
+  out->alone_s = t_alone;
   out->work_s = c.work;
-  double t_over = c.t_over, t_alone = c.t_alone;
   if (t_over < 0.05 * (t_over + t_alone))
-    return ps_fail(e, PS_EINPUT, "%s: GPU phases of different workers overlap for %.1f%% of their time; an overlap run "
-                   "needs them to run at once (two workers, system.mutex=none)", file,
+    return ps_fail(e, PS_EINPUT, "%s%s: GPU phases of different workers overlap for %.1f%% of their time; an overlap "
+                   "run needs them to run at once (two or more workers, system.mutex=none)", files[0],
+                   nfiles > 1 ? " and the other --overlap files" : "",
                    t_over + t_alone > 0 ? 100 * t_over / (t_over + t_alone) : 0.0);
-  double f = c.work - t_alone;
-  double s = f > 0 ? t_over / f - 1 : 100;
-  if (s < 0) s = 0;
-  if (s > 100) s = 100;
+  /* ov_work_at falls as s grows: s = 0 when the times hold no more than the work (the phases
+   * overlapped for free), 100 when even s = 100 leaves more; else bisection. */
+  double s;
+  if (ov_work_at(&c, 0) <= c.work)
+    s = 0;
+  else if (ov_work_at(&c, 100) >= c.work)
+    s = 100;
+  else {
+    double lo = 0, hi = 100;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * (1 + hi); i++) {
+      double mid = 0.5 * (lo + hi);
+      if (ov_work_at(&c, mid) > c.work) lo = mid;
+      else hi = mid;
+    }
+    s = 0.5 * (lo + hi);
+  }
   m->gpu_overlap = 1;
   m->interference = s;
   out->interference = s;

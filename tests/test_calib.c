@@ -340,6 +340,23 @@ START_TEST(interference_from_overlap_run) {
   ck_assert_msg(fabs(cal->cpu_contention - 0.3) < 0.05, "cpu contention %g, expected 0.3", cal->cpu_contention);
   scn_model_free(cal);
   free(calp);
+  /* Four workers: up to four GPU phases at once (and three other cpu phases beside one),
+   * alone and together with the two-worker run. */
+  ck_assert_int_eq(run("simulate ov-scn.yaml --set system.workers_per_gpu=4 --set system.mutex=none --spans four.jsonl -o c.txt", NULL, NULL), 0);
+  const char *four[] = {"calibrate solo.jsonl --overlap four.jsonl --model ov-tmpl.yaml -o ov4.yaml",
+                        "calibrate solo.jsonl --overlap two.jsonl --overlap four.jsonl --model ov-tmpl.yaml -o ov24.yaml"};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_int_eq(run(four[i], &out, NULL), 0);
+    ck_assert_msg(strstr(out, "(up to 4 at once)"), "%s", out);
+    free(out);
+    calp = xasprintf("%s/%s", tmpdir, i ? "ov24.yaml" : "ov4.yaml");
+    ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+    ck_assert_msg(fabs(cal->interference - 0.4) < 0.05, "%s: interference %g, expected 0.4", four[i], cal->interference);
+    ck_assert_msg(fabs(cal->cpu_contention - 0.3) < 0.05, "%s: cpu contention %g, expected 0.3", four[i],
+                  cal->cpu_contention);
+    scn_model_free(cal);
+    free(calp);
+  }
   ck_assert_int_eq(run("calibrate solo.jsonl --overlap solo.jsonl --model ov-tmpl.yaml -o x.yaml", NULL, &err), 2);
   ck_assert_msg(strstr(err, "an overlap run needs them to run at once"), "%s", err);
   ck_assert(!exists("x.yaml"));
@@ -607,8 +624,8 @@ START_TEST(overlap_in_either_order) {
   ps_err e;
   model *m = NULL;
   ck_assert_int_eq(scn_load_model(mp, &m, NULL), PS_OK);
-  ck_assert_msg(calib_overlap(m, a, 1, &ra, &e) == PS_OK, "%s", e.msg);
-  ck_assert_msg(calib_overlap(m, b, 1, &rb, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){a}, 1, 1, &ra, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){b}, 1, 1, &rb, &e) == PS_OK, "%s", e.msg);
   ck_assert_double_eq_tol(ra.overlapped_s, 999 * 0.2, 1e-6);
   ck_assert_double_eq_tol(ra.alone_s, 999 * 0.1, 1e-6);
   ck_assert_double_eq_tol(ra.work_s, 999 * 0.2, 1e-6);
@@ -619,6 +636,49 @@ START_TEST(overlap_in_either_order) {
   ck_assert_double_eq(m->interference, rb.interference);
   scn_model_free(m);
   free(mp), free(a), free(b);
+}
+END_TEST
+
+/* Three at once, by hand: worker w's GPU span [i + 0.1 w, i + 0.3] (w = 0, 1, 2), solo work
+ * 0.1 each. Per i the spans spend 0.1 s alone, 0.2 s two at once and 0.3 s three at once,
+ * so s solves 0.1 + 0.2 / (1 + s) + 0.3 / (1 + 2 s) = 0.3: s = 1. The same spans split
+ * over two files (i even, i odd) give the same sums and the same s. */
+static void write_three(const char *path, int n, int parity) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "{\"schema\":\"provesim.spans/1\",\"source\":\"sim\",\"scenario\":\"x\",\"t_unit\":\"s\"}\n");
+  for (int i = 0; i < n; i++)
+    if (parity < 0 || i % 2 == parity)
+      for (int w = 0; w < 3; w++)
+        fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":%d,\"call\":%d,\"phase\":\"g\",\"resource\":\"gpu\","
+                   "\"t0\":%.9f,\"t1\":%.9f}\n", w, i, i + 0.1 * w, i + 0.3);
+  fclose(f);
+}
+
+START_TEST(overlap_three_at_once) {
+  char *mp = xasprintf("%s/g3.yaml", tmpdir), *all = xasprintf("%s/three.jsonl", tmpdir),
+       *ev = xasprintf("%s/three-even.jsonl", tmpdir), *od = xasprintf("%s/three-odd.jsonl", tmpdir);
+  FILE *f = fopen(mp, "w");
+  fprintf(f, "model: g\nphases:\n  - name: g\n    resource: gpu\n    time: 0.1\n");
+  fclose(f);
+  write_three(all, 1000, -1);
+  write_three(ev, 1000, 0);
+  write_three(od, 1000, 1);
+  calib_overlap_report r1, r2;
+  ps_err e;
+  model *m = NULL;
+  ck_assert_int_eq(scn_load_model(mp, &m, NULL), PS_OK);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){all}, 1, 0, &r1, &e) == PS_OK, "%s", e.msg);
+  ck_assert_double_eq_tol(r1.alone_s, 1000 * 0.1, 1e-6);
+  ck_assert_double_eq_tol(r1.overlapped_s, 1000 * 0.5, 1e-6);
+  ck_assert_double_eq_tol(r1.work_s, 1000 * 0.3, 1e-6);
+  ck_assert_int_eq(r1.max_at_once, 3);
+  ck_assert_double_eq_tol(r1.interference, 1.0, 1e-9);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){ev, od}, 2, 0, &r2, &e) == PS_OK, "%s", e.msg);
+  ck_assert_double_eq_tol(r2.overlapped_s, r1.overlapped_s, 1e-6);
+  ck_assert_double_eq_tol(r2.interference, 1.0, 1e-9);
+  scn_model_free(m);
+  free(mp), free(all), free(ev), free(od);
 }
 END_TEST
 
@@ -700,6 +760,7 @@ int main(void) {
   tcase_add_test(tc, sample_cap_bounded_and_deterministic);
   tcase_add_test(tc, unordered_spans_refused);
   tcase_add_test(tc, overlap_in_either_order);
+  tcase_add_test(tc, overlap_three_at_once);
   tcase_add_test(tc, memory_bounded_by_budget);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
