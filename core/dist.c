@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "util.h"
 
 static int bad(const char **why, const char *msg) {
@@ -79,24 +80,13 @@ int dist_empirical(dist *d, double *samples, size_t n, const char **why) {
   return 0;
 }
 
-double dist_draw(const dist *d, gsl_rng *r) {
+double dist__draw(const dist *d, gsl_rng *r) {
   switch (d->kind) {
-  case DIST_CONST: return d->a;
-  case DIST_UNIFORM: return d->a + (d->b - d->a) * gsl_rng_uniform(r);
-  case DIST_NORMAL: {
-    if (d->b == 0) return d->a;
-    double x;
-    do x = d->a + gsl_ran_gaussian_ziggurat(r, d->b);
-    while (x < 0);
-    return x;
-  }
-  case DIST_LOGNORMAL: return exp(d->a + gsl_ran_gaussian_ziggurat(r, d->b));
   case DIST_GAMMA: return gsl_ran_gamma(r, d->a, d->b);
   case DIST_EXPONENTIAL: return gsl_ran_exponential(r, d->a);
   case DIST_EMPIRICAL: return d->samples[gsl_rng_uniform_int(r, d->n)];
+  default: return dist_draw(d, r);
   }
-  PS_ASSERT(0);
-  return 0;
 }
 
 double dist_mean(const dist *d) {
@@ -161,7 +151,10 @@ const char *dist_kind_name(dist_kind k) {
   return (unsigned)k < sizeof names / sizeof names[0] ? names[k] : "?";
 }
 
-static void gsl_init_once(void) { gsl_set_error_handler_off(); }
+static void gsl_init_once(void) {
+  gsl_set_error_handler_off();
+  rng_init();
+}
 
 void dist_gsl_init(void) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;

@@ -4,7 +4,10 @@
 #define PROVESIM_DIST_H
 
 #include <gsl/gsl_rng.h>
+#include <math.h>
 #include <stddef.h>
+
+#include "rng.h"
 
 typedef enum dist_kind {
   DIST_CONST,       /* a = value */
@@ -35,7 +38,25 @@ int dist_exponential(dist *d, double mean, const char **why);
 /* Takes ownership of samples (allocated with xmalloc). */
 int dist_empirical(dist *d, double *samples, size_t n, const char **why);
 
-double dist_draw(const dist *d, gsl_rng *r);
+/* One draw. The kinds the engine draws at nearly every event are inline (on rng.h's
+ * generator they call no function but exp); dist__draw draws the others. */
+double dist__draw(const dist *d, gsl_rng *r);
+
+static inline double dist_draw(const dist *d, gsl_rng *r) {
+  switch (d->kind) {
+  case DIST_CONST: return d->a;
+  case DIST_UNIFORM: return d->a + (d->b - d->a) * rng_uniform(r);
+  case DIST_NORMAL: {
+    if (d->b == 0) return d->a;
+    double x;
+    do x = d->a + rng_gaussian(r, d->b);
+    while (x < 0);
+    return x;
+  }
+  case DIST_LOGNORMAL: return exp(d->a + rng_gaussian(r, d->b));
+  default: return dist__draw(d, r);
+  }
+}
 
 /* Turns GSL's default error handler (which aborts) off, once per process; every module
  * that calls GSL calls this first, and checks GSL's return codes instead. */

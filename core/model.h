@@ -138,7 +138,20 @@ typedef struct scenario {
  * takes the fixed part plus k draws of time, or, when the phase has batch.scale, the fixed
  * part plus scale[k-1] times one draw (beyond the list, the last multiplier grown in
  * proportion to k). */
-double phase_call_draw(const phase *ph, int k, gsl_rng *r);
+static inline double phase__batch_scale(const phase *ph, int k) {
+  return k <= ph->nscale ? ph->scale[k - 1] : ph->scale[ph->nscale - 1] * (double)k / ph->nscale;
+}
+
+/* Inline: the engine draws one at every phase start. */
+static inline double phase_call_draw(const phase *ph, int k, gsl_rng *r) {
+  double d = ph->has_fixed ? dist_draw(&ph->fixed, r) : 0;
+  if (ph->nscale > 0) {
+    d += phase__batch_scale(ph, k) * dist_draw(&ph->time, r);
+  } else {
+    for (int i = 0; i < k; i++) d += dist_draw(&ph->time, r);
+  }
+  return d;
+}
 double phase_call_mean(const phase *ph, int k);
 
 /* Speed (work per second) of a phase that gets a cores: 1 at a = threads without a law;
