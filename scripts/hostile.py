@@ -172,7 +172,8 @@ def proof_cases(corpus):
 
 def args_cases(corpus):
     subst = {"{scn}": "scn.yaml", "{model}": "model.yaml", "{spans}": "spans.jsonl",
-             "{spans_unsorted}": "spans-unsorted.jsonl", "{proof}": "proof", "{dir}": "emptydir"}
+             "{spans_unsorted}": "spans-unsorted.jsonl", "{spans_mixed}": "spans-mixed.jsonl", "{proof}": "proof",
+             "{dir}": "emptydir"}
     out = []
     with open(os.path.join(corpus, "args.txt")) as fh:
         for line in fh:
