@@ -26,8 +26,6 @@ int win_complete(win *w, double t, int64_t k) {
   return f;
 }
 
-int win_is_open(const win *w) { return !isnan(w->t0) && isnan(w->t1); }
-
 double win_length(const win *w) { return w->t1 - w->t0; }
 
 int win_check(const win *w, const char *what, ps_err *e) {

@@ -12,6 +12,7 @@
 #define PROVESIM_WINDOW_H
 
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "ivl.h"
@@ -40,8 +41,9 @@ void win_init(win *w, int64_t partitions, int64_t warmup, int64_t cooldown);
  * WIN_OPENED and/or WIN_CLOSED when this completion opened or closed the window. */
 int win_complete(win *w, double t, int64_t k);
 
-/* 1 while the window is open (after it opened, before it closed). */
-int win_is_open(const win *w);
+/* 1 while the window is open (after it opened, before it closed). Inline: the engine asks
+ * at every completion. */
+static inline int win_is_open(const win *w) { return !isnan(w->t0) && isnan(w->t1); }
 
 /* PS_OK when the window closed with a positive length; otherwise PS_EINPUT with the
  * message every command prints (prefixed by `what`, e.g. a file name, when not NULL). */

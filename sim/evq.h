@@ -1,53 +1,104 @@
 /* The engine's event heap (sim/pipe.c): a binary heap ordered by (time, insertion
- * sequence), so ties break the same way on every run. Header-only: the event loop's
+ * sequence), so ties break the same way on every run; the time and sequence are compared
+ * as one 128-bit integer. Header-only: the event loop's
  * hottest code, kept inlinable. */
 #ifndef PROVESIM_EVQ_H
 #define PROVESIM_EVQ_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "util.h"
+
+/* A time as a heap key: the bits of a double, mapped so that unsigned comparison of the
+ * keys is the order of the times (the sign bit set for a time >= +0, every bit flipped for
+ * a negative one). The heaps compare keys with integer instructions, whose chain per level
+ * is shorter than that of a floating-point comparison and its tie test. Exact both ways;
+ * only -0.0 sorts just below +0.0 (the engine's times are never -0.0). */
+static inline uint64_t evq_tkey(double t) {
+  uint64_t u;
+  memcpy(&u, &t, sizeof u);
+  return u ^ ((uint64_t)((int64_t)u >> 63) | 0x8000000000000000ull);
+}
+
+static inline double evq_tval(uint64_t k) {
+  uint64_t u = k ^ (((uint64_t)((int64_t)k >> 63) ^ ~0ull) | 0x8000000000000000ull);
+  double t;
+  memcpy(&t, &u, sizeof t);
+  return t;
+}
 
 /* An event: job events carry the job id and the job's version at scheduling time (a job
  * rescheduled by a rate change bumps its version, which turns older events stale). */
 enum { EV_JOB = 0, EV_ARRIVAL = 1 };
 
 typedef struct ev {
-  double t;
-  uint64_t seq;
+  uint64_t seq;  /* the heap's key: (tk, seq), as one 128-bit number */
+  uint64_t tk;   /* the time, evq_tkey */
   uint32_t id;   /* job id, or unused for arrivals */
   uint32_t ver;  /* job version; type in the top bit */
 } ev;
 
 #define EV_TYPE_BIT 0x80000000u
 
-/* A binary heap of entries of type E, which have members t (double) and seq (unsigned,
- * distinct), ordered by (t, seq): the type H and H_insert, H_pop. Two heaps share it: the
- * engine's events (evq, below) and a cpu class's members (ps.h, 16-byte entries). */
+/* An entry's key: its first 16 bytes as a 128-bit number, the second 8 bytes (the time's
+ * key) high. */
+typedef unsigned __int128 evq_u128;
+
+static inline evq_u128 evq__key(const void *e) {
+  uint64_t lo, hi;
+  memcpy(&lo, e, sizeof lo);
+  memcpy(&hi, (const char *)e + 8, sizeof hi);
+  return ((evq_u128)hi << 64) | lo;
+}
+
+/* A binary heap of entries of type E, whose first 16 bytes are their key (evq__key: a time
+ * key and, below it, a sequence number that no other entry shares), smallest first: the
+ * type H and H_insert, H_pop. Two heaps share it: the engine's events (evq, below) and a
+ * cpu class's members (ps.h, 16-byte entries). */
 #define EVQ_HEAP(H, E, SEQ)                                                                     \
   typedef struct H {                                                                            \
     E *a;                                                                                       \
     size_t n, cap;                                                                              \
-    SEQ seq; /* the next entry's sequence number */                                             \
+    SEQ seq;   /* the next entry's sequence number */                                           \
+    void *mem; /* a's allocation: a[1] starts 32 bytes into a cache line */                     \
   } H;                                                                                          \
                                                                                                 \
-  static inline int H##_less(const E *x, const E *y) {                                          \
-    return x->t < y->t || (x->t == y->t && x->seq < y->seq);                                    \
+  /* x's key below y's, as a number (a compare and a subtract with borrow): for the pop's    \
+   * choice between two children, which is a coin toss in a large heap, and for the tests    \
+   * that end a sift, one branch on it instead of one per half of the key. */                 \
+  static inline size_t H##_less_nb(const E *x, const E *y) {                                    \
+    size_t b = (size_t)(evq__key(x) < evq__key(y));                                            \
+    __asm__("" : "+r"(b));                                                                      \
+    return b;                                                                                   \
   }                                                                                             \
                                                                                                 \
-  /* H_less without branches, for the pop's choice between two children: which child is the  \
-   * smaller is a coin toss in a large heap, and a mispredicted branch per level costs more   \
-   * than the few instructions that compute it. */                                             \
-  static inline size_t H##_less_nb(const E *x, const E *y) {                                    \
-    return (size_t)((x->t < y->t) | ((x->t == y->t) & (x->seq < y->seq)));                      \
+  static inline int H##_less(const E *x, const E *y) { return H##_less_nb(x, y) != 0; }         \
+                                                                                                \
+  /* Entries of 16 bytes then lie so that a node's two children share a cache line and its  \
+   * four grandchildren fill one. */                                                          \
+  static inline void H##_grow(H *q) {                                                           \
+    size_t cap = q->cap ? 2 * q->cap : 64;                                                      \
+    char *mem = xmalloc(cap * sizeof(E) + 128);                                                 \
+    E *a = (E *)((((uintptr_t)mem + 63) & ~(uintptr_t)63) + 64 - 3 * sizeof(E) % 64);          \
+    if (q->n) memcpy(a, q->a, q->n * sizeof(E));                                                \
+    free(q->mem);                                                                               \
+    q->mem = mem;                                                                               \
+    q->a = a;                                                                                   \
+    q->cap = cap;                                                                               \
+  }                                                                                             \
+                                                                                                \
+  static inline void H##_free(H *q) {                                                           \
+    free(q->mem);                                                                               \
+    q->mem = NULL;                                                                              \
+    q->a = NULL;                                                                                \
+    q->n = q->cap = 0;                                                                          \
   }                                                                                             \
                                                                                                 \
   static inline void H##_insert(H *q, E e) {                                                    \
-    if (q->n == q->cap) {                                                                       \
-      q->cap = q->cap ? 2 * q->cap : 64;                                                        \
-      q->a = xrealloc(q->a, q->cap * sizeof *q->a);                                             \
-    }                                                                                           \
+    if (q->n == q->cap) H##_grow(q);                                                            \
     size_t i = q->n++;                                                                          \
     while (i > 0) {                                                                             \
       size_t p = (i - 1) / 2;                                                                   \
@@ -84,7 +135,7 @@ typedef struct ev {
 EVQ_HEAP(evq, ev, uint64_t)
 
 static inline void evq_push(evq *q, double t, uint32_t id, uint32_t ver) {
-  ev e = {t, q->seq++, id, ver};
+  ev e = {q->seq++, evq_tkey(t), id, ver};
   evq_insert(q, e);
 }
 

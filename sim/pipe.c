@@ -118,6 +118,7 @@ typedef struct rep_state {
   const model *m;
   int np, nw, G, W;
   double inv_np, inv_G; /* 1 / np, 1 / G: guesses for prefetching (job_prefetch) */
+  int contended;     /* model.cpu_contention > 0 */
   gsl_rng *rng;
   evq q;
   double now;
@@ -410,7 +411,7 @@ static void host_update(rep_state *r, uint32_t job, double h) {
  * and the host threads scheduled alone get the new share; returns 1 when the share or the
  * contention changed. O(classes + those alone), not O(jobs): a class's members keep their
  * order. */
-static int cpu_rerate(rep_state *r, int force) {
+static int cpu_rerate_slow(rep_state *r, int force) {
   station *st = &r->cpu;
   double nr = st->used <= st->cap ? 1.0 : (double)st->cap / (double)st->used;
   int m = st->ncpu > 1 && r->m->cpu_contention > 0 ? st->ncpu - 1 : 0;
@@ -430,6 +431,17 @@ static int cpu_rerate(rep_state *r, int force) {
   if (changed)
     for (int i = 0; i < st->qlen; i++) host_update(r, st->q[i] - r->nj, nr);
   return changed;
+}
+
+/* cpu_rerate_slow, with its commonest case inline: cores not oversubscribed before or now
+ * and no contention model, so nothing changed and only class `force` is rescheduled. */
+static inline int cpu_rerate(rep_state *r, int force) {
+  const station *st = &r->cpu;
+  if (st->used <= st->cap && st->rate == 1.0 && !r->contended) {
+    if (force >= 0) cls_schedule(r, force);
+    return 0;
+  }
+  return cpu_rerate_slow(r, force);
 }
 
 /* PS on a shared GPU: reschedule every running job after the share changed; returns 1 when
@@ -792,7 +804,7 @@ static void *calloc_lines(size_t n, size_t size, void **mem) {
 
 static void rep_free(rep_state *r) {
   if (r->rng) gsl_rng_free(r->rng);
-  free(r->q.a);
+  evq_free(&r->q);
   free(r->cpu.q);
   if (r->gpus)
     for (int g = 0; g < r->G; g++) {
@@ -886,6 +898,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->nw = r->G * r->W;
   r->inv_np = 1.0 / r->np;
   r->inv_G = 1.0 / r->G;
+  r->contended = m->cpu_contention > 0;
   r->rep = rep;
   r->on_span = on_span;
   r->span_ctx = ctx;
@@ -1007,7 +1020,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       if (!k || c->due < k->due || (c->due == k->due && c->seq < k->seq)) k = c;
     }
     HEAP_PREFETCH(r, &r->q);
-    if (k && (r->q.n == 0 || k->due < r->q.a[0].t || (k->due == r->q.a[0].t && k->seq < r->q.a[0].seq))) {
+    if (k && (r->q.n == 0 || (((evq_u128)evq_tkey(k->due) << 64) | k->seq) < evq__key(&r->q.a[0]))) {
       r->now = k->due;
       r->events++;
       phase_end(r, ps_cls_first(k));
@@ -1016,13 +1029,13 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
     if (r->q.n == 0) break;
     ev x = evq_pop(&r->q);
     if (x.ver & EV_TYPE_BIT) {
-      r->now = x.t;
+      r->now = evq_tval(x.tk);
       r->events++;
       arrival(r);
       continue;
     }
     if (x.ver != r->job[x.id].ver) continue; /* stale: rescheduled by a rate change */
-    r->now = x.t;
+    r->now = evq_tval(x.tk);
     r->events++;
     phase_end(r, x.id);
   }

@@ -16,9 +16,9 @@
 /* A member: its virtual finish t, its job, and its place in the class's join order. 16
  * bytes, so that a large class's heap keeps more of its levels in the first-level cache. */
 typedef struct ps_mem {
-  double t;
-  uint32_t id;
+  uint32_t id;   /* with seq, the low half of the key (evq.h): ties leave in join order */
   uint32_t seq;
+  uint64_t tk;   /* the virtual finish, evq_tkey */
 } ps_mem;
 
 EVQ_HEAP(ps_heap, ps_mem, uint32_t)
@@ -40,7 +40,7 @@ static inline void ps_heap_renumber(ps_heap *h) {
 }
 
 typedef struct ps_cls {
-  ps_heap h;     /* members: t = virtual finish, id = job; seq = join order */
+  ps_heap h;     /* members: tk = virtual finish, id = job; seq = join order */
   double v;      /* the virtual clock at time t */
   double t;
   double speed;  /* work per second of every member since t (> 0) */
@@ -79,7 +79,7 @@ static inline int ps_cls_join(ps_cls *c, double now, uint32_t job, double work, 
     ps_cls_advance(c, now);
     if (c->h.seq == UINT32_MAX) ps_heap_renumber(&c->h);
   }
-  ps_mem m = {c->v + work, job, c->h.seq++};
+  ps_mem m = {job, c->h.seq++, evq_tkey(c->v + work)};
   ps_heap_insert(&c->h, m);
   return c->h.a[0].id == job && c->h.a[0].seq == c->h.seq - 1;
 }
@@ -90,7 +90,7 @@ static inline uint32_t ps_cls_first(const ps_cls *c) { return c->h.a[0].id; }
 /* When the first member finishes: never before now (a finish the clock has already passed,
  * by rounding, is now). */
 static inline double ps_cls_due(const ps_cls *c, double now) {
-  double t = c->t + ps_div_speed(c->h.a[0].t - c->v, c->speed);
+  double t = c->t + ps_div_speed(evq_tval(c->h.a[0].tk) - c->v, c->speed);
   return t < now ? now : t;
 }
 
@@ -103,7 +103,7 @@ static inline double ps_cls_due(const ps_cls *c, double now) {
 static inline double ps_cls_rebase(ps_cls *c, double now) {
   ps_cls_advance(c, now);
   double s = c->v;
-  for (size_t i = 0; i < c->h.n; i++) c->h.a[i].t -= s;
+  for (size_t i = 0; i < c->h.n; i++) c->h.a[i].tk = evq_tkey(evq_tval(c->h.a[i].tk) - s);
   c->v = 0;
   return s;
 }
@@ -128,7 +128,7 @@ static inline void ps_pool_init(ps_pool *p, int ncls) {
 
 static inline void ps_pool_free(ps_pool *p) {
   if (p->cls)
-    for (int c = 0; c < p->ncls; c++) free(p->cls[c].h.a);
+    for (int c = 0; c < p->ncls; c++) ps_heap_free(&p->cls[c].h);
   free(p->cls);
   free(p->act);
   free(p->pos);

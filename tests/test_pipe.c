@@ -1005,7 +1005,7 @@ START_TEST(ps_class_matches_plain_bookkeeping) {
   }
   ck_assert_int_gt(nfinish, 5000);
   ck_assert_int_gt(rebased, 100); /* the clock's origin moved often */
-  free(c.h.a);
+  ps_heap_free(&c.h);
   free(rem);
   free(live);
   gsl_rng_free(g);
@@ -1035,7 +1035,7 @@ START_TEST(ps_class_join_numbers_wrap) {
   for (expect = 1; expect < next; expect++) ck_assert_uint_eq(ps_cls_leave(&c), expect);
   ck_assert_uint_eq(ps_cls_leave(&c), 0);
   ck_assert_uint_eq(c.h.n, 0);
-  free(c.h.a);
+  ps_heap_free(&c.h);
 }
 END_TEST
 
@@ -1146,14 +1146,14 @@ START_TEST(evq_ties_in_push_order) {
     }
     if (q.n == 0) continue;
     ev x = evq_pop(&q);
-    ck_assert_msg(x.t >= now, "time went back: %g after %g", x.t, now);
+    ck_assert_msg(evq_tval(x.tk) >= now, "time went back: %g after %g", evq_tval(x.tk), now);
     ck_assert_uint_eq(x.ver, x.id ^ 0x5a5a5a5au);
-    now = x.t;
+    now = evq_tval(x.tk);
     want[x.id].t = -1 - (double)popped; /* the pop order, to compare below */
     popped++;
   }
   /* Replay: the pop order must be the (time, push) order among the events present. */
-  free(q.a);
+  evq_free(&q);
   q = (evq){0};
   gsl_rng_set(g, 3);
   tev *pend = xmalloc(N * sizeof *pend);
