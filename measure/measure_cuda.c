@@ -219,10 +219,57 @@ static uint64_t CUPTIAPI mono_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* CUPTI's activity buffers come from a pool: buffers of BUF_BYTES, touched once when made
+ * and reused after CUPTI hands them back, never more than BUF_MAX. A fresh buffer per
+ * request let host memory creep for as long as a run measured (on an H200, 15 KB a
+ * partition over 2,000 partitions: pages touched as records filled them, freed buffers the
+ * allocator kept), and CUPTI hands over a buffer only when it is full, so a small buffer
+ * also brings the kernel records to the folder sooner (1 MiB holds about 4,000 records, a
+ * second or two of a busy H200). When all BUF_MAX are out, CUPTI gets none and drops the
+ * records it cannot store; the report counts them (mcupti_dropped). */
+#define BUF_BYTES ((size_t)1 << 20)
+#define BUF_MAX 64
+static pthread_mutex_t buf_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint8_t *buf_free[BUF_MAX];
+static int buf_nfree, buf_made;
+static unsigned long buf_dropped; /* records CUPTI could not store, from every completed buffer's queue */
+static int buf_fresh;             /* mcupti_fresh_buffers: the way before the pool, for paired runs */
+
+void mcupti_fresh_buffers(int on) {
+  buf_fresh = on;
+}
+
 static void CUPTIAPI buf_requested(uint8_t **buffer, size_t *size, size_t *max_records) {
-  *size = 8u << 20;
-  *buffer = aligned_alloc(8, *size);
+  uint8_t *b = NULL;
+  if (buf_fresh) {
+    *size = 8u << 20;
+    *buffer = aligned_alloc(8, *size);
+    *max_records = 0;
+    return;
+  }
+  pthread_mutex_lock(&buf_mu);
+  if (buf_nfree)
+    b = buf_free[--buf_nfree];
+  else if (buf_made < BUF_MAX && (b = aligned_alloc(64, BUF_BYTES)) != NULL) {
+    memset(b, 0, BUF_BYTES); /* touched now, so the run's memory does not grow as records fill it */
+    buf_made++;
+  }
+  pthread_mutex_unlock(&buf_mu);
+  *buffer = b;
+  *size = b ? BUF_BYTES : 0;
   *max_records = 0;
+}
+
+static void buf_release(CUcontext ctx, uint32_t stream, uint8_t *b) {
+  size_t dropped = 0;
+  if (cuptiActivityGetNumDroppedRecords(ctx, stream, &dropped) != CUPTI_SUCCESS) dropped = 0;
+  pthread_mutex_lock(&buf_mu);
+  buf_dropped += dropped;
+  if (b && !buf_fresh && buf_nfree < BUF_MAX)
+    buf_free[buf_nfree++] = b;
+  else
+    free(b); /* NULL, or a fresh buffer */
+  pthread_mutex_unlock(&buf_mu);
 }
 
 static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid) {
@@ -242,7 +289,14 @@ static void CUPTIAPI buf_completed(CUcontext ctx, uint32_t stream, uint8_t *buff
                          1e-9 * (double)m->start + cupti_offset, 1e-9 * (double)m->end + cupti_offset);
     }
   }
-  free(buffer);
+  buf_release(ctx, stream, buffer);
+}
+
+unsigned long mcupti_dropped(void) {
+  pthread_mutex_lock(&buf_mu);
+  unsigned long r = buf_dropped;
+  pthread_mutex_unlock(&buf_mu);
+  return r;
 }
 
 static const char *cupti_err(CUptiResult r) {
@@ -324,6 +378,12 @@ void mcupti_flush_period(unsigned ms) {
   (void)ms;
 }
 void mcupti_stop(void) {}
+unsigned long mcupti_dropped(void) {
+  return 0;
+}
+void mcupti_fresh_buffers(int on) {
+  (void)on;
+}
 
 #endif
 
@@ -373,5 +433,11 @@ void mcupti_flush_period(unsigned ms) {
   (void)ms;
 }
 void mcupti_stop(void) {}
+unsigned long mcupti_dropped(void) {
+  return 0;
+}
+void mcupti_fresh_buffers(int on) {
+  (void)on;
+}
 
 #endif

@@ -129,6 +129,12 @@ void mcupti_flush(void);
 void mcupti_flush_complete(void);
 void mcupti_flush_period(unsigned ms);
 void mcupti_stop(void);
+/* Activity records CUPTI dropped for want of buffer space since the process started. */
+unsigned long mcupti_dropped(void);
+/* on: a fresh 8 MiB buffer for every request of CUPTI's, freed when it comes back (the
+ * way before the pool, PROVESIM_CUPTI_BUFFERS=fresh, for paired runs); off (the default):
+ * a pool of 1 MiB buffers, touched when made and reused. Call it before mcupti_start. */
+void mcupti_fresh_buffers(int on);
 
 /* ---- NVML (measure_nvml.c), loaded with dlopen. */
 typedef struct mnvml mnvml;

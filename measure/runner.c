@@ -445,6 +445,12 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
                                    "got \"%.100s\"", cf);
   }
 
+  /* PROVESIM_CUPTI_BUFFERS, its companion: pool (the default) or fresh (docs/reliability.md) */
+  const char *cb = getenv("PROVESIM_CUPTI_BUFFERS");
+  if (cb && *cb && strcmp(cb, "pool") && strcmp(cb, "fresh"))
+    return ps_fail(e, PS_EINPUT, "PROVESIM_CUPTI_BUFFERS: expected pool or fresh, got \"%.100s\"", cb);
+  mcupti_fresh_buffers(cb && !strcmp(cb, "fresh"));
+
   mrun *R = xcalloc(1, sizeof *R);
   R->s = s;
   R->cupti_flush = cflush;
@@ -503,6 +509,10 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
       cupti_on = 1;
       snprintf(notes, sizeof notes, "kernel and memcpy spans from CUPTI activity records (%s)%s", how,
                cflush == 1 ? "; PROVESIM_CUPTI_FLUSH=complete" : cflush == 2 ? "; PROVESIM_CUPTI_FLUSH=period" : "");
+      if (cb && !strcmp(cb, "fresh")) {
+        size_t l = strlen(notes);
+        snprintf(notes + l, sizeof notes - l, "; PROVESIM_CUPTI_BUFFERS=fresh");
+      }
       if (cflush == 2) mcupti_flush_period(cperiod);
     } else {
       R->timing = MT_EVENTS;
@@ -731,6 +741,12 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     snprintf(notes + l, sizeof notes - l,
              "; %lld spans were recorded after their time had been summarised: utilization may be low by their "
              "length", (long long)late);
+  }
+  if (cupti_on && mcupti_dropped()) {
+    size_t l = strlen(notes);
+    snprintf(notes + l, sizeof notes - l,
+             "; CUPTI dropped %lu kernel or copy records for want of buffer space: utilization may be low",
+             mcupti_dropped());
   }
   snprintf(res->notes, sizeof res->notes, "%s", notes);
 

@@ -590,6 +590,12 @@ START_TEST(bad_scenario_exit_2_no_output) {
   unsetenv("PROVESIM_CUPTI_FLUSH");
   ck_assert_msg(strstr(err, "PROVESIM_CUPTI_FLUSH: expected none, complete or period:MS"), "%s", err);
   ck_assert(!exists(o) && !exists(spf));
+  free(err);
+  setenv("PROVESIM_CUPTI_BUFFERS", "recycled", 1);
+  ck_assert_int_eq(run(args, NULL, &err), 2);
+  unsetenv("PROVESIM_CUPTI_BUFFERS");
+  ck_assert_msg(strstr(err, "PROVESIM_CUPTI_BUFFERS: expected pool or fresh, got \"recycled\""), "%s", err);
+  ck_assert(!exists(o) && !exists(spf));
   free(err), free(args), free(o), free(spf), free(cfg);
 }
 END_TEST
