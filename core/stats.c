@@ -4,6 +4,7 @@
  * binned; smaller ones share the first bin, larger the last. Exact min and max clamp the
  * answer. */
 #include "stats.h"
+#include "stats_int.h"
 
 #include <gsl/gsl_cdf.h>
 #include <math.h>
@@ -13,38 +14,11 @@
 
 #include <string.h>
 
-#define HIST_SUB_BITS 9
-#define HIST_EXP_MIN (-40)
-#define HIST_EXP_MAX 40
-#define HIST_NBINS ((HIST_EXP_MAX - HIST_EXP_MIN) << HIST_SUB_BITS)
-
-static inline int bin_of(double x) {
-  if (!(x > 0)) return 0;
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  int e = (int)((u >> 52) & 0x7ff) - 1023;
-  if (e < HIST_EXP_MIN) return 0;
-  if (e >= HIST_EXP_MAX) return HIST_NBINS - 1;
-  int sub = (int)((u >> (52 - HIST_SUB_BITS)) & ((1u << HIST_SUB_BITS) - 1));
-  return ((e - HIST_EXP_MIN) << HIST_SUB_BITS) | sub;
-}
-
 static inline double bin_mid(int b) {
   int e = (b >> HIST_SUB_BITS) + HIST_EXP_MIN;
   int sub = b & ((1 << HIST_SUB_BITS) - 1);
   return ldexp(1.0 + (sub + 0.5) / (double)(1 << HIST_SUB_BITS), e);
 }
-
-/* Bins are allocated one power of two at a time, when a value first lands in it: a
- * histogram of latencies that span a few octaves costs a few KiB, not the whole range. */
-#define HIST_OCTAVES (HIST_EXP_MAX - HIST_EXP_MIN)
-#define HIST_SUB (1 << HIST_SUB_BITS)
-
-struct hist {
-  int64_t n;
-  double sum, min, max;
-  uint32_t *oct[HIST_OCTAVES];
-};
 
 hist *hist_new(void) {
   hist *h = xcalloc(1, sizeof *h);
@@ -59,15 +33,9 @@ void hist_free(hist *h) {
   free(h);
 }
 
-void hist_add(hist *h, double x) {
-  h->n++;
-  h->sum += x;
-  if (x < h->min) h->min = x;
-  if (x > h->max) h->max = x;
-  int b = bin_of(x), o = b >> HIST_SUB_BITS;
-  if (!h->oct[o]) h->oct[o] = xcalloc(HIST_SUB, sizeof(uint32_t));
-  h->oct[o][b & (HIST_SUB - 1)]++;
-}
+uint32_t *hist__octave(hist *h, int o) { return h->oct[o] = xcalloc(HIST_SUB, sizeof(uint32_t)); }
+
+void hist_add(hist *h, double x) { hist__add(h, x); }
 
 int64_t hist_count(const hist *h) { return h->n; }
 

@@ -28,6 +28,7 @@
 #include "rng.h"
 #include "seed.h"
 #include "stats.h"
+#include "stats_int.h"
 #include "window.h"
 
 /* ---------------------------------------------------------------- state */
@@ -155,6 +156,9 @@ typedef struct rep_state {
    * GPU's phase with host threads, whose speed depends on two shares). */
   ps_pool pool;
   uint8_t *in_region;
+  /* What every call starts from: each phase's count of predecessors (deps0), the phases in
+   * the mutex's region (nregion) and those without predecessors, in order (roots). */
+  int *deps0, nregion, *roots, nroots;
   int **succ;        /* successors of each phase */
   int *nsucc;
 
@@ -600,7 +604,7 @@ static void mutex_acquire(rep_state *r, int wi) {
   w->mx = MX_HELD;
   w->mx_acq = r->now;
   emit(r, wi, w->call, "mutex_wait", "none", 0, w->mx_req, r->now);
-  if (win_is_open(&r->win)) hist_add(r->h_wait, r->now - w->mx_req);
+  if (win_is_open(&r->win)) hist__add(r->h_wait, r->now - w->mx_req);
   for (int p = 0; p < r->np; p++) {
     uint32_t job = (uint32_t)(wi * r->np + p);
     if (r->wait_mx[job]) {
@@ -614,7 +618,7 @@ static void mutex_release(rep_state *r, int wi) {
   worker *w = &r->w[wi];
   gpu_state *g = &r->gpus[w->gpu];
   emit(r, wi, w->call, "mutex_held", "none", 0, w->mx_acq, r->now);
-  if (win_is_open(&r->win)) hist_add(r->h_held, r->now - w->mx_acq);
+  if (win_is_open(&r->win)) hist__add(r->h_held, r->now - w->mx_acq);
   gpu_advance(r, g, r->now);
   g->mutex_holder = -1;
   w->mx = MX_DONE;
@@ -672,7 +676,7 @@ static void window_close(rep_state *r) {
 static void proof_partition_done(rep_state *r, int64_t part) {
   int64_t pf = part / r->ppp;
   int64_t i = pf % r->proof_cap;
-  if (--r->proof_left[i] == 0 && win_is_open(&r->win)) hist_add(r->h_proof, r->now - r->proof_t[i]);
+  if (--r->proof_left[i] == 0 && win_is_open(&r->win)) hist__add(r->h_proof, r->now - r->proof_t[i]);
   /* Retire completed proofs at the front, so the ring holds only proofs in flight. */
   while (r->proof_base < r->nproofs && r->proof_left[r->proof_base % r->proof_cap] == 0) r->proof_base++;
 }
@@ -686,10 +690,10 @@ static void worker_idle(rep_state *r, int wi, int delta) {
 
 static void call_end(rep_state *r, int wi) {
   worker *w = &r->w[wi];
-  if (win_is_open(&r->win)) hist_add(r->h_call, r->now - w->call_t0);
+  if (win_is_open(&r->win)) hist__add(r->h_call, r->now - w->call_t0);
   for (int i = 0; i < w->k; i++) {
     r->completed++;
-    if (win_is_open(&r->win)) hist_add(r->h_lat, r->now - parts_arr(r, w)[i]);
+    if (win_is_open(&r->win)) hist__add(r->h_lat, r->now - parts_arr(r, w)[i]);
     if (r->ms && r->completed <= r->ms_upto) mser_add(r->ms, r->now - parts_arr(r, w)[i]);
     if (r->s->arrivals != ARR_CLOSED) proof_partition_done(r, w->parts[i]);
     int f = win_complete(&r->win, r->now, 1);
@@ -712,8 +716,9 @@ static void phase_end(rep_state *r, uint32_t job) {
   const pphase *pp = &r->pp[p];
   if (pp->host) host_leave(r, job);
   if (st) station_done(r, st, job, pp);
-  emit(r, wi, w->call, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
-       r->job[job].t0, r->now);
+  if (r->on_span)
+    emit(r, wi, w->call, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
+         r->job[job].t0, r->now);
   w->phases_left--;
   if (r->in_region[p] && --w->region_left == 0) mutex_release(r, wi);
   for (int i = 0; i < r->nsucc[p]; i++) {
@@ -741,14 +746,10 @@ static void start_call(rep_state *r, int wi) {
   w->call = r->call_seq++;
   w->call_t0 = r->now;
   w->phases_left = r->np;
-  w->region_left = 0;
-  for (int p = 0; p < r->np; p++) {
-    r->deps_left[wi * r->np + p] = r->m->phases[p].nafter;
-    w->region_left += r->in_region[p];
-  }
+  memcpy(&r->deps_left[wi * r->np], r->deps0, (size_t)r->np * sizeof *r->deps0);
+  w->region_left = r->nregion;
   w->mx = MX_NONE;
-  for (int p = 0; p < r->np; p++)
-    if (r->m->phases[p].nafter == 0) phase_ready(r, wi, p);
+  for (int i = 0; i < r->nroots; i++) phase_ready(r, wi, r->roots[i]);
 }
 
 static void arrival(rep_state *r) {
@@ -830,6 +831,8 @@ static void rep_free(rep_state *r) {
   free(r->job_gshare);
   ps_pool_free(&r->pool);
   free(r->in_region);
+  free(r->deps0);
+  free(r->roots);
   if (r->succ)
     for (int p = 0; p < r->np; p++) free(r->succ[p]);
   free(r->succ);
@@ -959,6 +962,13 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)
     for (int p = s->mutex_from; p <= s->mutex_to; p++) r->in_region[p] = 1;
+  r->deps0 = xcalloc((size_t)r->np, sizeof *r->deps0);
+  r->roots = xcalloc((size_t)r->np, sizeof *r->roots);
+  for (int p = 0; p < r->np; p++) {
+    r->deps0[p] = m->phases[p].nafter;
+    r->nregion += r->in_region[p];
+    if (m->phases[p].nafter == 0) r->roots[r->nroots++] = p;
+  }
   r->succ = xcalloc((size_t)r->np, sizeof *r->succ);
   r->nsucc = xcalloc((size_t)r->np, sizeof *r->nsucc);
   for (int p = 0; p < r->np; p++)
