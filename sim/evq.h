@@ -97,7 +97,8 @@ static inline evq_u128 evq__key(const void *e) {
     q->n = q->cap = 0;                                                                          \
   }                                                                                             \
                                                                                                 \
-  static inline void H##_insert(H *q, E e) {                                                    \
+  /* Returns where e landed: 0 when it is now the first. */                                  \
+  static inline size_t H##_insert(H *q, E e) {                                                  \
     if (q->n == q->cap) H##_grow(q);                                                            \
     size_t i = q->n++;                                                                          \
     while (i > 0) {                                                                             \
@@ -107,6 +108,7 @@ static inline evq_u128 evq__key(const void *e) {
       i = p;                                                                                    \
     }                                                                                           \
     q->a[i] = e;                                                                                \
+    return i;                                                                                   \
   }                                                                                             \
                                                                                                 \
   static inline E H##_pop(H *q) {                                                               \
@@ -116,6 +118,7 @@ static inline evq_u128 evq__key(const void *e) {
     size_t i = 0, n = q->n;                                                                     \
     for (;;) {                                                                                  \
       size_t l = 2 * i + 1;                                                                     \
+      __builtin_prefetch((const char *)a + (2 * l + 1) * sizeof(E));                            \
       if (l + 1 >= n) { /* one child, or none */                                                \
         if (l < n && H##_less(&a[l], &last)) {                                                  \
           a[i] = a[l];                                                                          \

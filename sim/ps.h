@@ -80,8 +80,7 @@ static inline int ps_cls_join(ps_cls *c, double now, uint32_t job, double work, 
     if (c->h.seq == UINT32_MAX) ps_heap_renumber(&c->h);
   }
   ps_mem m = {job, c->h.seq++, evq_tkey(c->v + work)};
-  ps_heap_insert(&c->h, m);
-  return c->h.a[0].id == job && c->h.a[0].seq == c->h.seq - 1;
+  return ps_heap_insert(&c->h, m) == 0;
 }
 
 /* The member that finishes first; the class must not be empty. */
