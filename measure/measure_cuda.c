@@ -220,7 +220,8 @@ static uint64_t CUPTIAPI mono_ns(void) {
 }
 
 /* CUPTI's activity buffers come from a pool: buffers of BUF_BYTES, touched once when made
- * and reused after CUPTI hands them back, never more than BUF_MAX. A fresh buffer per
+ * and reused after CUPTI hands them back, never more than BUF_MAX, and one queue for every
+ * thread (mcupti_start). A fresh buffer per
  * request let host memory creep for as long as a run measured (on an H200, 15 KB a
  * partition over 2,000 partitions: pages touched as records filled them, freed buffers the
  * allocator kept), and CUPTI hands over a buffer only when it is full, so a small buffer
@@ -328,6 +329,17 @@ int mcupti_start(mdev_sink sink, void *ctx, const char **how, ps_err *e) {
         }
       }
       *how = "CUPTI clock joined to CLOCK_MONOTONIC by a measured offset";
+    }
+    /* One queue for every thread's records (CUPTI's default is a buffer per thread). A
+     * buffer is handed over when full, so with a buffer per thread the records of a thread
+     * that launches less came seconds after a busier one's: later than the folder's horizon
+     * allows (runner_fold.c), and utilization read low. One queue fills in time order. */
+    if (!buf_fresh) {
+      uint8_t one_queue = 0;
+      size_t sz = sizeof one_queue;
+      if ((cr = cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, &sz, &one_queue)) !=
+          CUPTI_SUCCESS)
+        return ps_fail(e, PS_ERR, "cuptiActivitySetAttribute(PER_THREAD_ACTIVITY_BUFFER): %s", cupti_err(cr));
     }
     if ((cr = cuptiActivityRegisterCallbacks(buf_requested, buf_completed)) != CUPTI_SUCCESS)
       return ps_fail(e, PS_ERR, "cuptiActivityRegisterCallbacks: %s", cupti_err(cr));
