@@ -2,16 +2,19 @@
 """The held-out validation of docs/validation.md, regenerated without a GPU.
 
     scripts/validation.py [--bin build/provesim] [--data docs/data/validation/h200]
-                          [--check]
+                          [--earlier docs/data/validation/h200-earlier] [--check]
 
 From the H200 runs in DATA/runs (made by docs/data/validation/run.sh):
 1. calibrate: for each circuit size, the single-worker runs of calib.tsv (three thread
    counts) give DATA/model-SIZE.yaml (`provesim calibrate`, Amdahl's law per CPU phase),
-   and its two-worker run without a mutex the GPU phases' interference (--overlap);
+   and its runs without a mutex (two and four workers) the GPU phases' interference and the
+   CPU phases' contention (--overlap, repeated);
 2. predict and compare: every row of matrix.tsv goes through `provesim validate --json`
    with that model and the overrides the run was measured with (DATA/runs/NAME.sets);
 3. write docs/data/validation.json (one row per held-out scenario), the table between the
-   markers in docs/validation.md, and docs/validation.svg (predicted against measured).
+   markers in docs/validation.md, and docs/validation.svg (predicted against measured);
+4. beside each row, its measurement from an earlier device session (EARLIER/runs), when
+   there is one: the noise floor of a single measurement.
 --check writes nothing and exits 1 when any of those would change (CI runs it).
 
 The models' provenance carries the date of the runs (DATA/date.txt, as
@@ -57,12 +60,14 @@ def calibrate(binp, data, calib, out_dir):
         env["SOURCE_DATE_EPOCH"] = open(date).read().strip()
     models, tables = {}, {}
     for size in sorted({r["size"] for r in calib}):
-        files = [os.path.relpath(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"), ROOT)
-                 for r in calib if r["size"] == size and "workers_per_gpu=1" in " ".join(r["overrides"])]
-        overlap = [os.path.relpath(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"), ROOT)
-                   for r in calib if r["size"] == size and "mutex=none" in " ".join(r["overrides"])]
+        # the calibration runs of calib.tsv that this session made (a later session added some)
+        spans = lambda r: os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz")
+        files = [os.path.relpath(spans(r), ROOT) for r in calib if r["size"] == size and os.path.exists(spans(r))
+                 and "workers_per_gpu=1" in " ".join(r["overrides"])]
+        overlap = [os.path.relpath(spans(r), ROOT) for r in calib if r["size"] == size and os.path.exists(spans(r))
+                   and "mutex=none" in " ".join(r["overrides"])]
         model = os.path.join(out_dir, "model-%s.yaml" % size_tag(size))
-        p = run([binp, "calibrate", *files, *(["--overlap", overlap[0]] if overlap else []),
+        p = run([binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
                  "--model", "models/provesim-groth16.yaml", "-o", model,
                  "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size)], env)
         if p.returncode:
@@ -82,7 +87,11 @@ def validate(binp, data, models, row):
     name = row["name"]
     sets = [l.strip() for l in open(os.path.join(data, "runs", name + ".sets")) if l.strip()]
     report = os.path.join(data, "runs", name + ".json")
-    cmd = [binp, "validate", "configs/measure-groth16.yaml", "--measured", os.path.relpath(report, ROOT),
+    # The measured metrics are recomputed from the run's spans (every kernel record CUPTI
+    # delivered, whenever it came) with the window rule; the report gives nvidia-smi's figure.
+    spans = os.path.join(data, "runs", name + ".spans.jsonl.gz")
+    measured = spans if os.path.exists(spans) else report
+    cmd = [binp, "validate", "configs/measure-groth16.yaml", "--measured", os.path.relpath(measured, ROOT),
            "--set", "model=" + os.path.relpath(models[row["size"]], ROOT), "--json"]
     for s in sets:
         cmd += ["--set", s]
@@ -90,6 +99,12 @@ def validate(binp, data, models, row):
     meas = json.load(open(report))
     u, x = metric(doc, "gpu_util"), metric(doc, "throughput")
     p50, p99 = metric(doc, "latency_p50"), metric(doc, "latency_p99")
+    if p99 is None and measured != report:
+        # Proof latency needs the arrival times, which spans do not hold: against the
+        # report (kernel records, late or not, do not move it).
+        cmd[cmd.index("--measured") + 1] = os.path.relpath(report, ROOT)
+        rdoc = json.loads(run(cmd).stdout)
+        p50, p99 = metric(rdoc, "latency_p50"), metric(rdoc, "latency_p99")
     poisson = any("arrivals" in s for s in sets)
 
     def rel(m):
@@ -98,7 +113,8 @@ def validate(binp, data, models, row):
     r = {
         "name": name, "constraints": row["size"], "overrides": row["overrides"],
         "gpu_util": {"predicted": u["predicted"], "pi": [u["pi_low"], u["pi_high"]], "measured": u["measured"],
-                     "nvidia_smi": u.get("measured_nvml"), "error_pp": 100.0 * (u["predicted"] - u["measured"])},
+                     "nvidia_smi": u.get("measured_nvml") or (meas["metrics"].get("gpu_util_nvml") or [None])[0],
+                     "error_pp": 100.0 * (u["predicted"] - u["measured"])},
         "throughput_pps": {"predicted": x["predicted"], "pi": [x["pi_low"], x["pi_high"]], "measured": x["measured"],
                            "error_pct": rel(x)},
         "latency_p50_s": p50 and {"predicted": p50["predicted"], "measured": p50["measured"], "error_pct": rel(p50)},
@@ -147,7 +163,8 @@ def ablation(binp, data, models, matrix, calib, tmp):
     for size in models:
         files = [os.path.relpath(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"), ROOT) for r in calib
                  if r["size"] == size and "workers_per_gpu=1" in " ".join(r["overrides"])
-                 and "per_worker" not in " ".join(r["overrides"])]
+                 and "per_worker" not in " ".join(r["overrides"])
+                 and os.path.exists(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))]
         mp = os.path.join(tmp, "nolaw-%s.yaml" % size_tag(size))
         p = run([binp, "calibrate", *files, "--model", tp, "-o", mp, "--skip-calls", "2"])
         if p.returncode:
@@ -203,7 +220,7 @@ def table(rows):
 
 
 def repeat_table(reps):
-    out = ["| scenario | util, first run | util, again | difference | throughput, first / again (p/s) | difference | predicted util |",
+    out = ["| scenario | util, earlier session | util, this session | difference | throughput, earlier / this (p/s) | difference | predicted util |",
            "|---|---|---|---|---|---|---|"]
     for r in reps:
         out.append("| %s | %.1f%% | %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% | %.1f%% |" % (
@@ -240,66 +257,89 @@ def svg(rows):
     return "\n".join(s) + "\n"
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"))
-    ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"))
-    ap.add_argument("--check", action="store_true")
-    a = ap.parse_args()
-    data = os.path.abspath(a.data)
-    if not os.path.isdir(os.path.join(data, "runs")):
-        sys.exit("validation.py: %s/runs: no runs (make them with docs/data/validation/run.sh)" % data)
-    calib = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
-    matrix = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
-    tmp = tempfile.mkdtemp()
-    out_dir = tmp if a.check else data
+# The device sessions: data folder, the JSON written, the plot (or None), the suffix of
+# the markers in docs/validation.md, whether to run the ablation, the earlier session whose
+# measurements of the same rows give the noise floor (or None).
+SESSIONS = [
+    ("h200", "docs/data/validation.json", "docs/validation.svg", "", True, None),
+    ("h200-2", "docs/data/validation/h200-2/validation.json", None, "-2", False, "h200"),
+]
+
+
+def session(a, calib, matrix, tmp, data, earlier, ablate):
+    """Calibrates from DATA's calibration runs and predicts its held-out rows: (models,
+    calibrate tables, validation document)."""
+    out_dir = os.path.join(tmp, os.path.basename(data)) if a.check else data
+    os.makedirs(out_dir, exist_ok=True)
     models, tables = calibrate(a.bin, data, calib, out_dir)
     have = lambda r: os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))
     rows = [validate(a.bin, data, models, r) for r in matrix if have(r)]
-    # Repeats: the same scenario measured again later; how far apart two measurements are.
+    # The same scenarios measured in an earlier device session (not predicted from this
+    # model): how far two measurements of one scenario are apart.
     reps = []
-    rep_tsv = os.path.join(ROOT, "docs", "data", "validation", "repeat.tsv")
-    if os.path.exists(rep_tsv):
-        first = {r["name"]: r for r in rows}
-        for r in read_tsv(rep_tsv):
-            orig = first.get(re.sub(r"-r\d+$", "", r["name"]))
-            if not have(r) or not orig:
-                continue
-            again = validate(a.bin, data, models, r)
-            reps.append({"name": r["name"], "of": orig["name"],
-                         "gpu_util": [orig["gpu_util"]["measured"], again["gpu_util"]["measured"]],
-                         "throughput_pps": [orig["throughput_pps"]["measured"], again["throughput_pps"]["measured"]],
-                         "predicted_util": again["gpu_util"]["predicted"],
-                         "util_diff_pp": 100 * (again["gpu_util"]["measured"] - orig["gpu_util"]["measured"]),
-                         "tput_diff_pct": 100 * (again["throughput_pps"]["measured"] / orig["throughput_pps"]["measured"] - 1)})
-    abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, tmp)
-    doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": [r["name"] for r in calib],
+    for r in rows if earlier else []:
+        p = os.path.join(earlier, "runs", r["name"] + ".json")
+        if not os.path.exists(p):
+            continue
+        m = json.load(open(p))["metrics"]
+        u0, x0 = m["gpu_util"][0], m["throughput_pps"]
+        u1, x1 = r["gpu_util"]["measured"], r["throughput_pps"]["measured"]
+        reps.append({"name": r["name"], "of": r["name"], "gpu_util": [u0, u1], "throughput_pps": [x0, x1],
+                     "predicted_util": r["gpu_util"]["predicted"], "util_diff_pp": 100 * (u1 - u0),
+                     "tput_diff_pct": 100 * (x1 / x0 - 1)})
+    abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, tmp) if ablate else []
+    ran = [r["name"] for r in calib if os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))]
+    doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": ran,
            "models": {k: os.path.relpath(os.path.join(data, os.path.basename(v)), ROOT) for k, v in models.items()},
            "rows": rows, "repeats": reps, "ablation": abl}
-    outputs = {
-        os.path.join(ROOT, "docs", "data", "validation.json"): json.dumps(doc, indent=1) + "\n",
-        os.path.join(ROOT, "docs", "validation.svg"): svg(rows),
-    }
+    return models, tables, doc
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"))
+    ap.add_argument("--data", help="one session's runs (default: every committed session, docs/data/validation/h200*)")
+    ap.add_argument("--check", action="store_true")
+    a = ap.parse_args()
+    calib = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
+    matrix = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    tmp = tempfile.mkdtemp()
+    sessions = SESSIONS if not a.data else [(os.path.abspath(a.data), SESSIONS[0][1], SESSIONS[0][2], "", True, None)]
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
     md = os.path.join(ROOT, "docs", "validation.md")
-    if os.path.exists(md):
-        text = open(md).read()
-        new = re.sub(r"(<!-- validation-table -->\n).*?(<!-- /validation-table -->)",
-                     lambda m: m.group(1) + table(rows) + m.group(2), text, flags=re.S)
-        new = re.sub(r"(<!-- repeat-table -->\n).*?(<!-- /repeat-table -->)",
-                     lambda m: m.group(1) + repeat_table(reps) + m.group(2), new, flags=re.S)
-        new = re.sub(r"(<!-- ablation-table -->\n).*?(<!-- /ablation-table -->)",
-                     lambda m: m.group(1) + ablation_table(abl) + m.group(2), new, flags=re.S)
-        for size, t in tables.items():
-            new = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size)),
-                         lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), new, flags=re.S)
-        outputs[md] = new
+    text = open(md).read() if os.path.exists(md) else None
+    outputs, committed_models, first_rows = {}, [], None
+    for name, json_out, svg_out, suffix, ablate, earlier in sessions:
+        data = os.path.join(vdir, name) if not os.path.isabs(name) else name
+        if not os.path.isdir(os.path.join(data, "runs")):
+            sys.exit("validation.py: %s/runs: no runs (make them with docs/data/validation/run.sh)" % data)
+        models, tables, doc = session(a, calib, matrix, tmp, data, earlier and os.path.join(vdir, earlier), ablate)
+        committed_models += [(m, os.path.join(data, os.path.basename(m))) for m in models.values()]
+        outputs[os.path.join(ROOT, json_out)] = json.dumps(doc, indent=1) + "\n"
+        if svg_out:
+            outputs[os.path.join(ROOT, svg_out)] = svg(doc["rows"])
+        if first_rows is None:
+            first_rows = doc["rows"]
+        if text is not None:
+            def put(marker, body, t):
+                return re.sub(r"(<!-- %s -->\n).*?(<!-- /%s -->)" % (marker, marker),
+                              lambda m: m.group(1) + body + m.group(2), t, flags=re.S)
+            text = put("validation-table" + suffix, table(doc["rows"]), text)
+            if doc["repeats"]:
+                text = put("repeat-table" + suffix, repeat_table(doc["repeats"]), text)
+            if ablate:
+                text = put("ablation-table" + suffix, ablation_table(doc["ablation"]), text)
+            for size, t in tables.items():
+                text = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size) + suffix),
+                              lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), text, flags=re.S)
+    if text is not None:
+        outputs[md] = text
     if a.check:
         def norm(t):
             return re.sub(r'commit: "[^"]*"', "commit", t)
         stale = [p for p, t in outputs.items() if not os.path.exists(p) or open(p).read() != t]
-        for size, m in models.items():
-            committed = os.path.join(data, os.path.basename(m))
-            if not os.path.exists(committed) or norm(open(committed).read()) != norm(open(m).read()):
+        for made, committed in committed_models:
+            if not os.path.exists(committed) or norm(open(committed).read()) != norm(open(made).read()):
                 stale.append(committed)
         if stale:
             print("validation.py: out of date: %s (run scripts/validation.py)" % ", ".join(os.path.relpath(p, ROOT) for p in stale))
@@ -308,7 +348,7 @@ def main():
         return 0
     for p, t in outputs.items():
         open(p, "w").write(t)
-    print(table(rows), end="")
+    print(table(first_rows), end="")
     return 0
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The H200 runs behind docs/validation.md, in one device call (from the repository root):
-#   OUT=DIR [ROWS=REGEX] bash docs/data/validation/run.sh [BIN [TSV...]]
+#   OUT=DIR [ROWS=REGEX] [PARTS20=N] [PARTS22=N] bash docs/data/validation/run.sh [BIN [TSV...]]
 # BIN (default .devbin/provesim) is a CUDA build made on the development machine
 # (-DPROVESIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90), carried with its CUDA libraries.
 # 1. Keys for 2^20 and 2^22 constraints, made once into a cache.
@@ -9,7 +9,8 @@
 #    whose name matches the extended regex); `measure` only: every prediction is made on
 #    the development machine afterwards (scripts/validation.py), from the calibration runs.
 # Each run writes OUT/runs/NAME.json (its report), NAME.spans.jsonl.gz and NAME.sets (the
-# overrides it ran with, one per line, for the predictions); OUT/log.txt
+# overrides it ran with, one per line, for the predictions); PARTS20 and PARTS22 (default 60
+# and 30) are the partitions of a closed run at 2^20 and 2^22 constraints; OUT/log.txt
 # has the machine (GPU, driver, CPU) and every run's summary line. Exit 1 if a run failed.
 # QUICK=1 BACKEND=cpu is the dry run that works anywhere: 2^10 and 2^11 constraints, fewer
 # partitions.
@@ -21,7 +22,7 @@ exec > >(tee -a "$OUT/log.txt") 2>&1
 . scripts/device_env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores online"
-echo "commit: ${COMMIT:-unknown}"
+echo "commit: ${COMMIT:-unknown}; partitions per closed run: ${PARTS20:-60} (2^20), ${PARTS22:-30} (2^22)"
 cache=/tmp/provesim-keys failed=0 backend=${BACKEND:-cuda} quick=${QUICK:-}
 ROWS=${ROWS:-}
 real() { if [ -n "$quick" ]; then [ "$1" = 2^20 ] && echo 2^10 || echo 2^11; else echo "$1"; fi; }
@@ -33,8 +34,8 @@ run_tsv() {
   while IFS=$'\t' read -r name size ov; do
     case "$name" in ''|'#'*) continue ;; esac
     [ -n "${ROWS:-}" ] && ! grep -Eq "$ROWS" <<<"$name" && continue
-    local w parts=60 warm=3 sets=()
-    [ "$size" = 2^22 ] && parts=30 warm=2
+    local w parts=${PARTS20:-60} warm=3 sets=()
+    [ "$size" = 2^22 ] && parts=${PARTS22:-30} warm=2
     [ -n "$quick" ] && parts=12 warm=2
     size=$(real "$size")
     w=$(sed -n 's/.*workers_per_gpu=\([0-9]*\).*/\1/p' <<<"$ov"); w=${w:-1}
