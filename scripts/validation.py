@@ -21,7 +21,9 @@ The models' provenance carries the date of the runs (DATA/date.txt, as
 SOURCE_DATE_EPOCH) and the commit provesim was built from; --check ignores the commit.
 """
 import argparse
+import gzip
 import json
+import math
 import os
 import re
 import subprocess
@@ -194,15 +196,15 @@ def ablation_table(res):
     return "\n".join(out) + "\n"
 
 
-def table(rows):
-    out = ["| scenario | 2^n | util predicted | util measured (CUPTI) | nvidia-smi | error | throughput pred / meas (p/s) | error | p99 pred / meas (s) | target |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+def table(rows, host=False):
+    out = ["| scenario | 2^n |%s util predicted | util measured (CUPTI) | nvidia-smi | error | throughput pred / meas (p/s) | error | p99 pred / meas (s) | target |" % (" host factor |" if host else ""),
+           "|---|---|%s---|---|---|---|---|---|---|---|" % ("---|" if host else "")]
     for r in rows:
         u, x, q = r["gpu_util"], r["throughput_pps"], r["latency_p99_s"]
         nv = "%.1f%%" % (100 * u["nvidia_smi"]) if u["nvidia_smi"] is not None else "-"
         p99 = "%.3f / %.3f" % (q["predicted"], q["measured"]) if q and q["measured"] is not None else "-"
-        out.append("| %s | %s | %.1f%% | %.1f%% | %s | %+.1f pp | %.2f / %.2f | %+.1f%% | %s | %s |" % (
-            r["name"], r["constraints"].split("^")[1], 100 * u["predicted"], 100 * u["measured"], nv, u["error_pp"],
+        out.append("| %s | %s |%s %.1f%% | %.1f%% | %s | %+.1f pp | %.2f / %.2f | %+.1f%% | %s | %s |" % (
+            r["name"], r["constraints"].split("^")[1], " %.3f |" % r["host_factor"] if host else "", 100 * u["predicted"], 100 * u["measured"], nv, u["error_pp"],
             x["predicted"], x["measured"], x["error_pct"], p99, "yes" if r["within_target"] else "**no**"))
     n = sum(r["within_target"] for r in rows)
     waits = [abs(r["mutex_wait_s"]["error_pct"]) for r in rows
@@ -263,7 +265,89 @@ def svg(rows):
 SESSIONS = [
     ("h200", "docs/data/validation.json", "docs/validation.svg", "", True, None),
     ("h200-2", "docs/data/validation/h200-2/validation.json", None, "-2", False, "h200"),
+    ("h200-3", "docs/data/validation/h200-3/validation.json", None, "-3", False, "h200-2"),
 ]
+
+
+def cpu_per_partition(path, skip=2):
+    """Mean time per partition of a run's CPU phases together (each worker's first `skip`
+    calls left out), from its spans."""
+    first, tot, n = {}, 0.0, {}
+    recs = []
+    for line in gzip.open(path, "rt"):
+        r = json.loads(line)
+        if r.get("resource") != "cpu" or "phase" not in r:
+            continue
+        key = (r["rep"], r["gpu"], r["worker"])
+        first.setdefault(key, set()).add(r["call"])
+        recs.append((key, r["call"], r["t1"] - r["t0"], len(r.get("partitions") or [0])))
+    early = {k: set(sorted(c)[:skip]) for k, c in first.items()}
+    parts = {}
+    for key, call, d, k in recs:
+        if call in early[key]:
+            continue
+        tot += d
+        parts[(key, call)] = k
+    return tot / max(1, sum(parts.values()))
+
+
+def scale_cpu_phases(text, f):
+    """The model text with every CPU phase's time distribution scaled by f (a host that
+    runs the CPU phases f times as long)."""
+    out, cpu = [], False
+    for line in text.split("\n"):
+        if line.startswith("  - name: "):
+            cpu = False
+        if line.strip() == "resource: cpu":
+            cpu = True
+        m = re.match(r"^(\s+time: )\{(.*)\}$", line)
+        if cpu and m:
+            kv = dict(x.strip().split(": ") for x in m.group(2).split(","))
+            for k in ("mean", "sd", "min", "max", "value", "scale"):
+                if k in kv:
+                    kv[k] = repr(float(kv[k]) * f)
+            if "mu" in kv:
+                kv["mu"] = repr(float(kv["mu"]) + math.log(f))
+            line = m.group(1) + "{" + ", ".join("%s: %s" % x for x in kv.items()) + "}"
+        out.append(line)
+    return "\n".join(out)
+
+
+def with_reference(a, data, calib, matrix, models, tmp):
+    """Each held-out row predicted again with the model's CPU phases scaled by the host's
+    speed of the moment: f = the CPU phases' time per partition in the row's reference
+    run (ref-NAME: one worker at the default thread policy, just before the row) over
+    their mean in the session's calibration runs of the same settings. None when the
+    session has no reference runs."""
+    refs = {r["name"]: os.path.join(data, "runs", "ref-%s.spans.jsonl.gz" % r["name"]) for r in matrix}
+    if not any(os.path.exists(p) for p in refs.values()):
+        return None
+    ref_sets = None
+    for r in matrix:
+        p = os.path.join(data, "runs", "ref-%s.sets" % r["name"])
+        if os.path.exists(p):
+            ref_sets = [l.strip() for l in open(p) if l.strip() and not l.startswith(("workload.partitions",
+                                                                                          "run.warmup", "run.cooldown"))]
+            break
+    # the calibration runs with the reference's settings (one worker, the default policy, batch 1)
+    same = [r for r in calib if r["size"] == "2^20" and os.path.exists(os.path.join(data, "runs", r["name"] + ".sets"))
+            and [l.strip() for l in open(os.path.join(data, "runs", r["name"] + ".sets")) if l.strip()
+                 and not l.startswith(("workload.partitions", "run.warmup", "run.cooldown"))] == ref_sets]
+    base = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz")) for r in same) / len(same)
+    rows = []
+    for r in matrix:
+        if not os.path.exists(refs[r["name"]]) or not os.path.exists(os.path.join(data, "runs", r["name"] + ".json")):
+            continue
+        f = cpu_per_partition(refs[r["name"]]) / base
+        vm = {}
+        for size, path in models.items():
+            vp = os.path.join(tmp, "ref-%s-%s.yaml" % (r["name"], size_tag(size)))
+            open(vp, "w").write(scale_cpu_phases(open(path).read(), f))
+            vm[size] = vp
+        row = validate(a.bin, data, vm, r)
+        row["host_factor"] = f
+        rows.append(row)
+    return {"calibration_like_reference": [r["name"] for r in same], "rows": rows}
 
 
 def session(a, calib, matrix, tmp, data, earlier, ablate):
@@ -288,10 +372,13 @@ def session(a, calib, matrix, tmp, data, earlier, ablate):
                      "predicted_util": r["gpu_util"]["predicted"], "util_diff_pp": 100 * (u1 - u0),
                      "tput_diff_pct": 100 * (x1 / x0 - 1)})
     abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, tmp) if ablate else []
+    ref = with_reference(a, data, calib, matrix, models, tmp)
     ran = [r["name"] for r in calib if os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))]
     doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": ran,
            "models": {k: os.path.relpath(os.path.join(data, os.path.basename(v)), ROOT) for k, v in models.items()},
            "rows": rows, "repeats": reps, "ablation": abl}
+    if ref:
+        doc["with_reference"] = ref
     return models, tables, doc
 
 
@@ -329,6 +416,8 @@ def main():
                 text = put("repeat-table" + suffix, repeat_table(doc["repeats"]), text)
             if ablate:
                 text = put("ablation-table" + suffix, ablation_table(doc["ablation"]), text)
+            if doc.get("with_reference"):
+                text = put("reference-table" + suffix, table(doc["with_reference"]["rows"], host=True), text)
             for size, t in tables.items():
                 text = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size) + suffix),
                               lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), text, flags=re.S)
