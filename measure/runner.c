@@ -108,16 +108,6 @@ static void device_sink(void *ctx, int gpu, span_kind kind, const char *name, do
   mrun_device_span(ctx, gpu, kind, name, t0, t1);
 }
 
-void runner__fail(mrun *r, const ps_err *e) {
-  pthread_mutex_lock(&r->fail_mu);
-  if (!r->failed) {
-    r->failed = 1;
-    r->err = *e;
-  }
-  r->stop = 1;
-  pthread_mutex_unlock(&r->fail_mu);
-}
-
 /* ---- One call's DAG ---- */
 
 /* Starts what became ready, asks for or gives back the mutex, and notices the end of the

@@ -281,17 +281,6 @@ int runner__fold(mrun *R, double h, ps_err *e) {
   return runner__spans_drain(R, e);
 }
 
-const double *runner__pre_at(const mrun *R, double t) {
-  if (t <= 0) return NULL;
-  for (int wi = 0; wi < R->nw; wi++) {
-    const rworker *w = &R->w[wi];
-    for (size_t i = 0; i < w->nfold; i++)
-      if (w->calls[i].t_end == t) return w->pre + i * (size_t)R->npre;
-  }
-  PS_ASSERT(!"a window bound that is no summarised call's end");
-  return NULL;
-}
-
 /* ---- The folder thread ---- */
 
 /* Folding while a replication runs (runner_fold.c): every FOLD_PERIOD seconds, the

@@ -173,9 +173,6 @@ void runner__fold_begin(mrun *R);
  * recorded: no call in progress started before h and every kernel of the finished calls
  * has been delivered. PS_ERR when the spans cannot be written. */
 int runner__fold(mrun *R, double h, ps_err *e);
-/* The prefix values at a completion time t: NULL (all zero) when t <= 0, else the end of
- * a summarised call. */
-const double *runner__pre_at(const mrun *R, double t);
 /* Writes what the spans document holds to runner_opts.spans_file, when there is one. */
 int runner__spans_drain(mrun *R, ps_err *e);
 void runner__fold_free(mrun *R);
@@ -184,9 +181,21 @@ void runner__push(rspans *a, const rspan *s);
  * half second until R->folder_stop. */
 void *runner__folder_main(void *arg);
 /* Records the run's first failure and stops it. */
-void runner__fail(mrun *r, const ps_err *e);
+static inline void runner__fail(mrun *r, const ps_err *e) {
+  pthread_mutex_lock(&r->fail_mu);
+  if (!r->failed) {
+    r->failed = 1;
+    r->err = *e;
+  }
+  r->stop = 1;
+  pthread_mutex_unlock(&r->fail_mu);
+}
 
 /* ---- Metrics (runner_metrics.c) ---- */
+
+/* The prefix values (runner__fold's) at a completion time t: NULL (all zero) when t <= 0,
+ * else the end of a summarised call. */
+const double *runner__pre_at(const mrun *R, double t);
 
 /* Computes one replication's metrics from its calls and spans, pooling phase durations
  * into pd (np + 2 vectors: phases, mutex_wait, mutex_held); the window comes back in

@@ -178,3 +178,13 @@ int runner__rep_metrics(mrun *R, sim_metrics *m, dvec *pd, double *win_t0, doubl
   return PS_OK;
 }
 
+const double *runner__pre_at(const mrun *R, double t) {
+  if (t <= 0) return NULL;
+  for (int wi = 0; wi < R->nw; wi++) {
+    const rworker *w = &R->w[wi];
+    for (size_t i = 0; i < w->nfold; i++)
+      if (w->calls[i].t_end == t) return w->pre + i * (size_t)R->npre;
+  }
+  PS_ASSERT(!"a window bound that is no summarised call's end");
+  return NULL;
+}
