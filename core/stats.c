@@ -33,7 +33,6 @@ void hist_free(hist *h) {
   free(h);
 }
 
-uint32_t *hist__octave(hist *h, int o) { return h->oct[o] = xcalloc(HIST_SUB, sizeof(uint32_t)); }
 
 void hist_add(hist *h, double x) { hist__add(h, x); }
 

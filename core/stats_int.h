@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "util.h"
 
 #define HIST_SUB_BITS 9
 #define HIST_EXP_MIN (-40)
@@ -36,7 +37,9 @@ struct hist {
 };
 
 /* Allocates octave o of h's bins (the first value to land in it). */
-uint32_t *hist__octave(hist *h, int o);
+static inline uint32_t *hist__octave(hist *h, int o) {
+  return h->oct[o] = xcalloc(HIST_SUB, sizeof(uint32_t));
+}
 
 /* hist_add, inline. */
 static inline void hist__add(hist *h, double x) {
