@@ -2,8 +2,8 @@
 """Runs the hostile-input corpus (tests/hostile/) against the provesim binary.
 
 Every case is a malformed input for one reader: a scenario or model YAML file, a spans
-JSON Lines file (plain or gzip), a Groth16 proof folder (proof.json, vk.json,
-public.json), or an argument list (args.txt). Each runs in a scratch folder of its own,
+JSON Lines file (plain or gzip), a daemon's timing log for infer (CSV or JSON Lines), a
+Groth16 proof folder (proof.json, vk.json, public.json), or an argument list (args.txt). Each runs in a scratch folder of its own,
 under a time limit and an address-space limit, and must give exit status 2 and exactly one
 line on standard error that names the input file (and, for YAML and spans, the line where
 there is one), leaving no file behind. Prints a table of the failures; exits 1 if any.
@@ -41,6 +41,9 @@ NO_LINE = {
     # spans
     "spans/empty", "spans/folder", "spans/gz-empty", "spans/gz-not-gzip",
     "spans/gz-truncated", "spans/gz-garbage-after", "spans/header-only-blank-lines",
+    # daemon logs (infer)
+    "log/empty.csv", "log/empty.jsonl", "log/blank-lines.jsonl", "log/header-only.csv",
+    "log/too-few-records.csv", "log/folder",
 }
 
 # Scenario cases whose problem lies in another file the scenario names: the message must
@@ -149,6 +152,27 @@ def spans_cases(corpus):
         out.append(Case(name + "[trace]", ["trace", f, "-o", "out.json"], f, want, setup))
         out.append(Case(name + "[calibrate]", ["calibrate", f, "--model", "model.yaml", "-o", "m.yaml"],
                         f, want, setup))
+    return out
+
+
+def log_cases(corpus):
+    """A daemon's timing logs, CSV or JSON Lines, through infer."""
+    d = os.path.join(corpus, "log")
+    cmd = ["--call-col", "gpu_ms", "--start-col", "start_ms", "--worker-col", "worker", "--workers", "2",
+           "--gpu-time", "1.5", "-o", "m.yaml", "--boot", "0", "--threads", "1"]
+    out = []
+    for f in sorted(os.listdir(d)):
+        src = os.path.join(d, f)
+        name = "log/" + f
+        out.append(Case(name, ["infer", f] + cmd, f, name not in NO_LINE,
+                        lambda s, src=src, f=f: copy_into(src, os.path.join(s, f))))
+
+    def long_line(s):  # 2 MiB on line 3, over the reader's 1 MiB a line
+        with open(os.path.join(s, "long-line.csv"), "w") as fh:
+            fh.write("start_ms,worker,gpu_ms\n1000,w0,7000\n2000,w1," + "7" * (2 << 20) + "\n")
+
+    out.append(Case("log/long-line.csv", ["infer", "long-line.csv"] + cmd, "long-line.csv", True, long_line))
+    out.append(Case("log/folder", ["infer", "emptydir"] + cmd, "emptydir", False, None))
     return out
 
 
@@ -268,7 +292,7 @@ def main():
     binary = os.path.abspath(a.binary)
     corpus = os.path.abspath(a.corpus)
     groups = [("scenario", scenario_cases), ("model", model_cases), ("spans", spans_cases),
-              ("proof", proof_cases), ("args", args_cases)]
+              ("log", log_cases), ("proof", proof_cases), ("args", args_cases)]
     cases = []
     for _, g in groups:
         cases += [c for c in g(corpus) if a.k in c.name]

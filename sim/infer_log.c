@@ -45,10 +45,15 @@ static int blank(const char *s) {
   return !*s;
 }
 
-/* Field text for a message: quoted, cut at 40 characters; "nothing" when empty. */
+/* Field text for a message: quoted, cut at 40 characters, control characters shown as
+ * '?'; "nothing" when empty. */
 static const char *got_text(const char *s, char *out, size_t cap) {
   if (!*s) return "nothing";
-  snprintf(out, cap, "\"%.40s%s\"", s, strlen(s) > 40 ? "..." : "");
+  char t[41];
+  size_t n = 0;
+  for (; s[n] && n < 40; n++) t[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
+  t[n] = 0;
+  snprintf(out, cap, "\"%s%s\"", t, s[n] ? "..." : "");
   return out;
 }
 
@@ -145,7 +150,9 @@ static int read_csv(rdr *R, lread *L) {
           }
         if (idx[q] < 0) {
           ps_buf b = {0};
-          for (int i = 0; i < nf; i++) ps_buf_printf(&b, "%s%s", i ? ", " : "", f[i]);
+          for (int i = 0; i < nf && b.len < 200; i++)
+            ps_buf_printf(&b, "%s%s", i ? ", " : "", got_text(f[i], (char[64]){0}, 64));
+          if (b.len >= 200) ps_buf_printf(&b, ", ...");
           rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:1: header: expected a column named \"%s\" (%s), got the columns %s",
                        R->path, L->line, R->name[q], q_flag[q], b.p ? b.p : "(none)");
           ps_buf_free(&b);
@@ -153,6 +160,11 @@ static int read_csv(rdr *R, lread *L) {
         }
       }
       continue;
+    }
+    if (nf > nhead) { /* a field the header does not name: the columns have shifted */
+      rc = ps_fail(R->e, PS_EINPUT, "%s:%ld:%d: expected %d field%s, as the header has, got a line of %d", R->path,
+                   L->line, col[nhead] + (int)(line - L->buf), nhead, nhead == 1 ? "" : "s", nf);
+      goto out;
     }
     const char *v[Q_N] = {NULL, NULL, NULL, NULL};
     int c[Q_N] = {0, 0, 0, 0};

@@ -335,7 +335,14 @@ START_TEST(cli_malformed_logs) {
   write_text("notobj.jsonl", "{\"gpu_ms\": 7000}\n[7000]\n");
   write_text("waits.csv", "gpu_ms,wait_ms\n7000,8000\n");
   bad("nocol.csv", "", "nocol.csv:1:1: header: expected a column named \"gpu_ms\" (--call-col), got the columns "
-                       "start_ms, gpu_msec");
+                       "\"start_ms\", \"gpu_msec\"");
+  /* a row with more fields than the header names: the columns have shifted */
+  write_text("long.csv", "start_ms,gpu_ms\n0,7000\n1000,7100,9\n");
+  bad("long.csv", "", "long.csv:3:11: expected 2 fields, as the header has, got a line of 3");
+  /* control characters in a header are not printed as they are */
+  write_text("ctl.csv", "\x01x\x1b[2J\n7000\n");
+  bad("ctl.csv", "", "ctl.csv:1:1: header: expected a column named \"gpu_ms\" (--call-col), got the columns "
+                     "\"?x?[2J\"");
   bad("nan.csv", "", "nan.csv:4:6: gpu_ms: expected a duration in milliseconds (a number >= 0), got \"n/a\"");
   bad("short.csv", "", "short.csv:3:5: gpu_ms: expected a value in column 2 (the header has 2), got a line of 1 field");
   bad("empty.csv", "", "empty.csv: expected a header row naming the columns, then one call per line, got an empty file");
