@@ -24,7 +24,7 @@ static void prove_usage(FILE *f) {
   fprintf(f,
           "usage: provesim prove [--circuit NAME] [--constraints N] [--seed S] [--instance I]\n"
           "                      [--boolean-fraction F] [--backend cpu|cuda] [--cache DIR] [--calls N]\n"
-          "                      [--json] --out DIR\n\n"
+          "                      [--precompute C] [--json] --out DIR\n\n"
           "Makes a Groth16 proof (BLS12-381) that one instance of a circuit is satisfied, and writes\n"
           "DIR/proof.json, DIR/vk.json and DIR/public.json (points in the ZCash compressed encoding,\n"
           "hex; docs/prover.md), which `provesim verify DIR` or any BLS12-381 library can check.\n\n"
@@ -42,6 +42,10 @@ static void prove_usage(FILE *f) {
           "  --calls N               prove N times (default 1): the first call includes uploading the\n"
           "                          proving key to the backend, the other N - 1 are the steady state\n"
           "                          a proving daemon sees (instances I+1 .., each proof verified)\n"
+          "  --precompute C          with the key upload, build on the GPU the tables of the A, B_G1,\n"
+          "                          L and H bases for MSM window C (2..24 bits; ceil(256/C) times\n"
+          "                          those bases' memory), and prove with them; the cpu backend builds\n"
+          "                          nothing (the scenario key prover.precompute, docs/model.md)\n"
           "  --json                  print the run as a JSON object (provesim.prove/1) instead of text\n"
           "  --out DIR               where the three files go (created if missing)\n\n"
           "It reports the setup (or the cache load), the first call (key upload + proof) and the\n"
@@ -130,7 +134,7 @@ static const char *bytes_str(char *buf, size_t n, double b) {
 
 int prover_cmd_prove(int argc, char **argv) {
   const char *circuit = NULL, *backend = "cpu", *cache = NULL, *out = NULL, *v;
-  long long n = 1 << 12, calls = 1;
+  long long n = 1 << 12, calls = 1, precompute = 0;
   int json = 0;
   unsigned long long seed = 1, instance = 1;
   double frac = -1;
@@ -166,6 +170,11 @@ int prover_cmd_prove(int argc, char **argv) {
       if (!(v = cli_optval(argc, argv, &i, "--calls")) || (calls = strtoll(v, &end, 10), *end || end == v) ||
           calls < 1 || calls > 100000)
         return cli_usage_error("prove", "--calls: expected an integer in 1..100000, got '%s'", v ? v : "");
+    } else if (cli_is_opt(a, "--precompute")) {
+      char *end;
+      if (!(v = cli_optval(argc, argv, &i, "--precompute")) || (precompute = strtoll(v, &end, 10), *end || end == v) ||
+          precompute < 2 || precompute > 24)
+        return cli_usage_error("prove", "--precompute: expected a window in bits from 2 to 24, got '%s'", v ? v : "");
     } else if (!strcmp(a, "--json")) {
       json = 1;
     } else if (cli_is_opt(a, "--out")) {
@@ -222,6 +231,7 @@ int prover_cmd_prove(int argc, char **argv) {
   rc = g16_keys_make(&p, cache, &so, &k, &e);
   double t1 = ps_now();
   if (rc) goto fail;
+  g16_keys_set_precompute(k, (unsigned)precompute);
   /* The first call uploads the proving key (the context's bases) and proves; the others
    * prove on the resident key, as a daemon's steady state does. */
   double b0 = backend_busy_s(b);
@@ -273,6 +283,12 @@ int prover_cmd_prove(int argc, char **argv) {
     report_json_num(x, "wall_s", wall[0]);
     report_json_num(x, "key_upload_s", t_up - t1);
     report_json_num(x, "busy_s", busy[0]);
+    if (precompute) {
+      cJSON *y = cJSON_AddObjectToObject(o, "precompute");
+      cJSON_AddNumberToObject(y, "window", (double)precompute);
+      cJSON_AddNumberToObject(y, "table_bytes", (double)g16_precompute_bytes(k, (unsigned)precompute));
+      cJSON_AddBoolToObject(y, "built", dev);
+    }
     cJSON_AddItemToObject(o, "steady", x = cJSON_CreateObject());
     cJSON_AddNumberToObject(x, "calls", steady);
     report_json_num(x, "wall_median_s", steady ? smed : NAN);
@@ -302,6 +318,12 @@ int prover_cmd_prove(int argc, char **argv) {
     if (steady)
       ps_buf_printf(&ob, "steady state: %d calls, median %.3f s, max %.3f s; %d of %lld proofs verify\n", steady, smed,
                     smax, verified, calls);
+    if (precompute) {
+      char tb[32];
+      ps_buf_printf(&ob, "precomputed bases: window %lld, tables %s %s\n", precompute,
+                    bytes_str(tb, sizeof tb, (double)g16_precompute_bytes(k, (unsigned)precompute)),
+                    dev ? "on the GPU (in the key upload)" : "not built (the cpu backend proves without them)");
+    }
     ps_buf_printf(&ob, "%s per call: first %.3f s", dev ? "GPU time (CUDA events around the backend's operations)"
                                                         : "backend time (cpu: wall time of its NTTs and MSMs)",
                   busy[0]);

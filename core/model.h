@@ -131,6 +131,8 @@ typedef struct scenario {
   /* prover: (read by `measure`; ignored by the simulator) */
   char *prover_circuit;      /* may be NULL */
   int64_t prover_constraints; /* 0 when absent */
+  int prover_precompute;      /* prover.precompute: 0 = off (default), -1 = auto, else the
+                                 window in bits (2..24) of the precomputed bases */
 } scenario;
 
 /* The batching rule (shared/DESIGN.md, "Batch scaling"), in one place for the simulator,

@@ -199,7 +199,7 @@ static const char *const RUN_KEYS[] = {"warmup", "cooldown", "replications", "se
 static const char *const PREC_KEYS[] = {"target", "metrics", "max_replications", "batch", NULL};
 #define PREC_MAX_DEFAULT 200
 #define PREC_BATCH_DEFAULT 10
-static const char *const PROVER_KEYS[] = {"circuit", "constraints", NULL};
+static const char *const PROVER_KEYS[] = {"circuit", "constraints", "precompute", NULL};
 
 static int scope_index(const model *m, const char *name) {
   for (int i = 0; i < m->nscopes; i++)
@@ -512,6 +512,16 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
         goto fail;
       }
       s->prover_constraints = v;
+    }
+    if ((y = scn__opt(x, "precompute"))) {
+      int64_t v = 0;
+      if (y->kind == N_SCALAR && !y->quoted && !strcmp(y->str, "off")) s->prover_precompute = 0;
+      else if (y->kind == N_SCALAR && !y->quoted && !strcmp(y->str, "auto")) s->prover_precompute = -1;
+      else if (!scn__scalar_i64(y, &v) && v >= 2 && v <= 24) s->prover_precompute = (int)v;
+      else {
+        scn__expect(c, y, "prover.precompute", "off, auto, or a window in bits from 2 to 24 (e.g. 20)");
+        goto fail;
+      }
     }
   }
 
@@ -829,5 +839,8 @@ cJSON *scn_to_json(const scenario *s) {
   cJSON *pv = cJSON_AddObjectToObject(o, "prover");
   add_str_or_null(pv, "circuit", s->prover_circuit);
   add_i64(pv, "constraints", s->prover_constraints);
+  /* Only when set, so the echo of every scenario without it stays as it was. */
+  if (s->prover_precompute > 0) cJSON_AddNumberToObject(pv, "precompute", s->prover_precompute);
+  else if (s->prover_precompute < 0) cJSON_AddStringToObject(pv, "precompute", "auto");
   return o;
 }

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include "seed.h"
@@ -81,6 +82,27 @@ static int precedes(const model *m, int a, int b, int depth) {
   return 0;
 }
 
+/* prover.precompute on the keys before any worker opens: a window as given, or with auto
+ * the one g16_precompute_auto picks for the least free memory over the run's GPUs (on the
+ * cpu backend, which keeps no tables, auto is off). */
+static int g_precompute(const mexec_env *env, g16_keys *k, ps_err *e) {
+  const scenario *s = env->s;
+  unsigned win = s->prover_precompute > 0 ? (unsigned)s->prover_precompute : 0;
+  if (s->prover_precompute < 0 && env->cuda) {
+    size_t least = SIZE_MAX;
+    for (int g = 0; g < s->gpus; g++) {
+      char name[256], bus[64];
+      size_t fr = 0, tot = 0;
+      int rc = mcuda_device_info(g, name, sizeof name, bus, sizeof bus, &fr, &tot, e);
+      if (rc != PS_OK) return rc;
+      if (fr < least) least = fr;
+    }
+    win = g16_precompute_auto(k, least, s->workers_per_gpu, s->batch);
+  }
+  g16_keys_set_precompute(k, win);
+  return PS_OK;
+}
+
 static int g_open(const mexec_env *env, void **out, ps_err *e) {
   const scenario *s = env->s;
   const model *m = s->model;
@@ -129,6 +151,10 @@ static int g_open(const mexec_env *env, void **out, ps_err *e) {
   int rc = g16_keys_make(&p, env->cache_dir, &so, &k, e);
   backend_close(so.backend);
   if (rc != PS_OK) return rc;
+  if ((rc = g_precompute(env, k, e)) != PS_OK) {
+    g16_keys_free(k);
+    return rc;
+  }
   g_st *st = xcalloc(1, sizeof *st);
   st->env = *env;
   st->keys = k;

@@ -31,6 +31,7 @@ struct g16_keys {
   g2_affine_t *b_g2;
   g16_vk vk; /* vk.ic owned */
   int from_cache;
+  unsigned pre_window; /* g16_keys_set_precompute: tables built at upload for this window; 0 = none */
   /* The proving key on each device where contexts are open (groth16.c: one copy per
    * device, shared by its contexts); NULL once every context is closed. */
   struct g16_dkey *dkeys;

@@ -14,22 +14,90 @@
 #include "par.h"
 #include "seed.h"
 #include "fr.h"
+#include "msm.h"
 #include "ntt.h"
 #include "pairing.h"
 #include "r1cs.h"
 
-size_t g16_key_bytes(const g16_keys *k) {
-  return (2 * k->nvars + k->nl + k->nh) * sizeof(g1_affine_t) + k->nvars * sizeof(g2_affine_t);
+/* ---- memory ---- */
+
+/* Bytes of the G1 bases that get tables (A, B_G1, L, H). */
+static size_t g1_bases_bytes(const g16_keys *k) { return (2 * k->nvars + k->nl + k->nh) * sizeof(g1_affine_t); }
+
+static unsigned windows_of(unsigned c) { return (256 + c - 1) / c; }
+
+size_t g16_precompute_bytes(const g16_keys *k, unsigned window) {
+  return window ? windows_of(window) * g1_bases_bytes(k) : 0;
 }
+
+size_t g16_key_bytes_at(const g16_keys *k, unsigned window) {
+  return g1_bases_bytes(k) + k->nvars * sizeof(g2_affine_t) + g16_precompute_bytes(k, window);
+}
+
+size_t g16_key_bytes(const g16_keys *k) { return g16_key_bytes_at(k, k->pre_window); }
 
 size_t g16_job_bytes(const g16_keys *k, int partitions) {
   return (size_t)(partitions > 0 ? partitions : 1) * (3 * k->n + k->nvars) * sizeof(fr_t);
 }
 
-size_t g16_worker_bytes(const g16_keys *k, const char *backend, int partitions) {
+/* The MSM work buffers a cuda handle keeps, slot by slot, as prover/cuda/msm.cu's
+ * msm_enqueue asks for them (psc__ws: each slot grows to its largest request): n points
+ * whose bucket points take psz bytes, window c, with tables (one set of buckets, up to
+ * 2^16 reduction segments) or without (ceil(256/c) sets, up to 2^10 segments each). */
+enum { WS_N = 5 };
+static void msm_slots(size_t n, unsigned c, size_t psz, int tables, size_t out[WS_N]) {
+  size_t nwin = windows_of(c), nb = (size_t)1 << (c - 1), sets = tables ? 1 : nwin;
+  unsigned lseg = tables ? 16 : 10, lnb = c - 1;
+  size_t nseg = (size_t)1 << (lnb < lseg ? lnb : lseg), nchunks = (n * nwin + 63) / 64;
+  out[0] = 2 * n * nwin * sizeof(uint32_t);     /* digits, sorted digits */
+  out[1] = 3 * sets * nb * sizeof(uint32_t);    /* bucket counts, offsets, cursors */
+  out[2] = sets * nb * psz;                     /* buckets */
+  out[3] = 4 * sets * nseg * psz;               /* reduction segments (two slots) */
+  out[4] = nchunks * (psz + sizeof(uint32_t));  /* bucket parts and their keys */
+}
+
+size_t g16_worker_bytes_at(const g16_keys *k, const char *backend, int partitions, unsigned window) {
   if (!backend || strcmp(backend, "cuda")) return 0;
   size_t msm_n = k->nvars > k->nh ? k->nvars : k->nh;
-  return g16_job_bytes(k, partitions) + backend_g16_work_bytes(backend, k->cs->log_n, msm_n);
+  size_t plain = g16_job_bytes(k, partitions) + backend_g16_work_bytes(backend, k->cs->log_n, msm_n);
+  if (!window) return plain;
+  /* The plain MSMs' slots (backend_g16_work_bytes counts them with G2's points at the
+   * window psc_msm_default_window picks: 16 from 2^20 points, 8 from 2^6, else 4); a slot
+   * grows where the MSMs over the tables (G1, window c) ask for more. */
+  unsigned lg = 0;
+  while (((size_t)1 << lg) < msm_n) lg++;
+  size_t p[WS_N], t[WS_N], extra = 0;
+  msm_slots(msm_n, lg >= 20 ? 16 : lg >= 6 ? 8 : 4, sizeof(g2_xyzz_t), 0, p);
+  msm_slots(msm_n, window, sizeof(g1_xyzz_t), 1, t);
+  for (int i = 0; i < WS_N; i++)
+    if (t[i] > p[i]) extra += t[i] - p[i];
+  return plain + extra;
+}
+
+size_t g16_worker_bytes(const g16_keys *k, const char *backend, int partitions) {
+  return g16_worker_bytes_at(k, backend, partitions, k->pre_window);
+}
+
+void g16_keys_set_precompute(g16_keys *k, unsigned window) {
+  PS_ASSERT(!k->dkeys); /* before the first context (groth16.h) */
+  PS_ASSERT(window == 0 || (window >= 2 && window <= MSM_MAX_WINDOW));
+  k->pre_window = window;
+}
+
+unsigned g16_keys_precompute(const g16_keys *k) { return k->pre_window; }
+
+unsigned g16_precompute_auto(const g16_keys *k, size_t free_bytes, int workers, int partitions) {
+  size_t msm_n = k->nvars > k->nh ? k->nvars : k->nh;
+  unsigned lg = 0;
+  while (((size_t)1 << lg) < msm_n) lg++;
+  /* docs/performance.md, "Precomputed bases": the best window by size on the H200. */
+  unsigned pick[2] = {lg <= 20 ? 16u : lg <= 23 ? 20u : 22u, 22u};
+  for (int i = 0; i < 2; i++) {
+    double need = (double)g16_key_bytes_at(k, pick[i]) +
+                  (double)(workers > 0 ? workers : 1) * (double)g16_worker_bytes_at(k, "cuda", partitions, pick[i]);
+    if (need <= (double)free_bytes) return pick[i];
+  }
+  return 0;
 }
 
 /* ---- the proving key on a device ---- */
@@ -60,7 +128,17 @@ static void dkey_free(g16_dkey *d) {
   free(d);
 }
 
-/* The key on b's device, uploaded if none is there yet (*uploaded = 1). */
+/* The tables of the G1 bases for window c (0: none), built once with the upload. */
+static int dkey_precompute(g16_dkey *d, unsigned c, ps_err *e) {
+  int rc = PS_OK;
+  if (c && ((rc = backend_msm_precompute(d->a, c, e)) || (rc = backend_msm_precompute(d->b_g1, c, e)) ||
+            (rc = backend_msm_precompute(d->l, c, e)) || (rc = backend_msm_precompute(d->h, c, e))))
+    return rc;
+  return PS_OK;
+}
+
+/* The key on b's device, uploaded if none is there yet (*uploaded = 1), with the tables
+ * of k's precompute window. */
 static int dkey_get(ps_backend *b, g16_keys *k, g16_dkey **out, int *uploaded, ps_err *e) {
   int rc = PS_OK;
   *out = NULL;
@@ -80,7 +158,8 @@ static int dkey_get(ps_backend *b, g16_keys *k, g16_dkey **out, int *uploaded, p
       (rc = backend_msm_bases_g1(d->b, k->b_g1, k->nvars, &d->b_g1, e)) ||
       (rc = backend_msm_bases_g1(d->b, k->l, k->nl, &d->l, e)) ||
       (rc = backend_msm_bases_g1(d->b, k->h, k->nh, &d->h, e)) ||
-      (rc = backend_msm_bases_g2(d->b, k->b_g2, k->nvars, &d->b_g2, e))) {
+      (rc = backend_msm_bases_g2(d->b, k->b_g2, k->nvars, &d->b_g2, e)) ||
+      (rc = dkey_precompute(d, k->pre_window, e))) {
     if (!d->b) rc = PS_ERR;
     dkey_free(d);
     goto out;

@@ -88,6 +88,29 @@ size_t g16_job_bytes(const g16_keys *k, int partitions);
  * g16_key_bytes + w x g16_worker_bytes (and the CUDA context's few hundred MiB). */
 size_t g16_worker_bytes(const g16_keys *k, const char *backend, int partitions);
 
+/* Precomputed bases (the scenario's prover.precompute). With a window c set, the upload of
+ * the proving key to a device also builds, there, the tables 2^(c j) * P for j <
+ * ceil(256/c) of the A, B_G1, L and H bases (backend_msm_precompute; B_G2 stays plain), and
+ * the MSMs over them then run with window c: the same proofs, less GPU time at large
+ * sizes, ceil(256/c) times those bases' memory more. Set it before the first g16_ctx_open
+ * of k (an assert checks); 0 = none (the default). The cpu backend builds nothing and
+ * proves as before. g16_key_bytes and g16_worker_bytes count the window set here. */
+void g16_keys_set_precompute(g16_keys *k, unsigned window);
+unsigned g16_keys_precompute(const g16_keys *k);
+/* Device bytes of the tables for window c (0: none): ceil(256/c) x the bytes of the A,
+ * B_G1, L and H bases, on top of g16_key_bytes_at(k, 0). */
+size_t g16_precompute_bytes(const g16_keys *k, unsigned window);
+/* g16_key_bytes and g16_worker_bytes as if window `window` were set (0 = no tables): the
+ * key with its tables; a worker's buffers grow where an MSM over the tables needs more (its
+ * one set of 2^(c-1) buckets). */
+size_t g16_key_bytes_at(const g16_keys *k, unsigned window);
+size_t g16_worker_bytes_at(const g16_keys *k, const char *backend, int partitions, unsigned window);
+/* prover.precompute: auto: the window with the shortest MSMs measured on the H200 for the
+ * largest MSM of k (2^20 or fewer points: 16; up to 2^23: 20; more: 22), if the key with
+ * its tables and `workers` workers' buffers for jobs of `partitions` fit in free_bytes;
+ * else 22 (the fewest tables) if that fits; else 0 (no tables). */
+unsigned g16_precompute_auto(const g16_keys *k, size_t free_bytes, int workers, int partitions);
+
 /* Opens a context (a worker) on backend b. The proving key goes to b's device once: the
  * first context of these keys on a device (same backend name and ordinal) uploads it
  * through a handle of its own, later ones share it, and the last to close frees it; so the

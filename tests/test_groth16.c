@@ -904,6 +904,124 @@ START_TEST(test_measure_report) {
 }
 END_TEST
 
+/* ---- precomputed bases (prover.precompute) ---- */
+
+/* The memory of the tables in closed form: window c adds ceil(256/c) times the bytes of the
+ * A, B_G1, L and H bases (nvars, nvars, nvars - npub - 1 and n - 1 affine G1 points) to the
+ * key; a worker's buffers grow by at least the one set of 2^(c-1) G1 buckets beyond the
+ * plain MSMs' (window 8 at 2^10: 32 sets of 2^7 G2 buckets); the cpu backend keeps none.
+ * auto picks 16 at this size when it fits, and nothing when it does not. */
+START_TEST(test_precompute_memory) {
+  g16_keys *k = keys_or_die(1024, 1, -1, NULL);
+  const r1cs *cs = g16_keys_r1cs(k);
+  size_t base = (size_t)(2 * cs->nvars + (cs->nvars - cs->npub - 1) + (cs->nrows - 1)) * sizeof(g1_affine_t);
+  size_t plain = g16_key_bytes(k);
+  ck_assert_uint_eq(plain, base + (size_t)cs->nvars * sizeof(g2_affine_t));
+  ck_assert_uint_eq(g16_key_bytes_at(k, 0), plain);
+  ck_assert_uint_eq(g16_precompute_bytes(k, 0), 0);
+  const unsigned cs_[] = {2, 8, 16, 20, 22, 24}, tables[] = {128, 32, 16, 13, 12, 11};
+  for (int i = 0; i < 6; i++) {
+    ck_assert_uint_eq(g16_precompute_bytes(k, cs_[i]), tables[i] * base);
+    ck_assert_uint_eq(g16_key_bytes_at(k, cs_[i]), plain + tables[i] * base);
+  }
+  ck_assert_uint_eq(g16_keys_precompute(k), 0);
+  g16_keys_set_precompute(k, 20);
+  ck_assert_uint_eq(g16_keys_precompute(k), 20);
+  ck_assert_uint_eq(g16_key_bytes(k), plain + 13 * base);
+  ck_assert_uint_eq(g16_worker_bytes(k, "cpu", 2), 0);
+  ck_assert_uint_eq(g16_worker_bytes(k, "cuda", 2), g16_worker_bytes_at(k, "cuda", 2, 20));
+  size_t w0 = g16_worker_bytes_at(k, "cuda", 1, 0), w22 = g16_worker_bytes_at(k, "cuda", 1, 22);
+  ck_assert_uint_ge(w22 - w0, ((size_t)1 << 21) * sizeof(g1_xyzz_t) - 32 * ((size_t)1 << 7) * sizeof(g2_xyzz_t));
+  g16_keys_set_precompute(k, 0);
+  ck_assert_uint_eq(g16_key_bytes(k), plain);
+
+  size_t need16 = g16_key_bytes_at(k, 16) + 2 * g16_worker_bytes_at(k, "cuda", 3, 16);
+  ck_assert_uint_eq(g16_precompute_auto(k, SIZE_MAX, 2, 3), 16);
+  ck_assert_uint_eq(g16_precompute_auto(k, need16, 2, 3), 16);
+  ck_assert_uint_lt(need16 - 1, g16_key_bytes_at(k, 22) + 2 * g16_worker_bytes_at(k, "cuda", 3, 22));
+  ck_assert_uint_eq(g16_precompute_auto(k, need16 - 1, 2, 3), 0); /* and 22 needs more here */
+  ck_assert_uint_eq(g16_precompute_auto(k, 0, 2, 3), 0);
+  g16_keys_free(k);
+}
+END_TEST
+
+/* With a window set, contexts open (the cpu backend builds no tables) and prove the same
+ * bytes as without: the proofs verify and equal the plain ones. */
+START_TEST(test_precompute_prove) {
+  g16_keys *k = keys_or_die(1024, 3, -1, NULL);
+  g16_proof pr[2];
+  fr_t pub[2][8];
+  int npub[2];
+  ps_err e = {{0}};
+  for (int i = 0; i < 2; i++) {
+    g16_keys_set_precompute(k, i ? 16 : 0);
+    g16_ctx *c = NULL;
+    ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
+    ck_assert_int_eq(g16_prove(c, 4, 5, &pr[i], pub[i], &npub[i], &e), PS_OK);
+    ck_assert_int_eq(g16_verify(g16_keys_vk(k), &pr[i], pub[i], npub[i], &e), 1);
+    g16_ctx_close(c);
+  }
+  ck_assert_int_eq(npub[0], npub[1]);
+  ck_assert_int_eq(memcmp(&pr[0], &pr[1], sizeof pr[0]), 0);
+  g16_keys_free(k);
+}
+END_TEST
+
+/* measure with prover.precompute on the cpu backend: it runs, the key's bytes count the
+ * tables of the window asked for (what a GPU would hold), and the scenario's echo says it;
+ * auto is off on cpu; a bad value is refused with exit 2 before any work. prove
+ * --precompute proves, verifies and says the tables were not built. */
+START_TEST(test_precompute_commands) {
+  const char *src = getenv("PROVESIM_SRC");
+  char *scn = xasprintf("%s/configs/seed-coarse-mutex.yaml --set model=%s/models/provesim-groth16.yaml", src ? src : ".",
+                        src ? src : ".");
+  char *cache = xasprintf("%s/pcache", TMP);
+  const char *fmt = "measure %s --backend cpu --executor groth16 --set prover.constraints=2^10 "
+                    "--set system.cpu_cores=2 --set workload.partitions=3 --set run.warmup=1 "
+                    "--set run.replications=1 --cache %s --json --set prover.precompute=";
+  char path[300];
+  snprintf(path, sizeof path, "%s/out.txt", TMP);
+  g16_keys *k = keys_or_die(1024, 1, -1, NULL);
+  const char *val[] = {"16", "auto"};
+  const size_t want[] = {g16_key_bytes_at(k, 16), g16_key_bytes_at(k, 0)};
+  for (int i = 0; i < 2; i++) {
+    char *f = xasprintf("%s%s", fmt, val[i]);
+    ck_assert_int_eq(run_cmd(f, scn, cache), 0);
+    free(f);
+    char *out = slurp(path);
+    cJSON *j = cJSON_Parse(strchr(out, '{'));
+    ck_assert_ptr_nonnull(j);
+    cJSON *pv = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "measurement"), "prover");
+    ck_assert_double_eq(cJSON_GetObjectItem(pv, "key_gpu_bytes")->valuedouble, (double)want[i]);
+    ck_assert_ptr_nonnull(strstr(out, i ? "\"precompute\":\t\"auto\"" : "\"precompute\":\t16"));
+    cJSON_Delete(j);
+    free(out);
+  }
+  char *f = xasprintf("%s%s", fmt, "fast");
+  ck_assert_int_eq(run_cmd(f, scn, cache), 2);
+  free(f);
+  char *out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "prover.precompute: expected off, auto, or a window in bits from 2 to 24"));
+  free(out);
+  char *dir = xasprintf("%s/pre", TMP);
+  ck_assert_int_eq(run_cmd("prove --constraints 2^10 --precompute 20 --calls 2 --cache %s --out %s", cache, dir), 0);
+  out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "2 of 2 proofs verify"));
+  ck_assert_ptr_nonnull(strstr(out, "precomputed bases: window 20, tables "));
+  ck_assert_ptr_nonnull(strstr(out, "not built (the cpu backend proves without them)"));
+  free(out);
+  ck_assert_int_eq(run_cmd("verify %s%s", dir, ""), 0);
+  ck_assert_int_eq(run_cmd("prove --precompute 25 --out %s%s", dir, ""), 2);
+  out = slurp(path);
+  ck_assert_ptr_nonnull(strstr(out, "--precompute: expected a window in bits from 2 to 24, got '25'"));
+  free(out);
+  g16_keys_free(k);
+  free(dir);
+  free(scn);
+  free(cache);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("groth16");
   TCase *tc = tcase_create("core");
@@ -919,6 +1037,9 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_setup_against_definitions);
   tcase_add_test(tc, test_json_roundtrip);
   tcase_add_test(tc, test_commands);
+  tcase_add_test(tc, test_precompute_memory);
+  tcase_add_test(tc, test_precompute_prove);
+  tcase_add_test(tc, test_precompute_commands);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -300,6 +300,51 @@ END_TEST
 
 /* ---- one test per error kind ------------------------------------------------------ */
 
+/* prover.precompute: off (the default, not echoed), auto, or a window of 2..24 bits; the
+ * echo says what was set. Anything else: file, line, key and expectation, exit 2. */
+START_TEST(test_prover_precompute) {
+  scenario *s = load_ok("good-defaults.yaml", NULL, 0);
+  ck_assert_int_eq(s->prover_precompute, 0);
+  scn_free(s);
+  const char *ov1[] = {"prover.precompute=20"}, *ov2[] = {"prover.precompute=auto"}, *ov3[] = {"prover.precompute=off"};
+  s = load_ok("good-defaults.yaml", ov1, 1);
+  ck_assert_int_eq(s->prover_precompute, 20);
+  scn_free(s);
+  s = load_ok("good-defaults.yaml", ov2, 1);
+  ck_assert_int_eq(s->prover_precompute, -1);
+  scn_free(s);
+  s = load_ok("good-defaults.yaml", ov3, 1);
+  ck_assert_int_eq(s->prover_precompute, 0);
+  scn_free(s);
+  char *j = json_of("good-defaults.yaml", ov1, 1);
+  ck_assert_ptr_nonnull(strstr(j, "\"prover\":{\"circuit\":null,\"constraints\":0,\"precompute\":20}"));
+  free(j);
+  j = json_of("good-defaults.yaml", ov2, 1);
+  ck_assert_ptr_nonnull(strstr(j, "\"precompute\":\"auto\""));
+  free(j);
+  j = json_of("good-defaults.yaml", ov3, 1);
+  ck_assert_ptr_null(strstr(j, "precompute"));
+  free(j);
+
+  ps_err e = load_fail("bad-precompute.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-precompute.yaml:6:15: prover.precompute: expected off, auto, or a window in bits from 2 "
+                          "to 24 (e.g. 20), got \"fast\"");
+  const char *b1[] = {"prover.precompute=1"}, *b2[] = {"prover.precompute=25"}, *b3[] = {"prover.precompute=20.5"},
+             *b4[] = {"prover.precompute=\"auto\""}, *b5[] = {"prover.precompute=[20]"};
+  e = load_fail("good-defaults.yaml", b1, 1);
+  ck_assert_str_eq(e.msg, "--set prover.precompute=1: prover.precompute: expected off, auto, or a window in bits from "
+                          "2 to 24 (e.g. 20), got 1");
+  e = load_fail("good-defaults.yaml", b2, 1);
+  ASSERT_ERR(e.msg, "--set prover.precompute=25: prover.precompute: ", "got 25");
+  e = load_fail("good-defaults.yaml", b3, 1);
+  ASSERT_ERR(e.msg, "--set prover.precompute=20.5: prover.precompute: ", "from 2 to 24");
+  e = load_fail("good-defaults.yaml", b4, 1); /* a string, not the keyword */
+  ASSERT_ERR(e.msg, "--set prover.precompute=\"auto\": prover.precompute: ", "expected off, auto");
+  e = load_fail("good-defaults.yaml", b5, 1);
+  ASSERT_ERR(e.msg, "--set prover.precompute=[20]: prover.precompute: ", "expected off, auto");
+}
+END_TEST
+
 START_TEST(test_err_unknown_key) {
   ps_err e = load_fail("bad-unknown-key.yaml", NULL, 0);
   ASSERT_ERR(e.msg, "bad-unknown-key.yaml:5:3: system.wrokers_per_gpu: ",
@@ -761,6 +806,7 @@ static Suite *scn_suite(void) {
   tcase_add_test(err, test_err_empirical_spans);
   tcase_add_test(err, test_err_trace);
   tcase_add_test(err, test_err_trace_bounds);
+  tcase_add_test(err, test_prover_precompute);
   suite_add_tcase(s, err);
   return s;
 }
