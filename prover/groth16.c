@@ -90,8 +90,11 @@ unsigned g16_precompute_auto(const g16_keys *k, size_t free_bytes, int workers, 
   size_t msm_n = k->nvars > k->nh ? k->nvars : k->nh;
   unsigned lg = 0;
   while (((size_t)1 << lg) < msm_n) lg++;
-  /* docs/performance.md, "Precomputed bases": the best window by size on the H200. */
-  unsigned pick[2] = {lg <= 20 ? 16u : lg <= 23 ? 20u : 22u, 22u};
+  /* docs/performance.md, "Precomputed bases" (one MSM of random scalars on the H200): 16
+   * up to 2^20 points; 20 from 2^21 (22 was 1.4% faster at 2^24 there, but in the prover at
+   * 2^22 it made the A, B_G1 and L MSMs, whose scalars are mostly 0/1, 54% slower:
+   * docs/prover.md); 22 second, having the fewest tables. */
+  unsigned pick[2] = {lg <= 20 ? 16u : 20u, 22u};
   for (int i = 0; i < 2; i++) {
     double need = (double)g16_key_bytes_at(k, pick[i]) +
                   (double)(workers > 0 ? workers : 1) * (double)g16_worker_bytes_at(k, "cuda", partitions, pick[i]);

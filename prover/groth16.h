@@ -105,10 +105,10 @@ size_t g16_precompute_bytes(const g16_keys *k, unsigned window);
  * one set of 2^(c-1) buckets). */
 size_t g16_key_bytes_at(const g16_keys *k, unsigned window);
 size_t g16_worker_bytes_at(const g16_keys *k, const char *backend, int partitions, unsigned window);
-/* prover.precompute: auto: the window with the shortest MSMs measured on the H200 for the
- * largest MSM of k (2^20 or fewer points: 16; up to 2^23: 20; more: 22), if the key with
- * its tables and `workers` workers' buffers for jobs of `partitions` fit in free_bytes;
- * else 22 (the fewest tables) if that fits; else 0 (no tables). */
+/* prover.precompute: auto: the window measured best on the H200 for the largest MSM of k
+ * (2^20 or fewer points: 16; more: 20), if the key with its tables and `workers` workers'
+ * buffers for jobs of `partitions` fit in free_bytes; else 22 (the fewest tables) if that
+ * fits; else 0 (no tables). */
 unsigned g16_precompute_auto(const g16_keys *k, size_t free_bytes, int workers, int partitions);
 
 /* Opens a context (a worker) on backend b. The proving key goes to b's device once: the
