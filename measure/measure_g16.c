@@ -166,6 +166,8 @@ static int g_open(const mexec_env *env, void **out, ps_err *e) {
   st->fig.constraints = g16_keys_constraints(k);
   st->fig.key_gpu_bytes = (double)g16_key_bytes(k);
   st->fig.worker_gpu_bytes = (double)g16_worker_bytes(k, env->cuda ? "cuda" : "cpu", s->batch);
+  st->fig.precompute_window = (int)g16_keys_precompute(k);
+  st->fig.precompute_bytes = (double)g16_precompute_bytes(k, g16_keys_precompute(k));
   st->fig.peak_gpu_bytes = NAN;
   *out = st;
   return PS_OK;

@@ -538,8 +538,9 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
       if (need > (double)fr) {
         rc = ps_fail(e, PS_ERR,
                      "GPU %d (%s) has %.2f GiB free of %.2f GiB; the scenario needs %.2f GiB there (%.2f GiB shared "
-                     "by the GPU's workers, the proving key, and %d worker%s x %.2f GiB of buffers at batch %d): "
-                     "lower system.workers_per_gpu, system.batch or prover.constraints",
+                     "by the GPU's workers, the proving key with any precomputed tables, and %d worker%s x %.2f GiB "
+                     "of buffers at batch %d): lower system.workers_per_gpu, system.batch or prover.constraints, "
+                     "or set prover.precompute to off",
                      g, name, (double)fr / G, (double)tot / G, need / G, (double)shared / G, s->workers_per_gpu,
                      s->workers_per_gpu > 1 ? "s" : "", (double)per_worker / G, s->batch);
         goto out;

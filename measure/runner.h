@@ -53,6 +53,8 @@ typedef struct runner_prover {
   int64_t constraints;
   double key_gpu_bytes;     /* one copy per GPU (g16_key_bytes) */
   double worker_gpu_bytes;  /* per worker, beside the key (g16_worker_bytes); 0 on cpu */
+  int precompute_window;    /* prover.precompute as resolved (auto: the window picked); 0 = none */
+  double precompute_bytes;  /* the tables' part of key_gpu_bytes (g16_precompute_bytes) */
   double key_upload_s;      /* the longest upload of the key to a GPU (before the calls) */
   int first_calls;          /* workers that made a first call */
   double first_call_s, first_gpu_s; /* mean over those workers */

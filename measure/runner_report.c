@@ -61,6 +61,9 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
     cJSON_AddNumberToObject(x, "constraints", (double)pv->constraints);
     report_json_num(x, "key_gpu_bytes", pv->key_gpu_bytes);
     report_json_num(x, "worker_gpu_bytes", pv->worker_gpu_bytes);
+    cJSON *pc = cJSON_AddObjectToObject(x, "precompute");
+    cJSON_AddNumberToObject(pc, "window", pv->precompute_window);
+    report_json_num(pc, "table_bytes", pv->precompute_bytes);
     report_json_num(x, "key_upload_s", pv->key_upload_s);
     y = cJSON_AddObjectToObject(x, "first_call");
     cJSON_AddNumberToObject(y, "workers", pv->first_calls);

@@ -993,6 +993,12 @@ START_TEST(test_precompute_commands) {
     ck_assert_ptr_nonnull(j);
     cJSON *pv = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "measurement"), "prover");
     ck_assert_double_eq(cJSON_GetObjectItem(pv, "key_gpu_bytes")->valuedouble, (double)want[i]);
+    /* measurement.prover.precompute: the window in use (auto resolved: none on cpu) and its tables' bytes */
+    cJSON *pc = cJSON_GetObjectItem(pv, "precompute");
+    ck_assert_ptr_nonnull(pc);
+    ck_assert_int_eq(cJSON_GetObjectItem(pc, "window")->valueint, i ? 0 : 16);
+    ck_assert_double_eq(cJSON_GetObjectItem(pc, "table_bytes")->valuedouble,
+                        i ? 0.0 : (double)g16_precompute_bytes(k, 16));
     ck_assert_ptr_nonnull(strstr(out, i ? "\"precompute\":\t\"auto\"" : "\"precompute\":\t16"));
     cJSON_Delete(j);
     free(out);
