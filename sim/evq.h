@@ -1,7 +1,8 @@
-/* The engine's event heap (sim/pipe.c): a binary heap ordered by (time, insertion
- * sequence), so ties break the same way on every run; the time and sequence are compared
- * as one 128-bit integer. Header-only: the event loop's
- * hottest code, kept inlinable. */
+/* The engine's event queue (sim/pipe.c), ordered by (time, insertion sequence), so ties
+ * break the same way on every run; the time and sequence are compared as one 128-bit
+ * integer. The queue is bq.h's bucketed one; the binary heap here (EVQ_HEAP), which it
+ * replaced, is the tests' reference for its order. Header-only: the event loop's hottest
+ * code, kept inlinable. */
 #ifndef PROVESIM_EVQ_H
 #define PROVESIM_EVQ_H
 
@@ -56,8 +57,8 @@ static inline evq_u128 evq__key(const void *e) {
 
 /* A binary heap of entries of type E, whose first 16 bytes are their key (evq__key: a time
  * key and, below it, a sequence number that no other entry shares), smallest first: the
- * type H and H_insert, H_pop. Two heaps share it: the engine's events (evq, below) and a
- * cpu class's members (ps.h, 16-byte entries). */
+ * type H and H_insert, H_pop. The engine's queues (evq, below, and a cpu class's members,
+ * ps.h) are bq.h's, in the same order; tests/test_pipe.c compares them with this heap. */
 #define EVQ_HEAP(H, E, SEQ)                                                                     \
   typedef struct H {                                                                            \
     E *a;                                                                                       \
@@ -135,7 +136,9 @@ static inline evq_u128 evq__key(const void *e) {
     return top;                                                                                 \
   }
 
-EVQ_HEAP(evq, ev, uint64_t)
+#include "bq.h"
+
+EVQ_BQ(evq, ev, uint64_t)
 
 static inline void evq_push(evq *q, double t, uint32_t id, uint32_t ver) {
   ev e = {q->seq++, evq_tkey(t), id, ver};

@@ -1,6 +1,6 @@
 /* The discrete-event engine (sim/pipe.h). One replication is a single-threaded event loop
- * over a binary heap ordered by (time, insertion sequence), so ties break the same way on
- * every run (a cpu class's next finish waits beside the heap, in the same order).
+ * over a priority queue ordered by (time, insertion sequence), so ties break the same way on
+ * every run (a cpu class's next finish waits beside the queue, in the same order).
  * Stations model resources: a FIFO station (exclusive GPU, PCIe link, CPU with
  * cpu_sharing: fifo) serves jobs in arrival order while it has free capacity; a
  * processor-sharing station (CPU cores by default, GPU with gpu_sharing: shared) gives every
@@ -10,9 +10,9 @@
  * cpu pool keeps its jobs in classes whose members run at one speed (ps.h), so a change of
  * the share costs O(classes + log n), not O(jobs).
  * The file is one thing, one replication: the event loop, the stations and the calls share
- * one replication state that no other module should see (the event heap is evq.h, the
- * cpu classes ps.h). Replications in threads, the warm-up's pilot and the order of their
- * spans are replicate.c's. */
+ * one replication state that no other module should see (the event queue is evq.h and
+ * bq.h, the cpu classes ps.h). Replications in threads, the warm-up's pilot and the order
+ * of their spans are replicate.c's. */
 #include "pipe.h"
 #include "pipe_int.h"
 
@@ -93,7 +93,7 @@ _Static_assert(sizeof(worker) == 64, "a worker is one cache line");
 
 /* A job: one phase of one worker's current call. What an event of the job reads, in 32
  * bytes (two jobs a cache line; a worker's jobs side by side): in a large farm the jobs,
- * workers and GPUs together decide whether the heaps' lower levels stay in the cache.
+ * workers and GPUs together decide whether the queues' lines stay in the cache.
  * What depends on the phase alone is in pphase; what only jobs scheduled alone need is
  * in rep_state's job_* arrays. */
 typedef struct pjob {
@@ -118,7 +118,6 @@ typedef struct rep_state {
   const scenario *s;
   const model *m;
   int np, nw, G, W;
-  double inv_np, inv_G; /* 1 / np, 1 / G: guesses for prefetching (job_prefetch) */
   int contended;     /* model.cpu_contention > 0 */
   gsl_rng *rng;
   evq q;
@@ -345,7 +344,7 @@ static inline double cls_speed(const rep_state *r, int c) {
 }
 
 /* Schedule class c's next finish (its older event turns stale). A class whose last member
- * has just left is scheduled too, from its heap's stale first entry (the heap keeps its
+ * has just left is scheduled too, from its queue's stale first entry (the queue keeps its
  * storage): it is not in pool.act, where the loop looks, so nothing reads it, and a test
  * for it would be a branch as hard to predict as a coin toss. The sequence number it takes
  * leaves a gap, which changes no comparison. */
@@ -855,29 +854,6 @@ static void rep_free(rep_state *r) {
   hist_free(r->h_held);
 }
 
-/* Fetches into the cache what ending job `id` will read: its line, its worker's, the
- * worker's dependency counts and its GPU's. The worker and GPU come from a multiplication
- * by reciprocals, which may be off by one: a wrong guess costs a line, never a result. */
-static inline void job_prefetch(const rep_state *r, uint32_t id) {
-  __builtin_prefetch(&r->job[id]);
-  uint32_t wi = (uint32_t)((double)id * r->inv_np);
-  if (wi >= (uint32_t)r->nw) return;
-  __builtin_prefetch(&r->w[wi]);
-  __builtin_prefetch(&r->deps_left[wi * (uint32_t)r->np]);
-  uint32_t g = wi - (uint32_t)((double)wi * r->inv_G) * (uint32_t)r->G;
-  if (g < (uint32_t)r->G) __builtin_prefetch(&r->gpus[g]);
-}
-
-/* The jobs that may be a heap's next first (its first's children); HEAP is an evq or a
- * ps_heap. */
-#define HEAP_PREFETCH(r, heap)           \
-  do {                                   \
-    if ((heap)->n > 2) {                 \
-      job_prefetch((r), (heap)->a[1].id); \
-      job_prefetch((r), (heap)->a[2].id); \
-    }                                    \
-  } while (0)
-
 /* One replication (pipe_int.h). */
 int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, mser *ms,
                  ps_err *e) {
@@ -899,8 +875,6 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->G = s->gpus;
   r->W = s->workers_per_gpu;
   r->nw = r->G * r->W;
-  r->inv_np = 1.0 / r->np;
-  r->inv_G = 1.0 / r->G;
   r->contended = m->cpu_contention > 0;
   r->rep = rep;
   r->on_span = on_span;
@@ -1020,17 +994,13 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   for (;;) {
     /* The next event: the queue's first, or a cpu class's next finish (kept out of the
      * queue: a class is rescheduled at nearly every event of a busy pool, and its few
-     * entries would otherwise pile up there as stale ones), by (time, sequence). The jobs
-     * that may come next after it (the first's children in the heaps) are fetched into
-     * the cache meanwhile: in a large farm their lines are rarely there. */
+     * entries would otherwise pile up there as stale ones), by (time, sequence). */
     const ps_cls *k = NULL;
     for (int i = 0; i < r->pool.nact; i++) {
       const ps_cls *c = &r->pool.cls[r->pool.act[i]];
-      HEAP_PREFETCH(r, &c->h);
       if (!k || c->due < k->due || (c->due == k->due && c->seq < k->seq)) k = c;
     }
-    HEAP_PREFETCH(r, &r->q);
-    if (k && (r->q.n == 0 || (((evq_u128)evq_tkey(k->due) << 64) | k->seq) < evq__key(&r->q.a[0]))) {
+    if (k && (r->q.n == 0 || (((evq_u128)evq_tkey(k->due) << 64) | k->seq) < evq__key(r->q.min))) {
       r->now = k->due;
       r->events++;
       phase_end(r, ps_cls_first(k));

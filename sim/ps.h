@@ -1,8 +1,8 @@
 /* Processor sharing in O(log n) per event (sim/pipe.c's CPU pool). The jobs of one class
  * always progress at one common speed (work per second), which changes whenever the pool's
  * demand does. A class keeps a virtual clock v, the work each of its members has received
- * since the clock's origin, and its members in a heap keyed by virtual finish (v at join
- * plus the job's work), ties in join order. A change of speed advances the clock and
+ * since the clock's origin, and its members in a queue (bq.h) keyed by virtual finish (v
+ * at join plus the job's work), ties in join order. A change of speed advances the clock and
  * touches nothing else: the order of the members' finishes does not change, and only the
  * first finish is ever scheduled. Header-only, like evq.h: the event loop's hot path. */
 #ifndef PROVESIM_PS_H
@@ -11,17 +11,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "bq.h"
 #include "evq.h"
 
 /* A member: its virtual finish t, its job, and its place in the class's join order. 16
- * bytes, so that a large class's heap keeps more of its levels in the first-level cache. */
+ * bytes, so that a large class's buckets take few cache lines. */
 typedef struct ps_mem {
   uint32_t id;   /* with seq, the low half of the key (evq.h): ties leave in join order */
   uint32_t seq;
   uint64_t tk;   /* the virtual finish, evq_tkey */
 } ps_mem;
 
-EVQ_HEAP(ps_heap, ps_mem, uint32_t)
+EVQ_BQ(ps_heap, ps_mem, uint32_t)
 
 /* After 2^32 - 1 joins to a class that never emptied, its members' join numbers become
  * their ranks 0..n-1 (the same order), so the 32-bit numbers never wrap. */
@@ -31,21 +32,23 @@ static int ps_mem_seq_cmp(const void *x, const void *y) {
 }
 
 static inline void ps_heap_renumber(ps_heap *h) {
-  ps_mem **by = xmalloc(h->n * sizeof *by);
-  for (size_t i = 0; i < h->n; i++) by[i] = &h->a[i];
-  qsort(by, h->n, sizeof *by, ps_mem_seq_cmp);
-  for (size_t i = 0; i < h->n; i++) by[i]->seq = (uint32_t)i;
-  h->seq = (uint32_t)h->n;
+  ps_heap__all_far(h);
+  ps_mem **by = xmalloc(h->nfar * sizeof *by);
+  for (size_t i = 0; i < h->nfar; i++) by[i] = &h->far[i];
+  qsort(by, h->nfar, sizeof *by, ps_mem_seq_cmp);
+  for (size_t i = 0; i < h->nfar; i++) by[i]->seq = (uint32_t)i;
+  h->seq = (uint32_t)h->nfar;
   free(by);
+  ps_heap__settle(h);
 }
 
 typedef struct ps_cls {
-  ps_heap h;     /* members: tk = virtual finish, id = job; seq = join order */
   double v;      /* the virtual clock at time t */
   double t;
   double speed;  /* work per second of every member since t (> 0) */
   double due;    /* when the first member finishes, as last scheduled */
   uint64_t seq;  /* and that schedule's place in the engine's order of ties */
+  ps_heap h;     /* members: tk = virtual finish, id = job; seq = join order */
 } ps_cls;
 
 /* x / speed, without the division when the speed is 1 (an unshared pool, an exclusive GPU:
@@ -80,29 +83,37 @@ static inline int ps_cls_join(ps_cls *c, double now, uint32_t job, double work, 
     if (c->h.seq == UINT32_MAX) ps_heap_renumber(&c->h);
   }
   ps_mem m = {job, c->h.seq++, evq_tkey(c->v + work)};
-  return ps_heap_insert(&c->h, m) == 0;
+  return ps_heap_insert(&c->h, m);
 }
 
 /* The member that finishes first; the class must not be empty. */
-static inline uint32_t ps_cls_first(const ps_cls *c) { return c->h.a[0].id; }
+static inline uint32_t ps_cls_first(const ps_cls *c) { return c->h.min->id; }
 
 /* When the first member finishes: never before now (a finish the clock has already passed,
  * by rounding, is now). */
 static inline double ps_cls_due(const ps_cls *c, double now) {
-  double t = c->t + ps_div_speed(evq_tval(c->h.a[0].tk) - c->v, c->speed);
+  double t = c->t + ps_div_speed(evq_tval(c->h.min->tk) - c->v, c->speed);
   return t < now ? now : t;
 }
 
 /* The clock's origin moves to now: every member's key drops by the clock's value, which is
  * returned, and the clock restarts from 0. Keys and clock stay small, so a finish is as
  * precise late in a long run as early on (a clock of 10^6 would leave finishes only to
- * 10^-10); O(members), done once the clock passes PS_CLS_REBASE. */
+ * 10^-10); O(members), done once the clock passes PS_CLS_REBASE. The subtraction keeps
+ * the members' order: a key k >= s / 2 (every key is about the clock s or above) loses s
+ * exactly up to 2 s (Sterbenz), and above that distinct keys stay distinct unless they are
+ * adjacent doubles whose difference with s falls halfway between two (work left above s,
+ * itself above 16, in two members one unit in the last place apart). Such a pair would tie
+ * and leave in join order; the binary heap this queue replaced left it in the order of its
+ * layout. */
 #define PS_CLS_REBASE 16.0
 
 static inline double ps_cls_rebase(ps_cls *c, double now) {
   ps_cls_advance(c, now);
   double s = c->v;
-  for (size_t i = 0; i < c->h.n; i++) c->h.a[i].tk = evq_tkey(evq_tval(c->h.a[i].tk) - s);
+  ps_heap__all_far(&c->h);
+  for (size_t i = 0; i < c->h.nfar; i++) c->h.far[i].tk = evq_tkey(evq_tval(c->h.far[i].tk) - s);
+  ps_heap__settle(&c->h);
   c->v = 0;
   return s;
 }
