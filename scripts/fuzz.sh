@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz/ (the scenario loader, the spans reader, the
 # proof reader, the trace writer) with clang (ASan and UBSan on) and runs each
-# for SECONDS (default 20) from a seed corpus: the hostile inputs of tests/hostile and the
+# for SECONDS (default 20), as many at once as there are cores, from a seed corpus: the hostile inputs of tests/hostile and the
 # shipped configs, models and proofs. CI runs it; a longer run is the same command with a
 # larger SECONDS. Any crash, leak, sanitizer report or abort fails it (exit 1), and the
 # input that did it is left in build-fuzz/ as crash-*, leak-* or timeout-*.
@@ -55,15 +55,30 @@ rc=0
 PROVESIM_FUZZ_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pfz.XXXXXX")
 export PROVESIM_FUZZ_TMP
 trap 'rm -rf "$PROVESIM_FUZZ_TMP"' EXIT
-for t in spans:$sp scn:$sc proof:$pr trace:$sp; do
-  name=fuzz_${t%%:*} seed=${t#*:}
-  work=$out/corpus-${t%%:*}; mkdir -p "$work"
-  echo "== $name, $secs s, seeds $(ls "$seed" | wc -l)"
+# Each target runs on one core (libFuzzer is single-threaded), so as many run at once as the
+# machine has cores: the same executions per target in less wall time.
+jobs=$(nproc); [ "$jobs" -ge 1 ] || jobs=1
+run_one() { # name seed-dir
+  local name=$1 seed=$2 work=$out/corpus-${1#fuzz_} maxlen=65536
+  mkdir -p "$work"
   # The loader's inputs stay under 4 KiB: libyaml parses deep nesting in quadratic time
   # before provesim's depth check sees it (a known limit, not a finding to fail CI on).
-  maxlen=65536; [ "$name" = fuzz_scn ] && maxlen=4096
+  [ "$name" = fuzz_scn ] && maxlen=4096
   (cd "$out" && ASAN_OPTIONS=detect_leaks=1 ./"$name" -max_total_time="$secs" -max_len=$maxlen -timeout=30 \
-      -rss_limit_mb=2048 -print_final_stats=1 "../$work" "../$seed" 2>"../$out/$name.log") || rc=1
-  grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY" "$out/$name.log" | head -5
+      -rss_limit_mb=2048 -print_final_stats=1 "../$work" "../$seed" 2>"../$out/$name.log")
+}
+heads=() pids=() logs=()
+finish() { # waits for the oldest target still running and prints its lines
+  wait "${pids[0]}" || rc=1
+  echo "${heads[0]}"
+  grep -E "^stat::number_of_executed_units|^Done|ERROR|SUMMARY" "${logs[0]}" | head -5
+  heads=("${heads[@]:1}") pids=("${pids[@]:1}") logs=("${logs[@]:1}")
+}
+for t in spans:$sp scn:$sc proof:$pr trace:$sp; do
+  name=fuzz_${t%%:*} seed=${t#*:}
+  run_one "$name" "$seed" &
+  heads+=("== $name, $secs s, seeds $(ls "$seed" | wc -l)") pids+=($!) logs+=("$out/$name.log")
+  [ ${#pids[@]} -ge "$jobs" ] && finish
 done
+while [ ${#pids[@]} -gt 0 ]; do finish; done
 exit $rc
