@@ -269,48 +269,50 @@ SESSIONS = [
 ]
 
 
+def read_spans(path, skip=2):
+    """Phase spans of calls after each worker's first `skip`, and the copies' intervals."""
+    spans, copies, first = [], [], {}
+    with gzip.open(path, "rt") as fh:
+        for line in fh:
+            r = json.loads(line)
+            if "phase" in r:
+                spans.append(r)
+            elif r.get("kind") == "memcpy":
+                copies.append((r["t0"], r["t1"]))
+    for r in spans:
+        k = (r["rep"], r["gpu"], r["worker"])
+        first.setdefault(k, set()).add(r["call"])
+    keep = {k: set(sorted(v)[skip:]) for k, v in first.items()}
+    return [r for r in spans if r["call"] in keep[(r["rep"], r["gpu"], r["worker"])]], copies
+
+
+TIMES = ("mean", "sd", "min", "max", "value", "scale")
+
+
+def scaled_model(text, ratios):
+    """The calibrated model's text with phase p's time multiplied by ratios[p]."""
+    out, cur = [], None
+    for line in text.splitlines(True):
+        m = re.match(r"  - name: (\w+)", line)
+        if m:
+            cur = m.group(1)
+        m = re.match(r"(    time: \{dist: )(\w+), (.*)\}", line)
+        if m and cur in ratios:
+            r, d = ratios[cur], m.group(2)
+            p = [(k.strip(), float(v)) for k, v in (x.split(":") for x in m.group(3).split(","))]
+            # times scale by r; mu moves by log r; cv, sigma and shape stay
+            p = [(k, val + math.log(r) if k == "mu" else val * r if k in TIMES else val) for k, val in p]
+            line = "%s%s, %s}\n" % (m.group(1), d, ", ".join("%s: %.10g" % kv for kv in p))
+        out.append(line)
+    return "".join(out)
+
+
 def cpu_per_partition(path, skip=2):
     """Mean time per partition of a run's CPU phases together (each worker's first `skip`
     calls left out), from its spans."""
-    first, tot, n = {}, 0.0, {}
-    recs = []
-    for line in gzip.open(path, "rt"):
-        r = json.loads(line)
-        if r.get("resource") != "cpu" or "phase" not in r:
-            continue
-        key = (r["rep"], r["gpu"], r["worker"])
-        first.setdefault(key, set()).add(r["call"])
-        recs.append((key, r["call"], r["t1"] - r["t0"], len(r.get("partitions") or [0])))
-    early = {k: set(sorted(c)[:skip]) for k, c in first.items()}
-    parts = {}
-    for key, call, d, k in recs:
-        if call in early[key]:
-            continue
-        tot += d
-        parts[(key, call)] = k
-    return tot / max(1, sum(parts.values()))
-
-
-def scale_cpu_phases(text, f):
-    """The model text with every CPU phase's time distribution scaled by f (a host that
-    runs the CPU phases f times as long)."""
-    out, cpu = [], False
-    for line in text.split("\n"):
-        if line.startswith("  - name: "):
-            cpu = False
-        if line.strip() == "resource: cpu":
-            cpu = True
-        m = re.match(r"^(\s+time: )\{(.*)\}$", line)
-        if cpu and m:
-            kv = dict(x.strip().split(": ") for x in m.group(2).split(","))
-            for k in ("mean", "sd", "min", "max", "value", "scale"):
-                if k in kv:
-                    kv[k] = repr(float(kv[k]) * f)
-            if "mu" in kv:
-                kv["mu"] = repr(float(kv["mu"]) + math.log(f))
-            line = m.group(1) + "{" + ", ".join("%s: %s" % x for x in kv.items()) + "}"
-        out.append(line)
-    return "\n".join(out)
+    spans = [r for r in read_spans(path, skip)[0] if r.get("resource") == "cpu"]
+    calls = {(r["rep"], r["gpu"], r["worker"], r["call"]): len(r.get("partitions") or [0]) for r in spans}
+    return sum(r["t1"] - r["t0"] for r in spans) / max(1, sum(calls.values()))
 
 
 def with_reference(a, data, calib, matrix, models, tmp):
@@ -342,7 +344,9 @@ def with_reference(a, data, calib, matrix, models, tmp):
         vm = {}
         for size, path in models.items():
             vp = os.path.join(tmp, "ref-%s-%s.yaml" % (r["name"], size_tag(size)))
-            open(vp, "w").write(scale_cpu_phases(open(path).read(), f))
+            text = open(path).read()
+            cpu = re.findall(r"  - name: (\w+)\n    resource: cpu", text)
+            open(vp, "w").write(scaled_model(text, {p: f for p in cpu}))
             vm[size] = vp
         row = validate(a.bin, data, vm, r)
         row["host_factor"] = f

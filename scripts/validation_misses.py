@@ -36,6 +36,9 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from validation import read_spans, scaled_model  # noqa: E402  (one reader of spans, one model scaler)
+
 CPU, GPU = ("synth", "prep", "epilogue"), ("ntt_h", "msm", "b_g2")
 
 
@@ -121,23 +124,6 @@ def table_phases(data, models, sess):
             name, sess.get(name, "?"), size[2:], g, w, thr, s["cpu_cores"], scope, b, at_once, " | ".join(cells),
             d["metrics"]["gpu_util_mean"]))
     print()
-
-
-def read_spans(path, skip=2):
-    """Phase spans of calls after each worker's first `skip`, and the copies' intervals."""
-    spans, copies, first = [], [], {}
-    with gzip.open(path, "rt") as fh:
-        for line in fh:
-            r = json.loads(line)
-            if "phase" in r:
-                spans.append(r)
-            elif r.get("kind") == "memcpy":
-                copies.append((r["t0"], r["t1"]))
-    for r in spans:
-        k = (r["rep"], r["gpu"], r["worker"])
-        first.setdefault(k, set()).add(r["call"])
-    keep = {k: set(sorted(v)[skip:]) for k, v in first.items()}
-    return [r for r in spans if r["call"] in keep[(r["rep"], r["gpu"], r["worker"])]], copies
 
 
 def covered(t0, t1, ivs):
@@ -251,28 +237,6 @@ def table_batch(data, sess):
                 round(math.log2(n)), thr, ", ".join(x[0] for x in b1), ", ".join(x[0] for x in b2), s1, s2,
                 *(mean(b2, p, 2) / mean(b1, p, 1) for p in CPU)))
     print()
-
-
-def scaled_model(text, ratios):
-    """The calibrated model's text with phase p's time multiplied by ratios[p]."""
-    out, cur = [], None
-    for line in text.splitlines(True):
-        m = re.match(r"  - name: (\w+)", line)
-        if m:
-            cur = m.group(1)
-        m = re.match(r"(    time: \{dist: )(\w+), (.*)\}", line)
-        if m and cur in ratios:
-            r, d = ratios[cur], m.group(2)
-            p = [(k.strip(), float(v)) for k, v in (x.split(":") for x in m.group(3).split(","))]
-            if d == "lognormal":
-                p = [(k, v + math.log(r) if k == "mu" else v) for k, v in p]
-            elif d == "gamma":
-                p = [(k, v * r if k == "scale" else v) for k, v in p]
-            else:  # normal, uniform, exponential, const: every parameter is a time
-                p = [(k, v * r) for k, v in p]
-            line = "%s%s, %s}\n" % (m.group(1), d, ", ".join("%s: %.10g" % kv for kv in p))
-        out.append(line)
-    return "".join(out)
 
 
 def table_explained(data, models, binp, rows):
