@@ -65,7 +65,7 @@ def model_means(path):
             d = m.group(1)
             cur["mean"] = {"lognormal": lambda: math.exp(p["mu"] + p["sigma"] ** 2 / 2),
                            "normal": lambda: p["mean"], "uniform": lambda: (p["min"] + p["max"]) / 2,
-                           "gamma": lambda: p["shape"] * p["scale"], "exponential": lambda: p["mean"],
+                           "gamma": lambda: p["mean"] if "mean" in p else p["shape"] * p["scale"], "exponential": lambda: p["mean"],
                            "const": lambda: p["value"]}[d]()
     return out
 
