@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # The H200 runs behind docs/validation.md, in one device call (from the repository root):
-#   OUT=DIR [ROWS=REGEX] [PARTS20=N] [PARTS22=N] bash docs/data/validation/run.sh [BIN [TSV...]]
+#   OUT=DIR [ROWS=REGEX] [SKIP=REGEX] [WARMUP=N] [PARTS20=N] [PARTS22=N] bash docs/data/validation/run.sh [BIN [TSV...]]
 # BIN (default .devbin/provesim) is a CUDA build made on the development machine
 # (-DPROVESIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90), carried with its CUDA libraries.
 # 1. Keys for 2^20 and 2^22 constraints, made once into a cache.
 # 2. The calibration runs of calib.tsv (one worker, three thread counts per size), then
 #    the held-out scenarios of matrix.tsv (or the TSV files given; ROWS keeps only the rows
-#    whose name matches the extended regex); `measure` only: every prediction is made on
+#    whose name matches the extended regex, SKIP leaves out those that match one); `measure`
+#    only: every prediction is made on
 #    the development machine afterwards (scripts/validation.py), from the calibration runs.
 # Each run writes OUT/runs/NAME.json (its report), NAME.spans.jsonl.gz and NAME.sets (the
 # overrides it ran with, one per line, for the predictions); PARTS20 and PARTS22 (default 60
 # and 30) are the partitions of a closed run at 2^20 and 2^22 constraints; OUT/log.txt
-# has the machine (GPU, driver, CPU) and every run's summary line. Exit 1 if a run failed.
+# has the machine (GPU, driver, CPU and its topology) and every run's summary line. WARMUP=N
+# first runs N partitions of the reference settings (one worker, 2^20, the default policy)
+# and keeps nothing of it: the host's first minute runs CPU phases slower (docs/validation.md,
+# "A fourth session"). Exit 1 if a run failed.
 # QUICK=1 BACKEND=cpu is the dry run that works anywhere: 2^10 and 2^11 constraints, fewer
 # partitions.
 set -uo pipefail
@@ -22,18 +26,30 @@ exec > >(tee -a "$OUT/log.txt") 2>&1
 . scripts/device_env.sh
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores online"
+# which CPUs share a core (SMT siblings) and a node: measure confines a run to the first cpu_cores CPUs
+echo "cpu topology (cpu: core siblings; node): $(for c in /sys/devices/system/cpu/cpu[0-9]*; do
+  printf '%s:%s;%s ' "${c##*cpu}" "$(cat $c/topology/thread_siblings_list 2>/dev/null)" \
+    "$(ls -d $c/node* 2>/dev/null | sed 's/.*node//' | head -1)"; done | tr ' ' '\n' | sort -n | tr '\n' ' ')"
+echo "thp: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null); governor: $(cat /sys/devices/system/cpu/cpu0/cpufreq/scaling_governor 2>/dev/null || echo none)"
 echo "commit: ${COMMIT:-unknown}; partitions per closed run: ${PARTS20:-60} (2^20), ${PARTS22:-30} (2^22)"
 cache=/tmp/provesim-keys failed=0 backend=${BACKEND:-cuda} quick=${QUICK:-}
-ROWS=${ROWS:-}
+ROWS=${ROWS:-} SKIP=${SKIP:-}
 real() { if [ -n "$quick" ]; then [ "$1" = 2^20 ] && echo 2^10 || echo 2^11; else echo "$1"; fi; }
 for size in $(real 2^20) $(real 2^22); do
   echo "== keys $size at $(el) s"
   timeout 300 "$bin" prove --backend $backend --constraints "$size" --cache $cache --out "/tmp/proof-$size" 2>&1 | tail -2
 done
+if [ -n "${WARMUP:-}" ]; then
+  echo "== warm-up: $WARMUP partitions at $(el) s (not kept)"
+  timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
+    --set prover.constraints=$(real 2^20) --set workload.partitions=$WARMUP --set system.mutex=kernels \
+    --set system.workers_per_gpu=1 --json -o /tmp/warmup.json 2>/tmp/warmup.err || echo "warm-up FAILED: $(tail -3 /tmp/warmup.err)"
+fi
 run_tsv() {
   while IFS=$'\t' read -r name size ov; do
     case "$name" in ''|'#'*) continue ;; esac
-    [ -n "${ROWS:-}" ] && ! grep -Eq "$ROWS" <<<"$name" && continue
+    [ -n "${ROWS:-}" ] && ! grep -Eq -e "$ROWS" <<<"$name" && continue
+    [ -n "${SKIP:-}" ] && grep -Eq -e "$SKIP" <<<"$name" && continue
     local w parts=${PARTS20:-60} warm=3 sets=()
     [ "$size" = 2^22 ] && parts=${PARTS22:-30} warm=2
     [ -n "$quick" ] && parts=12 warm=2
