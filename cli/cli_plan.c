@@ -33,6 +33,11 @@ static const char plan_help[] =
     "configurations no other beats on cost and throughput and latency). Says plainly when\n"
     "nothing within the budget meets the target.\n"
     "\n"
+    "GPU memory: when the model says what the prover holds on a GPU (gpu_memory:\n"
+    "{shared_gib: K, per_worker_gib: W, per_partition_gib: P}) and the scenario how much a\n"
+    "GPU has (system.gpu_mem_gib: M), a configuration whose GPUs need more than M,\n"
+    "K + workers x (W + batch x P), is ruled out without a simulation (docs/whatif.md).\n"
+    "\n"
     "A closed backlog meets the target when the simulated proofs per hour reach it (0.1%\n"
     "tolerance). With arrivals, each configuration is simulated with the arrival rate set to\n"
     "the target; it meets it when it keeps up (throughput within 2% of it) and, with --max,\n"
@@ -119,14 +124,30 @@ static void plan_text(ps_buf *b, const char *path, const scenario *s, const plan
   for (int k = 0; k < r->nscopes; k++) ps_buf_printf(b, "%s%s", k ? "/" : "", r->scopes[k].name);
   ps_buf_printf(b, ", cores up to %s", cores_budget ? "the budget" : "the scenario's cores per GPU");
   if (lim->has_mem) ps_buf_printf(b, ", host memory <= %.1f GiB", lim->max_mem_gib);
-  ps_buf_printf(b, "\n          %d configurations, %d simulations, %.1f s\n\n", r->nall, r->sims, r->wall_s);
+  const int gmem = s->model->has_gpu_mem; /* only then GPU memory is shown, so other plans stay as they were */
+  if (gmem && s->gpu_mem_gib > 0) ps_buf_printf(b, ", GPU memory <= %.6g GiB per GPU", s->gpu_mem_gib);
+  else if (gmem) ps_buf_printf(b, ", GPU memory not checked (no system.gpu_mem_gib)");
+  else if (s->gpu_mem_gib > 0) ps_buf_printf(b, ", GPU memory not counted (the model has no gpu_memory)");
+  ps_buf_printf(b, "\n          %d configurations, %d simulations, %.1f s\n", r->nall, r->sims, r->wall_s);
+  int nover = 0, first = -1;
+  for (int i = 0; i < r->nall; i++)
+    if (r->all[i].gpu_over && nover++ == 0) first = i;
+  if (nover) { /* the first in cheapest order: the fewest workers and the smallest batch that do not fit */
+    const plan_cfg *p = &r->all[first];
+    const char *why = p->limit + (strncmp(p->limit, "GPU memory: ", 12) ? 0 : 12);
+    ps_buf_printf(b, "          GPU memory rules out %d of them; the first, %d GPU%s x %d worker%s, batch %d: %s\n", nover,
+                  p->gpus, p->gpus > 1 ? "s" : "", p->workers, p->workers > 1 ? "s" : "", p->batch, why);
+  }
+  ps_buf_printf(b, "\n");
 
   if (r->found) {
     const plan_cfg *p = &r->best;
     cfg_desc(r, p, desc, sizeof desc);
     ps_buf_printf(b, "cheapest: %s\n", desc);
-    ps_buf_printf(b, "          %.1f proofs/hour, p99 latency %.1f s, GPU utilization %.1f%%, host memory %.1f GiB\n",
+    ps_buf_printf(b, "          %.1f proofs/hour, p99 latency %.1f s, GPU utilization %.1f%%, host memory %.1f GiB",
                   p->pph, p->p99, 100 * p->util, p->mem);
+    if (gmem) ps_buf_printf(b, ", GPU memory %.1f GiB per GPU", p->gpu_mem);
+    ps_buf_printf(b, "\n");
     ps_buf_printf(b, "          (provesim simulate %s --set system.gpus=%d --set system.workers_per_gpu=%d "
                      "--set system.batch=%d --set system.mutex=%s --set system.cpu_cores=%d)\n",
                   path, p->gpus, p->workers, p->batch, r->scopes[p->scope].name, p->cores);
@@ -168,16 +189,19 @@ static void plan_text(ps_buf *b, const char *path, const scenario *s, const plan
   }
 
   ps_buf_printf(b, "\nfrontier explored (no other configuration is as cheap, as fast and as quick):\n");
-  ps_buf_printf(b, "  %4s %7s %5s %-10s %5s %8s %10s %9s %8s  ", "gpus", "workers", "batch", "mutex", "cores",
-                "mem GiB", "proofs/h", "p99 s", "GPU");
+  ps_buf_printf(b, "  %4s %7s %5s %-10s %5s %8s ", "gpus", "workers", "batch", "mutex", "cores", "mem GiB");
+  if (gmem) ps_buf_printf(b, "%8s ", "GPU GiB");
+  ps_buf_printf(b, "%10s %9s %8s  ", "proofs/h", "p99 s", "GPU");
   if (r->open) ps_buf_printf(b, "%8s  ", "load");
   ps_buf_printf(b, "meets\n");
   if (r->nlog == 0) ps_buf_printf(b, "  (nothing simulated: every configuration was ruled out by a bound)\n");
   int nunstable = 0;
   for (int i = 0; i < r->nfrontier; i++) {
     const plan_cfg *p = &r->frontier[i];
-    ps_buf_printf(b, "  %4d %7d %5d %-10s %5d %8.1f %10.1f %9.1f %7.1f%%  ", p->gpus, p->workers, p->batch,
-                  r->scopes[p->scope].name, p->cores, p->mem, p->pph, p->p99, 100 * p->util);
+    ps_buf_printf(b, "  %4d %7d %5d %-10s %5d %8.1f ", p->gpus, p->workers, p->batch, r->scopes[p->scope].name,
+                  p->cores, p->mem);
+    if (gmem) ps_buf_printf(b, "%8.1f ", p->gpu_mem);
+    ps_buf_printf(b, "%10.1f %9.1f %7.1f%%  ", p->pph, p->p99, 100 * p->util);
     if (r->open) {
       report_stability st;
       char ld[32];
@@ -192,10 +216,12 @@ static void plan_text(ps_buf *b, const char *path, const scenario *s, const plan
                      "queue grows for as long as the run lasts, so its latency figures grow with the run length\n");
 }
 
-/* Every configuration evaluated: the simulated ones, then those a bound ruled out. */
+/* Every configuration evaluated: the simulated ones, then those a bound ruled out. The
+ * last column, gpu_mem_gib, only when the model has gpu_memory. */
 static void plan_csv(ps_buf *b, const scenario *s, const plan_limits *lim, const plan_result *r) {
+  const int gmem = s->model->has_gpu_mem;
   ps_buf_printf(b, "gpus,workers_per_gpu,batch,mutex,cpu_cores,host_mem_gib,simulated,proofs_per_hour,"
-                   "p99_latency_s,gpu_util,meets,frontier,limited_by,load,unstable\n");
+                   "p99_latency_s,gpu_util,meets,frontier,limited_by,load,unstable%s\n", gmem ? ",gpu_mem_gib" : "");
   int fi = 0; /* the frontier is a subsequence of the log */
   for (int i = 0; i < r->nall + r->nlog; i++) {
     const plan_cfg *p = i < r->nlog ? &r->log[i] : &r->all[i - r->nlog];
@@ -215,7 +241,9 @@ static void plan_csv(ps_buf *b, const scenario *s, const plan_limits *lim, const
     report_stability st;
     cfg_stability(s, lim, r, p, &st);
     ps_buf_csv_num(b, st.has ? st.utilization : NAN);
-    ps_buf_printf(b, ",%s\n", st.has ? (st.unstable ? "1" : "0") : "");
+    ps_buf_printf(b, ",%s", st.has ? (st.unstable ? "1" : "0") : "");
+    if (gmem) ps_buf_printf(b, ",%.9g", p->gpu_mem);
+    ps_buf_printf(b, "\n");
   }
 }
 

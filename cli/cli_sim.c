@@ -15,6 +15,7 @@
 #include "spans.h"
 #include "whatif.h"
 #include "pipe.h"
+#include "plan.h"
 #include "precision.h"
 #include "report.h"
 #include "scn.h"
@@ -185,6 +186,9 @@ int sim_cmd_simulate(int argc, char **argv) {
     rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
     goto done;
   }
+  char gm[512]; /* a scenario whose GPU memory does not fit still runs: the engine does not model memory */
+  if (plan_gpu_mem_over(s, s->workers_per_gpu, s->batch, gm, sizeof gm))
+    fprintf(stderr, "provesim simulate: warning: %s; the prover would not start, the simulation runs anyway\n", gm);
 
   span_sink sink = {0};
   if (spans) {

@@ -66,6 +66,15 @@ typedef struct model {
   double cpu_contention; /* c: with m other cpu phases running, a cpu phase runs at
                             1 / (1 + c m) of its speed (memory bandwidth and caches the
                             cores share); default 0 */
+  /* gpu_memory: what the prover holds on each GPU, in GiB (read by `plan`, and by
+   * `simulate` and `validate` for a warning; the engine ignores it). A GPU with w workers
+   * running calls of b partitions needs gpu_shared_gib + w x (gpu_worker_gib + b x
+   * gpu_part_gib): model_gpu_gib. All 0 without the key. */
+  int has_gpu_mem;
+  double gpu_shared_gib; /* once per GPU, whatever its workers: the proving key (with any
+                            precomputed tables) and the CUDA context */
+  double gpu_worker_gib; /* per worker, whatever its batch: the backend's work buffers */
+  double gpu_part_gib;   /* per worker and partition of its call: the call's vectors */
   phase *phases;
   int nphases;
   scope *scopes;
@@ -99,6 +108,9 @@ typedef struct scenario {
   thr_mode thr;          /* system.threads.per_worker; default share */
   int thr_n;             /* THR_FIXED: threads per worker */
   int keep_core;         /* system.threads.keep_core; default 1 */
+  double gpu_mem_gib;    /* system.gpu_mem_gib: memory of each GPU, GiB, that the model's
+                            gpu_memory must fit in (plan refuses what does not; simulate
+                            and validate warn); 0: not given */
 
   /* workload */
   int64_t partitions;    /* partitions to complete (closed backlog), or to arrive */
@@ -155,6 +167,12 @@ static inline double phase_call_draw(const phase *ph, int k, gsl_rng *r) {
   return d;
 }
 double phase_call_mean(const phase *ph, int k);
+
+/* GPU memory (GiB) one GPU needs with `workers` workers running calls of `batch`
+ * partitions, by the model's gpu_memory (0 without it). */
+static inline double model_gpu_gib(const model *m, int workers, int batch) {
+  return m->gpu_shared_gib + workers * (m->gpu_worker_gib + batch * m->gpu_part_gib);
+}
 
 /* Speed (work per second) of a phase that gets a cores: 1 at a = threads without a law;
  * with a law, the speedup over one core (the work is then one-core seconds). */

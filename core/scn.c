@@ -115,9 +115,11 @@ static int apply_model_ovr(ld *c, node *mroot, const char *base, ovr *o) {
       return set_path(c, mroot, base, k, 1, o);
     }
     if (nsegs == 2 && !strcmp(segs[1], "source")) return set_path(c, mroot, base, segs + 1, 1, o);
+    if (!strcmp(segs[1], "gpu_memory") && nsegs <= 3) return set_path(c, mroot, base, segs + 1, nsegs - 1, o);
     if (strcmp(segs[1], "phases") && strcmp(segs[1], "scopes"))
       return scn__fail_at(c, &o->at, o->key,
-                     "expected a model key (model.name, model.source, phases.NAME.KEY, scopes.NAME), got \"%s\"",
+                     "expected a model key (model.name, model.source, model.gpu_memory.KEY, phases.NAME.KEY, "
+                     "scopes.NAME), got \"%s\"",
                      o->key);
     segs++, nsegs--;
   }
@@ -162,8 +164,8 @@ static int apply_model_ovr(ld *c, node *mroot, const char *base, ovr *o) {
 /* Scenarios. */
 
 static const char *const SCN_KEYS[] = {"scenario", "description", "model", "system", "workload", "run", "prover", NULL};
-static const char *const SYS_KEYS[] = {"gpus",        "workers_per_gpu", "cpu_cores", "batch", "mutex",
-                                       "gpu_sharing", "cpu_sharing",     "threads",   NULL};
+static const char *const SYS_KEYS[] = {"gpus",        "workers_per_gpu", "cpu_cores", "batch",       "mutex",
+                                       "gpu_sharing", "cpu_sharing",     "threads",   "gpu_mem_gib", NULL};
 
 /* system.threads: {per_worker: share|all|N, keep_core: true|false} (model.h, thr_mode). */
 static int rd_threads(ld *c, scenario *s, node *n) {
@@ -427,6 +429,13 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     if (scn__rd_enum(c, x, "system.cpu_sharing", v, &s->cpu_fifo)) goto fail;
   }
   if (rd_threads(c, s, scn__opt(sys, "threads"))) goto fail;
+  if ((x = scn__opt(sys, "gpu_mem_gib"))) {
+    if (scn__rd_num(c, x, "system.gpu_mem_gib", 0, 1, &s->gpu_mem_gib)) goto fail;
+    if (s->gpu_mem_gib > SCN_MAX_GIB) {
+      scn__expect(c, x, "system.gpu_mem_gib", "a number > 0 and at most 1000000 (GiB of one GPU)");
+      goto fail;
+    }
+  }
 
   /* workload */
   node *wl = scn__opt(root, "workload");
@@ -769,6 +778,12 @@ cJSON *scn_to_json(const scenario *s) {
     if (p->host_threads) cJSON_AddNumberToObject(pj, "host_threads", p->host_threads);
     cJSON_AddItemToArray(phs, pj);
   }
+  if (m->has_gpu_mem) { /* only when given, so the echo of every model without it stays as it was */
+    cJSON *gm = cJSON_AddObjectToObject(mj, "gpu_memory");
+    cJSON_AddNumberToObject(gm, "shared_gib", m->gpu_shared_gib);
+    cJSON_AddNumberToObject(gm, "per_worker_gib", m->gpu_worker_gib);
+    cJSON_AddNumberToObject(gm, "per_partition_gib", m->gpu_part_gib);
+  }
   cJSON *sc = cJSON_AddObjectToObject(mj, "scopes");
   for (int i = 0; i < m->nscopes; i++) {
     cJSON *r = cJSON_AddObjectToObject(sc, m->scopes[i].name);
@@ -794,6 +809,7 @@ cJSON *scn_to_json(const scenario *s) {
   else cJSON_AddStringToObject(th, "per_worker", s->thr == THR_ALL ? "all" : "share");
   cJSON_AddBoolToObject(th, "keep_core", s->keep_core);
   cJSON_AddNumberToObject(th, "threads_per_worker", scn_worker_threads(s, s->cpu_cores));
+  if (s->gpu_mem_gib > 0) cJSON_AddNumberToObject(sys, "gpu_mem_gib", s->gpu_mem_gib);
 
   cJSON *wl = cJSON_AddObjectToObject(o, "workload");
   add_i64(wl, "partitions", s->partitions);

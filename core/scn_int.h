@@ -17,6 +17,7 @@
 #define SCN_MAX_FILE (16L << 20) /* bytes of one scenario or model file */
 #define SCN_MAX_TIME 1e9 /* seconds: the largest phase time or distribution parameter */
 #define SCN_MAX_ARRIVALS 10000000L /* arrivals of one trace (workload.arrivals.trace) */
+#define SCN_MAX_GIB 1e6 /* GiB: the largest memory figure (gpu_memory's, system.gpu_mem_gib) */
 
 /* ---------------------------------------------------------------------------------- */
 /* The tree. */

@@ -208,7 +208,7 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
 static const char *const MODEL_KEYS[] = {"model",          "source", "provenance", "gpu_overlap",
-                                         "cpu_contention", "phases", "scopes",     NULL};
+                                         "cpu_contention", "gpu_memory", "phases", "scopes", NULL};
 static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
                                          "batch", "after",    "host_mem_gib", "busy", "host_threads", NULL};
 
@@ -362,6 +362,37 @@ static int find_cycle(const model *m, int *cyc, int *len) {
   return rc;
 }
 
+/* gpu_memory: {shared_gib: K, per_worker_gib: W, per_partition_gib: P}, GiB per GPU
+ * (model.h): K and W required, P 0 by default, each from 0 to SCN_MAX_GIB. */
+static int rd_gpu_memory(ld *c, node *x, const char *base, model *m) {
+  static const char *const keys[] = {"shared_gib", "per_worker_gib", "per_partition_gib", NULL};
+  static const char *const what[] = {"GiB once per GPU (the proving key and the CUDA context)",
+                                     "GiB per worker (its work buffers)", NULL};
+  double *dst[] = {&m->gpu_shared_gib, &m->gpu_worker_gib, &m->gpu_part_gib};
+  char p[PB], q[PB], w[160];
+  scn__jp(p, sizeof p, base, "gpu_memory");
+  if (x->kind != N_MAP)
+    return scn__expect(c, x, p, "a mapping {shared_gib: K, per_worker_gib: W, per_partition_gib: P} (GiB per GPU)");
+  if (scn__check_map(c, x, p, keys)) return -1;
+  for (int i = 0; i < 3; i++) {
+    node *v = scn__opt(x, keys[i]);
+    if (!v && what[i]) {
+      snprintf(w, sizeof w, "a number >= 0, %s", what[i]);
+      scn__req(c, x, p, keys[i], w, &v); /* absent or null: fails with file, line and key */
+      return -1;
+    }
+    if (!v) continue;
+    scn__jp(q, sizeof q, p, keys[i]);
+    if (scn__rd_num(c, v, q, 0, 0, dst[i])) return -1;
+    if (*dst[i] > SCN_MAX_GIB) {
+      snprintf(w, sizeof w, "a number from 0 to %.0f (GiB)", SCN_MAX_GIB);
+      return scn__expect(c, v, q, w);
+    }
+  }
+  m->has_gpu_mem = 1;
+  return 0;
+}
+
 /* Build a model from the mapping mn; base is the key path of mn ("" for a model file,
  * "model" for an inline model). */
 int scn__build_model(ld *c, node *mn, const char *base, const char *path, model **out) {
@@ -421,6 +452,7 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       goto fail;
     }
   }
+  if ((x = scn__opt(mn, "gpu_memory")) && rd_gpu_memory(c, x, base, m)) goto fail;
   m->path = path ? xstrdup(path) : NULL;
   scn__jp(p, sizeof p, base, "phases");
   if (scn__req(c, mn, base, "phases", "a non-empty list of phases", &phs)) goto fail;

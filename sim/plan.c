@@ -1,7 +1,7 @@
 /* The capacity search of plan.h. Each candidate (GPUs, workers, batch, scope) is first
- * checked against bounds that need no simulation (host memory, the GPUs' and the cores'
- * demand); the survivors are simulated at the cap of cores and, when they meet the
- * target, bisected down to their fewest cores. A level's candidates run on the ordered
+ * checked against bounds that need no simulation (host memory, GPU memory, the GPUs' and
+ * the cores' demand); the survivors are simulated at the cap of cores and, when they meet
+ * the target, bisected down to their fewest cores. A level's candidates run on the ordered
  * farm (farm.h: threads, and MPI ranks under mpirun), each returning its result and the
  * simulations it made; rank 0 takes them in candidate order and sorts the log before use,
  * so the result depends neither on thread timing nor on the number of ranks. */
@@ -77,6 +77,14 @@ static void plan_eval(plan_ctx *c, plan_cfg *pe, ps_buf *log) {
   int fast = pe->pph >= lim->target_pph * (1 - tol);
   pe->meets = fast && (!lim->has_max || pe->p99 <= lim->max_p99_s);
   report_bottleneck(&t, &m, pe->limit, sizeof pe->limit);
+  /* Its advice to add a worker, when one more does not fit in the GPU's memory. */
+  char gm[256];
+  if (strstr(pe->limit, "system.workers_per_gpu=") && plan_gpu_mem_over(&t, pe->workers + 1, pe->batch, gm, sizeof gm)) {
+    char tmp[sizeof pe->limit];
+    snprintf(tmp, sizeof tmp, "%.300s; but %d workers do not fit in GPU memory: %.150s", pe->limit, pe->workers + 1,
+             gm + 12); /* gm without its "GPU memory: " */
+    memcpy(pe->limit, tmp, sizeof tmp);
+  }
   if (fast && lim->has_max && pe->p99 > lim->max_p99_s) {
     char tmp[sizeof pe->limit];
     snprintf(tmp, sizeof tmp, "p99 latency %.1f s over the %.1f s limit; %.400s", pe->p99, lim->max_p99_s, pe->limit);
@@ -105,6 +113,22 @@ static int plan_cap_cores(const plan_ctx *c, int g) {
   return per * g;
 }
 
+int plan_gpu_mem_over(const scenario *s, int workers, int batch, char *buf, size_t n) {
+  const model *m = s->model;
+  if (!m->has_gpu_mem || !(s->gpu_mem_gib > 0)) return 0;
+  double need = model_gpu_gib(m, workers, batch);
+  if (need <= s->gpu_mem_gib + 1e-9) return 0;
+  const char *ws = workers > 1 ? "s" : "";
+  if (m->gpu_part_gib > 0)
+    snprintf(buf, n, "GPU memory: needs %.1f GiB per GPU (shared %.6g + %d worker%s x (%.6g + %d partition%s x %.6g)), "
+             "over the %.6g GiB of a GPU", need, m->gpu_shared_gib, workers, ws, m->gpu_worker_gib, batch,
+             batch > 1 ? "s" : "", m->gpu_part_gib, s->gpu_mem_gib);
+  else
+    snprintf(buf, n, "GPU memory: needs %.1f GiB per GPU (shared %.6g + %d worker%s x %.6g), over the %.6g GiB of a GPU",
+             need, m->gpu_shared_gib, workers, ws, m->gpu_worker_gib, s->gpu_mem_gib);
+  return 1;
+}
+
 /* One candidate (workers, batch, scope) at the level's GPU count: the fewest cores that
  * meet the target, by bisection between a demand bound and the cap. Each simulation is
  * appended to log. */
@@ -115,10 +139,15 @@ static void plan_job(plan_ctx *c, plan_cfg *pe, ps_buf *log) {
   plan_demands(c->base, b, &core_s, &gpu_s);
   double need_pps = lim->target_pph * c->ppp / 3600.0 * (c->open ? 0.98 : 0.999);
   pe->mem = c->mem_per_part * g * pe->workers * b;
+  pe->gpu_mem = c->base->model->has_gpu_mem ? model_gpu_gib(c->base->model, pe->workers, b) : 0;
   pe->cores = cap;
   if (lim->has_mem && pe->mem > lim->max_mem_gib + 1e-9) {
     snprintf(pe->limit, sizeof pe->limit, "host memory: needs %.1f GiB, over the %.1f GiB budget", pe->mem,
              lim->max_mem_gib);
+    return;
+  }
+  if (plan_gpu_mem_over(c->base, pe->workers, b, pe->limit, sizeof pe->limit)) {
+    pe->gpu_over = 1;
     return;
   }
   if (!c->base->gpu_shared && gpu_s > 0 && g / gpu_s < need_pps) {

@@ -345,11 +345,94 @@ START_TEST(test_prover_precompute) {
 }
 END_TEST
 
+/* The model's gpu_memory and the scenario's system.gpu_mem_gib (plan's GPU memory bound):
+ * read from a file or an override, on a model in a file or inline, echoed only when given;
+ * a bad value names file, line, key and expectation. */
+START_TEST(test_gpu_memory) {
+  scenario *s = load_ok("good-gpu-memory.yaml", NULL, 0);
+  ck_assert_int_eq(s->model->has_gpu_mem, 1);
+  ck_assert_double_eq(s->model->gpu_shared_gib, 36.5);
+  ck_assert_double_eq(s->model->gpu_worker_gib, 18.25);
+  ck_assert_double_eq(s->model->gpu_part_gib, 8);
+  ck_assert_double_eq(s->gpu_mem_gib, 140);
+  /* K + w x (W + b x P), exactly (every figure a binary fraction). */
+  ck_assert_double_eq(model_gpu_gib(s->model, 3, 2), 36.5 + 3 * (18.25 + 2 * 8));
+  ck_assert_double_eq(model_gpu_gib(s->model, 1, 1), 62.75);
+  ck_assert_double_eq(model_gpu_gib(s->model, 0, 4), 36.5);
+  scn_free(s);
+  char *j = json_of("good-gpu-memory.yaml", NULL, 0);
+  ck_assert_ptr_nonnull(strstr(j, "\"gpu_memory\":{\"shared_gib\":36.5,\"per_worker_gib\":18.25,\"per_partition_gib\":8}"));
+  ck_assert_ptr_nonnull(strstr(j, "\"gpu_mem_gib\":140"));
+  free(j);
+  /* Absent: zeros, and nothing in the echo. */
+  s = load_ok("good-defaults.yaml", NULL, 0);
+  ck_assert_int_eq(s->model->has_gpu_mem, 0);
+  ck_assert_double_eq(model_gpu_gib(s->model, 8, 4), 0);
+  ck_assert_double_eq(s->gpu_mem_gib, 0);
+  scn_free(s);
+  j = json_of("good-defaults.yaml", NULL, 0);
+  ck_assert_ptr_null(strstr(j, "gpu_mem"));
+  free(j);
+  /* Overrides: the whole mapping or one key, on a model file and on an inline model;
+   * per_partition_gib defaults to 0. */
+  const char *o1[] = {"model.gpu_memory={shared_gib: 72, per_worker_gib: 52.25}", "system.gpu_mem_gib=140.5"};
+  s = load_ok("good-defaults.yaml", o1, 2);
+  ck_assert_int_eq(s->model->has_gpu_mem, 1);
+  ck_assert_double_eq(model_gpu_gib(s->model, 2, 4), 72 + 2 * 52.25);
+  ck_assert_double_eq(s->gpu_mem_gib, 140.5);
+  scn_free(s);
+  const char *o2[] = {"model.gpu_memory.per_partition_gib=16", "model.gpu_memory.shared_gib=0"};
+  s = load_ok("good-gpu-memory.yaml", o2, 2);
+  ck_assert_double_eq(model_gpu_gib(s->model, 2, 3), 2 * (18.25 + 3 * 16));
+  scn_free(s);
+  const char *o3[] = {"model.gpu_memory={shared_gib: 1, per_worker_gib: 2, per_partition_gib: 0.5}"};
+  s = load_ok("good-inline.yaml", o3, 1);
+  ck_assert_double_eq(model_gpu_gib(s->model, 2, 2), 1 + 2 * (2 + 2 * 0.5));
+  scn_free(s);
+
+  ps_err e = load_fail("bad-gpu-memory.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-gpu-memory.yaml:8:21: model.gpu_memory.per_worker_gib: expected a number >= 0, got -52.3");
+  e = load_fail("bad-gpu-mem-gib.yaml", NULL, 0);
+  ck_assert_str_eq(e.msg, "bad-gpu-mem-gib.yaml:5:16: system.gpu_mem_gib: expected a number > 0, got \"140GiB\"");
+  const char *b1[] = {"model.gpu_memory=36"}, *b2[] = {"model.gpu_memory.per_worker=1"},
+             *b3[] = {"model.gpu_memory={shared_gib: 1}"}, *b4[] = {"model.gpu_memory.shared_gib=2e6"},
+             *b5[] = {"system.gpu_mem_gib=0"}, *b6[] = {"system.gpu_mem_gib=1e7"},
+             *b7[] = {"model.gpu_memory.shared_gib.x=1"},
+             *b8[] = {"model.gpu_memory={shared_gib: 1, per_worker_gib: null}"},
+             *b9[] = {"model.gpu_memory.shared_gib=\"36\""};
+  e = load_fail("good-defaults.yaml", b1, 1);
+  ck_assert_str_eq(e.msg, "--set model.gpu_memory=36: gpu_memory: expected a mapping {shared_gib: K, per_worker_gib: "
+                          "W, per_partition_gib: P} (GiB per GPU), got 36");
+  e = load_fail("good-defaults.yaml", b2, 1);
+  ck_assert_str_eq(e.msg, "--set model.gpu_memory.per_worker=1: gpu_memory.per_worker: expected one of the keys "
+                          "shared_gib, per_worker_gib, per_partition_gib, got unknown key \"per_worker\"");
+  e = load_fail("good-defaults.yaml", b3, 1);
+  ck_assert_str_eq(e.msg, "--set model.gpu_memory={shared_gib: 1}: gpu_memory.per_worker_gib: expected a number >= 0, "
+                          "GiB per worker (its work buffers), got nothing");
+  e = load_fail("good-defaults.yaml", b4, 1);
+  ck_assert_str_eq(e.msg, "--set model.gpu_memory.shared_gib=2e6: gpu_memory.shared_gib: expected a number from 0 to "
+                          "1000000 (GiB), got 2e6");
+  e = load_fail("good-defaults.yaml", b5, 1);
+  ck_assert_str_eq(e.msg, "--set system.gpu_mem_gib=0: system.gpu_mem_gib: expected a number > 0, got 0");
+  e = load_fail("good-defaults.yaml", b6, 1);
+  ck_assert_str_eq(e.msg, "--set system.gpu_mem_gib=1e7: system.gpu_mem_gib: expected a number > 0 and at most "
+                          "1000000 (GiB of one GPU), got 1e7");
+  e = load_fail("good-defaults.yaml", b7, 1);
+  ASSERT_ERR(e.msg, "--set model.gpu_memory.shared_gib.x=1: model.gpu_memory.shared_gib.x: ",
+             "expected a model key (model.name, model.source, model.gpu_memory.KEY, phases.NAME.KEY, scopes.NAME)");
+  e = load_fail("good-defaults.yaml", b8, 1);
+  ASSERT_ERR(e.msg, "--set model.gpu_memory={shared_gib: 1, per_worker_gib: null}: gpu_memory.per_worker_gib: ",
+             "got null");
+  e = load_fail("good-defaults.yaml", b9, 1);
+  ASSERT_ERR(e.msg, "--set model.gpu_memory.shared_gib=\"36\": gpu_memory.shared_gib: ", "expected a number >= 0");
+}
+END_TEST
+
 START_TEST(test_err_unknown_key) {
   ps_err e = load_fail("bad-unknown-key.yaml", NULL, 0);
   ASSERT_ERR(e.msg, "bad-unknown-key.yaml:5:3: system.wrokers_per_gpu: ",
              "expected one of the keys gpus, workers_per_gpu, cpu_cores, batch, mutex, gpu_sharing, cpu_sharing, threads, "
-             "got unknown key \"wrokers_per_gpu\"");
+             "gpu_mem_gib, got unknown key \"wrokers_per_gpu\"");
 }
 END_TEST
 
@@ -807,6 +890,7 @@ static Suite *scn_suite(void) {
   tcase_add_test(err, test_err_trace);
   tcase_add_test(err, test_err_trace_bounds);
   tcase_add_test(err, test_prover_precompute);
+  tcase_add_test(err, test_gpu_memory);
   suite_add_tcase(s, err);
   return s;
 }

@@ -1,10 +1,11 @@
 /* Check suite of the what-if logic and commands. Through the functions of sim/whatif.h,
  * sim/plan.h and sim/estimate.h: --vary parsing and its errors, the grid's size and order,
  * sweep and plan results independent of the job count, plan_search and est_models against
- * answers worked out by hand on det.yaml, and the saturation point. Through the binary:
- * sweep rows against the deterministic closed forms, bad --vary values (exit 2, no files),
- * the grid limit (exit 2, was a crash), plan's worker counts and impossible targets, and
- * estimate on textbook values. */
+ * answers worked out by hand on det.yaml, plan's GPU memory bound (K + w (W + b P) per
+ * GPU, the candidates it rules out and its message), and the saturation point. Through the
+ * binary: sweep rows against the deterministic closed forms, bad --vary values (exit 2, no
+ * files), the grid limit (exit 2, was a crash), plan's worker counts and impossible
+ * targets, plan's and simulate's GPU memory outputs, and estimate on textbook values. */
 #define _GNU_SOURCE
 #include <check.h>
 #include <cjson/cJSON.h>
@@ -817,6 +818,185 @@ START_TEST(plan_search_independent_of_jobs) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------- plan: GPU memory */
+
+/* det.yaml with gpu_memory {shared 10, per worker 4, per partition 1} GiB and GPUs of cap
+ * GiB: a GPU with w workers at batch b needs 10 + w (4 + b). */
+static scenario *det_gpu_scenario(const char *cap) {
+  char *cfg = src("tests/data/whatif/det.yaml"), *c = xasprintf("system.gpu_mem_gib=%s", cap);
+  const char *sets[] = {"model.gpu_memory={shared_gib: 10, per_worker_gib: 4, per_partition_gib: 1}", c};
+  scenario *s = NULL;
+  ps_err e = {{0}};
+  ck_assert_msg(scn_load(cfg, sets, 2, &s, &e) == PS_OK, "%s", e.msg);
+  free(c);
+  free(cfg);
+  return s;
+}
+
+/* plan_gpu_mem_over: the closed form K + w (W + b P) against the GPU's memory, the
+ * message, and nothing without both keys. */
+START_TEST(plan_gpu_mem_bound) {
+  scenario *s = det_gpu_scenario("25");
+  char buf[256] = "untouched";
+  ck_assert_int_eq(plan_gpu_mem_over(s, 3, 1, buf, sizeof buf), 0); /* 25 of 25: fits */
+  ck_assert_str_eq(buf, "untouched");
+  ck_assert_int_eq(plan_gpu_mem_over(s, 1, 4, buf, sizeof buf), 0); /* 18 */
+  ck_assert_int_eq(plan_gpu_mem_over(s, 4, 1, buf, sizeof buf), 1); /* 30 */
+  ck_assert_str_eq(buf, "GPU memory: needs 30.0 GiB per GPU (shared 10 + 4 workers x (4 + 1 partition x 1)), over the "
+                        "25 GiB of a GPU");
+  ck_assert_int_eq(plan_gpu_mem_over(s, 2, 4, buf, sizeof buf), 1); /* 26 */
+  ck_assert_str_eq(buf, "GPU memory: needs 26.0 GiB per GPU (shared 10 + 2 workers x (4 + 4 partitions x 1)), over "
+                        "the 25 GiB of a GPU");
+  s->model->gpu_part_gib = 0; /* no per-partition part: the shorter form */
+  ck_assert_int_eq(plan_gpu_mem_over(s, 4, 2, buf, sizeof buf), 1); /* 26 */
+  ck_assert_str_eq(buf, "GPU memory: needs 26.0 GiB per GPU (shared 10 + 4 workers x 4), over the 25 GiB of a GPU");
+  s->gpu_mem_gib = 0; /* no system.gpu_mem_gib: nothing to check */
+  ck_assert_int_eq(plan_gpu_mem_over(s, 100, 4, buf, sizeof buf), 0);
+  scn_free(s);
+  s = det_scenario(); /* neither key */
+  s->gpu_mem_gib = 1;
+  ck_assert_int_eq(plan_gpu_mem_over(s, 100, 4, buf, sizeof buf), 0);
+  scn_free(s);
+}
+END_TEST
+
+/* plan_search counts K + w (W + b P) for every candidate, rules out exactly those over the
+ * GPU's memory (not simulated, with the bound's message), and finds the cheapest of the
+ * rest. */
+START_TEST(plan_search_gpu_memory) {
+  plan_result r;
+  ps_err e = {{0}};
+  /* 25 GiB: three workers at batch 1 fit exactly, and 3500/h is found as without the
+   * bound (one GPU, 3 workers, kernels, 2 cores). */
+  scenario *s = det_gpu_scenario("25");
+  plan_limits lim = det_limits(3500, 16, 2);
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  ck_assert(r.found);
+  cfg_is(&r, &r.best, 1, 3, 1, "kernels", 2);
+  ck_assert_double_eq(r.best.gpu_mem, 25);
+  int nover = 0;
+  for (int i = 0; i < r.nall; i++) {
+    const plan_cfg *p = &r.all[i];
+    double need = 10 + p->workers * (4.0 + p->batch);
+    ck_assert_double_eq(p->gpu_mem, need);
+    ck_assert_int_eq(p->gpu_over, need > 25);
+    if (!p->gpu_over) continue;
+    nover++;
+    ck_assert_int_eq(p->simulated, 0);
+    ck_assert_int_eq(p->meets, 0);
+    char want[256];
+    snprintf(want, sizeof want, "GPU memory: needs %.1f GiB per GPU (shared 10 + %d workers x (4 + %d partition%s x 1)), "
+             "over the 25 GiB of a GPU", need, p->workers, p->batch, p->batch > 1 ? "s" : "");
+    ck_assert_str_eq(p->limit, want);
+  }
+  /* Per scope: batch 1 rules out 4..8 workers, batch 2 3..8, batch 4 2..8. */
+  ck_assert_int_eq(nover, 2 * (5 + 6 + 7));
+  for (int i = 0; i < r.nlog; i++) ck_assert(!r.log[i].gpu_over);
+  plan_result_free(&r);
+  scn_free(s);
+
+  /* 24.5 GiB: three workers no longer fit, one GPU tops out at 2 workers (2400/h), and
+   * the plan takes two GPUs of 2 workers; the one-GPU best says why it cannot add one. */
+  s = det_gpu_scenario("24.5");
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  ck_assert(r.found);
+  cfg_is(&r, &r.best, 2, 2, 1, "kernels", 2);
+  ck_assert_double_eq(r.best.gpu_mem, 20);
+  ck_assert_int_eq(r.fewer_gpus.kind, PLAN_SIMULATED);
+  ck_assert_int_eq(r.fewer_gpus.cfg.workers, 2);
+  ck_assert_double_eq_tol(r.fewer_gpus.cfg.pph, 2400, 24);
+  ck_assert_msg(strstr(r.fewer_gpus.cfg.limit, "; but 3 workers do not fit in GPU memory: needs 25.0 GiB per GPU "
+                                               "(shared 10 + 3 workers x (4 + 1 partition x 1)), over the 24.5 GiB "
+                                               "of a GPU") != NULL, "%s", r.fewer_gpus.cfg.limit);
+  plan_result_free(&r);
+  scn_free(s);
+
+  /* Every candidate over the memory: nothing simulated, and the closest says why. */
+  s = det_gpu_scenario("14");
+  lim = det_limits(100, 2, 2);
+  ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
+  ck_assert(!r.found);
+  ck_assert_int_eq(r.sims, 0);
+  ck_assert_int_eq(r.closest.kind, PLAN_BOUND);
+  ck_assert_ptr_nonnull(strstr(r.closest.cfg.limit, "GPU memory: needs 15.0 GiB per GPU"));
+  plan_result_free(&r);
+  scn_free(s);
+}
+END_TEST
+
+/* Through the binary: the text says what the bound ruled out and shows each GPU's need,
+ * the CSV carries gpu_mem_gib as its last column; simulate warns on standard error (exit
+ * 0, the report as without the keys); without the keys the CSV has no such column. */
+START_TEST(plan_gpu_memory_outputs) {
+  char *cfg = src("tests/data/whatif/det.yaml"), *out, *err;
+  const char *gm = "--set 'model.gpu_memory={shared_gib: 10, per_worker_gib: 4, per_partition_gib: 1}' "
+                   "--set system.gpu_mem_gib=25";
+  char *args = xasprintf("plan %s --target proofs_per_hour=3500 --jobs 2 %s --csv g.csv", cfg, gm);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, ", GPU memory <= 25 GiB per GPU\n"));
+  ck_assert_msg(strstr(out, "          GPU memory rules out 36 of them; the first, 1 GPU x 2 workers, batch 4: needs "
+                            "26.0 GiB per GPU (shared 10 + 2 workers x (4 + 4 partitions x 1)), over the 25 GiB of a "
+                            "GPU\n") != NULL, "%s", out);
+  ck_assert_ptr_nonnull(strstr(out, "host memory 0.0 GiB, GPU memory 25.0 GiB per GPU\n"));
+  ck_assert_ptr_nonnull(strstr(out, "cores  mem GiB  GPU GiB   proofs/h"));
+  char *csv = tmpfile_text("g.csv");
+  ck_assert_ptr_nonnull(csv);
+  ck_assert_msg(strncmp(csv, "gpus,workers_per_gpu,batch,mutex,cpu_cores,host_mem_gib,simulated,proofs_per_hour,"
+                             "p99_latency_s,gpu_util,meets,frontier,limited_by,load,unstable,gpu_mem_gib\n", 150) == 0,
+                "%s", csv);
+  ck_assert_ptr_nonnull(strstr(csv, "\n1,3,1,kernels,2,0,1,")); /* the cheapest ran */
+  ck_assert_ptr_nonnull(strstr(csv, "\n1,4,1,call,32,0,0,,,,0,0,\"GPU memory: needs 30.0 GiB per GPU (shared 10 + 4 "
+                                    "workers x (4 + 1 partition x 1)), over the 25 GiB of a GPU\",,,30\n"));
+  free(csv);
+  free(out);
+  free(args);
+  /* Without the keys: the old header. */
+  args = xasprintf("plan %s --target proofs_per_hour=3500 --jobs 2 --csv n.csv", cfg);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  ck_assert_ptr_null(strstr(out, "GPU memory"));
+  csv = tmpfile_text("n.csv");
+  ck_assert_ptr_nonnull(strstr(csv, ",load,unstable\n"));
+  ck_assert_ptr_null(strstr(csv, "gpu_mem_gib"));
+  free(csv);
+  free(out);
+  free(args);
+  /* The scenario's own capacity without a model figure: plan says it is not counted. */
+  args = xasprintf("plan %s --target proofs_per_hour=3500 --jobs 2 --set system.gpu_mem_gib=25", cfg);
+  ck_assert_int_eq(run(args, &out, NULL), 0);
+  ck_assert_ptr_nonnull(strstr(out, ", GPU memory not counted (the model has no gpu_memory)\n"));
+  free(out);
+  free(args);
+  /* simulate: 4 workers need 30 GiB of 25; a warning, and the same report as without. */
+  char *a1 = xasprintf("simulate %s --json %s --set system.workers_per_gpu=4 --set system.gpu_mem_gib=25", cfg,
+                       "--set 'model.gpu_memory={shared_gib: 10, per_worker_gib: 4, per_partition_gib: 1}'");
+  ck_assert_int_eq(run(a1, &out, &err), 0);
+  ck_assert_str_eq(err, "provesim simulate: warning: GPU memory: needs 30.0 GiB per GPU (shared 10 + 4 workers x (4 + 1 "
+                        "partition x 1)), over the 25 GiB of a GPU; the prover would not start, the simulation runs "
+                        "anyway\n");
+  cJSON *doc = cJSON_Parse(out);
+  ck_assert_ptr_nonnull(doc);
+  cJSON *metrics = cJSON_GetObjectItem(doc, "metrics");
+  char *m1 = cJSON_PrintUnformatted(metrics);
+  cJSON_Delete(doc);
+  free(out);
+  free(err);
+  char *a2 = xasprintf("simulate %s --json --set system.workers_per_gpu=4", cfg);
+  ck_assert_int_eq(run(a2, &out, &err), 0);
+  ck_assert_str_eq(err, "");
+  doc = cJSON_Parse(out);
+  char *m2 = cJSON_PrintUnformatted(cJSON_GetObjectItem(doc, "metrics"));
+  ck_assert_str_eq(m1, m2);
+  cJSON_Delete(doc);
+  free(m1);
+  free(m2);
+  free(out);
+  free(err);
+  free(a1);
+  free(a2);
+  free(cfg);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- estimate */
 
 START_TEST(estimate_textbook_repairman) {
@@ -1025,6 +1205,9 @@ int main(void) {
   tcase_add_test(tc, plan_search_by_hand);
   tcase_add_test(tc, plan_search_nothing_simulated);
   tcase_add_test(tc, plan_search_independent_of_jobs);
+  tcase_add_test(tc, plan_gpu_mem_bound);
+  tcase_add_test(tc, plan_search_gpu_memory);
+  tcase_add_test(tc, plan_gpu_memory_outputs);
   tcase_add_test(tc, estimate_textbook_repairman);
   tcase_add_test(tc, estimate_deterministic_exact);
   tcase_add_test(tc, estimate_models_by_hand);
