@@ -1,23 +1,27 @@
 #!/usr/bin/env python3
 """The held-out validation of docs/validation.md, regenerated without a GPU.
 
-    scripts/validation.py [--bin build/provesim] [--data docs/data/validation/h200]
-                          [--earlier docs/data/validation/h200-earlier] [--check]
+    scripts/validation.py [--bin build/provesim] [--data DIR] [--check]
 
-From the H200 runs in DATA/runs (made by docs/data/validation/run.sh):
+For each device session of SESSIONS (docs/data/validation/h200, h200-2, ...), from its
+runs in SESSION/runs (made by docs/data/validation/run.sh):
 1. calibrate: for each circuit size, the single-worker runs of calib.tsv (three thread
-   counts) give DATA/model-SIZE.yaml (`provesim calibrate`, Amdahl's law per CPU phase),
+   counts) give SESSION/model-SIZE.yaml (`provesim calibrate`, Amdahl's law per CPU phase),
    and its runs without a mutex (two and four workers) the GPU phases' interference and the
    CPU phases' contention (--overlap, repeated);
 2. predict and compare: every row of matrix.tsv goes through `provesim validate --json`
-   with that model and the overrides the run was measured with (DATA/runs/NAME.sets);
-3. write docs/data/validation.json (one row per held-out scenario), the table between the
-   markers in docs/validation.md, and docs/validation.svg (predicted against measured);
-4. beside each row, its measurement from an earlier device session (EARLIER/runs), when
-   there is one: the noise floor of a single measurement.
---check writes nothing and exits 1 when any of those would change (CI runs it).
+   with that model and the overrides the run was measured with (SESSION/runs/NAME.sets);
+   where the session has reference runs (ref-NAME), again with the CPU phases scaled by
+   the host speed they measured;
+3. write the session's validation.json, its tables between the markers in
+   docs/validation.md, and (first session) docs/validation.svg;
+4. beside each row, its measurement from the session before, when there is one: the noise
+   floor of a single measurement.
+--data DIR does steps 1-2 for the runs in DIR alone (a new session) and writes only
+DIR/validation.json and DIR/model-SIZE.yaml, printing the table. --check writes nothing
+and exits 1 when any committed output would change (CI runs it).
 
-The models' provenance carries the date of the runs (DATA/date.txt, as
+The models' provenance carries the date of the runs (SESSION/date.txt, as
 SOURCE_DATE_EPOCH) and the commit provesim was built from; --check ignores the commit.
 """
 import argparse
@@ -266,6 +270,7 @@ SESSIONS = [
     ("h200", "docs/data/validation.json", "docs/validation.svg", "", True, None),
     ("h200-2", "docs/data/validation/h200-2/validation.json", None, "-2", False, "h200"),
     ("h200-3", "docs/data/validation/h200-3/validation.json", None, "-3", False, "h200-2"),
+    ("h200-4", "docs/data/validation/h200-4/validation.json", None, "-4", False, "h200-3"),
 ]
 
 
@@ -395,10 +400,12 @@ def main():
     calib = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
     matrix = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
     tmp = tempfile.mkdtemp()
-    sessions = SESSIONS if not a.data else [(os.path.abspath(a.data), SESSIONS[0][1], SESSIONS[0][2], "", True, None)]
+    # --data DIR: that session only, its validation.json written into DIR, the docs untouched
+    sessions = SESSIONS if not a.data else [(os.path.abspath(a.data), os.path.join(os.path.abspath(a.data), "validation.json"),
+                                             None, "", True, None)]
     vdir = os.path.join(ROOT, "docs", "data", "validation")
     md = os.path.join(ROOT, "docs", "validation.md")
-    text = open(md).read() if os.path.exists(md) else None
+    text = open(md).read() if os.path.exists(md) and not a.data else None
     outputs, committed_models, first_rows = {}, [], None
     for name, json_out, svg_out, suffix, ablate, earlier in sessions:
         data = os.path.join(vdir, name) if not os.path.isabs(name) else name
