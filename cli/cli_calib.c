@@ -30,6 +30,13 @@ static const char calibrate_help[] =
     "the default policy and  --set system.threads.per_worker=4 ; one count is refused with the\n"
     "reason, and so is a phase without a law that ran at several counts.\n"
     "\n"
+    "Host speed: when two or more of the files are runs of the same settings (each cpu phase's\n"
+    "threads, the largest call, the workers), the spread of their cpu time per partition,\n"
+    "less what the spans within a run explain, is the host's run-to-run speed spread:\n"
+    "host_speed: {sd: S}, and each simulated replication then runs its cpu phases at a speed\n"
+    "drawn around 1 (validate's prediction intervals include it). Repeat a calibration run\n"
+    "(minutes apart) to measure it; without repeats the model has no host_speed.\n"
+    "\n"
     "The model records its provenance: the GPU, host and CPU from the spans headers, the commit\n"
     "this provesim was built from, the spans files, the template and the date (UTC; from\n"
     "SOURCE_DATE_EPOCH when set, for reproducible files).\n"
@@ -150,6 +157,9 @@ int sim_cmd_calibrate(int argc, char **argv) {
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
   if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, &ovr, &e);
+  calib_host_report hr = {0};
+  if (lr == PS_OK) lr = calib_host(files, nfiles, skip, &hr, &e);
+  if (lr == PS_OK && hr.identified) m->host_speed_sd = hr.sd;
   if (lr != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);
     rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
@@ -221,6 +231,12 @@ int sim_cmd_calibrate(int argc, char **argv) {
       ps_buf_printf(&t, "CPU contention (%s): the cpu phases never ran side by side; 0\n", ov.p);
     ps_buf_free(&ov);
   }
+  if (hr.identified)
+    ps_buf_printf(&t, "host speed (%d runs, %d settings run more than once): run-to-run sd %.4f (the runs' spread "
+                  "%.4f, of it within-run sampling %.4f)\n", hr.nrepeated, hr.ngroups, hr.sd, hr.raw_sd, hr.within_sd);
+  else
+    ps_buf_printf(&t, "host speed: no settings run twice among the %d runs; not measured (repeat a calibration run "
+                  "to measure it)\n", hr.nruns);
   ps_buf_printf(&t, "wrote %s\n", out);
   if (ps_write_stdout(t.p, t.len, &e) != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);

@@ -66,6 +66,10 @@ typedef struct model {
   double cpu_contention; /* c: with m other cpu phases running, a cpu phase runs at
                             1 / (1 + c m) of its speed (memory bandwidth and caches the
                             cores share); default 0 */
+  double host_speed_sd;  /* host_speed.sd: the run-to-run spread of the host's CPU speed.
+                            Each replication draws h = exp(sd z - sd^2 / 2), z ~ N(0, 1)
+                            (mean 1), and its cpu phases take h times as long (sim/
+                            replicate.c); default 0: no draw, every replication at 1 */
   /* gpu_memory: what the prover holds on each GPU, in GiB (read by `plan`, and by
    * `simulate` and `validate` for a warning; the engine ignores it). A GPU with w workers
    * running calls of b partitions needs gpu_shared_gib + w x (gpu_worker_gib + b x

@@ -115,11 +115,12 @@ static int apply_model_ovr(ld *c, node *mroot, const char *base, ovr *o) {
       return set_path(c, mroot, base, k, 1, o);
     }
     if (nsegs == 2 && !strcmp(segs[1], "source")) return set_path(c, mroot, base, segs + 1, 1, o);
-    if (!strcmp(segs[1], "gpu_memory") && nsegs <= 3) return set_path(c, mroot, base, segs + 1, nsegs - 1, o);
+    if ((!strcmp(segs[1], "gpu_memory") || !strcmp(segs[1], "host_speed")) && nsegs <= 3)
+      return set_path(c, mroot, base, segs + 1, nsegs - 1, o);
     if (strcmp(segs[1], "phases") && strcmp(segs[1], "scopes"))
       return scn__fail_at(c, &o->at, o->key,
-                     "expected a model key (model.name, model.source, model.gpu_memory.KEY, phases.NAME.KEY, "
-                     "scopes.NAME), got \"%s\"",
+                     "expected a model key (model.name, model.source, model.gpu_memory.KEY, model.host_speed.sd, "
+                     "phases.NAME.KEY, scopes.NAME), got \"%s\"",
                      o->key);
     segs++, nsegs--;
   }
@@ -803,6 +804,7 @@ cJSON *scn_to_json(const scenario *s) {
   cJSON_AddStringToObject(sys, "gpu_sharing", s->gpu_shared ? "shared" : "exclusive");
   if (m->gpu_overlap) cJSON_AddNumberToObject(sys, "gpu_interference", m->interference);
   if (m->cpu_contention > 0) cJSON_AddNumberToObject(sys, "cpu_contention", m->cpu_contention);
+  if (m->host_speed_sd > 0) cJSON_AddNumberToObject(sys, "host_speed_sd", m->host_speed_sd);
   cJSON_AddStringToObject(sys, "cpu_sharing", s->cpu_fifo ? "fifo" : "ps");
   cJSON *th = cJSON_AddObjectToObject(sys, "threads");
   if (s->thr == THR_FIXED) cJSON_AddNumberToObject(th, "per_worker", s->thr_n);

@@ -208,7 +208,7 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
 static const char *const MODEL_KEYS[] = {"model",          "source", "provenance", "gpu_overlap",
-                                         "cpu_contention", "gpu_memory", "phases", "scopes", NULL};
+                                         "cpu_contention", "host_speed", "gpu_memory", "phases", "scopes", NULL};
 static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
                                          "batch", "after",    "host_mem_gib", "busy", "host_threads", NULL};
 
@@ -449,6 +449,21 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
     if (scn__rd_num(c, x, p, 0, 0, &m->cpu_contention)) goto fail;
     if (m->cpu_contention > 100) {
       scn__expect(c, x, p, "a number from 0 to 100 (each other cpu phase running slows a cpu phase by 1/(1 + c))");
+      goto fail;
+    }
+  }
+  if ((x = scn__opt(mn, "host_speed"))) {
+    static const char *const hkeys[] = {"sd", NULL};
+    node *hnode;
+    scn__jp(p, sizeof p, base, "host_speed");
+    if (scn__check_map(c, x, p, hkeys) ||
+        scn__req(c, x, p, "sd", "the run-to-run standard deviation of the host's CPU speed, a number from 0 to 1 "
+                 "(0.04: a run's cpu phases take 4% longer or shorter, one standard deviation)", &hnode))
+      goto fail;
+    scn__jp(p, sizeof p, base, "host_speed.sd");
+    if (scn__rd_num(c, hnode, p, 0, 0, &m->host_speed_sd)) goto fail;
+    if (m->host_speed_sd > 1) {
+      scn__expect(c, hnode, p, "a number from 0 to 1");
       goto fail;
     }
   }

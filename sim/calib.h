@@ -142,6 +142,23 @@ typedef struct calib_overlap_report {
 int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, calib_overlap_report *out,
                   ps_err *e);
 
+/* The run-to-run spread of the host's CPU speed (model.host_speed.sd), from the spans files
+ * of runs made more than once with the same settings (each cpu phase's threads, the
+ * largest call, the workers): sd^2 = the pooled variance of log(cpu time per partition)
+ * within such groups, less the part the runs' own spans explain (sim/calib_host.c says
+ * how). identified = 0 when no settings were run twice; nothing else is then set. */
+typedef struct calib_host_report {
+  int nruns;       /* runs with cpu phase spans at one thread count each */
+  int ngroups;     /* settings run more than once */
+  int nrepeated;   /* runs in those groups */
+  int df;          /* sum over the groups of (runs - 1) */
+  double raw_sd;   /* the runs' spread about their group's mean, log scale */
+  double within_sd; /* of it, what the spans within a run explain (root mean square) */
+  double sd;       /* sqrt(raw_sd^2 - within_sd^2), 0 when that is negative */
+  int identified;
+} calib_host_report;
+int calib_host(const char *const *files, int nfiles, int skip_calls, calib_host_report *out, ps_err *e);
+
 /* Internal to sim/calib*.c: each worker's first calls, to leave out skip_calls of them
  * as warm-up. Calls are ranked by number within a (rep, gpu, worker), as calib_model
  * always did; calib__ranks_add sees every call in a first pass (keeping the skip smallest

@@ -6,9 +6,12 @@
 #include "pipe.h"
 #include "pipe_int.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mser.h"
+#include "seed.h"
 #include "par.h"
 #include "spanord.h"
 
@@ -32,7 +35,58 @@ static int choose_warmup(const scenario *s, int64_t *out, ps_err *e) {
   return rc;
 }
 
+/* model.host_speed.sd: replication rep's host speed factor h = exp(sd z - sd^2/2) (mean 1),
+ * z a standard normal from a stream of its own (seed.h), so every other draw of the
+ * replication is the one it would be without the key. */
+static double host_factor(const scenario *s, int rep) {
+  const double sd = s->model->host_speed_sd;
+  uint64_t st = ps_seed_mix(ps_seed_mix(s->seed, (uint64_t)rep), 0x686f7374u /* "host" */);
+  double u1 = ((double)(ps_splitmix64(&st) >> 11) + 0.5) * 0x1p-53; /* (0, 1) */
+  double u2 = (double)(ps_splitmix64(&st) >> 11) * 0x1p-53;
+  double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2); /* Box-Muller */
+  return exp(sd * z - sd * sd / 2);
+}
+
+/* One replication of s with its cpu phases' times (and fixed parts) taken h times: a copy of
+ * the model whose cpu phases own scaled copies of their distributions. */
+static int run_rep_host(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
+  const model *m0 = s->model;
+  const double h = host_factor(s, rep);
+  model m = *m0;
+  m.phases = xmalloc((size_t)m0->nphases * sizeof *m.phases);
+  memcpy(m.phases, m0->phases, (size_t)m0->nphases * sizeof *m.phases);
+  for (int p = 0; p < m.nphases; p++) {
+    phase *ph = &m.phases[p];
+    if (ph->resource != RES_CPU) continue;
+    dist_copy(&ph->time, &m0->phases[p].time);
+    dist_scale(&ph->time, h);
+    if (ph->has_fixed) {
+      dist_copy(&ph->fixed, &m0->phases[p].fixed);
+      dist_scale(&ph->fixed, h);
+    }
+  }
+  scenario t = *s; /* a shallow copy: the engine only reads it */
+  t.model = &m;
+  int rc = sim__run_rep(&t, rep, on_span, ctx, out, NULL, e);
+  for (int p = 0; p < m.nphases; p++) {
+    phase *ph = &m.phases[p];
+    if (ph->resource != RES_CPU) continue;
+    dist_free(&ph->time);
+    if (ph->has_fixed) dist_free(&ph->fixed);
+  }
+  free(m.phases);
+  return rc;
+}
+
 int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
+  if (s->model->host_speed_sd > 0) {
+    if (!s->warmup_auto) return run_rep_host(s, rep, on_span, ctx, out, e);
+    scenario t = *s; /* the warm-up chosen by the pilot, which runs at the host's mean speed */
+    int rc = choose_warmup(s, &t.warmup, e);
+    if (rc != PS_OK) return rc;
+    t.warmup_auto = 0;
+    return run_rep_host(&t, rep, on_span, ctx, out, e);
+  }
   if (!s->warmup_auto) return sim__run_rep(s, rep, on_span, ctx, out, NULL, e);
   scenario t = *s; /* a shallow copy with the warm-up chosen */
   int rc = choose_warmup(s, &t.warmup, e);

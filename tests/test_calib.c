@@ -15,6 +15,7 @@
 #include "calib.h"
 #include "cli_harness.h"
 #include "dist.h"
+#include "pipe.h"
 #include "scn.h"
 
 static double *draw(const dist *d, size_t n, unsigned long seed) {
@@ -739,6 +740,123 @@ START_TEST(memory_bounded_by_budget) {
 }
 END_TEST
 
+/* model.host_speed.sd, in closed form: a call is cpu phase c (const 0.1 s) then gpu phase
+ * g (const 0.1 s), so replication i's calls all take 0.1 h_i + 0.1 and h_i is read back.
+ * Over 400 replications log h has sd 0.2 and h mean 1 (h = exp(sd z - sd^2/2)); without
+ * the key every h is 1, and the key changes no other draw (the gpu phase stays const). */
+START_TEST(host_speed_closed_form) {
+  const char *mdl = "model: hs\nhost_speed: {sd: 0.2}\nphases:\n"
+                    "  - name: c\n    resource: cpu\n    time: 0.1\n"
+                    "  - name: g\n    resource: gpu\n    time: 0.1\n    after: [c]\n"
+                    "scopes:\n  call: {from: c, to: g}\n";
+  write_file("hs.yaml", mdl);
+  write_file("hs0.yaml", "model: hs\nphases:\n  - name: c\n    resource: cpu\n    time: 0.1\n"
+                         "  - name: g\n    resource: gpu\n    time: 0.1\n    after: [c]\n"
+                         "scopes:\n  call: {from: c, to: g}\n");
+  for (int with = 0; with <= 1; with++) {
+    char *y = xasprintf("scenario: hs\nmodel: %s\nsystem: {cpu_cores: 4}\n"
+                        "workload: {partitions: 40}\nrun: {replications: 400, seed: 11, warmup: 4, cooldown: 1}\n",
+                        with ? "hs.yaml" : "hs0.yaml");
+    write_file("hs-scn.yaml", y);
+    free(y);
+    char *path = xasprintf("%s/hs-scn.yaml", tmpdir);
+    scenario *sc = NULL;
+    ps_err e;
+    ck_assert_msg(scn_load(path, NULL, 0, &sc, &e) == PS_OK, "%s", e.msg);
+    sim_result *r = NULL;
+    sim_opts o = {.threads = 2};
+    ck_assert_int_eq(sim_run(sc, &o, &r, &e), PS_OK);
+    double sl = 0, sll = 0, sh = 0;
+    for (int i = 0; i < r->nreps; i++) {
+      double h = (r->reps[i].call_mean - 0.1) / 0.1, l = log(h);
+      ck_assert_msg(with || fabs(h - 1) < 1e-12, "rep %d: h %g without host_speed", i, h);
+      sl += l;
+      sll += l * l;
+      sh += h;
+    }
+    double n = r->nreps, mean_l = sl / n, sd_l = sqrt((sll - n * mean_l * mean_l) / (n - 1));
+    if (with) {
+      ck_assert_msg(fabs(sd_l - 0.2) < 0.03, "sd of log h %g, expected 0.2", sd_l);
+      ck_assert_msg(fabs(sh / n - 1) < 0.03, "mean h %g, expected 1", sh / n);
+    }
+    sim_result_free(r);
+    scn_free(sc);
+    free(path);
+  }
+}
+END_TEST
+
+/* calibrate measures the host's speed spread from runs of the same settings: twelve
+ * simulated runs (seeds 1..12, one replication each) of a model with host_speed sd 0.1
+ * and a cpu phase of cv 0.1 give sd within 0.045 of 0.1 (its standard error with 11
+ * degrees of freedom is about 0.021); one run, or runs of different settings, measure
+ * nothing and the model gets no host_speed. */
+START_TEST(host_speed_from_repeated_runs) {
+  write_file("hr.yaml", "model: hr\nhost_speed: {sd: 0.1}\nphases:\n"
+                        "  - name: c\n    resource: cpu\n    threads: 2\n    time: {dist: lognormal, mean: 0.08, cv: 0.1}\n"
+                        "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.05, sd: 0.002}\n"
+                        "    after: [c]\nscopes:\n  call: {from: c, to: g}\n");
+  write_file("hr-tmpl.yaml", "model: hr\nphases:\n  - name: c\n    resource: cpu\n    threads: 2\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n    after: [c]\n"
+                             "scopes:\n  call: {from: c, to: g}\n");
+  write_file("hr-scn.yaml", "scenario: hr\nmodel: hr.yaml\nsystem: {cpu_cores: 4}\nworkload: {partitions: 60}\n");
+  ps_buf files = {0};
+  for (int k = 1; k <= 12; k++) {
+    char *c = xasprintf("simulate hr-scn.yaml --set run.seed=%d --spans r%d.jsonl -o r%d.txt", k, k, k);
+    ck_assert_int_eq(run(c, NULL, NULL), 0);
+    free(c);
+    ps_buf_printf(&files, " r%d.jsonl", k);
+  }
+  char *cmd = xasprintf("calibrate%s --model hr-tmpl.yaml --skip-calls 2 -o hrcal.yaml", files.p);
+  char *out;
+  ck_assert_int_eq(run(cmd, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "host speed (12 runs, 1 settings run more than once)"), "%s", out);
+  free(out);
+  free(cmd);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/hrcal.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(fabs(cal->host_speed_sd - 0.1) < 0.045, "host speed sd %g, expected 0.1", cal->host_speed_sd);
+  scn_model_free(cal);
+  /* one run: nothing measured */
+  ck_assert_int_eq(run("calibrate r1.jsonl --model hr-tmpl.yaml -o hr1.yaml", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "host speed: no settings run twice among the 1 runs"), "%s", out);
+  free(out);
+  char *t = tmpfile_text("hr1.yaml");
+  ck_assert_ptr_null(strstr(t, "host_speed"));
+  free(t);
+  /* a run of calls of two partitions is other settings: still one run of each */
+  ck_assert_int_eq(run("simulate hr-scn.yaml --set run.seed=2 --set system.batch=2 --spans s1.jsonl -o s1.txt",
+                       NULL, NULL), 0);
+  ck_assert_int_eq(run("calibrate r1.jsonl s1.jsonl --model hr-tmpl.yaml -o hr2.yaml", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "host speed: no settings run twice among the 2 runs"), "%s", out);
+  free(out);
+  ps_buf_free(&files);
+  free(calp);
+}
+END_TEST
+
+/* host_speed's value is checked where the model is read: file, line, key, expectation. */
+START_TEST(host_speed_bad_values) {
+  const char *bad[][2] = {{"host_speed: {sd: 2}", "expected a number from 0 to 1"},
+                          {"host_speed: {sd: -0.1}", "host_speed.sd"},
+                          {"host_speed: {spread: 0.1}", "spread"},
+                          {"host_speed: 0.1", "host_speed"}};
+  for (int i = 0; i < 4; i++) {
+    char *m = xasprintf("model: hb\n%s\nphases:\n  - name: c\n    resource: cpu\n    time: 0.1\n", bad[i][0]);
+    write_file("hb.yaml", m);
+    free(m);
+    write_file("hb-scn.yaml", "scenario: hb\nmodel: hb.yaml\nworkload: {partitions: 10}\n");
+    char *err;
+    ck_assert_int_eq(run("simulate hb-scn.yaml -o hb.txt", NULL, &err), 2);
+    ck_assert_msg(strstr(err, "hb.yaml:2") && strstr(err, bad[i][1]), "%s: %s", bad[i][0], err);
+    ck_assert(!exists("hb.txt"));
+    free(err);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("calib");
   TCase *tf = tcase_create("fit");
@@ -762,6 +880,9 @@ int main(void) {
   tcase_add_test(tc, overlap_in_either_order);
   tcase_add_test(tc, overlap_three_at_once);
   tcase_add_test(tc, memory_bounded_by_budget);
+  tcase_add_test(tc, host_speed_closed_form);
+  tcase_add_test(tc, host_speed_from_repeated_runs);
+  tcase_add_test(tc, host_speed_bad_values);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

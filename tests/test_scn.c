@@ -419,7 +419,7 @@ START_TEST(test_gpu_memory) {
                           "1000000 (GiB of one GPU), got 1e7");
   e = load_fail("good-defaults.yaml", b7, 1);
   ASSERT_ERR(e.msg, "--set model.gpu_memory.shared_gib.x=1: model.gpu_memory.shared_gib.x: ",
-             "expected a model key (model.name, model.source, model.gpu_memory.KEY, phases.NAME.KEY, scopes.NAME)");
+             "expected a model key (model.name, model.source, model.gpu_memory.KEY, model.host_speed.sd, phases.NAME.KEY, scopes.NAME)");
   e = load_fail("good-defaults.yaml", b8, 1);
   ASSERT_ERR(e.msg, "--set model.gpu_memory={shared_gib: 1, per_worker_gib: null}: gpu_memory.per_worker_gib: ",
              "got null");
