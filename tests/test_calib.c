@@ -786,7 +786,8 @@ START_TEST(host_speed_closed_form) {
 }
 END_TEST
 
-/* calibrate measures the host's speed spread from runs of the same settings: twelve
+/* calibrate measures the host's speed spread from runs of the same settings (and keeps the
+ * template's gpu_memory): twelve
  * simulated runs (seeds 1..12, one replication each) of a model with host_speed sd 0.1
  * and a cpu phase of cv 0.1 give sd within 0.045 of 0.1 (its standard error with 11
  * degrees of freedom is about 0.021); one run, or runs of different settings, measure
@@ -796,7 +797,8 @@ START_TEST(host_speed_from_repeated_runs) {
                         "  - name: c\n    resource: cpu\n    threads: 2\n    time: {dist: lognormal, mean: 0.08, cv: 0.1}\n"
                         "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.05, sd: 0.002}\n"
                         "    after: [c]\nscopes:\n  call: {from: c, to: g}\n");
-  write_file("hr-tmpl.yaml", "model: hr\nphases:\n  - name: c\n    resource: cpu\n    threads: 2\n    time: 1\n"
+  write_file("hr-tmpl.yaml", "model: hr\ngpu_memory: {shared_gib: 36.75, per_worker_gib: 18.28, per_partition_gib: 8}\n"
+                             "phases:\n  - name: c\n    resource: cpu\n    threads: 2\n    time: 1\n"
                              "  - name: g\n    resource: gpu\n    time: 1\n    after: [c]\n"
                              "scopes:\n  call: {from: c, to: g}\n");
   write_file("hr-scn.yaml", "scenario: hr\nmodel: hr.yaml\nsystem: {cpu_cores: 4}\nworkload: {partitions: 60}\n");
@@ -818,6 +820,9 @@ START_TEST(host_speed_from_repeated_runs) {
   char *calp = xasprintf("%s/hrcal.yaml", tmpdir);
   ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
   ck_assert_msg(fabs(cal->host_speed_sd - 0.1) < 0.045, "host speed sd %g, expected 0.1", cal->host_speed_sd);
+  /* the template's gpu_memory comes through as given (calibrate measures time only) */
+  ck_assert_int_eq(cal->has_gpu_mem, 1);
+  ck_assert(cal->gpu_shared_gib == 36.75 && cal->gpu_worker_gib == 18.28 && cal->gpu_part_gib == 8);
   scn_model_free(cal);
   /* one run: nothing measured */
   ck_assert_int_eq(run("calibrate r1.jsonl --model hr-tmpl.yaml -o hr1.yaml", &out, NULL), 0);
