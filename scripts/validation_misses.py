@@ -24,7 +24,9 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
    ratios come from the held-out row itself;
 8. every held-out row predicted again with the 2^20 model's cpu_contention set to a few
    values: whether any linear contention law could cover the four-worker rows without
-   breaking the two-worker ones (a sensitivity, not a fit).
+   breaking the two-worker ones (a sensitivity, not a fit);
+9. where DATA/probe/runs exists (docs/data/validation/probe.tsv, the fourth session): several
+   workers against one at the same threads, each setting twice in alternation.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -317,6 +319,37 @@ def table_contention_law(data, binp):
     print()
 
 
+def table_probe(data):
+    """The probe runs (DATA/probe/runs, docs/data/validation/probe.tsv): each setting
+    twice in alternation; the CPU phases of several workers against one worker at the same
+    threads in the same pass."""
+    d = os.path.join(data, "probe", "runs")
+    if not os.path.isdir(d):
+        return
+    print("## 9. Probe: several workers against one, same threads, alternated (DATA/probe)\n")
+    print("Synthesis and prep per partition (ms), and over the single-worker run of the same pass "
+          "and threads; pass a, then pass b (names ending -b).\n")
+    print("| run | synth a | synth b | prep a | prep b | synth / one worker, a | b |")
+    print("|---|---|---|---|---|---|---|")
+
+    def per_part(name, ph):
+        spans = read_spans(os.path.join(d, name + ".spans.jsonl.gz"))[0]
+        v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in spans if r["phase"] == ph]
+        return 1e3 * sum(v) / len(v)
+    one = {"p-k20-w4": "p-cal20-t3", "p-ovl20-w4-t3": "p-cal20-t3", "p-k22-w2": "p-cal22-t7",
+           "p-ovl22-w2": "p-cal22-t7", "p-k22-w2-t6": "p-cal22-t6"}
+    for name in ("p-cal20-t3", "p-k20-w4", "p-ovl20-w4-t3", "p-cal22-t7", "p-k22-w2", "p-ovl22-w2",
+                 "p-cal22-t6", "p-k22-w2-t6"):
+        sa, sb = per_part(name, "synth"), per_part(name + "-b", "synth")
+        pa, pb = per_part(name, "prep"), per_part(name + "-b", "prep")
+        ra = rb = "-"
+        if name in one:
+            ra = "%.2f" % (sa / per_part(one[name], "synth"))
+            rb = "%.2f" % (sb / per_part(one[name] + "-b", "synth"))
+        print("| %s | %.1f | %.1f | %.1f | %.1f | %s | %s |" % (name, sa, sb, pa, pb, ra, rb))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
@@ -337,6 +370,7 @@ def main():
     table_sessions(data, sess)
     table_batch(data, sess)
     table_at_once(data, models, sess)
+    table_probe(data)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2"))
         table_contention_law(data, a.bin)
