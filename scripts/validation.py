@@ -36,6 +36,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = {"util_pp": 2.0, "tput_pct": 3.0, "p99_pct": 10.0}
+INTERLEAVED = os.path.join(ROOT, "docs", "data", "validation", "interleaved.tsv")
 
 
 def read_tsv(path):
@@ -320,15 +321,21 @@ def cpu_per_partition(path, skip=2):
     return sum(r["t1"] - r["t0"] for r in spans) / max(1, sum(calls.values()))
 
 
-def with_reference(a, data, calib, matrix, models, tmp):
+def with_reference(a, data, calib, matrix, models, tmp, bracket=False):
     """Each held-out row predicted again with the model's CPU phases scaled by the host's
     speed of the moment: f = the CPU phases' time per partition in the row's reference
     run (ref-NAME: one worker at the default thread policy, just before the row) over
-    their mean in the session's calibration runs of the same settings. None when the
-    session has no reference runs."""
+    their mean in the session's calibration runs of the same settings. With bracket, the
+    reference is the mean of that run and the next reference run made (the next row's, or
+    ref-end after the last row), as the fourth session's protocol planned; rows without a
+    later reference are left out. None when the session has no reference runs."""
     refs = {r["name"]: os.path.join(data, "runs", "ref-%s.spans.jsonl.gz" % r["name"]) for r in matrix}
     if not any(os.path.exists(p) for p in refs.values()):
         return None
+    # the reference runs in the order they ran (interleaved.tsv), for the one after a row
+    order = [os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz") for r in read_tsv(INTERLEAVED)
+             if r["name"].startswith("ref-")]
+    order = [p for p in order if os.path.exists(p)]
     ref_sets = None
     for r in matrix:
         p = os.path.join(data, "runs", "ref-%s.sets" % r["name"])
@@ -345,7 +352,13 @@ def with_reference(a, data, calib, matrix, models, tmp):
     for r in matrix:
         if not os.path.exists(refs[r["name"]]) or not os.path.exists(os.path.join(data, "runs", r["name"] + ".json")):
             continue
-        f = cpu_per_partition(refs[r["name"]]) / base
+        f = cpu_per_partition(refs[r["name"]])
+        if bracket:
+            i = order.index(refs[r["name"]])
+            if i + 1 >= len(order):
+                continue
+            f = (f + cpu_per_partition(order[i + 1])) / 2
+        f /= base
         vm = {}
         for size, path in models.items():
             vp = os.path.join(tmp, "ref-%s-%s.yaml" % (r["name"], size_tag(size)))
@@ -382,12 +395,15 @@ def session(a, calib, matrix, tmp, data, earlier, ablate):
                      "tput_diff_pct": 100 * (x1 / x0 - 1)})
     abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, tmp) if ablate else []
     ref = with_reference(a, data, calib, matrix, models, tmp)
+    brk = with_reference(a, data, calib, matrix, models, tmp, bracket=True)
     ran = [r["name"] for r in calib if os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))]
     doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": ran,
            "models": {k: os.path.relpath(os.path.join(data, os.path.basename(v)), ROOT) for k, v in models.items()},
            "rows": rows, "repeats": reps, "ablation": abl}
     if ref:
         doc["with_reference"] = ref
+    if brk:
+        doc["with_bracketing_references"] = brk
     return models, tables, doc
 
 
@@ -429,6 +445,8 @@ def main():
                 text = put("ablation-table" + suffix, ablation_table(doc["ablation"]), text)
             if doc.get("with_reference"):
                 text = put("reference-table" + suffix, table(doc["with_reference"]["rows"], host=True), text)
+            if doc.get("with_bracketing_references"):
+                text = put("bracket-table" + suffix, table(doc["with_bracketing_references"]["rows"], host=True), text)
             for size, t in tables.items():
                 text = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size) + suffix),
                               lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), text, flags=re.S)
