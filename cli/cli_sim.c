@@ -187,7 +187,7 @@ int sim_cmd_simulate(int argc, char **argv) {
     goto done;
   }
   char gm[512]; /* a scenario whose GPU memory does not fit still runs: the engine does not model memory */
-  if (plan_gpu_mem_over(s, s->workers_per_gpu, s->batch, gm, sizeof gm))
+  if (scn_gpu_mem_over(s, s->workers_per_gpu, s->batch, gm, sizeof gm))
     fprintf(stderr, "provesim simulate: warning: %s; the prover would not start, the simulation runs anyway\n", gm);
 
   span_sink sink = {0};

@@ -441,7 +441,7 @@ int sim_cmd_validate(int argc, char **argv) {
   int lr = scn_load(path, sets, nsets, &s, &e);
   measured m;
   char gm[512]; /* the engine does not model memory: a scenario that does not fit still runs */
-  if (lr == PS_OK && plan_gpu_mem_over(s, s->workers_per_gpu, s->batch, gm, sizeof gm))
+  if (lr == PS_OK && scn_gpu_mem_over(s, s->workers_per_gpu, s->batch, gm, sizeof gm))
     fprintf(stderr, "provesim validate: warning: %s; the prover would not start, the simulation runs anyway\n", gm);
   if (lr == PS_OK) lr = load_measured(meas_path, s, &m, &e);
   if (lr == PS_OK) {

@@ -1,6 +1,8 @@
 /* The batching rule and the scaling laws of core/model.h. */
 #include "model.h"
 
+#include <stdio.h>
+
 /* Mean wall time of a call at the phase's own thread count, alone on the cores. */
 double phase_call_mean(const phase *ph, int k) {
   double t = ph->has_fixed ? dist_mean(&ph->fixed) : 0;
@@ -33,4 +35,20 @@ int scn_worker_threads(const scenario *s, int cores) {
   default: t = (cores - (s->keep_core ? 1 : 0)) / w; break;
   }
   return t < 1 ? 1 : t;
+}
+
+int scn_gpu_mem_over(const scenario *s, int workers, int batch, char *buf, size_t n) {
+  const model *m = s->model;
+  if (!m->has_gpu_mem || !(s->gpu_mem_gib > 0)) return 0;
+  double need = model_gpu_gib(m, workers, batch);
+  if (need <= s->gpu_mem_gib + 1e-9) return 0;
+  const char *ws = workers > 1 ? "s" : "";
+  if (m->gpu_part_gib > 0)
+    snprintf(buf, n, "GPU memory: needs %.1f GiB per GPU (shared %.6g + %d worker%s x (%.6g + %d partition%s x %.6g)), "
+             "over the %.6g GiB of a GPU", need, m->gpu_shared_gib, workers, ws, m->gpu_worker_gib, batch,
+             batch > 1 ? "s" : "", m->gpu_part_gib, s->gpu_mem_gib);
+  else
+    snprintf(buf, n, "GPU memory: needs %.1f GiB per GPU (shared %.6g + %d worker%s x %.6g), over the %.6g GiB of a GPU",
+             need, m->gpu_shared_gib, workers, ws, m->gpu_worker_gib, s->gpu_mem_gib);
+  return 1;
 }

@@ -178,6 +178,15 @@ static inline double model_gpu_gib(const model *m, int workers, int batch) {
   return m->gpu_shared_gib + workers * (m->gpu_worker_gib + batch * m->gpu_part_gib);
 }
 
+/* The GPU memory bound of a configuration of s with `workers` workers per GPU and calls of
+ * `batch` partitions: when s's model has gpu_memory, s has system.gpu_mem_gib, and one
+ * GPU's need (model_gpu_gib) exceeds it, writes the reason into buf ("GPU memory: needs X
+ * GiB per GPU (shared K + N workers x (W + B partitions x P)), over the M GiB of a GPU":
+ * the need to 0.1 GiB, the model's and the scenario's figures as given) and returns 1;
+ * else returns 0 and leaves buf alone. plan rules such a configuration out; simulate and
+ * validate warn; report_bottleneck says when the worker it advises adding does not fit. */
+int scn_gpu_mem_over(const scenario *s, int workers, int batch, char *buf, size_t n);
+
 /* Speed (work per second) of a phase that gets a cores: 1 at a = threads without a law;
  * with a law, the speedup over one core (the work is then one-core seconds). */
 double phase_speed(const phase *ph, double a);

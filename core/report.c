@@ -63,7 +63,19 @@ void report_summary_free(report_summary *s) {
   s->gpu_util = s->gpu_util_ci = NULL;
 }
 
+/* The advice to add a worker, w workers then: "" when they fit in the GPU's memory or the
+ * scenario does not say (scn_gpu_mem_over), else "; but w workers do not fit in GPU
+ * memory: needs ...". */
+static const char *fit_note(const scenario *s, int w, char *buf, size_t n) {
+  char gm[256];
+  buf[0] = 0;
+  if (scn_gpu_mem_over(s, w, s->batch, gm, sizeof gm))
+    snprintf(buf, n, "; but %d workers do not fit in GPU memory: %s", w, gm + 12); /* gm without "GPU memory: " */
+  return buf;
+}
+
 const char *report_bottleneck(const scenario *s, const report_summary *m, char *buf, size_t n) {
+  char fit[320];
   double u = m->gpu_util_mean, h = m->idle_held, f = m->idle_free;
   if (u >= 0.95) {
     snprintf(buf, n, "GPU busy: the GPU%s compute%s %.1f%% of the window; more throughput needs more GPUs or "
@@ -72,8 +84,9 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
   } else if (h >= f && s->workers_per_gpu == 1) {
     snprintf(buf, n,
              "too few workers: the GPU idles %.1f%% of the window while its only worker does CPU work; add "
-             "workers (--set system.workers_per_gpu=2)%s",
-             100 * (h + f), s->mutex_from >= 0 ? " with a mutex scope narrower than the CPU work" : "");
+             "workers (--set system.workers_per_gpu=2)%s%s",
+             100 * (h + f), s->mutex_from >= 0 ? " with a mutex scope narrower than the CPU work" : "",
+             fit_note(s, 2, fit, sizeof fit));
   } else if (h >= f) {
     /* Offer the model's other scopes, narrowest (fewest phases) first. */
     char alt[200] = "";
@@ -90,10 +103,11 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
     /* More workers help only when some phase runs outside the region, so that CPU work
      * of one worker overlaps another's hold of the lock. */
     int outside = s->mutex_from > 0 || s->mutex_to < s->model->nphases - 1;
-    char more[160] = "";
+    char more[512] = "";
     if (outside)
       snprintf(more, sizeof more, ", or add workers so their CPU work overlaps the wait for the lock "
-                                  "(--set system.workers_per_gpu=%d)", s->workers_per_gpu + 1);
+                                  "(--set system.workers_per_gpu=%d)%s", s->workers_per_gpu + 1,
+               fit_note(s, s->workers_per_gpu + 1, fit, sizeof fit));
     snprintf(buf, n,
              "mutex held without kernels: for %.1f%% of the window the GPU idles while a worker holds its "
              "mutex for CPU work or a barrier; %s%s%s",
@@ -109,8 +123,8 @@ const char *report_bottleneck(const scenario *s, const report_summary *m, char *
              100 * m->idle_nowork);
   } else {
     snprintf(buf, n, "too few workers: the GPU idles %.1f%% of the window with the mutex free while every "
-                     "worker is busy elsewhere; add workers per GPU (system.workers_per_gpu=%d)",
-             100 * m->idle_busy, s->workers_per_gpu + 1);
+                     "worker is busy elsewhere; add workers per GPU (system.workers_per_gpu=%d)%s",
+             100 * m->idle_busy, s->workers_per_gpu + 1, fit_note(s, s->workers_per_gpu + 1, fit, sizeof fit));
   }
   return buf;
 }

@@ -76,15 +76,7 @@ static void plan_eval(plan_ctx *c, plan_cfg *pe, ps_buf *log) {
   double tol = c->open ? 0.02 : 0.001;
   int fast = pe->pph >= lim->target_pph * (1 - tol);
   pe->meets = fast && (!lim->has_max || pe->p99 <= lim->max_p99_s);
-  report_bottleneck(&t, &m, pe->limit, sizeof pe->limit);
-  /* Its advice to add a worker, when one more does not fit in the GPU's memory. */
-  char gm[256];
-  if (strstr(pe->limit, "system.workers_per_gpu=") && plan_gpu_mem_over(&t, pe->workers + 1, pe->batch, gm, sizeof gm)) {
-    char tmp[sizeof pe->limit];
-    snprintf(tmp, sizeof tmp, "%.300s; but %d workers do not fit in GPU memory: %.150s", pe->limit, pe->workers + 1,
-             gm + 12); /* gm without its "GPU memory: " */
-    memcpy(pe->limit, tmp, sizeof tmp);
-  }
+  report_bottleneck(&t, &m, pe->limit, sizeof pe->limit); /* its advice says when a worker more does not fit */
   if (fast && lim->has_max && pe->p99 > lim->max_p99_s) {
     char tmp[sizeof pe->limit];
     snprintf(tmp, sizeof tmp, "p99 latency %.1f s over the %.1f s limit; %.400s", pe->p99, lim->max_p99_s, pe->limit);
@@ -113,22 +105,6 @@ static int plan_cap_cores(const plan_ctx *c, int g) {
   return per * g;
 }
 
-int plan_gpu_mem_over(const scenario *s, int workers, int batch, char *buf, size_t n) {
-  const model *m = s->model;
-  if (!m->has_gpu_mem || !(s->gpu_mem_gib > 0)) return 0;
-  double need = model_gpu_gib(m, workers, batch);
-  if (need <= s->gpu_mem_gib + 1e-9) return 0;
-  const char *ws = workers > 1 ? "s" : "";
-  if (m->gpu_part_gib > 0)
-    snprintf(buf, n, "GPU memory: needs %.1f GiB per GPU (shared %.6g + %d worker%s x (%.6g + %d partition%s x %.6g)), "
-             "over the %.6g GiB of a GPU", need, m->gpu_shared_gib, workers, ws, m->gpu_worker_gib, batch,
-             batch > 1 ? "s" : "", m->gpu_part_gib, s->gpu_mem_gib);
-  else
-    snprintf(buf, n, "GPU memory: needs %.1f GiB per GPU (shared %.6g + %d worker%s x %.6g), over the %.6g GiB of a GPU",
-             need, m->gpu_shared_gib, workers, ws, m->gpu_worker_gib, s->gpu_mem_gib);
-  return 1;
-}
-
 /* One candidate (workers, batch, scope) at the level's GPU count: the fewest cores that
  * meet the target, by bisection between a demand bound and the cap. Each simulation is
  * appended to log. */
@@ -146,7 +122,7 @@ static void plan_job(plan_ctx *c, plan_cfg *pe, ps_buf *log) {
              lim->max_mem_gib);
     return;
   }
-  if (plan_gpu_mem_over(c->base, pe->workers, b, pe->limit, sizeof pe->limit)) {
+  if (scn_gpu_mem_over(c->base, pe->workers, b, pe->limit, sizeof pe->limit)) {
     pe->gpu_over = 1;
     return;
   }

@@ -94,7 +94,7 @@ typedef struct plan_result {
 } plan_result;
 
 /* Searches for the cheapest configuration of s (borrowed; must outlive *out for the scope
- * names) within lim and within the GPU's memory (plan_gpu_mem_over): fewest GPUs, then
+ * names) within lim and within the GPU's memory (scn_gpu_mem_over, core/model.h): fewest GPUs, then
  * fewest cores, then least host memory, then fewer
  * workers, smaller batches, and the earlier scope. A closed backlog meets the target when
  * the simulated proofs per hour reach it within 0.1%; with arrivals, when the throughput
@@ -106,14 +106,6 @@ int plan_search(const scenario *s, const plan_limits *lim, plan_result *out, ps_
  * ranks other than 0 only simulate candidates for rank 0, and return PS_OK with *out
  * empty. */
 
-/* The GPU memory bound of a configuration of s with `workers` workers per GPU and calls of
- * `batch` partitions: when s's model has gpu_memory, s has system.gpu_mem_gib, and one
- * GPU's need (model_gpu_gib) exceeds it, writes the reason into buf ("GPU memory: needs X
- * GiB per GPU (shared K + N workers x (W + B partitions x P)), over the M GiB of a GPU":
- * the need to 0.1 GiB, the model's and the scenario's figures as given) and returns 1;
- * else returns 0 and leaves buf alone. plan rules such a configuration out; simulate and
- * validate warn. */
-int plan_gpu_mem_over(const scenario *s, int workers, int batch, char *buf, size_t n);
 
 /* Frees what r holds; accepts a zeroed r. */
 void plan_result_free(plan_result *r);

@@ -833,29 +833,29 @@ static scenario *det_gpu_scenario(const char *cap) {
   return s;
 }
 
-/* plan_gpu_mem_over: the closed form K + w (W + b P) against the GPU's memory, the
+/* scn_gpu_mem_over: the closed form K + w (W + b P) against the GPU's memory, the
  * message, and nothing without both keys. */
 START_TEST(plan_gpu_mem_bound) {
   scenario *s = det_gpu_scenario("25");
   char buf[256] = "untouched";
-  ck_assert_int_eq(plan_gpu_mem_over(s, 3, 1, buf, sizeof buf), 0); /* 25 of 25: fits */
+  ck_assert_int_eq(scn_gpu_mem_over(s, 3, 1, buf, sizeof buf), 0); /* 25 of 25: fits */
   ck_assert_str_eq(buf, "untouched");
-  ck_assert_int_eq(plan_gpu_mem_over(s, 1, 4, buf, sizeof buf), 0); /* 18 */
-  ck_assert_int_eq(plan_gpu_mem_over(s, 4, 1, buf, sizeof buf), 1); /* 30 */
+  ck_assert_int_eq(scn_gpu_mem_over(s, 1, 4, buf, sizeof buf), 0); /* 18 */
+  ck_assert_int_eq(scn_gpu_mem_over(s, 4, 1, buf, sizeof buf), 1); /* 30 */
   ck_assert_str_eq(buf, "GPU memory: needs 30.0 GiB per GPU (shared 10 + 4 workers x (4 + 1 partition x 1)), over the "
                         "25 GiB of a GPU");
-  ck_assert_int_eq(plan_gpu_mem_over(s, 2, 4, buf, sizeof buf), 1); /* 26 */
+  ck_assert_int_eq(scn_gpu_mem_over(s, 2, 4, buf, sizeof buf), 1); /* 26 */
   ck_assert_str_eq(buf, "GPU memory: needs 26.0 GiB per GPU (shared 10 + 2 workers x (4 + 4 partitions x 1)), over "
                         "the 25 GiB of a GPU");
   s->model->gpu_part_gib = 0; /* no per-partition part: the shorter form */
-  ck_assert_int_eq(plan_gpu_mem_over(s, 4, 2, buf, sizeof buf), 1); /* 26 */
+  ck_assert_int_eq(scn_gpu_mem_over(s, 4, 2, buf, sizeof buf), 1); /* 26 */
   ck_assert_str_eq(buf, "GPU memory: needs 26.0 GiB per GPU (shared 10 + 4 workers x 4), over the 25 GiB of a GPU");
   s->gpu_mem_gib = 0; /* no system.gpu_mem_gib: nothing to check */
-  ck_assert_int_eq(plan_gpu_mem_over(s, 100, 4, buf, sizeof buf), 0);
+  ck_assert_int_eq(scn_gpu_mem_over(s, 100, 4, buf, sizeof buf), 0);
   scn_free(s);
   s = det_scenario(); /* neither key */
   s->gpu_mem_gib = 1;
-  ck_assert_int_eq(plan_gpu_mem_over(s, 100, 4, buf, sizeof buf), 0);
+  ck_assert_int_eq(scn_gpu_mem_over(s, 100, 4, buf, sizeof buf), 0);
   scn_free(s);
 }
 END_TEST
@@ -926,7 +926,8 @@ END_TEST
 
 /* Through the binary: the text says what the bound ruled out and shows each GPU's need,
  * the CSV carries gpu_mem_gib as its last column; simulate warns on standard error (exit
- * 0, the report as without the keys); without the keys the CSV has no such column. */
+ * 0, the report as without the keys), and its advice to add a worker says when that worker
+ * does not fit; without the keys the CSV has no such column. */
 START_TEST(plan_gpu_memory_outputs) {
   char *cfg = src("tests/data/whatif/det.yaml"), *out, *err;
   const char *gm = "--set 'model.gpu_memory={shared_gib: 10, per_worker_gib: 4, per_partition_gib: 1}' "
@@ -991,6 +992,21 @@ START_TEST(plan_gpu_memory_outputs) {
   free(m2);
   free(out);
   free(err);
+  free(a1);
+  free(a2);
+  /* simulate's bottleneck advises a second worker; when two do not fit (20 GiB of 18) it says
+   * so, the same way plan's limits do (report_bottleneck); without the keys it does not. */
+  a1 = xasprintf("simulate %s --set system.workers_per_gpu=1 --set system.gpu_mem_gib=18 "
+                 "--set 'model.gpu_memory={shared_gib: 10, per_worker_gib: 4, per_partition_gib: 1}'", cfg);
+  ck_assert_int_eq(run(a1, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "add workers per GPU (system.workers_per_gpu=2); but 2 workers do not fit in GPU memory: "
+                            "needs 20.0 GiB per GPU (shared 10 + 2 workers x (4 + 1 partition x 1)), over the 18 GiB "
+                            "of a GPU\n"), "%s", out);
+  free(out);
+  a2 = xasprintf("simulate %s --set system.workers_per_gpu=1", cfg);
+  ck_assert_int_eq(run(a2, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "add workers per GPU (system.workers_per_gpu=2)\n"), "%s", out);
+  free(out);
   free(a1);
   free(a2);
   free(cfg);
