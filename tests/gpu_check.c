@@ -4,14 +4,19 @@
  * cases (zero, one, r-1, scalars >= r, 2^256-1, repeated bases, the point at infinity),
  * a sweep of MSM windows, and skewed scalars as a Groth16 witness makes them (90% in {0, 1}
  * and the rest random; all ones; all equal to one random value) at 2^16..2^20 on G1 and G2,
- * which pile most points into one bucket; and key generation (--keygen-max): the fixed-base
+ * which pile most points into one bucket; witness-like sets at odd sizes with and without
+ * precomputed bases (--sparse-max); and key generation (--keygen-max): the fixed-base
  * products of the setup on random and edge-case scalars, and whole Groth16 keys made on
  * the GPU against keys made on the CPUs, byte for byte, at 2^12 and 2^16. Needs a GPU, so it is not registered with ctest; the
  * device run script (prover/cuda/device_run.sh) runs it on the H200. Prints one line per
  * check and exits with the number of failures.
  *
  * usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]
- *                  [--skew-min K] [--skew-max K] [--skew-only] [--keygen-max K] [--keygen-only] */
+ *                  [--skew-min K] [--skew-max K] [--skew-only] [--keygen-max K] [--keygen-only]
+ *                  [--sparse-max K] [--sparse-only]
+ * --sparse-max K (default 20; below 14 none): every kind of witness-like scalar set (all
+ * 0, all 1, 90% in {0,1}, 90% in {0,1,-1}, 0/1 with one other, none 0/1) at sizes up
+ * to 2^K + 3 on G1 and 2^(K-4) + 3 on G2, over plain and precomputed bases. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,8 +147,10 @@ static void check_msm(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsign
 }
 
 /* Skewed scalar sets. */
-enum { SKEW_BOOL90, SKEW_ONES, SKEW_SAME, SKEW_KINDS };
-static const char *skew_name[] = {"90% in {0,1}", "all ones", "all equal"};
+enum { SKEW_BOOL90, SKEW_ONES, SKEW_SAME, SKEW_KINDS, SKEW_ZEROS = SKEW_KINDS, SKEW_ONE_OTHER, SKEW_PM1,
+       SKEW_NONE01, SKEW_ALL };
+static const char *skew_name[] = {"90% in {0,1}", "all ones", "all equal", "all zeros", "0/1 and one other",
+                                  "90% in {0,1,-1}", "none 0/1"};
 
 static uint64_t mix64(uint64_t x) {
   x ^= x >> 33;
@@ -155,14 +162,26 @@ static uint64_t mix64(uint64_t x) {
 }
 
 static void make_skewed(fr_t *s, size_t n, uint64_t seed, int kind) {
+  static const fr_t r = BLS_FR_R;
   backend_random_scalars(s, n, seed);
   for (size_t i = 0; i < n; i++) {
     if (kind == SKEW_SAME) {
       s[i] = s[0];
       continue;
     }
+    if (kind == SKEW_NONE01) continue; /* random: 0 or 1 with odds 2^-254 */
     unsigned u = (unsigned)(mix64(seed * 0x9e3779b97f4a7c15ULL + i) % 100);
-    if (kind == SKEW_ONES || u < 90) {
+    if (kind == SKEW_ZEROS) {
+      memset(&s[i], 0, sizeof s[i]);
+    } else if (kind == SKEW_ONE_OTHER) {
+      if (i == n / 2) continue;
+      memset(&s[i], 0, sizeof s[i]);
+      s[i].v[0] = u >= 50;
+    } else if (kind == SKEW_PM1 && u < 90) {
+      if (u < 30) memset(&s[i], 0, sizeof s[i]);
+      else if (u < 60) memset(&s[i], 0, sizeof s[i]), s[i].v[0] = 1;
+      else s[i] = r, s[i].v[0] -= 1; /* r - 1 = -1: bucket 1, negated */
+    } else if (kind != SKEW_PM1 && (kind == SKEW_ONES || u < 90)) {
       memset(&s[i], 0, sizeof s[i]);
       if (kind == SKEW_ONES || u >= 45) s[i].v[0] = 1;
     }
@@ -173,7 +192,7 @@ static void make_skewed(fr_t *s, size_t n, uint64_t seed, int kind) {
  * all-equal scalars k the reference is k * (CPU MSM of all ones), since the CPU's own
  * Pippenger would put every point into one bucket per window and take minutes on G2. */
 static void check_skewed(ps_backend *gpu, ps_backend *cpu, int g2, backend_msm_bases *mg,
-                         backend_msm_bases *mc, size_t n, int kind, uint64_t seed) {
+                         backend_msm_bases *mc, size_t n, int kind, uint64_t seed, unsigned pre) {
   ps_err e = {{0}};
   fr_t *s = backend_host_alloc(gpu, n * sizeof(fr_t) + 1);
   make_skewed(s, n, seed, kind);
@@ -213,8 +232,8 @@ static void check_skewed(ps_backend *gpu, ps_backend *cpu, int g2, backend_msm_b
     ok = g2_jac_eq(&a, &b) && g2_jac_is_on_curve(&a);
   }
   char what[96];
-  snprintf(what, sizeof what, "msm-%s n=%zu window=%u %s", g2 ? "g2" : "g1", n, backend_msm_window(gpu, g2, n),
-           skew_name[kind]);
+  snprintf(what, sizeof what, "msm-%s n=%zu window=%u %s%s", g2 ? "g2" : "g1", n,
+           pre ? pre : backend_msm_window(gpu, g2, n), skew_name[kind], pre ? " precomputed" : "");
   report(what, ok, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
   backend_host_free(gpu, s);
 }
@@ -235,8 +254,44 @@ static void check_skewed_all(ps_backend *gpu, ps_backend *cpu, unsigned kmin, un
             : backend_msm_bases_g1(cpu, (g1_affine_t *)bases, nmax, &mc, &e)))
       die("cpu bases", &e);
     for (unsigned k = kmin; k <= kmax; k++)
-      for (int kind = 0; kind < SKEW_KINDS; kind++) check_skewed(gpu, cpu, g2, mg, mc, (size_t)1 << k, kind, (*seed)++);
+      for (int kind = 0; kind < SKEW_KINDS; kind++) check_skewed(gpu, cpu, g2, mg, mc, (size_t)1 << k, kind, (*seed)++, 0);
     backend_msm_bases_free(mg);
+    backend_msm_bases_free(mc);
+    free(bases);
+  }
+}
+
+/* Scalars as a Groth16 witness makes them, every kind of skewed set, at sizes that are
+ * not multiples of a warp or a block (1, 31, 33, 4097, 2^k + 3 up to 2^kmax + 3 on G1,
+ * 2^(kmax-4) + 3 on G2), over plain bases and then over bases precomputed for window 8
+ * (one set of buckets for all windows). */
+static void check_sparse_all(ps_backend *gpu, ps_backend *cpu, unsigned kmax, uint64_t *seed) {
+  for (int g2 = 0; g2 <= 1; g2++) {
+    ps_err e = {{0}};
+    unsigned km = g2 ? (kmax > 4 ? kmax - 4 : 0) : kmax;
+    size_t sizes[8], ns = 0;
+    static const size_t fixed[] = {1, 31, 33, 4097};
+    for (size_t j = 0; j < 4; j++) sizes[ns++] = fixed[j];
+    for (unsigned k = 14; k <= km && ns < 8; k += 3) sizes[ns++] = ((size_t)1 << k) + 3;
+    size_t nmax = sizes[ns - 1], psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+    unsigned char *bases = xmalloc(nmax * psz);
+    if (g2) backend_random_g2((g2_affine_t *)bases, nmax, (*seed)++);
+    else backend_random_g1((g1_affine_t *)bases, nmax, (*seed)++);
+    backend_msm_bases *mc = NULL;
+    if ((g2 ? backend_msm_bases_g2(cpu, (g2_affine_t *)bases, nmax, &mc, &e)
+            : backend_msm_bases_g1(cpu, (g1_affine_t *)bases, nmax, &mc, &e)))
+      die("cpu bases", &e);
+    for (int pre = 0; pre <= 1; pre++) {
+      backend_msm_bases *mg = NULL;
+      if ((g2 ? backend_msm_bases_g2(gpu, (g2_affine_t *)bases, nmax, &mg, &e)
+              : backend_msm_bases_g1(gpu, (g1_affine_t *)bases, nmax, &mg, &e)))
+        die("cuda bases", &e);
+      if (pre && backend_msm_precompute(mg, 8, &e)) die("precomputing bases", &e);
+      for (size_t j = 0; j < ns; j++)
+        for (int kind = 0; kind < SKEW_ALL; kind++)
+          if (kind != SKEW_SAME) check_skewed(gpu, cpu, g2, mg, mc, sizes[j], kind, (*seed)++, pre ? 8 : 0);
+      backend_msm_bases_free(mg);
+    }
     backend_msm_bases_free(mc);
     free(bases);
   }
@@ -320,6 +375,8 @@ int main(int argc, char **argv) {
   int quick = 0, skew_only = 0, keygen_only = 0;
   unsigned keygen_max = 16; /* --keygen-max K: key generation checks at 2^12 .. 2^K (step 4) */
   unsigned pre_max = 0; /* --precomp-max K: precomputed-base MSMs up to 2^K (and nothing else) */
+  unsigned sparse_max = 20; /* --sparse-max K: witness-like scalar sets up to 2^K + 3 points */
+  int sparse_only = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--ntt-max") && i + 1 < argc) ntt_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--g1-max") && i + 1 < argc) g1_max = (unsigned)atoi(argv[++i]);
@@ -331,10 +388,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--precomp-max") && i + 1 < argc) pre_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--keygen-max") && i + 1 < argc) keygen_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--keygen-only")) keygen_only = 1;
+    else if (!strcmp(argv[i], "--sparse-max") && i + 1 < argc) sparse_max = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--sparse-only")) sparse_only = 1;
     else {
       fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]\n"
                       "                 [--skew-min K] [--skew-max K] [--skew-only] [--precomp-max K]\n"
-                      "                 [--keygen-max K] [--keygen-only]\n");
+                      "                 [--keygen-max K] [--keygen-only] [--sparse-max K] [--sparse-only]\n");
       return 100;
     }
   }
@@ -352,6 +411,8 @@ int main(int argc, char **argv) {
     check_keys(gpu, cpu, k, seed++);
   }
   if (keygen_only) goto done;
+  if (sparse_max >= 14) check_sparse_all(gpu, cpu, sparse_max, &seed);
+  if (sparse_only) goto done;
   if (pre_max) {
     /* Precomputed bases: small sizes with edge cases, windows 2..22 (one set of buckets
      * for all windows), then sizes up to 2^pre_max with wide windows; G2 small. */

@@ -1,14 +1,17 @@
 /* Pippenger MSM on G1 and G2 on the GPU. Scalars (canonical, reduced mod r here) are cut
  * into W = ceil(256/c) signed c-bit digits, so each window has 2^(c-1) buckets. The
  * (window, bucket, point) triples are sorted by bucket with a counting sort (histogram,
- * scan, scatter); then the sorted array is cut into chunks of MSM_CHUNK positions, a
- * thread sums a chunk with mixed XYZZ additions (so a bucket of a million points, as a
- * witness of 0/1 values makes, is spread over many threads), the parts of buckets that
- * cross chunks are combined by a segmented tree reduction, buckets are reduced per window (segment running sums, then merges of segments in
- * shared memory), and the W window sums are combined on the host (Horner), where one
- * thread is faster than one GPU thread. Bases stay on the device between calls. This file
- * holds the digits, the sort and the host side; the bucket stage is msm_kernels.cuh,
- * compiled once per group in msm_g1.cu and msm_g2.cu (msm_int.cuh joins them). */
+ * scan, scatter; the lanes of a warp that share a bucket take one atomic between them,
+ * since a witness of 0s and 1s sends half the points to one bucket); then the sorted
+ * array is cut into chunks of MSM_CHUNK positions, a thread sums a chunk with mixed XYZZ
+ * additions (so a bucket of a million points, as such a witness makes, is spread over
+ * many threads), the parts of buckets that cross chunks are combined by a segmented tree
+ * reduction, buckets are reduced per window (segment running sums, then merges of
+ * segments in shared memory), and the W window sums are combined on the host (Horner),
+ * where one thread is faster than one GPU thread. Bases stay on the device between calls.
+ * This file holds the digits, the sort and the host side; the bucket stage is
+ * msm_kernels.cuh, compiled once per group in msm_g1.cu and msm_g2.cu (msm_int.cuh joins
+ * them). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,15 +38,49 @@ __device__ __forceinline__ uint32_t msm_bits(const uint32_t *k, unsigned pos, un
   return (uint32_t)(w >> sh) & ((1u << c) - 1);
 }
 
+/* Adds 1 to ctr[key] for each lane of the warp with `want` set and returns that lane's
+ * old value of the counter, so the lanes of one key get consecutive values. All 32 lanes
+ * call it. The lanes that share a key with the lowest waiting lane take one atomicAdd
+ * between them, for up to 4 keys; the rest, and all lanes once a round finds a key held
+ * by one lane only (distinct keys, as random scalars give), add one each. A Groth16
+ * witness is mostly 0s and 1s, so about half the threads of an MSM add to the counter
+ * of bucket 1 of window 0: one atomic per lane made 2^26 scalars take 26 ms in the
+ * digits and as long in the scatter, 9 and 12 ms this way (docs/performance.md, "Witness
+ * scalars: counts per warp, a compact combine tree"). */
+__device__ __forceinline__ uint32_t msm_warp_inc(uint32_t *ctr, size_t key, bool want) {
+  const unsigned lane = threadIdx.x & 31;
+  unsigned left = __ballot_sync(0xffffffffu, want);
+  uint32_t pos = 0;
+  for (int round = 0; round < 4 && left; round++) {
+    const unsigned lead = __ffs(left) - 1;
+    const size_t k0 = __shfl_sync(0xffffffffu, key, lead);
+    const unsigned same = __ballot_sync(0xffffffffu, want && key == k0) & left;
+    uint32_t base = 0;
+    if (lane == lead) base = atomicAdd(&ctr[k0], (uint32_t)__popc(same));
+    base = __shfl_sync(0xffffffffu, base, lead);
+    if ((same >> lane) & 1) pos = base + __popc(same & ((1u << lane) - 1));
+    left &= ~same;
+    if (__popc(same) == 1) break;
+  }
+  if ((left >> lane) & 1) pos = atomicAdd(&ctr[key], 1u);
+  return pos;
+}
+
 /* Thread per scalar: signed digits for all windows; digit[w*n+i] = bucket | sign<<31
  * (bucket 0 = no point); count[w*nb + bucket-1] += 1, or count[bucket-1] when the
- * windows share one set of buckets (merged: precomputed bases). */
+ * windows share one set of buckets (merged: precomputed bases). Blocks are whole warps
+ * and every lane stays to the end (msm_warp_inc). */
 __global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restrict__ scalars,
                            size_t n, unsigned c, unsigned nwin, int merged) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  fr_t s = scalars[i];
-  msm_reduce_scalar(s.v);
+  const bool in = i < n;
+  fr_t s;
+  if (in) {
+    s = scalars[i];
+    msm_reduce_scalar(s.v);
+  } else {
+    memset(&s, 0, sizeof s);
+  }
   const uint32_t half = 1u << (c - 1), nb = half;
   uint32_t carry = 0;
   for (unsigned w = 0; w < nwin; w++) {
@@ -58,22 +95,23 @@ __global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restr
       out = raw;
       carry = 0;
     }
-    digit[(size_t)w * n + i] = out;
-    if (out & 0x7fffffffu) atomicAdd(&count[(merged ? 0 : (size_t)w * nb) + (out & 0x7fffffffu) - 1], 1u);
+    if (in) digit[(size_t)w * n + i] = out;
+    const uint32_t b = out & 0x7fffffffu;
+    msm_warp_inc(count, (merged ? 0 : (size_t)w * nb) + b - 1, b != 0);
   }
 }
 
 /* Scatter of point indices into bucket order. With merged windows (precomputed bases,
- * `stride` points per table) the point of window w is stride * w + i in the tables. */
+ * `stride` points per table) the point of window w is stride * w + i in the tables.
+ * Every lane stays to the end (msm_warp_inc). */
 __global__ void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint32_t *__restrict__ digit,
                             size_t n, unsigned nb, unsigned nwin, size_t stride) {
   size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (id >= n * nwin) return;
-  size_t w = id / n, i = id % n;
-  uint32_t d = digit[id], b = d & 0x7fffffffu;
-  if (!b) return;
-  uint32_t pos = atomicAdd(&cursor[(stride ? 0 : w * nb) + b - 1], 1u);
-  sorted[pos] = (uint32_t)(stride ? stride * w + i : i) | (d & 0x80000000u);
+  const bool in = id < n * nwin;
+  size_t w = in ? id / n : 0, i = in ? id % n : 0;
+  uint32_t d = in ? digit[id] : 0, b = d & 0x7fffffffu;
+  uint32_t pos = msm_warp_inc(cursor, (stride ? 0 : w * nb) + b - 1, b != 0);
+  if (b) sorted[pos] = (uint32_t)(stride ? stride * w + i : i) | (d & 0x80000000u);
 }
 
 /* Exclusive scan of m counts in three steps: per-thread chunk sums, a one-block scan of

@@ -96,33 +96,42 @@ __global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *h
 }
 
 
-/* One step of the segmented tree reduction of the head parts: the parts of bucket k lie
- * in chunks a .. b (a = start[k]/L + 1, b = (start[k] + count[k] - 1)/L); at stride s,
- * chunk a + 2sj adds in chunk a + 2sj + s when that is <= b. After strides 1, 2, 4, ..
- * >= b - a, part[a] holds the bucket's whole continuation. */
+/* The head parts of a bucket k lie in the chunks a .. b (a = start[k]/L + 1, b = (start[k] +
+ * count[k] - 1)/L, every one of them with head = k); they are added up by a segmented tree
+ * over aligned blocks of chunks. After the step of stride s (1, 2, 4, ..), in each aligned
+ * block of 2s chunks every run of chunks with one key has its sum at the run's first chunk.
+ * The step joins the halves [B, B+s) and [B+s, B+2s) of a block: only the run that crosses
+ * B+s changes, and its first chunk is max(B, a). A thread per block, so the adds of a step
+ * sit in few warps with their lanes busy (a thread per chunk, testing whether its chunk
+ * was a left end at this stride, kept 1 lane in 2s working, so the steps at 2^26 random
+ * scalars cost 14 ms to 10 ms each). Chunks from `used` on (past the sorted positions)
+ * have no head. */
 __global__ void MK_K(bucket_combine)(MK_XYZZ *part, const uint32_t *__restrict__ head,
                                      const uint32_t *__restrict__ start, const uint32_t *__restrict__ count,
-                                     size_t nchunks, unsigned L, size_t s) {
-  size_t ch = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (ch >= nchunks) return;
-  uint32_t k = head[ch];
-  if (k == PSC_MSM_NO_HEAD) return;
-  size_t a = (size_t)start[k] / L + 1, b = ((size_t)start[k] + count[k] - 1) / L;
-  if ((ch - a) % (2 * s) != 0 || ch + s > b) return;
-  MK_XYZZ x = part[ch + s];
-  MK_XYZZ y = part[ch];
-  MK_EC(add)(&y, &x);
-  part[ch] = y;
+                                     size_t nkeys, size_t nblk, size_t s) {
+  const size_t used = ((size_t)start[nkeys - 1] + count[nkeys - 1] + MSM_CHUNK - 1) / MSM_CHUNK;
+  for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < nblk; t += (size_t)gridDim.x * blockDim.x) {
+    const size_t B = 2 * s * t, r = B + s;
+    if (r >= used) return;
+    const uint32_t k = head[r];
+    if (k == PSC_MSM_NO_HEAD || head[r - 1] != k) continue;
+    const size_t a = (size_t)start[k] / MSM_CHUNK + 1, dst = a > B ? a : B;
+    MK_XYZZ x = part[r];
+    MK_XYZZ y = part[dst];
+    MK_EC(add)(&y, &x);
+    part[dst] = y;
+  }
 }
 
-/* Adds each bucket's combined continuation (part[a]) to what its owner chunk wrote. */
-__global__ void MK_K(bucket_finish)(MK_XYZZ *buckets, const MK_XYZZ *part, const uint32_t *__restrict__ head,
-                                    const uint32_t *__restrict__ start, size_t nchunks, unsigned L) {
-  size_t ch = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (ch >= nchunks) return;
-  uint32_t k = head[ch];
-  if (k == PSC_MSM_NO_HEAD || ch != (size_t)start[k] / L + 1) return;
-  MK_XYZZ x = part[ch];
+/* Thread per bucket: adds the bucket's combined continuation (part[a]) to what its owner
+ * chunk wrote. */
+__global__ void MK_K(bucket_finish)(MK_XYZZ *buckets, const MK_XYZZ *part, const uint32_t *__restrict__ start,
+                                    const uint32_t *__restrict__ count, size_t nkeys) {
+  size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (k >= nkeys || count[k] == 0) return;
+  const size_t a = (size_t)start[k] / MSM_CHUNK + 1, b = ((size_t)start[k] + count[k] - 1) / MSM_CHUNK;
+  if (b < a) return;
+  MK_XYZZ x = part[a];
   MK_XYZZ y = buckets[k];
   MK_EC(add)(&y, &x);
   buckets[k] = y;
@@ -207,13 +216,16 @@ int MK_K(msm_buckets)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const 
       (MK_XYZZ *)m->buckets, (MK_XYZZ *)m->parts, m->head, m->sorted, m->start, m->count, (const MK_AFF *)bases,
       nkeys, nchunks, MSM_CHUNK);
   PSC_CHECK_LAUNCH();
+  /* One launch per stride, a thread per block of 2s chunks (at most 2^16 blocks of 128
+   * threads, looping); a step past the sorted positions returns at once. */
   for (size_t s = 1; s < nchunks; s <<= 1) {
-    MK_K(bucket_combine)<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
-        (MK_XYZZ *)m->parts, m->head, m->start, m->count, nchunks, MSM_CHUNK, s);
+    const size_t nblk = (nchunks - s + 2 * s - 1) / (2 * s), blocks = psc__blocks(nblk, 128);
+    MK_K(bucket_combine)<<<blocks < 65536 ? blocks : 65536, 128, 0, d->stream>>>(
+        (MK_XYZZ *)m->parts, m->head, m->start, m->count, nkeys, nblk, s);
     PSC_CHECK_LAUNCH();
   }
-  MK_K(bucket_finish)<<<psc__blocks(nchunks, 128), 128, 0, d->stream>>>(
-      (MK_XYZZ *)m->buckets, (const MK_XYZZ *)m->parts, m->head, m->start, nchunks, MSM_CHUNK);
+  MK_K(bucket_finish)<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>(
+      (MK_XYZZ *)m->buckets, (const MK_XYZZ *)m->parts, m->start, m->count, nkeys);
   PSC_CHECK_LAUNCH();
   if (ev) PSC_CHECK(cudaEventRecord(ev[0], d->stream));
   MK_K(segment_sum)<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
