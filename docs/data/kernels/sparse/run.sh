@@ -13,7 +13,10 @@
 #         binaries alternated: old, new, old, new. Each run's report and spans (CUPTI
 #         kernel records) go to OUT/NAME.json and OUT/NAME.spans.jsonl.gz.
 # A step that would pass BUDGET seconds (default 285) from the start is skipped and said so
-# (the runs here: BUDGET=150 for check, 245 for field).
+# (the runs here: BUDGET=150 for check, 245 for field, which skipped new2: field/log-field.txt).
+# The binaries travelled as .devmsm/devmsm.tar.xz (old/provesim and new/, 20 MB, to fit the
+# device's 64 MiB carry), unpacked with `tar xJf .devmsm/devmsm.tar.xz -C .devmsm` before
+# this script; old/ has no libraries of its own, new/'s serve both.
 set -uo pipefail
 mode=${1:?check or field}
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
