@@ -37,70 +37,86 @@ enum { ST_FIFO, ST_PS };
 enum { MX_NONE, MX_WAIT, MX_HELD, MX_DONE };
 
 typedef struct station {
-  int kind;          /* ST_FIFO or ST_PS */
   int gpu_of;        /* the GPU whose compute this station is, or -1 */
   int cap;           /* cores (cpu) or 1 */
   int used;          /* FIFO: capacity in use; PS: demand (sum of threads) */
   int nrun;          /* jobs in service */
-  int ncpu;          /* cpu station: jobs in service that are cpu phases (not host threads) */
-  int m;             /* cpu station: the other cpu phases each ran beside at the last rate */
   /* FIFO: waiting jobs (ring buffer). PS: running jobs (array, swap-remove); in the cpu
    * station only the host threads of gpu phases on a shared GPU (the others are in classes). */
   int qhead, qlen, qcap;
+  uint8_t kind;      /* ST_FIFO or ST_PS */
+  uint8_t host;      /* GPU: the running phase's host threads are in a cpu class (gpu_state.hcls) */
   uint32_t *q;
-  double rate;       /* PS: current rate per job */
-  double run_busy;   /* GPU, FIFO: the running phase's busy share (model phase.busy) */
-  /* Time integrals. */
-  double t_upd;
-  double busy_int;   /* time with nrun > 0 */
-  double used_int;   /* integral of capacity in use (min(demand, cap) for PS) */
+  union {            /* a station is PS or FIFO for the whole run; a FIFO's rate is never read */
+    double rate;     /* PS: current rate per job */
+    double run_busy; /* FIFO GPU: the running phase's busy share (model phase.busy) */
+  };
 } station;
 
-/* A GPU: what its events read in the first three cache lines (the struct is aligned to
- * one), its PCIe link after them. */
+/* A GPU: its station and the integrals a phase's start or end brings up to date in the
+ * first cache line (the struct is aligned to one), the idle time and the mutex in the
+ * second, its host threads' clock and its PCIe link after them. In a large farm an
+ * event's first touch of each line is a first-level cache miss. */
 typedef struct gpu_state {
   station gpu;
+  /* GPU-idle accounting: integrals over time of the kernels' time (busy), of (gpu idle and
+   * mutex held) and (gpu idle and mutex free); t_upd and busy in the first line, which is
+   * all that a phase's start or end reads while the GPU runs kernels (busy share 1). */
+  double t_upd, busy;
+  double idle_held, idle_free, idle_nowork;
   int mutex_holder;  /* worker index, -1 when free */
-  int mqhead, mqlen, mqcap;
-  uint32_t *mq;      /* FIFO of workers waiting for the mutex */
   int idle_workers;  /* workers of this GPU without a call */
-  /* While the running (exclusive) phase has host threads in a cpu class, its kernel time
-   * is busy times the work the class's clock gives (hcls: the class, or -1; hv: the clock
-   * at t_upd; hb: the phase's busy), so a change of the cores' share touches no GPU. */
+  /* While the running (exclusive) phase has host threads in a cpu class (gpu.host), its
+   * kernel time is busy times the work the class's clock gives (hcls: the class, or -1; hv:
+   * the clock at t_upd; hb: the phase's busy), so a change of the cores' share touches no
+   * GPU. */
   int hcls;
+  /* The workers waiting for the mutex, in FIFO order: a list through worker.mq_next,
+   * from mqhead to mqtail (-1 when empty). */
+  int mqhead, mqtail;
   double hv, hb;
-  /* GPU-idle accounting: integrals over time of (gpu idle and mutex held) and
-   * (gpu idle and mutex free). */
-  double t_upd, idle_held, idle_free, idle_nowork, busy;
   station pcie;
 } __attribute__((aligned(64))) gpu_state;
 
-_Static_assert(sizeof(station) == 88 && offsetof(gpu_state, pcie) <= 192, "a GPU's events read three lines");
+_Static_assert(sizeof(station) == 48 && offsetof(gpu_state, idle_held) == 64 && sizeof(gpu_state) == 192,
+               "a GPU's phases read one line while it runs, its mutex two");
 
-/* A worker: 64 bytes, aligned to a line (its index on its GPU is its index / G). */
+/* A worker: 64 bytes, aligned to a line (its index on its GPU is its index / G). With
+ * at most WK_PHASES phases (r->wdeps) the call's dependency counts and the phases waiting
+ * for the mutex are here too, so that in a large farm an event whose phase starts its
+ * successors at once touches the worker's line and no job's. */
+enum { WK_PHASES = 8 };
+
 typedef struct worker {
-  int64_t call;
   int64_t *parts;    /* batch entries, then their arrival (or dequeue) times: parts_arr */
   double call_t0;
   double mx_req, mx_acq;
   int gpu;
   int k;             /* partitions in the current call */
   int phases_left, region_left;
-  int mx;            /* MX_* */
+  int mq_next;       /* the next worker waiting for the GPU's mutex, or -1 */
+  uint8_t mx;        /* MX_* */
+  uint8_t wait;      /* wdeps: the phases waiting for the mutex (bit p) */
+  uint8_t deps[WK_PHASES]; /* wdeps: each phase's predecessors not yet done in the call */
 } worker;
 
 _Static_assert(sizeof(worker) == 64, "a worker is one cache line");
 
-/* A job: one phase of one worker's current call. What an event of the job reads, in 32
- * bytes (two jobs a cache line; a worker's jobs side by side): in a large farm the jobs,
- * workers and GPUs together decide whether the queues' lines stay in the cache.
+/* A job: one phase of one worker's current call, in 32 bytes (two jobs a cache line; a
+ * worker's jobs side by side). An event finds its worker and phase from the job's number
+ * and passes the work drawn by value, so the job's line is read only where a job waits
+ * (a FIFO station's queue), is rescheduled (a shared GPU: resched) or has host threads,
+ * or with more than WK_PHASES phases: in a large farm every line an event touches first
+ * is a cache miss.
  * What depends on the phase alone is in pphase; what only jobs scheduled alone need is
  * in rep_state's job_* arrays. */
 typedef struct pjob {
-  double t0, rem;    /* start; work left (at job_tupd, for jobs scheduled alone) */
+  double rem;        /* work left (at job_tupd, for jobs scheduled alone) */
   station *st;       /* the job's station (NULL for resource none); fixed, as workers are pinned */
-  uint32_t ver;
-  int w;             /* worker (the phase is job - w * np: the hot path never divides) */
+  uint32_t ver;      /* bumped when the job is rescheduled (only on a shared GPU: resched) */
+  int deps_left;     /* !wdeps: predecessors of the phase not yet done in the current call
+                      * (back to deps0 as it reaches 0, ready for the worker's next call) */
+  uint8_t wait_mx;   /* !wdeps: ready, waiting for the mutex */
 } pjob;
 
 _Static_assert(sizeof(pjob) == 32, "two jobs a cache line");
@@ -112,12 +128,25 @@ typedef struct pphase {
   int cls;           /* the cpu class of its jobs, or -1 */
   uint8_t law;       /* the phase has a scaling law */
   uint8_t host;      /* a gpu phase with host threads in the cpu station */
+  /* Its jobs' station is st0 + the worker's GPU x gstride bytes (cpu: the cpu, stride 0;
+   * gpu and pcie: GPU 0's, a gpu_state apart; none: NULL): no branch on the resource. */
+  uintptr_t st0;
+  size_t gstride;
 } pphase;
 
 typedef struct rep_state {
   const scenario *s;
   const model *m;
   int np, nw, G, W;
+  /* A job's worker is job / np, computed as the high half of job * np_m, np_m = ceil(2^64 /
+   * np), which is exact for every 32-bit job (Lemire, Kaser and Kurz, "Faster remainder by
+   * direct computation", 2019); with np = 1, np_m = 0 and np_1 passes the job through. An
+   * event so finds its worker and phase without reading its job's line. */
+  uint64_t np_m;
+  uint32_t np_1;
+  int resched;       /* jobs can be rescheduled (a shared GPU), so events can turn stale */
+  int wdeps;         /* the dependency counts and mutex waits are in the workers (worker) */
+  int64_t *w_call;   /* each worker's current call number (spans only) */
   int contended;     /* model.cpu_contention > 0 */
   gsl_rng *rng;
   evq q;
@@ -125,6 +154,9 @@ typedef struct rep_state {
   int64_t events;
 
   station cpu;
+  double cpu_t_upd, cpu_used_int; /* the integral of the cores in use (min(demand, cores) for PS) */
+  int cpu_ncpu;      /* jobs in service at the cpu that are cpu phases (not host threads) */
+  int cpu_m;         /* the other cpu phases each ran beside at the last rate */
   gpu_state *gpus;
   void *gpus_mem;    /* gpus' allocation (aligned to a cache line in it) */
   worker *w;
@@ -135,8 +167,7 @@ typedef struct rep_state {
   pjob *job;
   void *job_mem;     /* job's allocation (job is aligned to a cache line in it) */
   pphase *pp;
-  int *deps_left;    /* per worker contiguous, as the worker's phases read them together */
-  uint8_t *wait_mx;
+  double *job_t0;    /* start of the job's current phase (spans only) */
   /* Jobs scheduled alone (a gpu phase with host threads, a shared GPU's phases): when rem
    * was last brought up to date, the current speed (work per second); gpu jobs: the kernel
    * share of the phase's wall time now (its busy share, lower while its host threads are
@@ -191,13 +222,13 @@ static const char *res_names[] = {"cpu", "gpu", "pcie", "none"};
 
 /* ---------------------------------------------------------------- accounting */
 
-static inline void station_advance(station *st, double now) {
-  double dt = now - st->t_upd;
-  if (dt > 0) {
-    if (st->nrun > 0) st->busy_int += dt;
-    st->used_int += dt * (st->kind == ST_PS ? (st->used < st->cap ? st->used : st->cap) : st->used);
-  }
-  st->t_upd = now;
+/* The cpu station's integral of the cores in use up to now (the other stations keep none:
+ * a GPU's accounting is gpu_advance's). */
+static inline void cpu_advance(rep_state *r, double now) {
+  station *st = &r->cpu;
+  double dt = now - r->cpu_t_upd;
+  if (dt > 0) r->cpu_used_int += dt * (st->kind == ST_PS ? (st->used < st->cap ? st->used : st->cap) : st->used);
+  r->cpu_t_upd = now;
 }
 
 /* The GPU executes kernels for a share f of the time a GPU phase runs (phase.busy; with
@@ -208,7 +239,7 @@ static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
   double dt = now - g->t_upd;
   if (dt > 0) {
     double busy, idle;
-    if (g->hcls >= 0) {
+    if (g->gpu.host) {
       double v = ps_cls_v(&r->pool.cls[g->hcls], now);
       busy = g->hb * (v - g->hv);
       if (busy > dt) busy = dt;
@@ -244,16 +275,18 @@ static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
  * entries in the same allocation. */
 static inline double *parts_arr(const rep_state *r, const worker *w) { return (double *)(w->parts + r->s->batch); }
 
-static void emit(rep_state *r, int wi, int64_t call, const char *name, const char *res, int threads, double t0,
-                 double t1) {
+static void emit(rep_state *r, int wi, const char *name, const char *res, int threads, double t0, double t1) {
   if (!r->on_span) return;
   worker *w = &r->w[wi];
-  sim_span sp = {.rep = r->rep, .gpu = w->gpu, .worker = wi / r->G, .call = call, .partitions = w->parts,
+  sim_span sp = {.rep = r->rep, .gpu = w->gpu, .worker = wi / r->G, .call = r->w_call[wi], .partitions = w->parts,
                  .npartitions = w->k, .phase = name, .resource = res, .threads = threads, .t0 = t0, .t1 = t1};
   r->on_span(r->span_ctx, &sp);
 }
 
 /* ---------------------------------------------------------------- stations */
+
+/* The version an event of job `job` carries: always 0 where no job is rescheduled. */
+static inline uint32_t job_ver(const rep_state *r, uint32_t job) { return r->resched ? r->job[job].ver : 0; }
 
 static station *job_station_init(rep_state *r, uint32_t job) {
   int p = (int)(job % (uint32_t)r->np);
@@ -267,11 +300,21 @@ static station *job_station_init(rep_state *r, uint32_t job) {
   return NULL;
 }
 
+static inline int job_w(const rep_state *r, uint32_t job) {
+  return (int)((uint32_t)(((unsigned __int128)r->np_m * job) >> 64) + (job & r->np_1));
+}
+
 static inline int job_p(const rep_state *r, uint32_t job) {
-  return (int)(job - (uint32_t)r->job[job].w * (uint32_t)r->np);
+  return (int)(job - (uint32_t)job_w(r, job) * (uint32_t)r->np);
 }
 
 static inline station *job_station(rep_state *r, uint32_t job) { return r->job[job].st; }
+
+/* job_station without reading the job: the station of phase p of worker w. */
+static inline station *station_of(const rep_state *r, const worker *w, int p) {
+  const pphase *pp = &r->pp[p];
+  return (station *)(pp->st0 + (size_t)w->gpu * pp->gstride);
+}
 
 static void station_init(station *st, int kind, int cap) {
   memset(st, 0, sizeof *st);
@@ -304,8 +347,10 @@ static uint32_t q_pop(uint32_t **q, int *head, int *len, int *cap) {
 
 /* Before a station changes, bring the GPU accounting up to date if it is a GPU. */
 static inline void touch(rep_state *r, station *st) {
-  station_advance(st, r->now);
-  if (st->gpu_of >= 0) gpu_advance(r, &r->gpus[st->gpu_of], r->now);
+  if (st->gpu_of >= 0)
+    gpu_advance(r, &r->gpus[st->gpu_of], r->now);
+  else if (st == &r->cpu)
+    cpu_advance(r, r->now);
 }
 
 /* A gpu phase's speed factor when its host threads get the share h of their cores: the
@@ -328,7 +373,7 @@ static inline double job_speed(rep_state *r, uint32_t job, double sh) {
     r->job_gshare[job] = sh;
     return sh * host_factor(r, job);
   }
-  double cf = r->job[job].st == &r->cpu ? contention(r, r->cpu.m) : 1;
+  double cf = r->m->phases[p].resource == RES_CPU ? contention(r, r->cpu_m) : 1;
   if (!r->pp[p].law) return sh * cf;
   return phase_speed(&r->m->phases[p], sh * r->pp[p].thr) * cf;
 }
@@ -337,10 +382,10 @@ static inline double job_speed(rep_state *r, uint32_t job, double sh) {
  * (the same expressions as job_speed's, so that both give the same numbers). */
 static inline double cls_speed(const rep_state *r, int c) {
   double sh = r->cpu.rate;
-  if (c == 0) return sh * contention(r, r->cpu.m);
+  if (c == 0) return sh * contention(r, r->cpu_m);
   const phase *ph = &r->m->phases[c - 1];
   if (ph->resource == RES_GPU) return host_stretch(ph->busy, sh); /* on an exclusive GPU */
-  return phase_speed(ph, sh * ph->threads) * contention(r, r->cpu.m);
+  return phase_speed(ph, sh * ph->threads) * contention(r, r->cpu_m);
 }
 
 /* Schedule class c's next finish (its older event turns stale). A class whose last member
@@ -354,15 +399,16 @@ static void cls_schedule(rep_state *r, int c) {
   k->seq = r->q.seq++; /* the order of a push of the engine's queue */
 }
 
-/* Job `job` joins its cpu class c; returns 1 when it is the class's first to finish. */
-static int cls_join(rep_state *r, uint32_t job, int c) {
+/* Job `job` joins its cpu class c with `work` to do; returns 1 when it is the class's first
+ * to finish. */
+static int cls_join(rep_state *r, uint32_t job, int c, double work) {
   ps_cls *k = &r->pool.cls[c];
   if (k->h.n > 0 && ps_cls_v(k, r->now) > PS_CLS_REBASE) {
     double s = ps_cls_rebase(k, r->now);
     for (int g = 0; g < r->G; g++) /* GPUs reading the clock (host threads) */
       if (r->gpus[g].hcls == c) r->gpus[g].hv -= s;
   }
-  return ps_pool_join(&r->pool, c, r->now, job, r->job[job].rem, k->h.n == 0 ? cls_speed(r, c) : k->speed);
+  return ps_pool_join(&r->pool, c, r->now, job, work, k->h.n == 0 ? cls_speed(r, c) : k->speed);
 }
 
 /* Job `job`, the first to finish of its class c, leaves it. */
@@ -373,18 +419,20 @@ static void cls_leave(rep_state *r, uint32_t job, int c) {
 
 static void host_join(rep_state *r, uint32_t job);
 
-static void fifo_begin(rep_state *r, station *st, uint32_t job, const pphase *pp) {
+/* Job `job` begins at FIFO station st with `rem` to do. */
+static void fifo_begin(rep_state *r, station *st, uint32_t job, const pphase *pp, double rem) {
   /* Only a phase with host threads changes its busy share, rate and rem as it runs. */
   if (st->gpu_of >= 0) st->run_busy = pp->host ? r->job_busy[job] : r->m->phases[pp - r->pp].busy;
   st->used += pp->thr;
   st->nrun++;
-  r->job[job].t0 = r->now;
+  if (r->on_span) r->job_t0[job] = r->now;
+  if (pp->host) r->job[job].rem = rem; /* host threads: rem changes as it runs */
   if (pp->cls >= 0) { /* host threads in a cpu class: the class schedules its end */
     host_join(r, job);
     return;
   }
   double rate = job_speed(r, job, 1);
-  evq_push(&r->q, r->now + ps_div_speed(r->job[job].rem, rate), job, r->job[job].ver);
+  evq_push(&r->q, r->now + ps_div_speed(rem, rate), job, job_ver(r, job));
   if (pp->host) {
     r->job_tupd[job] = r->now;
     r->job_rate[job] = rate;
@@ -400,6 +448,7 @@ static void host_update(rep_state *r, uint32_t job, double h) {
   r->job[job].rem -= r->job_rate[job] * (r->now - r->job_tupd[job]);
   if (r->job[job].rem < 0) r->job[job].rem = 0;
   r->job_tupd[job] = r->now;
+  PS_ASSERT(r->resched);
   r->job[job].ver++;
   r->job_hshare[job] = h;
   double hf = host_factor(r, job);
@@ -417,10 +466,10 @@ static void host_update(rep_state *r, uint32_t job, double h) {
 static int cpu_rerate_slow(rep_state *r, int force) {
   station *st = &r->cpu;
   double nr = st->used <= st->cap ? 1.0 : (double)st->cap / (double)st->used;
-  int m = st->ncpu > 1 && r->m->cpu_contention > 0 ? st->ncpu - 1 : 0;
-  int changed = nr != st->rate || m != st->m;
+  int m = r->cpu_ncpu > 1 && r->m->cpu_contention > 0 ? r->cpu_ncpu - 1 : 0;
+  int changed = nr != st->rate || m != r->cpu_m;
   st->rate = nr;
-  st->m = m;
+  r->cpu_m = m;
   if (changed)
     for (int i = 0; i < r->pool.nact; i++) {
       int c = r->pool.act[i];
@@ -455,6 +504,7 @@ static int ps_rerate(rep_state *r, station *st) {
               : r->m->interference != 1 ? 1.0 / (1.0 + r->m->interference * (st->used - 1))
                                         : (double)st->cap / (double)st->used;
   if (nr == st->rate) return 0;
+  PS_ASSERT(r->resched);
   for (int i = 0; i < st->qlen; i++) {
     uint32_t j = st->q[i];
     r->job[j].rem -= r->job_rate[j] * (r->now - r->job_tupd[j]);
@@ -483,24 +533,28 @@ static void ps_remove(station *st, int *pos, uint32_t job) {
   pos[last] = pos[job];
 }
 
-static void station_submit(rep_state *r, station *st, uint32_t job, const pphase *pp) {
+/* Job `job` arrives at station st with `rem` to do. */
+static void station_submit(rep_state *r, station *st, uint32_t job, const pphase *pp, double rem) {
   touch(r, st);
   if (st->kind == ST_FIFO) {
-    if (st->qlen == 0 && st->used + pp->thr <= st->cap)
-      fifo_begin(r, st, job, pp);
-    else
+    if (st->qlen == 0 && st->used + pp->thr <= st->cap) {
+      fifo_begin(r, st, job, pp, rem);
+    } else {
+      r->job[job].rem = rem;
       q_push(&st->q, &st->qhead, &st->qlen, &st->qcap, job);
+    }
     return;
   }
   st->used += pp->thr;
   st->nrun++;
-  r->job[job].t0 = r->now;
+  if (r->on_span) r->job_t0[job] = r->now;
   if (st == &r->cpu) { /* the job joins its class, then the pool is re-rated */
-    st->ncpu++;
-    cpu_rerate(r, cls_join(r, job, pp->cls) ? pp->cls : -1);
+    r->cpu_ncpu++;
+    cpu_rerate(r, cls_join(r, job, pp->cls, rem) ? pp->cls : -1);
     return;
   }
   /* A shared GPU: the job joins at the current rate, then everyone is re-rated. */
+  r->job[job].rem = rem;
   r->job_tupd[job] = r->now;
   ps_add(st, r->job_pos, job);
   r->job_rate[job] = job_speed(r, job, st->rate);
@@ -522,8 +576,9 @@ static void host_join(rep_state *r, uint32_t job) {
   if (pp->cls >= 0) {
     gpu_state *g = &r->gpus[r->job[job].st->gpu_of];
     gpu_advance(r, g, r->now);
-    int first = cls_join(r, job, pp->cls);
+    int first = cls_join(r, job, pp->cls, r->job[job].rem);
     g->hcls = pp->cls;
+    g->gpu.host = 1;
     g->hv = ps_cls_v(&r->pool.cls[g->hcls], r->now);
     g->hb = r->m->phases[job_p(r, job)].busy;
     cpu_rerate(r, first ? pp->cls : -1);
@@ -545,6 +600,7 @@ static void host_leave(rep_state *r, uint32_t job) {
     gpu_state *g = &r->gpus[r->job[job].st->gpu_of];
     gpu_advance(r, g, r->now);
     g->hcls = -1;
+    g->gpu.host = 0;
     cls_leave(r, job, pp->cls);
     cpu_rerate(r, pp->cls);
     return;
@@ -563,12 +619,12 @@ static void station_done(rep_state *r, station *st, uint32_t job, const pphase *
       const pphase *hp = &r->pp[job_p(r, head)];
       if (st->used + hp->thr > st->cap) break;
       q_pop(&st->q, &st->qhead, &st->qlen, &st->qcap);
-      fifo_begin(r, st, head, hp);
+      fifo_begin(r, st, head, hp, r->job[head].rem);
     }
     return;
   }
   if (st == &r->cpu) {
-    st->ncpu--;
+    r->cpu_ncpu--;
     cls_leave(r, job, pp->cls);
     cpu_rerate(r, pp->cls);
     return;
@@ -585,13 +641,14 @@ static void phase_ready(rep_state *r, int wi, int p);
 static void start_phase(rep_state *r, int wi, int p) {
   uint32_t job = (uint32_t)(wi * r->np + p);
   const phase *ph = &r->m->phases[p];
-  r->job[job].rem = phase_call_draw(ph, r->w[wi].k, r->rng);
-  station *st = job_station(r, job);
+  const worker *w = &r->w[wi];
+  double rem = phase_call_draw(ph, w->k, r->rng);
+  station *st = station_of(r, w, p);
   if (!st) {
-    r->job[job].t0 = r->now;
-    evq_push(&r->q, r->now + r->job[job].rem, job, r->job[job].ver);
+    if (r->on_span) r->job_t0[job] = r->now;
+    evq_push(&r->q, r->now + rem, job, job_ver(r, job));
   } else {
-    station_submit(r, st, job, &r->pp[p]);
+    station_submit(r, st, job, &r->pp[p], rem);
   }
 }
 
@@ -602,26 +659,35 @@ static void mutex_acquire(rep_state *r, int wi) {
   g->mutex_holder = wi;
   w->mx = MX_HELD;
   w->mx_acq = r->now;
-  emit(r, wi, w->call, "mutex_wait", "none", 0, w->mx_req, r->now);
+  emit(r, wi, "mutex_wait", "none", 0, w->mx_req, r->now);
   if (win_is_open(&r->win)) hist__add(r->h_wait, r->now - w->mx_req);
-  for (int p = 0; p < r->np; p++) {
-    uint32_t job = (uint32_t)(wi * r->np + p);
-    if (r->wait_mx[job]) {
-      r->wait_mx[job] = 0;
-      start_phase(r, wi, p);
+  for (int p = r->s->mutex_from; p <= r->s->mutex_to; p++) { /* the region's phases */
+    if (r->wdeps) {
+      if (!(w->wait >> p & 1)) continue;
+      w->wait &= (uint8_t)~(1u << p);
+    } else {
+      pjob *j = &r->job[wi * r->np + p];
+      if (!j->wait_mx) continue;
+      j->wait_mx = 0;
     }
+    start_phase(r, wi, p);
   }
 }
 
 static void mutex_release(rep_state *r, int wi) {
   worker *w = &r->w[wi];
   gpu_state *g = &r->gpus[w->gpu];
-  emit(r, wi, w->call, "mutex_held", "none", 0, w->mx_acq, r->now);
+  emit(r, wi, "mutex_held", "none", 0, w->mx_acq, r->now);
   if (win_is_open(&r->win)) hist__add(r->h_held, r->now - w->mx_acq);
   gpu_advance(r, g, r->now);
   g->mutex_holder = -1;
   w->mx = MX_DONE;
-  if (g->mqlen > 0) mutex_acquire(r, (int)q_pop(&g->mq, &g->mqhead, &g->mqlen, &g->mqcap));
+  if (g->mqhead >= 0) {
+    int next = g->mqhead;
+    g->mqhead = r->w[next].mq_next;
+    if (g->mqhead < 0) g->mqtail = -1;
+    mutex_acquire(r, next);
+  }
 }
 
 static void phase_ready(rep_state *r, int wi, int p) {
@@ -634,22 +700,31 @@ static void phase_ready(rep_state *r, int wi, int p) {
     start_phase(r, wi, p);
     return;
   }
-  r->wait_mx[wi * r->np + p] = 1;
+  if (r->wdeps)
+    w->wait |= (uint8_t)(1u << p);
+  else
+    r->job[wi * r->np + p].wait_mx = 1;
   if (w->mx == MX_NONE) {
     gpu_state *g = &r->gpus[w->gpu];
     w->mx = MX_WAIT;
     w->mx_req = r->now;
-    if (g->mutex_holder < 0 && g->mqlen == 0)
+    if (g->mutex_holder < 0 && g->mqhead < 0) {
       mutex_acquire(r, wi);
-    else
-      q_push(&g->mq, &g->mqhead, &g->mqlen, &g->mqcap, (uint32_t)wi);
+    } else {
+      w->mq_next = -1;
+      if (g->mqtail >= 0)
+        r->w[g->mqtail].mq_next = wi;
+      else
+        g->mqhead = wi;
+      g->mqtail = wi;
+    }
   }
 }
 
 /* The window opens at the completion of partition warmup: snapshot the integrals. */
 static void window_open(rep_state *r) {
-  station_advance(&r->cpu, r->now);
-  r->snap_cpu_used = r->cpu.used_int;
+  cpu_advance(r, r->now);
+  r->snap_cpu_used = r->cpu_used_int;
   for (int g = 0; g < r->G; g++) {
     gpu_advance(r, &r->gpus[g], r->now);
     r->snap_busy[g] = r->gpus[g].busy;
@@ -661,8 +736,8 @@ static void window_open(rep_state *r) {
 
 /* The window ends at the completion of partition end_at: freeze the integrals. */
 static void window_close(rep_state *r) {
-  station_advance(&r->cpu, r->now);
-  r->end_cpu_used = r->cpu.used_int;
+  cpu_advance(r, r->now);
+  r->end_cpu_used = r->cpu_used_int;
   for (int g = 0; g < r->G; g++) {
     gpu_advance(r, &r->gpus[g], r->now);
     r->end_busy[g] = r->gpus[g].busy;
@@ -708,21 +783,29 @@ static void call_end(rep_state *r, int wi) {
 }
 
 static void phase_end(rep_state *r, uint32_t job) {
-  int wi = r->job[job].w, p = job_p(r, job);
+  int wi = job_w(r, job), p = (int)(job - (uint32_t)wi * (uint32_t)r->np);
   worker *w = &r->w[wi];
   const phase *ph = &r->m->phases[p];
-  station *st = job_station(r, job);
+  station *st = station_of(r, w, p);
   const pphase *pp = &r->pp[p];
   if (pp->host) host_leave(r, job);
   if (st) station_done(r, st, job, pp);
   if (r->on_span)
-    emit(r, wi, w->call, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
-         r->job[job].t0, r->now);
+    emit(r, wi, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
+         r->job_t0[job], r->now);
   w->phases_left--;
   if (r->in_region[p] && --w->region_left == 0) mutex_release(r, wi);
-  for (int i = 0; i < r->nsucc[p]; i++) {
+  for (int i = 0; i < r->nsucc[p]; i++) { /* a count back to deps0 as it reaches 0 */
     int sp = r->succ[p][i];
-    if (--r->deps_left[wi * r->np + sp] == 0) phase_ready(r, wi, sp);
+    if (r->wdeps) {
+      if (--w->deps[sp] != 0) continue;
+      w->deps[sp] = (uint8_t)r->deps0[sp];
+    } else {
+      pjob *sj = &r->job[wi * r->np + sp];
+      if (--sj->deps_left != 0) continue;
+      sj->deps_left = r->deps0[sp];
+    }
+    phase_ready(r, wi, sp);
   }
   if (w->phases_left == 0) call_end(r, wi);
 }
@@ -742,10 +825,10 @@ static void start_call(rep_state *r, int wi) {
     w->parts[i] = r->next_part++;
     parts_arr(r, w)[i] = arrival_time_of(r, w->parts[i]);
   }
-  w->call = r->call_seq++;
+  if (r->on_span) r->w_call[wi] = r->call_seq;
+  r->call_seq++;
   w->call_t0 = r->now;
   w->phases_left = r->np;
-  memcpy(&r->deps_left[wi * r->np], r->deps0, (size_t)r->np * sizeof *r->deps0);
   w->region_left = r->nregion;
   w->mx = MX_NONE;
   for (int i = 0; i < r->nroots; i++) phase_ready(r, wi, r->roots[i]);
@@ -810,7 +893,6 @@ static void rep_free(rep_state *r) {
     for (int g = 0; g < r->G; g++) {
       free(r->gpus[g].gpu.q);
       free(r->gpus[g].pcie.q);
-      free(r->gpus[g].mq);
     }
   free(r->gpus_mem);
   if (r->w)
@@ -818,8 +900,8 @@ static void rep_free(rep_state *r) {
       free(r->w[i].parts);
     }
   free(r->w_mem);
-  free(r->deps_left);
-  free(r->wait_mx);
+  free(r->job_t0);
+  free(r->w_call);
   free(r->job_mem);
   free(r->job_tupd);
   free(r->job_rate);
@@ -876,6 +958,9 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->W = s->workers_per_gpu;
   r->nw = r->G * r->W;
   r->contended = m->cpu_contention > 0;
+  r->resched = s->gpu_shared != 0;
+  r->np_m = r->np > 1 ? UINT64_MAX / (uint64_t)r->np + 1 : 0;
+  r->np_1 = r->np > 1 ? 0 : UINT32_MAX;
   r->rep = rep;
   r->on_span = on_span;
   r->span_ctx = ctx;
@@ -891,6 +976,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
     r->gpus[g].gpu.gpu_of = g;
     station_init(&r->gpus[g].pcie, ST_FIFO, 1);
     r->gpus[g].mutex_holder = -1;
+    r->gpus[g].mqhead = r->gpus[g].mqtail = -1;
     r->gpus[g].hcls = -1;
   }
   r->w = calloc_lines((size_t)r->nw, sizeof *r->w, &r->w_mem);
@@ -901,8 +987,12 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
     r->w[i].parts = xmalloc((size_t)s->batch * (sizeof(int64_t) + sizeof(double)));
   }
   size_t nj = (size_t)r->nw * (size_t)r->np;
-  r->deps_left = xcalloc(nj, sizeof *r->deps_left);
-  r->wait_mx = xcalloc(nj, 1);
+  PS_ASSERT(nj <= UINT32_MAX / 2); /* job ids and their shadows' (job + nj) are 32-bit */
+  r->job_t0 = xcalloc(nj, sizeof(double));
+  r->w_call = xcalloc((size_t)r->nw, sizeof *r->w_call);
+  r->wdeps = r->np <= WK_PHASES;
+  for (int p = 0; p < r->np; p++)
+    if (m->phases[p].nafter > UINT8_MAX) r->wdeps = 0;
   r->job = calloc_lines(nj, sizeof(pjob), &r->job_mem);
   r->job_tupd = xcalloc(nj, sizeof(double));
   r->job_rate = xcalloc(nj, sizeof(double));
@@ -925,14 +1015,22 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       q->cls = q->law ? 1 + p : 0;
     else
       q->cls = q->host && !s->gpu_shared ? 1 + p : -1;
+    q->st0 = ph->resource == RES_CPU    ? (uintptr_t)&r->cpu
+             : ph->resource == RES_GPU  ? (uintptr_t)&r->gpus[0].gpu
+             : ph->resource == RES_PCIE ? (uintptr_t)&r->gpus[0].pcie
+                                        : 0;
+    q->gstride = ph->resource == RES_GPU || ph->resource == RES_PCIE ? sizeof(gpu_state) : 0;
   }
   for (size_t j = 0; j < nj; j++) {
     const phase *ph = &m->phases[j % (size_t)r->np];
-    r->job[j].w = (int)(j / (size_t)r->np);
+    r->job[j].deps_left = m->phases[j % (size_t)r->np].nafter;
     r->job[j].st = job_station_init(r, (uint32_t)j);
     r->job_busy[j] = ph->resource == RES_GPU ? ph->busy : 1;
     r->job_hshare[j] = r->job_gshare[j] = 1;
   }
+  if (r->wdeps)
+    for (int i = 0; i < r->nw; i++)
+      for (int p = 0; p < r->np; p++) r->w[i].deps[p] = (uint8_t)m->phases[p].nafter;
   r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)
     for (int p = s->mutex_from; p <= s->mutex_to; p++) r->in_region[p] = 1;
@@ -1014,7 +1112,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       arrival(r);
       continue;
     }
-    if (x.ver != r->job[x.id].ver) continue; /* stale: rescheduled by a rate change */
+    if (x.ver != job_ver(r, x.id)) continue; /* stale: rescheduled by a rate change */
     r->now = evq_tval(x.tk);
     r->events++;
     phase_end(r, x.id);

@@ -276,6 +276,49 @@ START_TEST(det_barrier) {
 }
 END_TEST
 
+/* A call of n phases: a cpu root, n - 2 phases after it side by side (gpu and none), and a
+ * last cpu phase after all of them, with the mutex over the gpu ones. The engine keeps a
+ * call's dependency counts and mutex waits in the worker up to 8 phases and in the jobs
+ * above: both give the closed form, X = W / T with T = root + longest middle + last and
+ * W workers that never wait (one GPU each, a mutex per GPU). */
+START_TEST(det_many_phases) {
+  for (int n = 4; n <= 13; n++) {
+    scenario *s = mk(n);
+    ph(s, 0, "root", RES_CPU, 0.4);
+    double mid = 0;
+    int *all = xmalloc((size_t)n * sizeof(int));
+    for (int p = 1; p < n - 1; p++) {
+      char nm[16];
+      snprintf(nm, sizeof nm, "m%d", p);
+      double t = 0.1 + 0.07 * p;
+      ph(s, p, nm, p % 2 ? RES_GPU : RES_NONE, t);
+      set_after(s, p, 1, (int[]){0});
+      all[p - 1] = p;
+    }
+    for (int p = 1; p < n - 1; p++) /* the gpu phases run one after another */
+      if (p % 2) mid += 0.1 + 0.07 * p;
+    double longest = 0;
+    for (int p = 1; p < n - 1; p++)
+      if (!(p % 2)) longest = fmax(longest, 0.1 + 0.07 * p);
+    mid = fmax(mid, longest);
+    ph(s, n - 1, "last", RES_CPU, 0.3);
+    set_after(s, n - 1, n - 2, all);
+    free(all);
+    set_mutex(s, 1, n - 2);
+    s->gpus = 2;
+    s->workers_per_gpu = 1;
+    s->partitions = 400;
+    s->warmup = 40;
+    s->cooldown = 2;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].throughput_pps, 2 / (0.4 + mid + 0.3), 1e-9);
+    ck_assert_int_eq(r->reps[0].events, (int64_t)n * 400);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
 /* Processor sharing: N workers with a cpu phase of T on C < N cores share them, so each
  * call stretches to N T / C and the cores are fully used; with cpu_sharing: fifo the
  * throughput is the same (C/T) but calls do not stretch. */
@@ -1280,6 +1323,7 @@ int main(void) {
   tcase_add_test(tc, det_batching);
   tcase_add_test(tc, det_batch_scale);
   tcase_add_test(tc, det_barrier);
+  tcase_add_test(tc, det_many_phases);
   tcase_add_test(tc, det_cpu_sharing);
   tcase_add_test(tc, scaling_amdahl_alone);
   tcase_add_test(tc, scaling_amdahl_shared);
