@@ -362,6 +362,28 @@ static int find_cycle(const model *m, int *cyc, int *len) {
   return rc;
 }
 
+/* A model key that is a map of one required number from 0 to max: NAME: {KEY: v}
+ * (gpu_overlap: {interference: s}, host_speed: {sd: S}). `what` says what KEY is when it is
+ * missing. */
+static int rd_one_key(ld *c, node *x, const char *base, const char *name, const char *key, const char *what,
+                      double max, double *out) {
+  const char *keys[] = {key, NULL};
+  char p[PB], pk[64];
+  node *kn;
+  scn__jp(p, sizeof p, base, name);
+  if (scn__check_map(c, x, p, keys) || scn__req(c, x, p, key, what, &kn)) return 1;
+  snprintf(pk, sizeof pk, "%s.%s", name, key);
+  scn__jp(p, sizeof p, base, pk);
+  if (scn__rd_num(c, kn, p, 0, 0, out)) return 1;
+  if (*out > max) {
+    char e[64];
+    snprintf(e, sizeof e, "a number from 0 to %g", max);
+    scn__expect(c, kn, p, e);
+    return 1;
+  }
+  return 0;
+}
+
 /* gpu_memory: {shared_gib: K, per_worker_gib: W, per_partition_gib: P}, GiB per GPU
  * (model.h): K and W required, P 0 by default, each from 0 to SCN_MAX_GIB. */
 static int rd_gpu_memory(ld *c, node *x, const char *base, model *m) {
@@ -429,19 +451,10 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
   }
   m->interference = 1;
   if ((x = scn__opt(mn, "gpu_overlap"))) {
-    static const char *const okeys[] = {"interference", NULL};
-    node *inode;
-    scn__jp(p, sizeof p, base, "gpu_overlap");
-    if (scn__check_map(c, x, p, okeys) ||
-        scn__req(c, x, p, "interference", "a number >= 0 (0: overlapping GPU phases do not slow each other; 1: they "
-                 "share the GPU as processor sharing)", &inode))
+    if (rd_one_key(c, x, base, "gpu_overlap", "interference",
+                   "a number >= 0 (0: overlapping GPU phases do not slow each other; 1: they share the GPU as "
+                   "processor sharing)", 100, &m->interference))
       goto fail;
-    scn__jp(p, sizeof p, base, "gpu_overlap.interference");
-    if (scn__rd_num(c, inode, p, 0, 0, &m->interference)) goto fail;
-    if (m->interference > 100) {
-      scn__expect(c, inode, p, "a number from 0 to 100");
-      goto fail;
-    }
     m->gpu_overlap = 1;
   }
   if ((x = scn__opt(mn, "cpu_contention"))) {
@@ -452,21 +465,11 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       goto fail;
     }
   }
-  if ((x = scn__opt(mn, "host_speed"))) {
-    static const char *const hkeys[] = {"sd", NULL};
-    node *hnode;
-    scn__jp(p, sizeof p, base, "host_speed");
-    if (scn__check_map(c, x, p, hkeys) ||
-        scn__req(c, x, p, "sd", "the run-to-run standard deviation of the host's CPU speed, a number from 0 to 1 "
-                 "(0.04: a run's cpu phases take 4% longer or shorter, one standard deviation)", &hnode))
-      goto fail;
-    scn__jp(p, sizeof p, base, "host_speed.sd");
-    if (scn__rd_num(c, hnode, p, 0, 0, &m->host_speed_sd)) goto fail;
-    if (m->host_speed_sd > 1) {
-      scn__expect(c, hnode, p, "a number from 0 to 1");
-      goto fail;
-    }
-  }
+  if ((x = scn__opt(mn, "host_speed")) &&
+      rd_one_key(c, x, base, "host_speed", "sd",
+                 "the run-to-run standard deviation of the host's CPU speed, a number from 0 to 1 (0.04: a run's cpu "
+                 "phases take 4% longer or shorter, one standard deviation)", 1, &m->host_speed_sd))
+    goto fail;
   if ((x = scn__opt(mn, "gpu_memory")) && rd_gpu_memory(c, x, base, m)) goto fail;
   m->path = path ? xstrdup(path) : NULL;
   scn__jp(p, sizeof p, base, "phases");
