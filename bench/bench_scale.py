@@ -19,6 +19,12 @@ from wait4), start-up included:
    repetition runs every size once, in turn, and the ratio is the median over the
    repetitions of each one's ratio (with its range), so a change of load between sizes
    does not pass for a cost of the farm.
+3. With --rounds N (and --baseline): N interleaved rounds, each running both binaries
+   (which goes first alternating) on the seed scenario, 1 GPU and the largest size, at
+   --partitions partitions. Per case: each binary's median and fastest run and the ratio
+   of the pairs; per binary: the cost per event at the largest size over 1 GPU's, as the
+   median of the rounds' ratios (with its range), by the fastest runs and by the medians.
+   This is the measure of issue 15's target side by side with the baseline's.
 
     python3 bench/bench_scale.py --provesim build/provesim --baseline /tmp/old/provesim
 
@@ -126,6 +132,42 @@ def per_event(args, gpus_list):
     return rows
 
 
+def rounds(args, gpus_list):
+    """Interleaved rounds of both binaries on the seed scenario, 1 GPU and the largest size
+    (table 3)."""
+    big = max(gpus_list)
+    cases = [0, 1, big]
+    exes = {"old": args.baseline, "new": args.provesim}
+    ts = {(k, g): [] for k in exes for g in cases}
+    events = {}
+    for i in range(args.rounds):
+        order = ["old", "new"] if i % 2 == 0 else ["new", "old"]
+        for g in cases:
+            cmd = scenario(g, args.partitions, args.cores_per_gpu, args.workers_per_gpu)
+            for k in order:
+                t, rep = run_cpu(exes[k], cmd)
+                ts[(k, g)].append(t)
+                events[g] = rep["events"]
+    rows = []
+    for g in cases:
+        o, n = ts[("old", g)], ts[("new", g)]
+        pairs = [a / b for a, b in zip(o, n) if b > 0]
+        rows.append({"case": name_of(g), "events": events[g], "baseline_cpu_s_all": o, "new_cpu_s_all": n,
+                     "baseline_median": statistics.median(o), "new_median": statistics.median(n),
+                     "baseline_fastest": min(o), "new_fastest": min(n), "ratio_pairs_median": statistics.median(pairs),
+                     "ratio_pairs": [min(pairs), max(pairs)], "ratio_fastest": min(o) / min(n)})
+    scale = {}
+    for k in exes:
+        per = [(a / events[big]) / (b / events[1]) for a, b in zip(ts[(k, big)], ts[(k, 1)])]
+        scale[k] = {"gpus": big, "median_of_rounds": statistics.median(per), "range": [min(per), max(per)],
+                    "by_fastest": (min(ts[(k, big)]) / events[big]) / (min(ts[(k, 1)]) / events[1]),
+                    "by_medians": (statistics.median(ts[(k, big)]) / events[big])
+                    / (statistics.median(ts[(k, 1)]) / events[1]),
+                    "ns_per_event_fastest_1": 1e9 * min(ts[(k, 1)]) / events[1],
+                    "ns_per_event_fastest_big": 1e9 * min(ts[(k, big)]) / events[big]}
+    return {"rows": rows, "scale": scale}
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--provesim", default=os.path.join(ROOT, "build", "provesim"), help="the new binary")
@@ -137,6 +179,8 @@ def main(argv=None):
     ap.add_argument("--cores-per-gpu", type=int, default=4)
     ap.add_argument("--workers-per-gpu", type=int, default=2)
     ap.add_argument("--repeat", type=int, default=3, help="runs of each binary per case; the median counts")
+    ap.add_argument("--rounds", type=int, default=0,
+                    help="with --baseline: this many interleaved rounds of both binaries (table 3)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     gpus_list = [int(x) for x in args.gpus.split(",") if x.strip()]
@@ -147,7 +191,8 @@ def main(argv=None):
 
     res = {"machine": machine(), "cores_per_gpu": args.cores_per_gpu, "workers_per_gpu": args.workers_per_gpu,
            "repeat": args.repeat, "paired": paired(args, gpus_list) if args.baseline else None,
-           "per_event": per_event(args, gpus_list)}
+           "per_event": per_event(args, gpus_list),
+           "rounds": rounds(args, gpus_list) if args.baseline and args.rounds > 0 else None}
     if args.json:
         json.dump(res, sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -172,6 +217,21 @@ def main(argv=None):
                 r["case"], r["events"], r["cpu_s"], r["ns_per_event"], r["events_per_s"] or 0,
                 "%.2fx" % r["vs_1_gpu"] if r["vs_1_gpu"] else "-",
                 "%.2f-%.2f" % tuple(r["vs_1_gpu_range"]) if r["vs_1_gpu_range"] else ""))
+        if res["rounds"]:
+            print("\n%d interleaved rounds, %d partitions: baseline (old) %s, new %s" % (
+                args.rounds, args.partitions, args.baseline, args.provesim))
+            print("%-14s %10s %10s %12s %12s %10s %11s %10s" % ("case", "old med", "new med", "old fastest",
+                                                              "new fastest", "old/new", "(pairs)", "fastest"))
+            for r in res["rounds"]["rows"]:
+                print("%-14s %10.3f %10.3f %12.3f %12.3f %9.2fx %11s %9.2fx" % (
+                    r["case"], r["baseline_median"], r["new_median"], r["baseline_fastest"], r["new_fastest"],
+                    r["ratio_pairs_median"], "%.2f-%.2f" % tuple(r["ratio_pairs"]), r["ratio_fastest"]))
+            for k, v in res["rounds"]["scale"].items():
+                print("%s: %d GPUs / 1 GPU per event: %.2fx median of rounds (%.2f-%.2f), %.2fx by the fastest "
+                      "runs (%.1f / %.1f ns), %.2fx by the medians" % (
+                          "old" if k == "old" else "new", v["gpus"], v["median_of_rounds"], v["range"][0],
+                          v["range"][1], v["by_fastest"], v["ns_per_event_fastest_big"],
+                          v["ns_per_event_fastest_1"], v["by_medians"]))
     bad = res["paired"] and not all(r["same_events"] for r in res["paired"])
     if bad:
         print("bench_scale.py: the two binaries counted different numbers of events", file=sys.stderr)
