@@ -79,19 +79,13 @@ static int run_rep_host(const scenario *s, int rep, sim_span_fn on_span, void *c
 }
 
 int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
-  if (s->model->host_speed_sd > 0) {
-    if (!s->warmup_auto) return run_rep_host(s, rep, on_span, ctx, out, e);
-    scenario t = *s; /* the warm-up chosen by the pilot, which runs at the host's mean speed */
+  scenario t = *s; /* a shallow copy, the warm-up chosen when it is auto */
+  if (s->warmup_auto) { /* the pilot runs at the host's mean speed */
     int rc = choose_warmup(s, &t.warmup, e);
     if (rc != PS_OK) return rc;
     t.warmup_auto = 0;
-    return run_rep_host(&t, rep, on_span, ctx, out, e);
   }
-  if (!s->warmup_auto) return sim__run_rep(s, rep, on_span, ctx, out, NULL, e);
-  scenario t = *s; /* a shallow copy with the warm-up chosen */
-  int rc = choose_warmup(s, &t.warmup, e);
-  if (rc != PS_OK) return rc;
-  t.warmup_auto = 0;
+  if (t.model->host_speed_sd > 0) return run_rep_host(&t, rep, on_span, ctx, out, e);
   return sim__run_rep(&t, rep, on_span, ctx, out, NULL, e);
 }
 
