@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The H200 runs behind docs/validation.md, in one device call (from the repository root):
-#   OUT=DIR [ROWS=REGEX] [SKIP=REGEX] [WARMUP=N] [PARTS20=N] [PARTS22=N] bash docs/data/validation/run.sh [BIN [TSV...]]
+#   OUT=DIR [ROWS=REGEX] [SKIP=REGEX] [WARMUP=N] [PARTS20=N] [PARTS22=N] [DEADLINE=S] bash docs/data/validation/run.sh [BIN [TSV...]]
 # BIN (default .devbin/provesim) is a CUDA build made on the development machine
 # (-DPROVESIM_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90), carried with its CUDA libraries.
 # 1. Keys for 2^20 and 2^22 constraints, made once into a cache.
@@ -15,7 +15,9 @@
 # has the machine (GPU, driver, CPU and its topology) and every run's summary line. WARMUP=N
 # first runs N partitions of the reference settings (one worker, 2^20, the default policy)
 # and keeps nothing of it: the host's first minute runs CPU phases slower (docs/validation.md,
-# "A fourth session"). Exit 1 if a run failed.
+# "A fourth session"). DEADLINE=S starts no run after S seconds from the script's start (the
+# rows left are named in the log), so that a device call ends in time to pack its outputs.
+# Exit 1 if a run failed.
 # QUICK=1 BACKEND=cpu is the dry run that works anywhere: 2^10 and 2^11 constraints, fewer
 # partitions.
 set -uo pipefail
@@ -50,6 +52,7 @@ run_tsv() {
     case "$name" in ''|'#'*) continue ;; esac
     [ -n "${ROWS:-}" ] && ! grep -Eq -e "$ROWS" <<<"$name" && continue
     [ -n "${SKIP:-}" ] && grep -Eq -e "$SKIP" <<<"$name" && continue
+    if [ -n "${DEADLINE:-}" ] && [ "$(el)" -ge "$DEADLINE" ]; then echo "$name not run: past DEADLINE=$DEADLINE s"; continue; fi
     local w parts=${PARTS20:-60} warm=3 sets=()
     [ "$size" = 2^22 ] && parts=${PARTS22:-30} warm=2
     [ -n "$quick" ] && parts=12 warm=2
