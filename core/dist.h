@@ -58,6 +58,24 @@ static inline double dist_draw(const dist *d, gsl_rng *r) {
   }
 }
 
+/* dist_draw on an rng_mt19937 generator (the engine's): the same numbers, without testing
+ * the generator's type at every draw. */
+static inline double dist_draw_mt(const dist *d, gsl_rng *r) {
+  switch (d->kind) {
+  case DIST_CONST: return d->a;
+  case DIST_UNIFORM: return d->a + (d->b - d->a) * rng_uniform_mt(r);
+  case DIST_NORMAL: {
+    if (d->b == 0) return d->a;
+    double x;
+    do x = d->a + rng_gaussian_mt(r, d->b);
+    while (x < 0);
+    return x;
+  }
+  case DIST_LOGNORMAL: return exp(d->a + rng_gaussian_mt(r, d->b));
+  default: return dist__draw(d, r);
+  }
+}
+
 /* Turns GSL's default error handler (which aborts) off, once per process; every module
  * that calls GSL calls this first, and checks GSL's return codes instead. */
 void dist_gsl_init(void);

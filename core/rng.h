@@ -52,17 +52,17 @@ static inline uint32_t rng_get(gsl_rng *r) {
   return s->out[s->i++];
 }
 
+/* rng_uniform on an rng_mt19937 generator (the engine's, whose type it need not test). */
+static inline double rng_uniform_mt(gsl_rng *r) { return rng_get(r) / 4294967296.0; }
+
 /* gsl_rng_uniform, on any generator: [0, 1). */
 static inline double rng_uniform(gsl_rng *r) {
   if (!rng_is_mt(r)) return gsl_rng_uniform(r);
-  return rng_get(r) / 4294967296.0;
+  return rng_uniform_mt(r);
 }
 
-/* gsl_ran_gaussian_ziggurat(r, sigma), on any generator: the same number and the same
- * numbers used. On rng_mt19937 a draw on the fast path (about 99% of them) is taken here;
- * the others are left to GSL, which starts again from the same number. */
-static inline double rng_gaussian(gsl_rng *r, double sigma) {
-  if (!rng_is_mt(r)) return gsl_ran_gaussian_ziggurat(r, sigma);
+/* rng_gaussian on an rng_mt19937 generator. */
+static inline double rng_gaussian_mt(gsl_rng *r, double sigma) {
   rng_mt *s = (rng_mt *)r->state;
   if (s->i >= RNG_MT_N) rng__refill(s);
   uint32_t u = s->out[s->i], i = u & 0x7f, j = u >> 8;
@@ -77,6 +77,14 @@ static inline double rng_gaussian(gsl_rng *r, double sigma) {
   double ss;
   memcpy(&ss, &sb, sizeof ss);
   return ss * x;
+}
+
+/* gsl_ran_gaussian_ziggurat(r, sigma), on any generator: the same number and the same
+ * numbers used. On rng_mt19937 a draw on the fast path (about 99% of them) is taken here;
+ * the others are left to GSL, which starts again from the same number. */
+static inline double rng_gaussian(gsl_rng *r, double sigma) {
+  if (!rng_is_mt(r)) return gsl_ran_gaussian_ziggurat(r, sigma);
+  return rng_gaussian_mt(r, sigma);
 }
 
 #endif

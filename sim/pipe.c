@@ -128,6 +128,14 @@ typedef struct pphase {
   int cls;           /* the cpu class of its jobs, or -1 */
   uint8_t law;       /* the phase has a scaling law */
   uint8_t host;      /* a gpu phase with host threads in the cpu station */
+  uint8_t plain;     /* one draw of time a partition: no fixed part, no batch scale */
+  uint8_t unit;      /* its jobs run at speed 1 at a share of 1 (job_speed's 1 x 1): no host
+                      * threads, no scaling law, no cpu contention */
+  uint8_t region;    /* the phase is in the mutex's region (in_region) */
+  uint8_t cpu_ps;    /* a cpu phase whose jobs join the cpu pool's classes (cpu_sharing: ps) */
+  double busy;       /* the phase's busy share (model phase.busy) */
+  int nsucc;         /* its successors (succ, nsucc) */
+  const int *succ;
   /* Its jobs' station is st0 + the worker's GPU x gstride bytes (cpu: the cpu, stride 0;
    * gpu and pcie: GPU 0's, a gpu_state apart; none: NULL): no branch on the resource. */
   uintptr_t st0;
@@ -148,6 +156,9 @@ typedef struct rep_state {
   int wdeps;         /* the dependency counts and mutex waits are in the workers (worker) */
   int64_t *w_call;   /* each worker's current call number (spans only) */
   int contended;     /* model.cpu_contention > 0 */
+  /* The cpu pool is never oversubscribed (every worker's every cpu phase and host threads
+   * at once fit in the cores) and has no contention model: its share stays 1. */
+  int cpu_roomy;
   gsl_rng *rng;
   evq q;
   double now;
@@ -422,10 +433,14 @@ static void host_join(rep_state *r, uint32_t job);
 /* Job `job` begins at FIFO station st with `rem` to do. */
 static void fifo_begin(rep_state *r, station *st, uint32_t job, const pphase *pp, double rem) {
   /* Only a phase with host threads changes its busy share, rate and rem as it runs. */
-  if (st->gpu_of >= 0) st->run_busy = pp->host ? r->job_busy[job] : r->m->phases[pp - r->pp].busy;
+  if (st->gpu_of >= 0) st->run_busy = pp->host ? r->job_busy[job] : pp->busy;
   st->used += pp->thr;
   st->nrun++;
   if (r->on_span) r->job_t0[job] = r->now;
+  if (pp->unit) { /* rem / 1 is rem */
+    evq_push(&r->q, r->now + rem, job, job_ver(r, job));
+    return;
+  }
   if (pp->host) r->job[job].rem = rem; /* host threads: rem changes as it runs */
   if (pp->cls >= 0) { /* host threads in a cpu class: the class schedules its end */
     host_join(r, job);
@@ -489,7 +504,7 @@ static int cpu_rerate_slow(rep_state *r, int force) {
  * and no contention model, so nothing changed and only class `force` is rescheduled. */
 static inline int cpu_rerate(rep_state *r, int force) {
   const station *st = &r->cpu;
-  if (st->used <= st->cap && st->rate == 1.0 && !r->contended) {
+  if (r->cpu_roomy || (st->used <= st->cap && st->rate == 1.0 && !r->contended)) {
     if (force >= 0) cls_schedule(r, force);
     return 0;
   }
@@ -535,6 +550,15 @@ static void ps_remove(station *st, int *pos, uint32_t job) {
 
 /* Job `job` arrives at station st with `rem` to do. */
 static void station_submit(rep_state *r, station *st, uint32_t job, const pphase *pp, double rem) {
+  if (pp->cpu_ps) { /* the job joins its class, then the pool is re-rated */
+    cpu_advance(r, r->now);
+    st->used += pp->thr;
+    st->nrun++;
+    if (r->on_span) r->job_t0[job] = r->now;
+    r->cpu_ncpu++;
+    cpu_rerate(r, cls_join(r, job, pp->cls, rem) ? pp->cls : -1);
+    return;
+  }
   touch(r, st);
   if (st->kind == ST_FIFO) {
     if (st->qlen == 0 && st->used + pp->thr <= st->cap) {
@@ -610,6 +634,15 @@ static void host_leave(rep_state *r, uint32_t job) {
 }
 
 static void station_done(rep_state *r, station *st, uint32_t job, const pphase *pp) {
+  if (pp->cpu_ps) {
+    cpu_advance(r, r->now);
+    st->used -= pp->thr;
+    st->nrun--;
+    r->cpu_ncpu--;
+    cls_leave(r, job, pp->cls);
+    cpu_rerate(r, pp->cls);
+    return;
+  }
   touch(r, st);
   st->used -= pp->thr;
   st->nrun--;
@@ -642,13 +675,16 @@ static void start_phase(rep_state *r, int wi, int p) {
   uint32_t job = (uint32_t)(wi * r->np + p);
   const phase *ph = &r->m->phases[p];
   const worker *w = &r->w[wi];
-  double rem = phase_call_draw(ph, w->k, r->rng);
+  const pphase *pp = &r->pp[p];
+  /* phase_call_draw's sum for a call of one partition, 0 + the draw (the engine's
+   * generator is rng_mt19937: dist_draw_mt). */
+  double rem = pp->plain && w->k == 1 ? 0.0 + dist_draw_mt(&ph->time, r->rng) : phase_call_draw(ph, w->k, r->rng);
   station *st = station_of(r, w, p);
   if (!st) {
     if (r->on_span) r->job_t0[job] = r->now;
     evq_push(&r->q, r->now + rem, job, job_ver(r, job));
   } else {
-    station_submit(r, st, job, &r->pp[p], rem);
+    station_submit(r, st, job, pp, rem);
   }
 }
 
@@ -661,15 +697,20 @@ static void mutex_acquire(rep_state *r, int wi) {
   w->mx_acq = r->now;
   emit(r, wi, "mutex_wait", "none", 0, w->mx_req, r->now);
   if (win_is_open(&r->win)) hist__add(r->h_wait, r->now - w->mx_req);
-  for (int p = r->s->mutex_from; p <= r->s->mutex_to; p++) { /* the region's phases */
-    if (r->wdeps) {
-      if (!(w->wait >> p & 1)) continue;
-      w->wait &= (uint8_t)~(1u << p);
-    } else {
-      pjob *j = &r->job[wi * r->np + p];
-      if (!j->wait_mx) continue;
-      j->wait_mx = 0;
+  if (r->wdeps) {
+    /* The region's waiting phases in order, the lowest bit first (a phase's start sets no
+     * bit). */
+    while (w->wait) {
+      int p = __builtin_ctz(w->wait);
+      w->wait &= (uint8_t)(w->wait - 1);
+      start_phase(r, wi, p);
     }
+    return;
+  }
+  for (int p = r->s->mutex_from; p <= r->s->mutex_to; p++) { /* the region's phases */
+    pjob *j = &r->job[wi * r->np + p];
+    if (!j->wait_mx) continue;
+    j->wait_mx = 0;
     start_phase(r, wi, p);
   }
 }
@@ -692,7 +733,7 @@ static void mutex_release(rep_state *r, int wi) {
 
 static void phase_ready(rep_state *r, int wi, int p) {
   worker *w = &r->w[wi];
-  if (!r->in_region[p]) {
+  if (!r->pp[p].region) {
     start_phase(r, wi, p);
     return;
   }
@@ -794,18 +835,25 @@ static void phase_end(rep_state *r, uint32_t job) {
     emit(r, wi, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
          r->job_t0[job], r->now);
   w->phases_left--;
-  if (r->in_region[p] && --w->region_left == 0) mutex_release(r, wi);
-  for (int i = 0; i < r->nsucc[p]; i++) { /* a count back to deps0 as it reaches 0 */
-    int sp = r->succ[p][i];
-    if (r->wdeps) {
+  if (pp->region && --w->region_left == 0) mutex_release(r, wi);
+  /* The successors' counts, each back to deps0 as it reaches 0. */
+  const int *succ = pp->succ;
+  int ns = pp->nsucc;
+  if (r->wdeps) {
+    for (int i = 0; i < ns; i++) {
+      int sp = succ[i];
       if (--w->deps[sp] != 0) continue;
       w->deps[sp] = (uint8_t)r->deps0[sp];
-    } else {
+      phase_ready(r, wi, sp);
+    }
+  } else {
+    for (int i = 0; i < ns; i++) {
+      int sp = succ[i];
       pjob *sj = &r->job[wi * r->np + sp];
       if (--sj->deps_left != 0) continue;
       sj->deps_left = r->deps0[sp];
+      phase_ready(r, wi, sp);
     }
-    phase_ready(r, wi, sp);
   }
   if (w->phases_left == 0) call_end(r, wi);
 }
@@ -1011,6 +1059,9 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
     q->hthr = ph->host_threads;
     q->law = ph->resource == RES_CPU && ph->law != SCALE_NONE;
     q->host = ph->resource == RES_GPU && ph->host_threads > 0 && !s->cpu_fifo;
+    q->plain = !ph->has_fixed && ph->nscale == 0;
+    q->unit = !q->host && !q->law && (ph->resource != RES_CPU || !r->contended);
+    q->busy = ph->busy;
     if (!s->cpu_fifo && ph->resource == RES_CPU)
       q->cls = q->law ? 1 + p : 0;
     else
@@ -1049,6 +1100,16 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       r->succ[a] = xrealloc(r->succ[a], (size_t)(r->nsucc[a] + 1) * sizeof(int));
       r->succ[a][r->nsucc[a]++] = p;
     }
+  int64_t most = 0; /* the cores every worker's every phase would hold at once */
+  for (int p = 0; p < r->np; p++)
+    most += (m->phases[p].resource == RES_CPU ? r->pp[p].thr : 0) + (r->pp[p].host ? r->pp[p].hthr : 0);
+  r->cpu_roomy = !s->cpu_fifo && !r->contended && most * r->nw <= s->cpu_cores;
+  for (int p = 0; p < r->np; p++) {
+    r->pp[p].cpu_ps = m->phases[p].resource == RES_CPU && !s->cpu_fifo;
+    r->pp[p].region = r->in_region[p];
+    r->pp[p].nsucc = r->nsucc[p];
+    r->pp[p].succ = r->succ[p];
+  }
   r->idle = xmalloc((size_t)r->nw * sizeof *r->idle);
   r->snap_busy = xcalloc((size_t)r->G, sizeof(double));
   r->snap_held = xcalloc((size_t)r->G, sizeof(double));
