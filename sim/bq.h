@@ -190,6 +190,17 @@ static inline uint64_t bq__tk(const void *e) {
     return 0;                                                                                   \
   }                                                                                             \
                                                                                                 \
+  /* Insert into an empty queue (a small one: n == 0 leaves no buckets in use). */              \
+  static inline __attribute__((unused)) void H##__insert_empty(H *q, E e) {                     \
+    if (q->capfar == 0) {                                                                       \
+      q->capfar = 16;                                                                           \
+      q->far = xrealloc(q->far, q->capfar * sizeof(E));                                         \
+    }                                                                                           \
+    q->far[0] = e;                                                                              \
+    q->n = 1;                                                                                   \
+    q->min = q->far;                                                                            \
+  }                                                                                             \
+                                                                                                \
   /* Returns 1 when e is now the first. */                                                      \
   static inline int H##_insert(H *q, E e) {                                                     \
     if (q->big) return H##__insert_big(q, e);                                                   \

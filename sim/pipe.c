@@ -216,6 +216,7 @@ typedef struct rep_state {
 
   /* Window. */
   win win;          /* the measurement window (window.h) */
+  int wopen;        /* win_is_open(&win), kept up to date at its changes */
   double *snap_busy, *snap_held, *snap_free, *snap_nowork; /* per GPU at window start */
   double snap_cpu_used;
   double *end_busy, *end_held, *end_free, *end_nowork; /* per GPU at window end */
@@ -556,6 +557,11 @@ static void station_submit(rep_state *r, station *st, uint32_t job, const pphase
     st->nrun++;
     if (r->on_span) r->job_t0[job] = r->now;
     r->cpu_ncpu++;
+    if (r->pool.cls[pp->cls].h.n == 0) { /* the job is its class's first (cls_join's case) */
+      ps_pool_join_empty(&r->pool, pp->cls, r->now, job, rem, cls_speed(r, pp->cls));
+      cpu_rerate(r, pp->cls);
+      return;
+    }
     cpu_rerate(r, cls_join(r, job, pp->cls, rem) ? pp->cls : -1);
     return;
   }
@@ -696,7 +702,7 @@ static void mutex_acquire(rep_state *r, int wi) {
   w->mx = MX_HELD;
   w->mx_acq = r->now;
   emit(r, wi, "mutex_wait", "none", 0, w->mx_req, r->now);
-  if (win_is_open(&r->win)) hist__add(r->h_wait, r->now - w->mx_req);
+  if (r->wopen) hist__add(r->h_wait, r->now - w->mx_req);
   if (r->wdeps) {
     /* The region's waiting phases in order, the lowest bit first (a phase's start sets no
      * bit). */
@@ -719,7 +725,7 @@ static void mutex_release(rep_state *r, int wi) {
   worker *w = &r->w[wi];
   gpu_state *g = &r->gpus[w->gpu];
   emit(r, wi, "mutex_held", "none", 0, w->mx_acq, r->now);
-  if (win_is_open(&r->win)) hist__add(r->h_held, r->now - w->mx_acq);
+  if (r->wopen) hist__add(r->h_held, r->now - w->mx_acq);
   gpu_advance(r, g, r->now);
   g->mutex_holder = -1;
   w->mx = MX_DONE;
@@ -791,7 +797,7 @@ static void window_close(rep_state *r) {
 static void proof_partition_done(rep_state *r, int64_t part) {
   int64_t pf = part / r->ppp;
   int64_t i = pf % r->proof_cap;
-  if (--r->proof_left[i] == 0 && win_is_open(&r->win)) hist__add(r->h_proof, r->now - r->proof_t[i]);
+  if (--r->proof_left[i] == 0 && r->wopen) hist__add(r->h_proof, r->now - r->proof_t[i]);
   /* Retire completed proofs at the front, so the ring holds only proofs in flight. */
   while (r->proof_base < r->nproofs && r->proof_left[r->proof_base % r->proof_cap] == 0) r->proof_base++;
 }
@@ -805,13 +811,14 @@ static void worker_idle(rep_state *r, int wi, int delta) {
 
 static void call_end(rep_state *r, int wi) {
   worker *w = &r->w[wi];
-  if (win_is_open(&r->win)) hist__add(r->h_call, r->now - w->call_t0);
+  if (r->wopen) hist__add(r->h_call, r->now - w->call_t0);
   for (int i = 0; i < w->k; i++) {
     r->completed++;
-    if (win_is_open(&r->win)) hist__add(r->h_lat, r->now - parts_arr(r, w)[i]);
+    if (r->wopen) hist__add(r->h_lat, r->now - parts_arr(r, w)[i]);
     if (r->ms && r->completed <= r->ms_upto) mser_add(r->ms, r->now - parts_arr(r, w)[i]);
     if (r->s->arrivals != ARR_CLOSED) proof_partition_done(r, w->parts[i]);
     int f = win_complete(&r->win, r->now, 1);
+    if (f) r->wopen = win_is_open(&r->win);
     if (f & WIN_OPENED) window_open(r);
     if (f & WIN_CLOSED) window_close(r);
   }
@@ -1126,6 +1133,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->h_held = hist_new();
   r->total = s->partitions;
   win_init(&r->win, s->partitions, s->warmup, s->cooldown);
+  r->wopen = win_is_open(&r->win);
   r->ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1;
   r->proof_cap = 64;
   r->proof_t = xmalloc((size_t)r->proof_cap * sizeof(double));

@@ -153,6 +153,20 @@ static inline int ps_pool_join(ps_pool *p, int c, double now, uint32_t job, doub
   return ps_cls_join(&p->cls[c], now, job, work, speed);
 }
 
+/* ps_pool_join on class c when it is empty: the same state (its clock from 0 at now, at
+ * `speed`; the job its first), without the queue's general insert. */
+static inline void ps_pool_join_empty(ps_pool *p, int c, double now, uint32_t job, double work, double speed) {
+  ps_cls *k = &p->cls[c];
+  p->pos[c] = p->nact;
+  p->act[p->nact++] = c;
+  k->v = 0;
+  k->t = now;
+  k->speed = speed;
+  k->h.seq = 1;
+  ps_mem m = {job, 0, evq_tkey(0.0 + work)};
+  ps_heap__insert_empty(&k->h, m);
+}
+
 /* ps_cls_leave on class c of the pool. */
 static inline uint32_t ps_pool_leave(ps_pool *p, int c) {
   uint32_t job = ps_cls_leave(&p->cls[c]);
