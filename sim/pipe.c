@@ -243,6 +243,14 @@ static inline void cpu_advance(rep_state *r, double now) {
   r->cpu_t_upd = now;
 }
 
+/* cpu_advance for the processor-sharing pool (cpu_sharing: ps). */
+static inline void cpu_advance_ps(rep_state *r) {
+  const station *st = &r->cpu;
+  double dt = r->now - r->cpu_t_upd;
+  if (dt > 0) r->cpu_used_int += dt * (st->used < st->cap ? st->used : st->cap);
+  r->cpu_t_upd = r->now;
+}
+
 /* The GPU executes kernels for a share f of the time a GPU phase runs (phase.busy; with
  * a shared GPU, the largest share among the running phases; with host threads squeezed,
  * busy times the phase's speed: hcls); the rest of that time is idle, counted like any
@@ -432,7 +440,7 @@ static void cls_leave(rep_state *r, uint32_t job, int c) {
 static void host_join(rep_state *r, uint32_t job);
 
 /* Job `job` begins at FIFO station st with `rem` to do. */
-static void fifo_begin(rep_state *r, station *st, uint32_t job, const pphase *pp, double rem) {
+static inline __attribute__((always_inline)) void fifo_begin(rep_state *r, station *st, uint32_t job, const pphase *pp, double rem) {
   /* Only a phase with host threads changes its busy share, rate and rem as it runs. */
   if (st->gpu_of >= 0) st->run_busy = pp->host ? r->job_busy[job] : pp->busy;
   st->used += pp->thr;
@@ -552,7 +560,7 @@ static void ps_remove(station *st, int *pos, uint32_t job) {
 /* Job `job` arrives at station st with `rem` to do. */
 static void station_submit(rep_state *r, station *st, uint32_t job, const pphase *pp, double rem) {
   if (pp->cpu_ps) { /* the job joins its class, then the pool is re-rated */
-    cpu_advance(r, r->now);
+    cpu_advance_ps(r);
     st->used += pp->thr;
     st->nrun++;
     if (r->on_span) r->job_t0[job] = r->now;
@@ -641,11 +649,15 @@ static void host_leave(rep_state *r, uint32_t job) {
 
 static void station_done(rep_state *r, station *st, uint32_t job, const pphase *pp) {
   if (pp->cpu_ps) {
-    cpu_advance(r, r->now);
+    cpu_advance_ps(r);
     st->used -= pp->thr;
     st->nrun--;
     r->cpu_ncpu--;
     cls_leave(r, job, pp->cls);
+    if (r->cpu_roomy) { /* cpu_rerate's case, without scheduling a class left empty */
+      if (r->pool.cls[pp->cls].h.n > 0) cls_schedule(r, pp->cls);
+      return;
+    }
     cpu_rerate(r, pp->cls);
     return;
   }
