@@ -749,7 +749,7 @@ static void mutex_release(rep_state *r, int wi) {
   }
 }
 
-static void phase_ready(rep_state *r, int wi, int p) {
+static inline __attribute__((always_inline)) void phase_ready(rep_state *r, int wi, int p) {
   worker *w = &r->w[wi];
   if (!r->pp[p].region) {
     start_phase(r, wi, p);
@@ -842,7 +842,7 @@ static void call_end(rep_state *r, int wi) {
   }
 }
 
-static void phase_end(rep_state *r, uint32_t job) {
+static inline __attribute__((always_inline)) void phase_end(rep_state *r, uint32_t job) {
   int wi = job_w(r, job), p = (int)(job - (uint32_t)wi * (uint32_t)r->np);
   worker *w = &r->w[wi];
   const phase *ph = &r->m->phases[p];
@@ -1179,24 +1179,25 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       const ps_cls *c = &r->pool.cls[r->pool.act[i]];
       if (!k || c->due < k->due || (c->due == k->due && c->seq < k->seq)) k = c;
     }
+    uint32_t job;
     if (k && (r->q.n == 0 || (((evq_u128)evq_tkey(k->due) << 64) | k->seq) < evq__key(r->q.min))) {
       r->now = k->due;
-      r->events++;
-      phase_end(r, ps_cls_first(k));
-      continue;
-    }
-    if (r->q.n == 0) break;
-    ev x = evq_pop(&r->q);
-    if (x.ver & EV_TYPE_BIT) {
+      job = ps_cls_first(k);
+    } else {
+      if (r->q.n == 0) break;
+      ev x = evq_pop(&r->q);
+      if (x.ver & EV_TYPE_BIT) {
+        r->now = evq_tval(x.tk);
+        r->events++;
+        arrival(r);
+        continue;
+      }
+      if (x.ver != job_ver(r, x.id)) continue; /* stale: rescheduled by a rate change */
       r->now = evq_tval(x.tk);
-      r->events++;
-      arrival(r);
-      continue;
+      job = x.id;
     }
-    if (x.ver != job_ver(r, x.id)) continue; /* stale: rescheduled by a rate change */
-    r->now = evq_tval(x.tk);
     r->events++;
-    phase_end(r, x.id);
+    phase_end(r, job); /* one call site: phase_end is inlined here */
   }
   PS_ASSERT(r->completed == r->total && !isnan(r->win.t1));
 
