@@ -37,6 +37,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = {"util_pp": 2.0, "tput_pct": 3.0, "p99_pct": 10.0}
 INTERLEAVED = os.path.join(ROOT, "docs", "data", "validation", "interleaved.tsv")
+INTERLEAVED2 = os.path.join(ROOT, "docs", "data", "validation", "interleaved-2.tsv")
 
 
 def read_tsv(path):
@@ -201,10 +202,15 @@ def ablation_table(res):
     return "\n".join(out) + "\n"
 
 
-def table(rows, host=False):
-    out = ["| scenario | 2^n |%s util predicted | util measured (CUPTI) | nvidia-smi | error | throughput pred / meas (p/s) | error | p99 pred / meas (s) | target |" % (" host factor |" if host else ""),
-           "|---|---|%s---|---|---|---|---|---|---|---|" % ("---|" if host else "")]
+def table(rows, host=False, passes=False):
+    out = ["| scenario |%s 2^n |%s util predicted | util measured (CUPTI) | nvidia-smi | error | throughput pred / meas (p/s) | error | p99 pred / meas (s) | target |" % (
+               " passes |" if passes else "", " host factor |" if host else ""),
+           "|---|---|%s%s---|---|---|---|---|---|---|---|" % ("---|" if passes else "", "---|" if host else "")]
     for r in rows:
+        if passes:
+            r = dict(r, name="%s | %d" % (r["name"], r["passes"]))
+        elif r.get("bracketed") is False:
+            r = dict(r, name=r["name"] + " (reference before only)")
         u, x, q = r["gpu_util"], r["throughput_pps"], r["latency_p99_s"]
         nv = "%.1f%%" % (100 * u["nvidia_smi"]) if u["nvidia_smi"] is not None else "-"
         p99 = "%.3f / %.3f" % (q["predicted"], q["measured"]) if q and q["measured"] is not None else "-"
@@ -272,6 +278,7 @@ SESSIONS = [
     ("h200-2", "docs/data/validation/h200-2/validation.json", None, "-2", False, "h200"),
     ("h200-3", "docs/data/validation/h200-3/validation.json", None, "-3", False, "h200-2"),
     ("h200-4", "docs/data/validation/h200-4/validation.json", None, "-4", False, "h200-3"),
+    ("h200-5", "docs/data/validation/h200-5/validation.json", None, "-5", False, "h200-4"),
 ]
 
 
@@ -321,19 +328,21 @@ def cpu_per_partition(path, skip=2):
     return sum(r["t1"] - r["t0"] for r in spans) / max(1, sum(calls.values()))
 
 
-def with_reference(a, data, calib, matrix, models, tmp, bracket=False):
+def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix="", tsv=INTERLEAVED):
     """Each held-out row predicted again with the model's CPU phases scaled by the host's
     speed of the moment: f = the CPU phases' time per partition in the row's reference
     run (ref-NAME: one worker at the default thread policy, just before the row) over
     their mean in the session's calibration runs of the same settings. With bracket, the
     reference is the mean of that run and the next reference run made (the next row's, or
     ref-end after the last row), as the fourth session's protocol planned; rows without a
-    later reference are left out. None when the session has no reference runs."""
-    refs = {r["name"]: os.path.join(data, "runs", "ref-%s.spans.jsonl.gz" % r["name"]) for r in matrix}
+    later reference are left out, unless suffix is given: a second pass (row NAME-p2, its
+    reference ref-NAME-p2, in the order of tsv) whose last row keeps its one reference
+    ("bracketed": false). None when the session has no reference runs."""
+    refs = {r["name"]: os.path.join(data, "runs", "ref-%s%s.spans.jsonl.gz" % (r["name"], suffix)) for r in matrix}
     if not any(os.path.exists(p) for p in refs.values()):
         return None
     # the reference runs in the order they ran (interleaved.tsv), for the one after a row
-    order = [os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz") for r in read_tsv(INTERLEAVED)
+    order = [os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz") for r in read_tsv(tsv)
              if r["name"].startswith("ref-")]
     order = [p for p in order if os.path.exists(p)]
     ref_sets = None
@@ -350,14 +359,16 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False):
     base = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz")) for r in same) / len(same)
     rows = []
     for r in matrix:
-        if not os.path.exists(refs[r["name"]]) or not os.path.exists(os.path.join(data, "runs", r["name"] + ".json")):
+        r = dict(r, name=r["name"] + suffix, of=r["name"])
+        if not os.path.exists(refs[r["of"]]) or not os.path.exists(os.path.join(data, "runs", r["name"] + ".json")):
             continue
-        f = cpu_per_partition(refs[r["name"]])
+        f, both = cpu_per_partition(refs[r["of"]]), False
         if bracket:
-            i = order.index(refs[r["name"]])
-            if i + 1 >= len(order):
+            i = order.index(refs[r["of"]])
+            if i + 1 < len(order):
+                f, both = (f + cpu_per_partition(order[i + 1])) / 2, True
+            elif not suffix:
                 continue
-            f = (f + cpu_per_partition(order[i + 1])) / 2
         f /= base
         vm = {}
         for size, path in models.items():
@@ -368,8 +379,45 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False):
             vm[size] = vp
         row = validate(a.bin, data, vm, r)
         row["host_factor"] = f
+        if suffix:
+            row["of"], row["bracketed"] = r["of"], both
         rows.append(row)
     return {"calibration_like_reference": [r["name"] for r in same], "rows": rows}
+
+
+def two_passes(first, second):
+    """Each row's two passes (bracketed predictions) as one: the mean prediction against
+    the mean measurement, judged against the target as one row is (the fifth session's
+    verdict). A row without a second pass keeps its first alone ("passes": 1)."""
+    by = {r["of"]: r for r in second}
+    rows = []
+    for r in first:
+        q = by.get(r["name"])
+        runs = [r] + ([q] if q else [])
+        mean = lambda f: sum(f(x) for x in runs) / len(runs)
+        u = {k: mean(lambda x: x["gpu_util"][k]) for k in ("predicted", "measured")}
+        nv = [x["gpu_util"]["nvidia_smi"] for x in runs if x["gpu_util"]["nvidia_smi"] is not None]
+        u["nvidia_smi"] = sum(nv) / len(nv) if nv else None
+        u["error_pp"] = 100.0 * (u["predicted"] - u["measured"])
+        x = {k: mean(lambda y: y["throughput_pps"][k]) for k in ("predicted", "measured")}
+        x["error_pct"] = 100.0 * (x["predicted"] - x["measured"]) / x["measured"]
+        q99 = r["latency_p99_s"]
+        if q99 and q99["measured"] is not None and all(y["latency_p99_s"] and y["latency_p99_s"]["measured"] is not None for y in runs):
+            q99 = {k: mean(lambda y: y["latency_p99_s"][k]) for k in ("predicted", "measured")}
+            q99["error_pct"] = 100.0 * (q99["predicted"] - q99["measured"]) / q99["measured"]
+        ok = abs(u["error_pp"]) <= TARGET["util_pp"] and abs(x["error_pct"]) <= TARGET["tput_pct"]
+        if any("arrivals" in o for o in r["overrides"]) and q99 and q99.get("error_pct") is not None:
+            ok = ok and abs(q99["error_pct"]) <= TARGET["p99_pct"]
+        row = {"name": r["name"], "constraints": r["constraints"], "passes": len(runs),
+               "host_factor": mean(lambda y: y["host_factor"]), "gpu_util": u, "throughput_pps": x,
+               "latency_p99_s": q99, "within_target": ok}
+        for key in ("mutex_wait_s", "call_s"):
+            if all(key in y for y in runs):
+                m = {k: mean(lambda y: y[key][k]) for k in ("predicted", "measured")}
+                m["error_pct"] = 100.0 * (m["predicted"] - m["measured"]) / m["measured"] if m["measured"] else None
+                row[key] = m
+        rows.append(row)
+    return rows
 
 
 def session(a, calib, matrix, tmp, data, earlier, ablate):
@@ -396,6 +444,7 @@ def session(a, calib, matrix, tmp, data, earlier, ablate):
     abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, tmp) if ablate else []
     ref = with_reference(a, data, calib, matrix, models, tmp)
     brk = with_reference(a, data, calib, matrix, models, tmp, bracket=True)
+    brk2 = with_reference(a, data, calib, matrix, models, tmp, bracket=True, suffix="-p2", tsv=INTERLEAVED2)
     ran = [r["name"] for r in calib if os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))]
     doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": ran,
            "models": {k: os.path.relpath(os.path.join(data, os.path.basename(v)), ROOT) for k, v in models.items()},
@@ -404,6 +453,9 @@ def session(a, calib, matrix, tmp, data, earlier, ablate):
         doc["with_reference"] = ref
     if brk:
         doc["with_bracketing_references"] = brk
+    if brk and brk2:
+        doc["second_pass"] = brk2
+        doc["two_passes"] = two_passes(brk["rows"], brk2["rows"])
     return models, tables, doc
 
 
@@ -447,6 +499,9 @@ def main():
                 text = put("reference-table" + suffix, table(doc["with_reference"]["rows"], host=True), text)
             if doc.get("with_bracketing_references"):
                 text = put("bracket-table" + suffix, table(doc["with_bracketing_references"]["rows"], host=True), text)
+            if doc.get("two_passes"):
+                text = put("bracket-table" + suffix + "-p2", table(doc["second_pass"]["rows"], host=True), text)
+                text = put("two-pass-table" + suffix, table(doc["two_passes"], host=True, passes=True), text)
             for size, t in tables.items():
                 text = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size) + suffix),
                               lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), text, flags=re.S)

@@ -253,12 +253,14 @@ def table_explained(data, models, binp, rows):
     mats = {r["name"]: r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}
     tmp = tempfile.mkdtemp()
     for name in rows:
+        if name not in rr or name not in mats:
+            continue
         d, row = rr[name], mats[name]
         s = d["scenario"]["system"]
         b, thr = s["batch"], s["threads"].get("threads_per_worker") or 1
         path = os.path.join(data, "model-%s.yaml" % row["size"].replace("^", ""))
         mm = model_means(path)
-        ratios = {p: d["metrics"]["phases_s"][p]["mean"] / b / model_time(mm[p], thr, b) for p in CPU + ("ntt_h",)}
+        ratios = {p: d["metrics"]["phases_s"][p]["mean"] / b / model_time(mm[p], thr, b) for p in CPU + GPU}
         alt = os.path.join(tmp, "%s.yaml" % name)
         open(alt, "w").write(scaled_model(open(path).read(), ratios))
         base = V.validate(binp, data, {row["size"]: path}, row)
@@ -372,7 +374,7 @@ def main():
     table_at_once(data, models, sess)
     table_probe(data)
     if os.path.exists(a.bin):
-        table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2"))
+        table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)
     return 0
 
