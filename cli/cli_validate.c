@@ -23,7 +23,7 @@
 #define VALIDATE_WINDOWS 200
 
 static const char validate_help[] =
-    "usage: provesim validate SCENARIO --measured REPORT.json|SPANS.jsonl [options]\n"
+    "usage: provesim validate SCENARIO --measured REPORT.json|SPANS.jsonl [--measured ...] [options]\n"
     "\n"
     "Puts a measurement of the scenario (a provesim.report/1 from `measure`, or its spans,\n"
     "whose metrics are recomputed with the simulator's window rule) beside the simulator's\n"
@@ -37,8 +37,10 @@ static const char validate_help[] =
     "the model is right. One window of a few seconds varies far more than the mean of many,\n"
     "so the 95% confidence interval of the simulated mean (simulate's) would call ordinary\n"
     "noise a disagreement. When the measurement averages n replications (a report's\n"
-    "`replications`, a spans file's reps), the interval is for the mean of n windows: the\n"
-    "percentiles' distances from the predicted mean are divided by sqrt(n).\n"
+    "`replications`, a spans file's reps, or the runs of several --measured files), the\n"
+    "interval is for the mean of n windows: the percentiles' distances from the predicted\n"
+    "mean are divided by sqrt(n). Measuring twice and comparing the mean is how to see\n"
+    "past a host whose speed moves between runs (docs/validation.md).\n"
     "\n"
     "Metrics: GPU utilization per GPU (error in percentage points; a report's nvidia-smi\n"
     "figure is shown beside it, without a verdict, as it counts something else), throughput,\n"
@@ -49,7 +51,9 @@ static const char validate_help[] =
     "\n"
     "options:\n"
     "  --measured FILE     the measurement (report JSON or spans JSON Lines) of the same\n"
-    "                      scenario: the same partitions, warm-up and cool-down\n"
+    "                      scenario: the same partitions, warm-up and cool-down. Repeat it\n"
+    "                      for runs made one after another: their mean is compared, with\n"
+    "                      the interval of a mean of that many windows\n"
     "  --set KEY=VALUE     override a scenario or model key (repeatable)\n"
     "  --windows N         simulated windows (default 200, at least 10); replaces\n"
     "                      run.replications\n"
@@ -185,6 +189,33 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
   return PS_OK;
 }
 
+/* Several measurements of the same scenario as one: each metric the mean over every
+ * replication of every file (a file of n replications weighs n), so that the prediction
+ * interval is that of the mean of all their windows. Latency only when every file has it
+ * (reports); nvidia-smi's figure only when every file has it. m holds the first file's
+ * measurement and receives the mean; x is the next file's. */
+static int merge_measured(measured *m, const measured *x, const char *first, const char *path, ps_err *e) {
+  if (x->ngpus != m->ngpus)
+    return ps_fail(e, PS_EINPUT, "%s: %d GPU%s measured, but %s has %d: expected measurements of the same scenario",
+                   path, x->ngpus, x->ngpus == 1 ? "" : "s", first, m->ngpus);
+  double a = m->nreps, b = x->nreps, t = a + b;
+#define MIX(f) (m->f = (a * m->f + b * x->f) / t)
+  for (int g = 0; g < m->ngpus; g++) {
+    MIX(util[g]);
+    MIX(util_nvml[g]);
+  }
+  MIX(tput);
+  MIX(call_mean);
+  MIX(wait_mean);
+  MIX(lat_p50);
+  MIX(lat_p99);
+#undef MIX
+  m->has_nvml &= x->has_nvml;
+  m->nreps += x->nreps;
+  if (strcmp(m->kind, x->kind)) m->kind = m->what = "reports and spans";
+  return PS_OK;
+}
+
 /* ---------------------------------------------------------------- the comparison */
 
 typedef enum vmetric { V_UTIL, V_TPUT, V_CALL, V_WAIT, V_P50, V_P99 } vmetric;
@@ -285,13 +316,14 @@ static void fmt_val(char *o, size_t n, const vrow *r, double v) {
 
 static const char *verdict_name(int v) { return v < 0 ? NULL : v ? "inside" : "outside"; }
 
-static void render_table(ps_buf *b, const scenario *s, const measured *m, const char *meas_path, int windows,
-                         const vrow *rows, int nrows) {
+static void render_table(ps_buf *b, const scenario *s, const measured *m, const char *const *meas, int nmeas,
+                         int windows, const vrow *rows, int nrows) {
   ps_buf_printf(b, "scenario  %s (model %s), mutex %s, %d GPU%s x %d workers, batch %d\n", s->name, s->model->name,
                 s->mutex_name ? s->mutex_name : "none", s->gpus, s->gpus > 1 ? "s" : "", s->workers_per_gpu, s->batch);
   ps_buf_printf(b, "predicted %d simulated windows of %lld partitions (warm-up %lld, cool-down %lld)\n", windows,
                 (long long)s->partitions, (long long)s->warmup, (long long)s->cooldown);
-  ps_buf_printf(b, "measured  %s, %s (%d replication%s)\n", meas_path, m->what, m->nreps, m->nreps == 1 ? "" : "s");
+  ps_buf_printf(b, "measured  %s, %s (%d replication%s)\n", meas[0], m->what, m->nreps, m->nreps == 1 ? "" : "s");
+  for (int i = 1; i < nmeas; i++) ps_buf_printf(b, "   and    %s\n", meas[i]);
   if (m->nreps == 1)
     ps_buf_printf(b, "interval  95%% prediction: where 95%% of single measured windows fall when the model\n"
                      "          is right (the 2.5th to 97.5th percentile of the simulated windows)\n\n");
@@ -329,7 +361,7 @@ static void render_table(ps_buf *b, const scenario *s, const measured *m, const 
 }
 
 static char *render_json(const char *path, const scenario *s, const char *const *sets, int nsets, const measured *m,
-                         const char *meas_path, int windows, const vrow *rows, int nrows, double worst) {
+                         const char *const *meas, int nmeas, int windows, const vrow *rows, int nrows, double worst) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "schema", "provesim.validate/1");
   cJSON *sc = cJSON_AddObjectToObject(root, "scenario");
@@ -338,7 +370,11 @@ static char *render_json(const char *path, const scenario *s, const char *const 
   cJSON *ov = cJSON_AddArrayToObject(sc, "overrides");
   for (int i = 0; i < nsets; i++) cJSON_AddItemToArray(ov, cJSON_CreateString(sets[i]));
   cJSON *me = cJSON_AddObjectToObject(root, "measured");
-  cJSON_AddStringToObject(me, "path", meas_path);
+  cJSON_AddStringToObject(me, "path", meas[0]);
+  if (nmeas > 1) {
+    cJSON *pa = cJSON_AddArrayToObject(me, "paths");
+    for (int i = 0; i < nmeas; i++) cJSON_AddItemToArray(pa, cJSON_CreateString(meas[i]));
+  }
   cJSON_AddStringToObject(me, "kind", m->kind);
   cJSON_AddNumberToObject(me, "replications", m->nreps);
   cJSON_AddNumberToObject(root, "windows", windows);
@@ -372,8 +408,9 @@ static char *render_json(const char *path, const scenario *s, const char *const 
 }
 
 int sim_cmd_validate(int argc, char **argv) {
-  const char *path = NULL, *meas_path = NULL, *out = NULL;
-  const char **sets = xcalloc((size_t)argc, sizeof *sets);
+  const char *path = NULL, *out = NULL;
+  const char **sets = xcalloc((size_t)argc, sizeof *sets), **meas = xcalloc((size_t)argc, sizeof *meas);
+  int nmeas = 0;
   int nsets = 0, threads = 0, windows = VALIDATE_WINDOWS, strict = 0, json = 0, rc = PS_EXIT_USAGE;
   double max_pp = NAN;
   scenario *s = NULL;
@@ -389,7 +426,7 @@ int sim_cmd_validate(int argc, char **argv) {
       goto done;
     } else if (cli_is_opt(a, "--measured")) {
       if (!(v = cli_optval(argc, argv, &i, "--measured"))) goto missing;
-      meas_path = v;
+      meas[nmeas++] = v;
     } else if (cli_is_opt(a, "--set")) {
       if (!(v = cli_optval(argc, argv, &i, "--set"))) goto missing;
       sets[nsets++] = v;
@@ -432,7 +469,7 @@ int sim_cmd_validate(int argc, char **argv) {
     rc = cli_usage_error("validate", "%s: expected a value", a);
     goto done;
   }
-  if (!path || !meas_path) {
+  if (!path || !nmeas) {
     rc = cli_usage_error("validate", "%s", "expected SCENARIO and --measured FILE");
     goto done;
   }
@@ -443,7 +480,12 @@ int sim_cmd_validate(int argc, char **argv) {
   char gm[512]; /* the engine does not model memory: a scenario that does not fit still runs */
   if (lr == PS_OK && scn_gpu_mem_over(s, s->workers_per_gpu, s->batch, gm, sizeof gm))
     fprintf(stderr, "provesim validate: warning: %s; the prover would not start, the simulation runs anyway\n", gm);
-  if (lr == PS_OK) lr = load_measured(meas_path, s, &m, &e);
+  if (lr == PS_OK) lr = load_measured(meas[0], s, &m, &e);
+  for (int i = 1; i < nmeas && lr == PS_OK; i++) {
+    measured x;
+    lr = load_measured(meas[i], s, &x, &e);
+    if (lr == PS_OK) lr = merge_measured(&m, &x, meas[0], meas[i], &e);
+  }
   if (lr == PS_OK) {
     s->replications = windows;
     sim_opts o = {.threads = threads};
@@ -471,7 +513,7 @@ int sim_cmd_validate(int argc, char **argv) {
   rows[nrows++] = (vrow){.metric = V_TPUT};
   rows[nrows++] = (vrow){.metric = V_CALL};
   if (s->mutex_from >= 0) rows[nrows++] = (vrow){.metric = V_WAIT};
-  if (!strcmp(m.kind, "report")) {
+  if (!strcmp(m.kind, "report")) { /* every file a report */
     rows[nrows++] = (vrow){.metric = V_P50};
     rows[nrows++] = (vrow){.metric = V_P99};
   }
@@ -515,7 +557,7 @@ int sim_cmd_validate(int argc, char **argv) {
     fail |= outside > 0;
   }
   if (json) {
-    char *txt = render_json(path, s, sets, nsets, &m, meas_path, windows, rows, nrows, worst);
+    char *txt = render_json(path, s, sets, nsets, &m, meas, nmeas, windows, rows, nrows, worst);
     ps_buf_printf(&b, "%s\n", txt);
     free(txt);
     /* The document carries the verdicts; a disagreement is also said where a person sees it. */
@@ -524,7 +566,7 @@ int sim_cmd_validate(int argc, char **argv) {
       fprintf(stderr, "provesim validate: %.*s\n", (int)(nl - l), l);
     }
   } else {
-    render_table(&b, s, &m, meas_path, windows, rows, nrows);
+    render_table(&b, s, &m, meas, nmeas, windows, rows, nrows);
     if (verdict.len) ps_buf_printf(&b, "\n%s", verdict.p);
   }
   ps_buf_free(&verdict);
@@ -542,5 +584,6 @@ done:
   sim_result_free(res);
   scn_free(s);
   free(sets);
+  free(meas);
   return rc;
 }

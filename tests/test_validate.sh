@@ -154,6 +154,38 @@ expect 0 validate "$seed" --measured same3.json --json --threads 2 --windows 64
 cmp -s t1.json out.txt || fail "--threads 1 and --threads 2 give different documents"
 grep -qF '"windows":	64' t1.json || fail "--windows 64 not in the document"
 
+# (f) Several --measured files: their mean, weighted by replications, against the interval
+# of a mean of all their windows. The spans of seed 7 (1 replication) and its report of 3
+# give a mean of 4 windows; the same file twice gives that file's values and 2 windows.
+expect 0 validate "$seed" --measured same.jsonl --measured same3.json --json -o mix.json
+expect 0 validate "$seed" --measured same.jsonl --measured same.jsonl --json -o twice.json
+expect 0 validate "$seed" --measured same.jsonl --measured same3.json
+has out.txt "means of 4 measured windows"
+has out.txt "   and    same3.json"
+python3 - one.json three.json mix.json twice.json <<'EOF' || fails=$((fails + 1))
+import json, math, sys
+one, three, mix, twice = (json.load(open(p)) for p in sys.argv[1:])
+assert mix["measured"]["replications"] == 4 and mix["measured"]["paths"] == ["same.jsonl", "same3.json"], mix["measured"]
+assert mix["measured"]["kind"] == "reports and spans", mix["measured"]
+assert twice["measured"]["replications"] == 2 and twice["measured"]["kind"] == "spans", twice["measured"]
+# latency needs every file to be a report
+assert [r["metric"] for r in mix["metrics"]] == ["gpu_util", "throughput", "call_mean", "mutex_wait_mean"], mix["metrics"]
+by = lambda d: {r["metric"]: r for r in d["metrics"]}
+o, t, m, w = by(one), by(three), by(mix), by(twice)
+for k in m:
+    want = (o[k]["measured"] + 3 * t[k]["measured"]) / 4
+    assert math.isclose(m[k]["measured"], want, rel_tol=1e-12), (k, m[k], want)
+    assert math.isclose(w[k]["measured"], o[k]["measured"], rel_tol=1e-12), (k, w[k], o[k])
+    for key in ("pi_low", "pi_high"):
+        want = o[k]["predicted"] + (o[k][key] - o[k]["predicted"]) / 2
+        assert math.isclose(m[k][key], want, rel_tol=1e-12, abs_tol=1e-15), (k, key, m[k])
+print("validate, several measurements: ok")
+EOF
+expect 0 simulate "$seed" --set run.seed=7 --set system.gpus=2 --json -o two_gpus.json
+expect 2 validate "$seed" --measured same.jsonl --measured two_gpus.json
+has err.txt "two_gpus.json: 2 GPUs measured, but same.jsonl has 1: expected measurements of the same scenario"
+[ -s out.txt ] && fail "a refused second measurement still wrote output"
+
 if [ "$fails" -ne 0 ]; then
   echo "test_validate: $fails failure(s)"
   exit 1
