@@ -134,6 +134,7 @@ typedef struct pphase {
   uint8_t region;    /* the phase is in the mutex's region (in_region) */
   uint8_t cpu_ps;    /* a cpu phase whose jobs join the cpu pool's classes (cpu_sharing: ps) */
   double busy;       /* the phase's busy share (model phase.busy) */
+  const phase *ph;   /* the model's phase */
   int nsucc;         /* its successors (succ, nsucc) */
   const int *succ;
   /* Its jobs' station is st0 + the worker's GPU x gstride bytes (cpu: the cpu, stride 0;
@@ -691,9 +692,9 @@ static void phase_ready(rep_state *r, int wi, int p);
 
 static void start_phase(rep_state *r, int wi, int p) {
   uint32_t job = (uint32_t)(wi * r->np + p);
-  const phase *ph = &r->m->phases[p];
   const worker *w = &r->w[wi];
   const pphase *pp = &r->pp[p];
+  const phase *ph = pp->ph;
   /* phase_call_draw's sum for a call of one partition, 0 + the draw (the engine's
    * generator is rng_mt19937: dist_draw_mt). */
   double rem = pp->plain && w->k == 1 ? 0.0 + dist_draw_mt(&ph->time, r->rng) : phase_call_draw(ph, w->k, r->rng);
@@ -845,14 +846,15 @@ static void call_end(rep_state *r, int wi) {
 static inline __attribute__((always_inline)) void phase_end(rep_state *r, uint32_t job) {
   int wi = job_w(r, job), p = (int)(job - (uint32_t)wi * (uint32_t)r->np);
   worker *w = &r->w[wi];
-  const phase *ph = &r->m->phases[p];
   station *st = station_of(r, w, p);
   const pphase *pp = &r->pp[p];
   if (pp->host) host_leave(r, job);
   if (st) station_done(r, st, job, pp);
-  if (r->on_span)
+  if (r->on_span) {
+    const phase *ph = pp->ph;
     emit(r, wi, ph->name, res_names[ph->resource], ph->resource == RES_CPU ? ph->threads : 0,
          r->job_t0[job], r->now);
+  }
   w->phases_left--;
   if (pp->region && --w->region_left == 0) mutex_release(r, wi);
   /* The successors' counts, each back to deps0 as it reaches 0. */
@@ -888,9 +890,14 @@ static void start_call(rep_state *r, int wi) {
   int k = avail < r->s->batch ? (int)avail : r->s->batch;
   PS_ASSERT(k >= 1);
   w->k = k;
-  for (int i = 0; i < k; i++) {
-    w->parts[i] = r->next_part++;
-    parts_arr(r, w)[i] = arrival_time_of(r, w->parts[i]);
+  if (k == 1) { /* batch 1: the loop's setup costs more than its one step */
+    w->parts[0] = r->next_part++;
+    parts_arr(r, w)[0] = arrival_time_of(r, w->parts[0]);
+  } else {
+    for (int i = 0; i < k; i++) {
+      w->parts[i] = r->next_part++;
+      parts_arr(r, w)[i] = arrival_time_of(r, w->parts[i]);
+    }
   }
   if (r->on_span) r->w_call[wi] = r->call_seq;
   r->call_seq++;
@@ -1125,6 +1132,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->cpu_roomy = !s->cpu_fifo && !r->contended && most * r->nw <= s->cpu_cores;
   for (int p = 0; p < r->np; p++) {
     r->pp[p].cpu_ps = m->phases[p].resource == RES_CPU && !s->cpu_fifo;
+    r->pp[p].ph = &m->phases[p];
     r->pp[p].region = r->in_region[p];
     r->pp[p].nsucc = r->nsucc[p];
     r->pp[p].succ = r->succ[p];
@@ -1175,9 +1183,13 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
      * queue: a class is rescheduled at nearly every event of a busy pool, and its few
      * entries would otherwise pile up there as stale ones), by (time, sequence). */
     const ps_cls *k = NULL;
-    for (int i = 0; i < r->pool.nact; i++) {
-      const ps_cls *c = &r->pool.cls[r->pool.act[i]];
-      if (!k || c->due < k->due || (c->due == k->due && c->seq < k->seq)) k = c;
+    if (r->pool.nact == 1) { /* the commonest case: one class with members */
+      k = &r->pool.cls[r->pool.act[0]];
+    } else {
+      for (int i = 0; i < r->pool.nact; i++) {
+        const ps_cls *c = &r->pool.cls[r->pool.act[i]];
+        if (!k || c->due < k->due || (c->due == k->due && c->seq < k->seq)) k = c;
+      }
     }
     uint32_t job;
     if (k && (r->q.n == 0 || (((evq_u128)evq_tkey(k->due) << 64) | k->seq) < evq__key(r->q.min))) {
