@@ -204,6 +204,17 @@ static inline uint64_t bq__tk(const void *e) {
   /* Returns 1 when e is now the first. */                                                      \
   static inline int H##_insert(H *q, E e) {                                                     \
     if (q->big) return H##__insert_big(q, e);                                                   \
+    if (q->n == 1 && q->capfar > 1) { /* the heap's step from one entry, without its loop */    \
+      E *a = q->far;                                                                            \
+      q->n = 2;                                                                                 \
+      if (evq__key(&e) < evq__key(a)) {                                                         \
+        a[1] = a[0];                                                                            \
+        a[0] = e;                                                                               \
+        return 1;                                                                               \
+      }                                                                                         \
+      a[1] = e;                                                                                 \
+      return 0;                                                                                 \
+    }                                                                                           \
     if (q->n == q->capfar) { /* a binary heap */                                                \
       q->capfar = q->capfar ? 2 * q->capfar : 16;                                               \
       q->far = xrealloc(q->far, q->capfar * sizeof(E));                                         \
@@ -267,6 +278,10 @@ static inline uint64_t bq__tk(const void *e) {
     { /* a binary heap's pop */                                                                 \
       E *a = q->far;                                                                            \
       E top = a[0];                                                                             \
+      if (q->n <= 2) { /* its steps from one or two entries, without the loop */                \
+        if (--q->n) a[0] = a[1];                                                                \
+        return top;                                                                             \
+      }                                                                                         \
       E last = a[--q->n];                                                                       \
       size_t i = 0, n = q->n;                                                                   \
       for (;;) {                                                                                \
