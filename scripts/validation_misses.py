@@ -241,6 +241,31 @@ def table_batch(data, sess):
     print()
 
 
+def table_probe2(data):
+    """The second probe (DATA/probe-2, docs/data/validation/probe-2.tsv): four rounds of one
+    worker at 7 threads, two workers with the lock on the kernels and without a lock (7
+    threads each), and a 2^20 reference; synthesis per partition (ms) and the two-worker
+    runs over the one-worker run of the same round."""
+    d = os.path.join(data, "probe-2")
+    if not os.path.isdir(d):
+        return
+    print("## 10. Probe 2: two workers at 2^22 against one at the same threads, four rounds (DATA/probe-2)\n")
+    print("| round | one worker, 7 threads | two, lock on the kernels | two, no lock | 2^20 reference | "
+          "lock / one | no lock / one |")
+    print("|---|---|---|---|---|---|---|")
+
+    def synth(name):
+        v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0])
+             for r in read_spans(os.path.join(d, name + ".spans.jsonl.gz"))[0] if r["phase"] == "synth"]
+        return 1e3 * sum(v) / len(v)
+    rk, ro = [], []
+    for i in range(1, 5):
+        one, k, o, ref = (synth("q-%s-%d" % (n, i)) for n in ("cal22-t7", "k22-w2", "ovl22-w2", "ref"))
+        rk.append(k / one), ro.append(o / one)
+        print("| %d | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |" % (i, one, k, o, ref, k / one, o / one))
+    print("| mean | | | | | %.3f | %.3f |\n" % (sum(rk) / len(rk), sum(ro) / len(ro)))
+
+
 def table_explained(data, models, binp, rows):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import tempfile
@@ -373,6 +398,7 @@ def main():
     table_batch(data, sess)
     table_at_once(data, models, sess)
     table_probe(data)
+    table_probe2(data)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)
