@@ -186,6 +186,18 @@ expect 2 validate "$seed" --measured same.jsonl --measured two_gpus.json
 has err.txt "two_gpus.json: 2 GPUs measured, but same.jsonl has 1: expected measurements of the same scenario"
 [ -s out.txt ] && fail "a refused second measurement still wrote output"
 
+# (g) One worker per GPU: nobody waits for the mutex, so there is no mutex-wait row (the
+# model's 0 against a run's microseconds of locking would read as a -100% miss).
+expect 0 simulate "$seed" --set run.seed=7 --set system.workers_per_gpu=1 --json -o one_w.json
+expect 0 validate "$seed" --set system.workers_per_gpu=1 --measured one_w.json --json -o one_w_v.json
+python3 - one_w_v.json <<'EOF' || fails=$((fails + 1))
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = [r["metric"] for r in d["metrics"]]
+assert got == ["gpu_util", "throughput", "call_mean", "latency_p50", "latency_p99"], got
+print("validate, one worker: ok")
+EOF
+
 if [ "$fails" -ne 0 ]; then
   echo "test_validate: $fails failure(s)"
   exit 1
