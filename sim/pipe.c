@@ -78,7 +78,8 @@ typedef struct gpu_state {
   station pcie;
 } __attribute__((aligned(64))) gpu_state;
 
-_Static_assert(sizeof(station) == 48 && offsetof(gpu_state, idle_held) == 64 && sizeof(gpu_state) == 192,
+_Static_assert(sizeof(station) == 48 && offsetof(gpu_state, gpu) == 0 && offsetof(gpu_state, idle_held) == 64 &&
+                   sizeof(gpu_state) == 192,
                "a GPU's phases read one line while it runs, its mutex two");
 
 /* A worker: 64 bytes, aligned to a line (its index on its GPU is its index / G). With
@@ -133,6 +134,8 @@ typedef struct pphase {
                       * threads, no scaling law, no cpu contention */
   uint8_t region;    /* the phase is in the mutex's region (in_region) */
   uint8_t cpu_ps;    /* a cpu phase whose jobs join the cpu pool's classes (cpu_sharing: ps) */
+  uint8_t gpu_fifo;  /* a gpu phase on an exclusive GPU, in a model without host threads
+                      * (its station is the first member of its gpu_state) */
   double busy;       /* the phase's busy share (model phase.busy) */
   const phase *ph;   /* the model's phase */
   int nsucc;         /* its successors (succ, nsucc) */
@@ -279,6 +282,26 @@ static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
       busy = dt * f;
       idle = dt * (1 - f);
     }
+    g->busy += busy;
+    if (idle > 0) {
+      if (g->mutex_holder >= 0)
+        g->idle_held += idle;
+      else {
+        g->idle_free += idle;
+        if (g->idle_workers > 0) g->idle_nowork += idle;
+      }
+    }
+  }
+  g->t_upd = now;
+}
+
+/* gpu_advance for an exclusive GPU whose phases have no host threads (pphase.gpu_fifo):
+ * its non-host, FIFO case, the same arithmetic. */
+static inline void gpu_advance_fifo(gpu_state *g, double now) {
+  double dt = now - g->t_upd;
+  if (dt > 0) {
+    double f = g->gpu.nrun > 0 ? g->gpu.run_busy : 0;
+    double busy = dt * f, idle = dt * (1 - f);
     g->busy += busy;
     if (idle > 0) {
       if (g->mutex_holder >= 0)
@@ -574,7 +597,10 @@ static void station_submit(rep_state *r, station *st, uint32_t job, const pphase
     cpu_rerate(r, cls_join(r, job, pp->cls, rem) ? pp->cls : -1);
     return;
   }
-  touch(r, st);
+  if (pp->gpu_fifo)
+    gpu_advance_fifo((gpu_state *)st, r->now);
+  else
+    touch(r, st);
   if (st->kind == ST_FIFO) {
     if (st->qlen == 0 && st->used + pp->thr <= st->cap) {
       fifo_begin(r, st, job, pp, rem);
@@ -662,7 +688,10 @@ static void station_done(rep_state *r, station *st, uint32_t job, const pphase *
     cpu_rerate(r, pp->cls);
     return;
   }
-  touch(r, st);
+  if (pp->gpu_fifo)
+    gpu_advance_fifo((gpu_state *)st, r->now);
+  else
+    touch(r, st);
   st->used -= pp->thr;
   st->nrun--;
   if (st->kind == ST_FIFO) {
@@ -1126,12 +1155,15 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       r->succ[a] = xrealloc(r->succ[a], (size_t)(r->nsucc[a] + 1) * sizeof(int));
       r->succ[a][r->nsucc[a]++] = p;
     }
+  int anyhost = 0; /* a gpu phase has host threads in the cpu station */
+  for (int p = 0; p < r->np; p++) anyhost |= r->pp[p].host;
   int64_t most = 0; /* the cores every worker's every phase would hold at once */
   for (int p = 0; p < r->np; p++)
     most += (m->phases[p].resource == RES_CPU ? r->pp[p].thr : 0) + (r->pp[p].host ? r->pp[p].hthr : 0);
   r->cpu_roomy = !s->cpu_fifo && !r->contended && most * r->nw <= s->cpu_cores;
   for (int p = 0; p < r->np; p++) {
     r->pp[p].cpu_ps = m->phases[p].resource == RES_CPU && !s->cpu_fifo;
+    r->pp[p].gpu_fifo = m->phases[p].resource == RES_GPU && !s->gpu_shared && !anyhost;
     r->pp[p].ph = &m->phases[p];
     r->pp[p].region = r->in_region[p];
     r->pp[p].nsucc = r->nsucc[p];
