@@ -43,11 +43,12 @@ size_t g16_job_bytes(const g16_keys *k, int partitions) {
 /* The MSM work buffers a cuda handle keeps, slot by slot, as prover/cuda/msm.cu's
  * msm_enqueue asks for them (psc__ws: each slot grows to its largest request): n points
  * whose bucket points take psz bytes, window c, with tables (one set of buckets, up to
- * 2^16 reduction segments) or without (ceil(256/c) sets, up to 2^10 segments each). */
+ * 2^16 reduction segments) or without (ceil(256/c) sets, up to 2^10 segments each, or
+ * segments of 32 buckets above 2^15 buckets: msm.cu's msm_log_segments). */
 enum { WS_N = 5 };
 static void msm_slots(size_t n, unsigned c, size_t psz, int tables, size_t out[WS_N]) {
   size_t nwin = windows_of(c), nb = (size_t)1 << (c - 1), sets = tables ? 1 : nwin;
-  unsigned lseg = tables ? 16 : 10, lnb = c - 1;
+  unsigned lnb = c - 1, lseg = tables ? 16 : lnb > 15 ? lnb - 5 : 10;
   size_t nseg = (size_t)1 << (lnb < lseg ? lnb : lseg), nchunks = (n * nwin + 63) / 64;
   out[0] = 2 * n * nwin * sizeof(uint32_t);     /* digits, sorted digits */
   out[1] = 3 * sets * nb * sizeof(uint32_t);    /* bucket counts, offsets, cursors */
@@ -61,13 +62,18 @@ size_t g16_worker_bytes_at(const g16_keys *k, const char *backend, int partition
   size_t msm_n = k->nvars > k->nh ? k->nvars : k->nh;
   size_t plain = g16_job_bytes(k, partitions) + backend_g16_work_bytes(backend, k->cs->log_n, msm_n);
   if (!window) return plain;
-  /* The plain MSMs' slots (backend_g16_work_bytes counts them with G2's points at the
-   * window psc_msm_default_window picks: 16 from 2^20 points, 8 from 2^6, else 4); a slot
-   * grows where the MSMs over the tables (G1, window c) ask for more. */
+  /* The plain MSMs' slots as backend_g16_work_bytes counts them (psc_msm_work_bytes: each
+   * slot the larger of G2's points at the window psc_msm_default_window picks, 16 from 2^20
+   * points, 8 from 2^6, else 4, and G1's at G1's window, 20 from 2^25); a slot grows where
+   * the MSMs over the tables (G1, window c) ask for more. */
   unsigned lg = 0;
   while (((size_t)1 << lg) < msm_n) lg++;
-  size_t p[WS_N], t[WS_N], extra = 0;
-  msm_slots(msm_n, lg >= 20 ? 16 : lg >= 6 ? 8 : 4, sizeof(g2_xyzz_t), 0, p);
+  const unsigned c2 = lg >= 20 ? 16 : lg >= 6 ? 8 : 4, c1 = lg >= 25 ? 20 : c2;
+  size_t p[WS_N], q[WS_N], t[WS_N], extra = 0;
+  msm_slots(msm_n, c2, sizeof(g2_xyzz_t), 0, p);
+  msm_slots(msm_n, c1, sizeof(g1_xyzz_t), 0, q);
+  for (int i = 0; i < WS_N; i++)
+    if (q[i] > p[i]) p[i] = q[i];
   msm_slots(msm_n, window, sizeof(g1_xyzz_t), 1, t);
   for (int i = 0; i < WS_N; i++)
     if (t[i] > p[i]) extra += t[i] - p[i];

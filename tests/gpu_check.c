@@ -13,10 +13,13 @@
  *
  * usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]
  *                  [--skew-min K] [--skew-max K] [--skew-only] [--keygen-max K] [--keygen-only]
- *                  [--sparse-max K] [--sparse-only]
+ *                  [--sparse-max K] [--sparse-only] [--no-batch] [--batch-only]
  * --sparse-max K (default 20; below 14 none): every kind of witness-like scalar set (all
  * 0, all 1, 90% in {0,1}, 90% in {0,1,-1}, 0/1 with one other, none 0/1) at sizes up
- * to 2^K + 3 on G1 and 2^(K-4) + 3 on G2, over plain and precomputed bases. */
+ * to 2^K + 3 on G1 and 2^(K-4) + 3 on G2, over plain and precomputed bases.
+ * --no-batch leaves out, --batch-only runs only, the batches that share scalars (A and
+ * B_G1 take the same witness, and the second MSM reuses the first's sorted digits) and
+ * the windows of 16..22 bits (check_batch_all). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +300,115 @@ static void check_sparse_all(ps_backend *gpu, ps_backend *cpu, unsigned kmax, ui
   }
 }
 
+/* A batch of MSMs over one device vector of scalars, as Groth16's A, B_G1 and L are run:
+ * bases X, Y, X, Y, Y (two random sets of n points) over scalars 0..n-1, 0..n-1, 3..n-1,
+ * 3..n-1, 3..n-1, so MSMs 2, 4 and 5 take the sorted digits of the MSM before them
+ * (msm_enqueue's `sorted`) and 1 and 3 sort their own. pre_mask bit 0 precomputes X's
+ * GPU tables for window pre, bit 1 Y's; with one of them only, the batch runs at window
+ * pre, so X and Y have the same window but not the same buckets and must not share.
+ * window: the MSMs' window (0 = the backend's choice) when nothing is precomputed. */
+static void check_batch(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, int kind, unsigned window,
+                        int pre_mask, unsigned pre, uint64_t seed) {
+  ps_err e = {{0}};
+  size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
+  unsigned char *bases = xmalloc(2 * n * psz);
+  fr_t *s = xmalloc(n * sizeof(fr_t));
+  backend_msm_bases *xg[2] = {NULL, NULL}, *xc[2] = {NULL, NULL};
+  backend_vec *vg = NULL, *vc = NULL;
+  for (int j = 0; j < 2; j++) {
+    unsigned char *bj = bases + (size_t)j * n * psz;
+    if (g2) backend_random_g2((g2_affine_t *)bj, n, seed + (uint64_t)j);
+    else backend_random_g1((g1_affine_t *)bj, n, seed + (uint64_t)j);
+    if ((g2 ? backend_msm_bases_g2(gpu, (g2_affine_t *)bj, n, &xg[j], &e)
+            : backend_msm_bases_g1(gpu, (g1_affine_t *)bj, n, &xg[j], &e)))
+      die("cuda bases", &e);
+    if ((g2 ? backend_msm_bases_g2(cpu, (g2_affine_t *)bj, n, &xc[j], &e)
+            : backend_msm_bases_g1(cpu, (g1_affine_t *)bj, n, &xc[j], &e)))
+      die("cpu bases", &e);
+    if (((pre_mask >> j) & 1) && backend_msm_precompute(xg[j], pre, &e)) die("precomputing bases", &e);
+  }
+  make_skewed(s, n, seed + 2, kind);
+  if (backend_vec_upload(gpu, &vg, s, n, &e)) die("cuda scalars", &e);
+  if (backend_vec_upload(cpu, &vc, s, n, &e)) die("cpu scalars", &e);
+  enum { CNT = 5 };
+  static const int which[CNT] = {0, 1, 0, 1, 1};
+  size_t off[CNT], cnt[CNT];
+  backend_msm_bases *mg[CNT], *mc[CNT];
+  for (int i = 0; i < CNT; i++) {
+    off[i] = i < 2 ? 0 : 3;
+    cnt[i] = n - off[i];
+    mg[i] = xg[which[i]], mc[i] = xc[which[i]];
+  }
+  unsigned w = pre_mask == 1 || pre_mask == 2 ? pre : pre_mask ? 0 : window;
+  backend_set_msm_window(gpu, w);
+  int ok = 1;
+  double t0 = ps_now(), t1, t2;
+  if (!g2) {
+    g1_jac_t a[CNT], b[CNT];
+    if (backend_msm_g1_vec(gpu, CNT, mg, vg, off, cnt, a, &e)) die("cuda MSM batch", &e);
+    t1 = ps_now();
+    if (backend_msm_g1_vec(cpu, CNT, mc, vc, off, cnt, b, &e)) die("cpu MSM batch", &e);
+    t2 = ps_now();
+    for (int i = 0; i < CNT; i++) ok &= g1_jac_eq(&a[i], &b[i]) && g1_jac_is_on_curve(&a[i]);
+  } else {
+    g2_jac_t a[CNT], b[CNT];
+    if (backend_msm_g2_vec(gpu, CNT, mg, vg, off, cnt, a, &e)) die("cuda MSM batch", &e);
+    t1 = ps_now();
+    if (backend_msm_g2_vec(cpu, CNT, mc, vc, off, cnt, b, &e)) die("cpu MSM batch", &e);
+    t2 = ps_now();
+    for (int i = 0; i < CNT; i++) ok &= g2_jac_eq(&a[i], &b[i]) && g2_jac_is_on_curve(&a[i]);
+  }
+  char what[128];
+  snprintf(what, sizeof what, "msm-%s batch n=%zu window=%u %s%s", g2 ? "g2" : "g1", n,
+           w ? w : pre_mask ? pre : backend_msm_window(gpu, g2, n), skew_name[kind],
+           pre_mask == 3 ? " precomputed" : pre_mask ? " one precomputed" : "");
+  report(what, ok, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+  backend_set_msm_window(gpu, 0);
+  backend_vec_free(vg);
+  backend_vec_free(vc);
+  for (int j = 0; j < 2; j++) {
+    backend_msm_bases_free(xg[j]);
+    backend_msm_bases_free(xc[j]);
+  }
+  free(s);
+  free(bases);
+}
+
+/* The cases of the sorted-digit reuse and the wide windows (issue #12's 2^26 work):
+ * batches that share scalars, over plain, precomputed and half-precomputed bases, every
+ * witness-like kind, sizes off the block sizes, G1 and G2; then windows 16..22 (the bucket
+ * reduction's segments grow above 16 bits) on random scalars with edge cases and on a
+ * witness at 2^16 + 3 points (and 2^18 + 3 at 20 and 22 bits). */
+static void check_batch_all(ps_backend *gpu, ps_backend *cpu, uint64_t *seed) {
+  static const size_t g1n[] = {33, 4097, ((size_t)1 << 16) + 3}, g2n[] = {33, ((size_t)1 << 12) + 3};
+  for (size_t j = 0; j < 3; j++)
+    for (int kind = 0; kind < SKEW_ALL; kind++)
+      if (kind != SKEW_SAME) check_batch(gpu, cpu, 0, g1n[j], kind, 0, 0, 0, (*seed)++);
+  for (int pm = 1; pm <= 3; pm++) {
+    check_batch(gpu, cpu, 0, 4097, SKEW_BOOL90, 0, pm, 8, (*seed)++);
+    check_batch(gpu, cpu, 0, 4097, SKEW_NONE01, 0, pm, 8, (*seed)++);
+    check_batch(gpu, cpu, 0, 33, SKEW_ONES, 0, pm, 8, (*seed)++);
+  }
+  for (size_t j = 0; j < 2; j++) {
+    check_batch(gpu, cpu, 1, g2n[j], SKEW_BOOL90, 0, 0, 0, (*seed)++);
+    check_batch(gpu, cpu, 1, g2n[j], SKEW_NONE01, 0, 0, 0, (*seed)++);
+    check_batch(gpu, cpu, 1, g2n[j], SKEW_ZEROS, 0, 0, 0, (*seed)++);
+  }
+  check_batch(gpu, cpu, 1, 33, SKEW_BOOL90, 0, 3, 8, (*seed)++);
+  for (unsigned w = 16; w <= 22; w++) {
+    check_msm(gpu, cpu, 0, 3000, w, 1, (*seed)++);
+    check_batch(gpu, cpu, 0, ((size_t)1 << 16) + 3, SKEW_BOOL90, w, 0, 0, (*seed)++);
+  }
+  for (unsigned w = 17; w <= 21; w += 2) {
+    check_msm(gpu, cpu, 1, 2000, w, 1, (*seed)++);
+    check_batch(gpu, cpu, 1, ((size_t)1 << 12) + 3, SKEW_BOOL90, w, 0, 0, (*seed)++);
+  }
+  for (unsigned w = 20; w <= 22; w += 2) {
+    check_msm(gpu, cpu, 0, ((size_t)1 << 18) + 3, w, 0, (*seed)++);
+    check_batch(gpu, cpu, 0, ((size_t)1 << 18) + 3, SKEW_BOOL90, w, 0, 0, (*seed)++);
+  }
+}
+
 /* The setup's fixed-base products: n Montgomery-form scalars (random, with 0, 1, -1, a
  * repeated value and window-edge values) times a random base, on both backends, byte for
  * byte. */
@@ -377,6 +489,7 @@ int main(int argc, char **argv) {
   unsigned pre_max = 0; /* --precomp-max K: precomputed-base MSMs up to 2^K (and nothing else) */
   unsigned sparse_max = 20; /* --sparse-max K: witness-like scalar sets up to 2^K + 3 points */
   int sparse_only = 0;
+  int batch = 1, batch_only = 0; /* --no-batch, --batch-only: check_batch_all */
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--ntt-max") && i + 1 < argc) ntt_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--g1-max") && i + 1 < argc) g1_max = (unsigned)atoi(argv[++i]);
@@ -390,10 +503,13 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--keygen-only")) keygen_only = 1;
     else if (!strcmp(argv[i], "--sparse-max") && i + 1 < argc) sparse_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--sparse-only")) sparse_only = 1;
+    else if (!strcmp(argv[i], "--no-batch")) batch = 0;
+    else if (!strcmp(argv[i], "--batch-only")) batch_only = 1;
     else {
       fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]\n"
                       "                 [--skew-min K] [--skew-max K] [--skew-only] [--precomp-max K]\n"
-                      "                 [--keygen-max K] [--keygen-only] [--sparse-max K] [--sparse-only]\n");
+                      "                 [--keygen-max K] [--keygen-only] [--sparse-max K] [--sparse-only]\n"
+                      "                 [--no-batch] [--batch-only]\n");
       return 100;
     }
   }
@@ -411,6 +527,8 @@ int main(int argc, char **argv) {
     check_keys(gpu, cpu, k, seed++);
   }
   if (keygen_only) goto done;
+  if (batch) check_batch_all(gpu, cpu, &seed);
+  if (batch_only) goto done;
   if (sparse_max >= 14) check_sparse_all(gpu, cpu, sparse_max, &seed);
   if (sparse_only) goto done;
   if (pre_max) {

@@ -66,10 +66,27 @@ __device__ __forceinline__ uint32_t msm_warp_inc(uint32_t *ctr, size_t key, bool
   return pos;
 }
 
+/* msm_warp_inc for the counts only, where no lane needs its position: the same
+ * aggregation, but the atomics return nothing (reductions that do not wait for the
+ * memory's answer; the witness's rounds waited for it one after another). */
+__device__ __forceinline__ void msm_warp_add(uint32_t *ctr, size_t key, bool want) {
+  const unsigned lane = threadIdx.x & 31;
+  unsigned left = __ballot_sync(0xffffffffu, want);
+  for (int round = 0; round < 4 && left; round++) {
+    const unsigned lead = __ffs(left) - 1;
+    const size_t k0 = __shfl_sync(0xffffffffu, key, lead);
+    const unsigned same = __ballot_sync(0xffffffffu, want && key == k0) & left;
+    if (lane == lead) atomicAdd(&ctr[k0], (uint32_t)__popc(same));
+    left &= ~same;
+    if (__popc(same) == 1) break;
+  }
+  if ((left >> lane) & 1) atomicAdd(&ctr[key], 1u);
+}
+
 /* Thread per scalar: signed digits for all windows; digit[w*n+i] = bucket | sign<<31
  * (bucket 0 = no point); count[w*nb + bucket-1] += 1, or count[bucket-1] when the
  * windows share one set of buckets (merged: precomputed bases). Blocks are whole warps
- * and every lane stays to the end (msm_warp_inc). */
+ * and every lane stays to the end (msm_warp_add). */
 __global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restrict__ scalars,
                            size_t n, unsigned c, unsigned nwin, int merged) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -97,7 +114,7 @@ __global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restr
     }
     if (in) digit[(size_t)w * n + i] = out;
     const uint32_t b = out & 0x7fffffffu;
-    msm_warp_inc(count, (merged ? 0 : (size_t)w * nb) + b - 1, b != 0);
+    msm_warp_add(count, (merged ? 0 : (size_t)w * nb) + b - 1, b != 0);
   }
 }
 
@@ -112,6 +129,21 @@ __global__ void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint32_t *
   uint32_t d = in ? digit[id] : 0, b = d & 0x7fffffffu;
   uint32_t pos = msm_warp_inc(cursor, (stride ? 0 : w * nb) + b - 1, b != 0);
   if (b) sorted[pos] = (uint32_t)(stride ? stride * w + i : i) | (d & 0x80000000u);
+}
+
+/* Counts, among m scalars spaced `stride` apart, those other than 0 and 1 (msm_window_for):
+ * block sums, one atomic a block. */
+__global__ void msm_sample_dense(uint32_t *out, const fr_t *__restrict__ s, size_t stride, unsigned m) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  int dense = 0;
+  if (t < m) {
+    const fr_t x = s[(size_t)t * stride];
+    uint32_t hi = 0;
+    for (int j = 1; j < 8; j++) hi |= x.v[j];
+    dense = hi != 0 || x.v[0] > 1;
+  }
+  const int c = __syncthreads_count(dense);
+  if (threadIdx.x == 0 && c) atomicAdd(out, (uint32_t)c);
 }
 
 /* Exclusive scan of m counts in three steps: per-thread chunk sums, a one-block scan of
@@ -171,7 +203,11 @@ extern "C" unsigned psc_msm_default_window(int g2, size_t n) {
    * no longer serialise, so other windows are open again (c = 12 at 2^18: 13.6 ms against
    * 17.5 ms with c = 10); this table has not been re-tuned yet. */
   unsigned c = lg >= 20 ? 16 : lg >= 6 ? 8 : 4;
-  (void)g2;
+  /* G1 from 2^25 points: 13 windows of 20 bits instead of 16 of 16 (19% fewer mixed
+   * additions for 2^19 buckets per window to reduce): 541.8 against 591.0 ms at 2^26 and
+   * 285.4 against 299.0 ms at 2^25, 153.0 against 152.6 ms at 2^24 (random scalars, H200,
+   * docs/performance.md, "Wider windows for dense scalars"). G2 is not measured there. */
+  if (!g2 && lg >= 25) c = 20;
   return c;
 }
 
@@ -233,28 +269,54 @@ extern "C" void psc_bases_free(psc_bases *b) {
 
 extern "C" size_t psc_bases_count(const psc_bases *b) { return b->n; }
 
+/* log2 of the segments per window of 2^log_nb buckets in the bucket reduction, a thread
+ * each: 2^10, or 2^16 when one set of buckets serves every window (precomputed bases: few
+ * windows of buckets but many buckets); above 2^15 buckets per window, segments of 32
+ * buckets (windows over 16 bits: 2^10 segments of 2^(c-11) buckets left too few threads
+ * running too long serial chains). prover/groth16.c's msm_slots mirrors it. */
+static unsigned msm_log_segments(unsigned log_nb, int merged) {
+  const unsigned lmax = merged ? 16 : log_nb > 15 ? log_nb - 5 : 10;
+  return log_nb < lmax ? log_nb : lmax;
+}
+
 /* Work-buffer slots of psc_dev used by the MSM. */
 enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
        WS_SEG_ACC, WS_SEG_SUM, WS_PARTS, WS_HEAD };
 
-/* The work buffers msm_enqueue keeps in d's slots after MSMs of up to n device-resident
- * scalars in G1 and G2 with window c (no precomputed bases): the sizes below are those it
- * asks psc__ws for, G2's where the groups differ (the larger points). */
-extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
-  const size_t psz = sizeof(g2_xyzz_t);
+/* msm_enqueue's slots for n points of psz bytes in buckets at window c (plain bases):
+ * digits and sorted digits, counts/offsets/cursors, buckets, segments, bucket parts. */
+static void msm_slot_bytes(size_t n, unsigned c, size_t psz, size_t out[5]) {
   const unsigned nwin = (256 + c - 1) / c, nb = 1u << (c - 1), log_nb = c - 1;
   const size_t nkeys = (size_t)nwin * nb, nchunks = (n * nwin + MSM_CHUNK - 1) / MSM_CHUNK;
-  const size_t nseg = (size_t)1 << (log_nb < 10 ? log_nb : 10);
-  return 2 * n * nwin * sizeof(uint32_t) + 3 * nkeys * sizeof(uint32_t) + SCAN_CHUNKS * sizeof(uint32_t) +
-         nkeys * psz + 4 * nwin * nseg * psz + nchunks * (psz + sizeof(uint32_t));
+  const size_t nseg = (size_t)1 << msm_log_segments(log_nb, 0);
+  out[0] = 2 * n * nwin * sizeof(uint32_t);
+  out[1] = 3 * nkeys * sizeof(uint32_t);
+  out[2] = nkeys * psz;
+  out[3] = 4 * nwin * nseg * psz;
+  out[4] = nchunks * (psz + sizeof(uint32_t));
+}
+
+/* The work buffers msm_enqueue keeps in d's slots after MSMs of up to n device-resident
+ * scalars in G2 with window c and in G1 with window c or G1's own for n points (dense
+ * scalars: msm_window), no precomputed bases: each slot at the larger of what the two
+ * ask psc__ws for. */
+extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
+  size_t a[5], b[5], sum = SCAN_CHUNKS * sizeof(uint32_t);
+  msm_slot_bytes(n, c, sizeof(g2_xyzz_t), a);
+  msm_slot_bytes(n, psc_msm_default_window(0, n), sizeof(g1_xyzz_t), b);
+  for (int i = 0; i < 5; i++) sum += a[i] > b[i] ? a[i] : b[i];
+  return sum;
 }
 
 /* Queues one MSM (n > 0) on d's stream, up to the copy of its window sums into win (host
  * memory with room for ceil(256/c) windows); *nwin_out = the windows copied. scalars:
- * host memory (uploaded here) or, with on_dev, device memory. ph (NULL, or 8 events)
- * marks the phase boundaries for PSC_MSM_PROFILE. */
-static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, size_t n, unsigned c, void *win,
-                       unsigned *nwin_out, cudaEvent_t *ph, ps_err *e) {
+ * host memory (uploaded here) or, with on_dev, device memory. sorted: the MSM queued just
+ * before on d had the same device scalars, n, window and bucket layout (msm_same_sort), so
+ * its digits, counts and sorted array in d's slots serve this one as they are, and the
+ * upload, digits, scan and scatter are skipped. ph (NULL, or 8 events) marks the phase
+ * boundaries for PSC_MSM_PROFILE. */
+static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, int sorted, size_t n, unsigned c,
+                       void *win, unsigned *nwin_out, cudaEvent_t *ph, ps_err *e) {
   int rc = PS_OK;
   msm_bufs m;
   const int g2 = b->g2;
@@ -266,11 +328,8 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   const size_t nkeys = (size_t)nwin_b * nb;
   /* Chunks over the largest possible sorted array (every digit nonzero). */
   const size_t nchunks = (n * nwin + MSM_CHUNK - 1) / MSM_CHUNK;
-  /* Segments of the bucket reduction, a thread each: 2^10 per window, 2^16 when one set
-   * of buckets serves every window (there are then few windows of buckets but many
-   * buckets, and a thread per 2^10-th of them would run long serial chains). */
-  unsigned log_nb = c - 1, log_seg_max = merged ? 16 : 10, log_nseg = log_nb < log_seg_max ? log_nb : log_seg_max;
-  unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
+  const unsigned log_nb = c - 1, log_nseg = msm_log_segments(log_nb, merged);
+  const unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
   const msm_shape shape = {nwin_b, nb, log_nseg, log_lseg, nkeys, nchunks};
   void *final_acc = NULL;
 #define PH(i) \
@@ -292,26 +351,28 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
     goto fail;
 
   PH(0);
-  if (!on_dev)
-    PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
-  PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
-  PH(1);
-  msm_digits<<<psc__blocks(n, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, n, c, nwin, merged);
-  PSC_CHECK_LAUNCH();
-  PH(2);
-  {
-    size_t chunk = (nkeys + SCAN_CHUNKS - 1) / SCAN_CHUNKS;
-    scan_chunk_sums<<<SCAN_CHUNKS / 256, 256, 0, d->stream>>>(m.part, m.count, nkeys, chunk);
+  if (!sorted) { /* digits, counts, sorted array */
+    if (!on_dev)
+      PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
+    PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
+    PH(1);
+    msm_digits<<<psc__blocks(n, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, n, c, nwin, merged);
     PSC_CHECK_LAUNCH();
-    scan_parts<<<1, SCAN_THREADS, 0, d->stream>>>(m.part);
-    PSC_CHECK_LAUNCH();
-    scan_apply<<<SCAN_CHUNKS / 256, 256, 0, d->stream>>>(m.start, m.cursor, m.count, m.part, nkeys, chunk);
+    PH(2);
+    {
+      size_t chunk = (nkeys + SCAN_CHUNKS - 1) / SCAN_CHUNKS;
+      scan_chunk_sums<<<SCAN_CHUNKS / 256, 256, 0, d->stream>>>(m.part, m.count, nkeys, chunk);
+      PSC_CHECK_LAUNCH();
+      scan_parts<<<1, SCAN_THREADS, 0, d->stream>>>(m.part);
+      PSC_CHECK_LAUNCH();
+      scan_apply<<<SCAN_CHUNKS / 256, 256, 0, d->stream>>>(m.start, m.cursor, m.count, m.part, nkeys, chunk);
+      PSC_CHECK_LAUNCH();
+    }
+    PH(3);
+    msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin,
+                                                                    merged ? b->n : 0);
     PSC_CHECK_LAUNCH();
   }
-  PH(3);
-  msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin,
-                                                                  merged ? b->n : 0);
-  PSC_CHECK_LAUNCH();
   PH(4);
   if ((rc = (g2 ? g2_msm_buckets : g1_msm_buckets)(d, &m, &shape, merged ? b->d_pre : b->d_bases, &final_acc,
                                                    ph ? &ph[5] : NULL, e)))
@@ -370,7 +431,7 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   if (prof)
     for (int i = 0; i < 8; i++) PSC_CHECK(cudaEventCreate(&ph[i]));
   win = xmalloc(((256 + c - 1) / c) * psz);
-  if ((rc = msm_enqueue(d, b, scalars, 0, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
+  if ((rc = msm_enqueue(d, b, scalars, 0, 0, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   {
     double t_host0 = ps_now();
@@ -392,10 +453,86 @@ fail:
   return rc;
 }
 
-/* The window an MSM over b of n points uses when asked for `window` (0 = automatic). */
-static unsigned msm_window(const psc_bases *b, size_t n, unsigned window) {
+/* The window an MSM over b of n points uses when asked for `window` (0 = automatic). For
+ * tuning, PSC_MSM_WINDOW=C in the environment replaces the automatic choice over plain
+ * bases (the prover's MSMs, whose window no option sets); work-buffer estimates
+ * (psc_msm_work_bytes, g16_worker_bytes) do not follow it. The automatic window of a
+ * large MSM follows the scalars: a 0 costs nothing and a 1 one mixed addition whatever
+ * the window, so only the other scalars gain from a wider window, while the wider
+ * window's buckets cost the same to reduce. Where psc_msm_default_window would pick a
+ * wider window for n points than for 2^20, `dense` (a sample's estimate of the scalars
+ * other than 0 and 1, see msm_window_for) takes n's place: a Groth16 witness (about 10% of
+ * 2^26 other than 0 and 1) keeps 16 bits, which the H MSM's random scalars leave for 20
+ * (at 20 bits the witness's MSMs took 88 ms more per 2^26 partition). */
+static unsigned msm_window(const psc_bases *b, size_t n, unsigned window, size_t dense) {
   if (window) return window;
-  return b->d_pre ? b->pre_c : psc_msm_default_window(b->g2, n);
+  if (b->d_pre) return b->pre_c;
+  const char *env = getenv("PSC_MSM_WINDOW");
+  if (env && *env) return (unsigned)atoi(env);
+  const size_t floor_n = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
+  return psc_msm_default_window(b->g2, dense > floor_n ? dense : floor_n);
+}
+
+/* Whether msm_window needs the count of scalars other than 0 and 1 (else any will do). */
+static int msm_window_sampled(const psc_bases *b, size_t n, unsigned window) {
+  if (window || b->d_pre || n <= ((size_t)1 << 20)) return 0;
+  const char *env = getenv("PSC_MSM_WINDOW");
+  if (env && *env) return 0;
+  return psc_msm_default_window(b->g2, n) != psc_msm_default_window(b->g2, (size_t)1 << 20);
+}
+
+#define MSM_SAMPLE 65536u /* scalars sampled for the window */
+
+/* The estimated count of scalars other than 0 and 1 among n: n times their share of
+ * MSM_SAMPLE scalars evenly spaced; host memory, or device memory (then on d's stream,
+ * after the work queued there, and synchronously). */
+static int msm_dense_estimate(psc_dev *d, const fr_t *scalars, int on_dev, size_t n, size_t *dense, ps_err *e) {
+  int rc = PS_OK;
+  const unsigned m = n < MSM_SAMPLE ? (unsigned)n : MSM_SAMPLE;
+  const size_t stride = n / m;
+  uint32_t cnt = 0;
+  if (!on_dev) {
+    for (unsigned t = 0; t < m; t++) {
+      const fr_t *x = &scalars[(size_t)t * stride];
+      uint32_t hi = 0;
+      for (int j = 1; j < 8; j++) hi |= x->v[j];
+      cnt += hi != 0 || x->v[0] > 1;
+    }
+  } else {
+    uint32_t *dcnt = NULL;
+    if ((rc = psc__ws(d, WS_COUNT, sizeof(uint32_t), "MSM bucket counts", (void **)&dcnt, e))) return rc;
+    PSC_CHECK(cudaMemsetAsync(dcnt, 0, sizeof(uint32_t), d->stream));
+    msm_sample_dense<<<(m + 255) / 256, 256, 0, d->stream>>>(dcnt, scalars, stride, m);
+    PSC_CHECK_LAUNCH();
+    PSC_CHECK(cudaMemcpyAsync(&cnt, dcnt, sizeof cnt, cudaMemcpyDeviceToHost, d->stream));
+    PSC_CHECK(cudaStreamSynchronize(d->stream));
+  }
+  *dense = (size_t)((double)n * cnt / m);
+fail:
+  return rc;
+}
+
+/* msm_window for an MSM over scalars (host or device memory), sampling them when the
+ * window depends on them. */
+static int msm_window_for(psc_dev *d, const psc_bases *b, const fr_t *scalars, int on_dev, size_t n,
+                          unsigned window, unsigned *c, ps_err *e) {
+  size_t dense = n;
+  int rc;
+  if (msm_window_sampled(b, n, window) && (rc = msm_dense_estimate(d, scalars, on_dev, n, &dense, e))) return rc;
+  *c = msm_window(b, n, window, dense);
+  return PS_OK;
+}
+
+/* Whether MSM i of a batch can take MSM i - 1's sorted digits (msm_enqueue's `sorted`):
+ * the same device scalars, count and window, and the same bucket layout (one set of
+ * buckets for all windows over tables of the same stride, or a set per window). Groth16's
+ * A and B_G1 MSMs take the same witness. */
+static int msm_same_sort(psc_bases *const *bases, const fr_t *const *scalars, const size_t *n,
+                         const unsigned *c, int i) {
+  if (i == 0 || n[i - 1] == 0 || scalars[i] != scalars[i - 1] || n[i] != n[i - 1] || c[i] != c[i - 1]) return 0;
+  const psc_bases *x = bases[i - 1], *y = bases[i];
+  const int mx = x->d_pre && x->pre_c == c[i], my = y->d_pre && y->pre_c == c[i];
+  return mx == my && (!mx || x->n == y->n);
 }
 
 extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, const fr_t *const *scalars,
@@ -415,7 +552,11 @@ extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, 
       goto fail;
     }
     w->g2[i] = bases[i]->g2;
-    w->c[i] = msm_window(bases[i], n[i], window);
+    if (i > 0 && scalars[i] == scalars[i - 1] && n[i] == n[i - 1] && bases[i]->g2 == bases[i - 1]->g2 &&
+        !bases[i]->d_pre && !bases[i - 1]->d_pre)
+      w->c[i] = w->c[i - 1]; /* the same scalars: the same estimate */
+    else if ((rc = msm_window_for(d, bases[i], scalars[i], 1, n[i], window, &w->c[i], e)))
+      goto fail;
     if (w->c[i] < 2 || w->c[i] > 24) {
       rc = ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", w->c[i]);
       goto fail;
@@ -432,8 +573,8 @@ extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, 
     d->hwin_cap = need;
   }
   for (int i = 0; i < count; i++)
-    if (n[i] > 0 && (rc = msm_enqueue(d, bases[i], scalars[i], 1, n[i], w->c[i], (char *)d->hwin + w->at[i],
-                                      &w->nwin[i], NULL, e)))
+    if (n[i] > 0 && (rc = msm_enqueue(d, bases[i], scalars[i], 1, msm_same_sort(bases, scalars, n, w->c, i), n[i],
+                                      w->c[i], (char *)d->hwin + w->at[i], &w->nwin[i], NULL, e)))
       goto fail;
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   w->buf = (unsigned char *)xmalloc(need ? need : 1);
@@ -476,7 +617,8 @@ extern "C" int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, 
                        void *out_xyzz, ps_err *e) {
   if (n > b->n)
     return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n, b->n);
-  window = msm_window(b, n, window);
+  int rc = msm_window_for(d, b, scalars, 0, n, window, &window, e);
+  if (rc) return rc;
   if (window < 2 || window > 24)
     return ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", window);
   return msm_run(d, b, scalars, n, window, out_xyzz, e);

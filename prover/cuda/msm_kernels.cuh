@@ -37,6 +37,16 @@ __device__ __forceinline__ size_t MK_K(next_key)(const uint32_t *__restrict__ st
   return lo;
 }
 
+/* Asks for the lines of a base point to be brought into L2 (no registers held): the
+ * bucket sums fetch their next point while adding the current one, since the bases are
+ * read in random order from HBM, far beyond L2. */
+__device__ __forceinline__ void MK_K(prefetch_l2)(const MK_AFF *a) {
+  const char *c = (const char *)a;
+#pragma unroll
+  for (unsigned o = 0; o < sizeof(MK_AFF); o += 128) asm volatile("prefetch.global.L2 [%0];" ::"l"(c + o));
+  asm volatile("prefetch.global.L2 [%0];" ::"l"(c + sizeof(MK_AFF) - 1));
+}
+
 /* One flat loop over the chunk's positions, the same instruction stream in every lane of
  * a full chunk: each step does one mixed addition into a running accumulator; when the
  * position is the first of a new bucket, the accumulator is first flushed (to the bucket,
@@ -79,6 +89,7 @@ __global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *h
         end = s + count[k];
       }
       uint32_t v = sorted[p];
+      if (p + 1 < p1) MK_K(prefetch_l2)(&bases[sorted[p + 1] & 0x7fffffffu]);
       MK_AFF a = bases[v & 0x7fffffffu];
       if (!MK_EC(aff_is_inf)(&a)) {
         if (v >> 31) MK_FN(neg)(&a.y, &a.y);
