@@ -7,4 +7,5 @@
 #define MK_EC(x) g1_##x##_d
 #define MK_FN(op) fp_##op##_d
 #define MK_K(x) g1_##x
+#define MK_PREFETCH 1
 #include "msm_kernels.cuh"

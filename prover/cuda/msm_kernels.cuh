@@ -39,7 +39,9 @@ __device__ __forceinline__ size_t MK_K(next_key)(const uint32_t *__restrict__ st
 
 /* Asks for the lines of a base point to be brought into L2 (no registers held): the
  * bucket sums fetch their next point while adding the current one, since the bases are
- * read in random order from HBM, far beyond L2. */
+ * read in random order from HBM, far beyond L2. With MK_PREFETCH set (G1: 1% faster at
+ * 2^24 and 2^26; on G2 it was measured only together with a change to the squares that
+ * made G2 9% slower, docs/performance.md, so G2 runs without it). */
 __device__ __forceinline__ void MK_K(prefetch_l2)(const MK_AFF *a) {
   const char *c = (const char *)a;
 #pragma unroll
@@ -89,7 +91,9 @@ __global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *h
         end = s + count[k];
       }
       uint32_t v = sorted[p];
+#ifdef MK_PREFETCH
       if (p + 1 < p1) MK_K(prefetch_l2)(&bases[sorted[p + 1] & 0x7fffffffu]);
+#endif
       MK_AFF a = bases[v & 0x7fffffffu];
       if (!MK_EC(aff_is_inf)(&a)) {
         if (v >> 31) MK_FN(neg)(&a.y, &a.y);
