@@ -14,8 +14,13 @@
 #  final:   gpu_check (new) quick set and the new cases; prover-bench MSM G1 2^24 and G2 2^22
 #           old and new (median of 3, PSC_MSM_PROFILE=1); the 2^26 keys and 3 proofs (new,
 #           each verified); `measure` of docs/data/field/run.sh's cal-t15 (one worker, mutex
-#           on the kernels) old, new, old, new, PARTS partitions after 2 warm-up each, report
-#           and spans (CUPTI kernel records) in OUT/NAME.json and OUT/NAME.spans.jsonl.gz.
+#           on the kernels) old, new, old, new, PARTS partitions (default 3) after 2 warm-up
+#           and before 1 cool-down each, report and spans (CUPTI kernel records) in
+#           OUT/NAME.json and OUT/NAME.spans.jsonl.gz; kernels.py reads the spans.
+# The final call of 2026-12-01 (p26/final/) ran the measure step with
+# workload.partitions=PARTS, which measure refuses (2 warm-up and 1 cool-down need 4 or
+# more): its four runs exited 2 at once (final/old1.err). Fixed here; not run again.
+# Its GPU time per 2^26 call is prove's (CUDA events, busy_median_s in final/prove.json).
 # A step that would pass BUDGET seconds (default 245) from the start is skipped and said so
 # (explore ran with BUDGET=200 and skipped its last three steps: p26/explore/log-explore.txt).
 # The binaries travelled as .devmsm/devmsm.tar.xz (old/provesim, new/provesim, new/gpu_check
@@ -94,12 +99,12 @@ echo "== keys 2^26 and 3 proofs (new) at $(el) s"
 timeout 120 $bin prove --backend cuda --constraints 2^26 --calls 3 --json --cache "$cache" --out /tmp/p26-proof \
   > "$OUT/prove.json" 2> "$OUT/prove.err"; echo "rc $?"; tail -4 "$OUT/prove.err"; busy "$OUT/prove.json"
 for name in old1 new1 old2 new2; do
-  fits $(( 4 * (parts + 2) + 14 )) "$name" || continue
+  fits $(( 4 * (parts + 3) + 14 )) "$name" || continue
   v=${name%[0-9]}
   echo "== $name at $(el) s"
   timeout -s INT 80 .devmsm/$v/provesim measure configs/seed-coarse-mutex.yaml --backend cuda --executor groth16 \
     --cache "$cache" --set model=models/provesim-groth16.yaml --set prover.constraints=2^26 \
-    --set system.cpu_cores=$cores --set workload.partitions=$parts --set run.warmup=2 --set run.cooldown=1 \
+    --set system.cpu_cores=$cores --set workload.partitions=$(( parts + 3 )) --set run.warmup=2 --set run.cooldown=1 \
     --set run.replications=1 --set system.mutex=kernels --set system.workers_per_gpu=1 \
     --json -o "$OUT/$name.json" --spans "$OUT/$name.spans.jsonl" 2> "$OUT/$name.err"; echo "rc $?"
   [ -f "$OUT/$name.spans.jsonl" ] && gzip -f "$OUT/$name.spans.jsonl"
