@@ -255,6 +255,20 @@ static inline void cpu_advance_ps(rep_state *r) {
   r->cpu_t_upd = r->now;
 }
 
+/* Adds a stretch of a GPU's time: busy, and idle counted held when a worker holds the
+ * mutex, else free (and no-work when a worker waits for work). */
+static inline void gpu_account(gpu_state *g, double busy, double idle) {
+  g->busy += busy;
+  if (idle > 0) {
+    if (g->mutex_holder >= 0)
+      g->idle_held += idle;
+    else {
+      g->idle_free += idle;
+      if (g->idle_workers > 0) g->idle_nowork += idle;
+    }
+  }
+}
+
 /* The GPU executes kernels for a share f of the time a GPU phase runs (phase.busy; with
  * a shared GPU, the largest share among the running phases; with host threads squeezed,
  * busy times the phase's speed: hcls); the rest of that time is idle, counted like any
@@ -282,15 +296,7 @@ static inline void gpu_advance(const rep_state *r, gpu_state *g, double now) {
       busy = dt * f;
       idle = dt * (1 - f);
     }
-    g->busy += busy;
-    if (idle > 0) {
-      if (g->mutex_holder >= 0)
-        g->idle_held += idle;
-      else {
-        g->idle_free += idle;
-        if (g->idle_workers > 0) g->idle_nowork += idle;
-      }
-    }
+    gpu_account(g, busy, idle);
   }
   g->t_upd = now;
 }
@@ -301,16 +307,7 @@ static inline void gpu_advance_fifo(gpu_state *g, double now) {
   double dt = now - g->t_upd;
   if (dt > 0) {
     double f = g->gpu.nrun > 0 ? g->gpu.run_busy : 0;
-    double busy = dt * f, idle = dt * (1 - f);
-    g->busy += busy;
-    if (idle > 0) {
-      if (g->mutex_holder >= 0)
-        g->idle_held += idle;
-      else {
-        g->idle_free += idle;
-        if (g->idle_workers > 0) g->idle_nowork += idle;
-      }
-    }
+    gpu_account(g, dt * f, dt * (1 - f));
   }
   g->t_upd = now;
 }
