@@ -48,7 +48,7 @@ size_t g16_job_bytes(const g16_keys *k, int partitions) {
 enum { WS_N = 5 };
 static void msm_slots(size_t n, unsigned c, size_t psz, int tables, size_t out[WS_N]) {
   size_t nwin = windows_of(c), nb = (size_t)1 << (c - 1), sets = tables ? 1 : nwin;
-  unsigned lnb = c - 1, lseg = tables ? 16 : lnb > 15 ? lnb - 5 : 10;
+  unsigned lnb = c - 1, lseg = tables ? 16 : lnb > 15 ? lnb - 5 : lnb > 12 ? lnb - 3 : 10;
   size_t nseg = (size_t)1 << (lnb < lseg ? lnb : lseg), nchunks = (n * nwin + 63) / 64;
   out[0] = 2 * n * nwin * sizeof(uint32_t);     /* digits, sorted digits */
   out[1] = 3 * sets * nb * sizeof(uint32_t);    /* bucket counts, offsets, cursors */

@@ -273,9 +273,12 @@ extern "C" size_t psc_bases_count(const psc_bases *b) { return b->n; }
  * each: 2^10, or 2^16 when one set of buckets serves every window (precomputed bases: few
  * windows of buckets but many buckets); above 2^15 buckets per window, segments of 32
  * buckets (windows over 16 bits: 2^10 segments of 2^(c-11) buckets left too few threads
- * running too long serial chains). prover/groth16.c's msm_slots mirrors it. */
+ * running too long serial chains); from 2^13 to 2^15 buckets, segments of 8. At 16-bit
+ * windows, 2^10 segments of 32 buckets made G2's segment sums 2^14 threads long enough to
+ * take 7.5 ms in some processes and 9.2 ms in others on the H200; 2^12 segments of 8 take
+ * 4.9 ms in every run (docs/data/kernels/seg/). prover/groth16.c's msm_slots mirrors it. */
 static unsigned msm_log_segments(unsigned log_nb, int merged) {
-  const unsigned lmax = merged ? 16 : log_nb > 15 ? log_nb - 5 : 10;
+  const unsigned lmax = merged ? 16 : log_nb > 15 ? log_nb - 5 : log_nb > 12 ? log_nb - 3 : 10;
   return log_nb < lmax ? log_nb : lmax;
 }
 
