@@ -38,11 +38,7 @@ echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), 
 echo "commit: ${COMMIT:-unknown}; size $size; backend $backend"
 date +%s > "$OUT/date.txt" # the calibrated model's date (predict.sh: SOURCE_DATE_EPOCH)
 # The key cache (36 GiB at 2^26) on a disk, not in memory (tmpfs): the runs need the RAM.
-croot=/tmp
-for d in /var/tmp /tmp "$PWD"; do
-  [ "$(stat -f -c %T "$d" 2>/dev/null)" != tmpfs ] && [ "$(df -P -k "$d" | awk 'NR==2 {print $4}')" -gt 47185920 ] &&
-    { croot=$d; break; }
-done
+croot=$(device_cache_root)
 cache=$(mktemp -d "$croot/provesim-keys.XXXXXX")
 echo "key cache in $cache ($(stat -f -c %T "$croot"))"
 trap 'rm -rf "$cache"' EXIT

@@ -38,11 +38,7 @@ export LD_LIBRARY_PATH=$PWD/.devmsm/old:$LD_LIBRARY_PATH
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader
 echo "commit: ${COMMIT:-unknown}; cores $(nproc); $(date -u +%FT%TZ)"
 fits() { [ $(( $(el) + $1 )) -le "$budget" ] || { echo "SKIPPED $2: $(el) s + about $1 s would pass $budget s"; return 1; }; }
-croot=/tmp
-for d in /var/tmp /tmp "$PWD"; do
-  [ "$(stat -f -c %T "$d" 2>/dev/null)" != tmpfs ] && [ "$(df -P -k "$d" | awk 'NR==2 {print $4}')" -gt 47185920 ] &&
-    { croot=$d; break; }
-done
+croot=$(device_cache_root)
 cache=$(mktemp -d "$croot/provesim-keys.XXXXXX")
 trap 'rm -rf "$cache"' EXIT
 cores=$(nproc); [ "$cores" -gt 16 ] && cores=16

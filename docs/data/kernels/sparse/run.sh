@@ -54,11 +54,7 @@ if [ "$mode" = check ]; then
 fi
 
 # field
-croot=/tmp
-for d in /var/tmp /tmp "$PWD"; do
-  [ "$(stat -f -c %T "$d" 2>/dev/null)" != tmpfs ] && [ "$(df -P -k "$d" | awk 'NR==2 {print $4}')" -gt 47185920 ] &&
-    { croot=$d; break; }
-done
+croot=$(device_cache_root)
 cache=$(mktemp -d "$croot/provesim-keys.XXXXXX")
 trap 'rm -rf "$cache"' EXIT
 cores=$(nproc); [ "$cores" -gt 16 ] && cores=16
