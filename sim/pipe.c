@@ -132,7 +132,7 @@ typedef struct pphase {
   uint8_t plain;     /* one draw of time a partition: no fixed part, no batch scale */
   uint8_t unit;      /* its jobs run at speed 1 at a share of 1 (job_speed's 1 x 1): no host
                       * threads, no scaling law, no cpu contention */
-  uint8_t region;    /* the phase is in the mutex's region (in_region) */
+  uint8_t region;    /* the phase is in the mutex's region (mutex_from..mutex_to) */
   uint8_t cpu_ps;    /* a cpu phase whose jobs join the cpu pool's classes (cpu_sharing: ps) */
   uint8_t gpu_fifo;  /* a gpu phase on an exclusive GPU, in a model without host threads
                       * (its station is the first member of its gpu_state) */
@@ -200,7 +200,6 @@ typedef struct rep_state {
    * exclusive GPU. pphase.cls is a job's class, or -1 when it is scheduled alone (a shared
    * GPU's phase with host threads, whose speed depends on two shares). */
   ps_pool pool;
-  uint8_t *in_region;
   /* What every call starts from: each phase's count of predecessors (deps0), the phases in
    * the mutex's region (nregion) and those without predecessors, in order (roots). */
   int *deps0, nregion, *roots, nroots;
@@ -607,15 +606,11 @@ static void station_submit(rep_state *r, station *st, uint32_t job, const pphase
     }
     return;
   }
+  /* A shared GPU (the cpu pool's jobs took pp->cpu_ps above): the job joins at the
+   * current rate, then everyone is re-rated. */
   st->used += pp->thr;
   st->nrun++;
   if (r->on_span) r->job_t0[job] = r->now;
-  if (st == &r->cpu) { /* the job joins its class, then the pool is re-rated */
-    r->cpu_ncpu++;
-    cpu_rerate(r, cls_join(r, job, pp->cls, rem) ? pp->cls : -1);
-    return;
-  }
-  /* A shared GPU: the job joins at the current rate, then everyone is re-rated. */
   r->job[job].rem = rem;
   r->job_tupd[job] = r->now;
   ps_add(st, r->job_pos, job);
@@ -701,13 +696,7 @@ static void station_done(rep_state *r, station *st, uint32_t job, const pphase *
     }
     return;
   }
-  if (st == &r->cpu) {
-    r->cpu_ncpu--;
-    cls_leave(r, job, pp->cls);
-    cpu_rerate(r, pp->cls);
-    return;
-  }
-  ps_remove(st, r->job_pos, job);
+  ps_remove(st, r->job_pos, job); /* a shared GPU (the cpu pool's jobs took pp->cpu_ps) */
   ps_rerate(r, st);
 }
 
@@ -1011,7 +1000,6 @@ static void rep_free(rep_state *r) {
   free(r->job_hshare);
   free(r->job_gshare);
   ps_pool_free(&r->pool);
-  free(r->in_region);
   free(r->deps0);
   free(r->roots);
   if (r->succ)
@@ -1134,14 +1122,13 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   if (r->wdeps)
     for (int i = 0; i < r->nw; i++)
       for (int p = 0; p < r->np; p++) r->w[i].deps[p] = (uint8_t)m->phases[p].nafter;
-  r->in_region = xcalloc((size_t)r->np, 1);
   if (s->mutex_from >= 0)
-    for (int p = s->mutex_from; p <= s->mutex_to; p++) r->in_region[p] = 1;
+    for (int p = s->mutex_from; p <= s->mutex_to; p++) r->pp[p].region = 1;
   r->deps0 = xcalloc((size_t)r->np, sizeof *r->deps0);
   r->roots = xcalloc((size_t)r->np, sizeof *r->roots);
   for (int p = 0; p < r->np; p++) {
     r->deps0[p] = m->phases[p].nafter;
-    r->nregion += r->in_region[p];
+    r->nregion += r->pp[p].region;
     if (m->phases[p].nafter == 0) r->roots[r->nroots++] = p;
   }
   r->succ = xcalloc((size_t)r->np, sizeof *r->succ);
@@ -1162,7 +1149,6 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
     r->pp[p].cpu_ps = m->phases[p].resource == RES_CPU && !s->cpu_fifo;
     r->pp[p].gpu_fifo = m->phases[p].resource == RES_GPU && !s->gpu_shared && !anyhost;
     r->pp[p].ph = &m->phases[p];
-    r->pp[p].region = r->in_region[p];
     r->pp[p].nsucc = r->nsucc[p];
     r->pp[p].succ = r->succ[p];
   }
