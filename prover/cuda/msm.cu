@@ -22,6 +22,7 @@
 extern "C" {
 #include "../curve.h"
 }
+#include "../msm.h" /* MSM_MAX_WINDOW */
 
 
 /* ---- scalars to digits ---- */
@@ -240,7 +241,8 @@ extern "C" int psc_bases_precompute(psc_bases *b, unsigned c, ps_err *e) {
   psc_dev *d = b->dev;
   const unsigned nwin = (256 + c - 1) / c;
   const size_t sz = b->g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
-  if (c < 2 || c > 24) return ps_fail(e, PS_EINPUT, "MSM precomputation window %u: expected 2..24 bits", c);
+  if (c < 2 || c > MSM_MAX_WINDOW)
+    return ps_fail(e, PS_EINPUT, "MSM precomputation window %u: expected 2..%d bits", c, MSM_MAX_WINDOW);
   if ((size_t)nwin * b->n >= 0x80000000u)
     return ps_fail(e, PS_EINPUT, "MSM precomputation: %u tables of %zu points exceed 2^31 - 1 points", nwin, b->n);
   PSC_CHECK(cudaSetDevice(d->ordinal));
@@ -467,21 +469,30 @@ fail:
  * other than 0 and 1, see msm_window_for) takes n's place: a Groth16 witness (about 10% of
  * 2^26 other than 0 and 1) keeps 16 bits, which the H MSM's random scalars leave for 20
  * (with all five MSMs at 20 bits a 2^26 partition took 88 ms more than at 16). */
-static unsigned msm_window(const psc_bases *b, size_t n, unsigned window, size_t dense) {
+static unsigned msm_window(const psc_bases *b, size_t n, unsigned window, unsigned env_c, size_t dense) {
   if (window) return window;
   if (b->d_pre) return b->pre_c;
-  const char *env = getenv("PSC_MSM_WINDOW");
-  if (env && *env) return (unsigned)atoi(env);
+  if (env_c) return env_c;
   const size_t floor_n = n < ((size_t)1 << 20) ? n : (size_t)1 << 20;
   return psc_msm_default_window(b->g2, dense > floor_n ? dense : floor_n);
 }
 
 /* Whether msm_window needs the count of scalars other than 0 and 1 (else any will do). */
-static int msm_window_sampled(const psc_bases *b, size_t n, unsigned window) {
-  if (window || b->d_pre || n <= ((size_t)1 << 20)) return 0;
-  const char *env = getenv("PSC_MSM_WINDOW");
-  if (env && *env) return 0;
+static int msm_window_sampled(const psc_bases *b, size_t n, unsigned window, unsigned env_c) {
+  if (window || b->d_pre || env_c || n <= ((size_t)1 << 20)) return 0;
   return psc_msm_default_window(b->g2, n) != psc_msm_default_window(b->g2, (size_t)1 << 20);
+}
+
+/* PSC_MSM_WINDOW's window in *c, 0 when it is not set. */
+static int msm_env_window(unsigned *c, ps_err *e) {
+  const char *env = getenv("PSC_MSM_WINDOW");
+  int v = 0;
+  *c = 0;
+  if (!env || !*env) return PS_OK;
+  if (ps_parse_int(env, 2, MSM_MAX_WINDOW, &v))
+    return ps_fail(e, PS_EINPUT, "PSC_MSM_WINDOW=\"%s\": expected a window of 2 to %d bits", env, MSM_MAX_WINDOW);
+  *c = (unsigned)v;
+  return PS_OK;
 }
 
 #define MSM_SAMPLE 65536u /* scalars sampled for the window */
@@ -520,9 +531,11 @@ fail:
 static int msm_window_for(psc_dev *d, const psc_bases *b, const fr_t *scalars, int on_dev, size_t n,
                           unsigned window, unsigned *c, ps_err *e) {
   size_t dense = n;
+  unsigned env_c;
   int rc;
-  if (msm_window_sampled(b, n, window) && (rc = msm_dense_estimate(d, scalars, on_dev, n, &dense, e))) return rc;
-  *c = msm_window(b, n, window, dense);
+  if ((rc = msm_env_window(&env_c, e))) return rc;
+  if (msm_window_sampled(b, n, window, env_c) && (rc = msm_dense_estimate(d, scalars, on_dev, n, &dense, e))) return rc;
+  *c = msm_window(b, n, window, env_c, dense);
   return PS_OK;
 }
 
