@@ -42,39 +42,29 @@ int dist_empirical(dist *d, double *samples, size_t n, const char **why);
  * generator they call no function but exp); dist__draw draws the others. */
 double dist__draw(const dist *d, gsl_rng *r);
 
-static inline double dist_draw(const dist *d, gsl_rng *r) {
+/* dist_draw's inline kinds, on a generator known to be rng_mt19937 (mt, a constant where
+ * it is called) or on any. */
+static inline __attribute__((always_inline)) double dist__draw_inline(const dist *d, gsl_rng *r, int mt) {
   switch (d->kind) {
   case DIST_CONST: return d->a;
-  case DIST_UNIFORM: return d->a + (d->b - d->a) * rng_uniform(r);
+  case DIST_UNIFORM: return d->a + (d->b - d->a) * (mt ? rng_uniform_mt(r) : rng_uniform(r));
   case DIST_NORMAL: {
     if (d->b == 0) return d->a;
     double x;
-    do x = d->a + rng_gaussian(r, d->b);
+    do x = d->a + (mt ? rng_gaussian_mt(r, d->b) : rng_gaussian(r, d->b));
     while (x < 0);
     return x;
   }
-  case DIST_LOGNORMAL: return exp(d->a + rng_gaussian(r, d->b));
+  case DIST_LOGNORMAL: return exp(d->a + (mt ? rng_gaussian_mt(r, d->b) : rng_gaussian(r, d->b)));
   default: return dist__draw(d, r);
   }
 }
 
+static inline double dist_draw(const dist *d, gsl_rng *r) { return dist__draw_inline(d, r, 0); }
+
 /* dist_draw on an rng_mt19937 generator (the engine's): the same numbers, without testing
  * the generator's type at every draw. */
-static inline double dist_draw_mt(const dist *d, gsl_rng *r) {
-  switch (d->kind) {
-  case DIST_CONST: return d->a;
-  case DIST_UNIFORM: return d->a + (d->b - d->a) * rng_uniform_mt(r);
-  case DIST_NORMAL: {
-    if (d->b == 0) return d->a;
-    double x;
-    do x = d->a + rng_gaussian_mt(r, d->b);
-    while (x < 0);
-    return x;
-  }
-  case DIST_LOGNORMAL: return exp(d->a + rng_gaussian_mt(r, d->b));
-  default: return dist__draw(d, r);
-  }
-}
+static inline double dist_draw_mt(const dist *d, gsl_rng *r) { return dist__draw_inline(d, r, 1); }
 
 /* Turns GSL's default error handler (which aborts) off, once per process; every module
  * that calls GSL calls this first, and checks GSL's return codes instead. */
