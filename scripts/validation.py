@@ -37,7 +37,6 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = {"util_pp": 2.0, "tput_pct": 3.0, "p99_pct": 10.0}
 INTERLEAVED = os.path.join(ROOT, "docs", "data", "validation", "interleaved.tsv")
-INTERLEAVED2 = os.path.join(ROOT, "docs", "data", "validation", "interleaved-2.tsv")
 
 
 def read_tsv(path):
@@ -272,14 +271,19 @@ def svg(rows):
 
 # The device sessions: data folder, the JSON written, the plot (or None), the suffix of
 # the markers in docs/validation.md, whether to run the ablation, the earlier session whose
-# measurements of the same rows give the noise floor (or None).
+# measurements of the same rows give the noise floor (or None), and the run lists of its
+# passes over the held-out rows with reference runs (docs/data/validation/NAME; the first
+# pass's rows are NAME, a later pass K's NAME-pK).
 SESSIONS = [
-    ("h200", "docs/data/validation.json", "docs/validation.svg", "", True, None),
-    ("h200-2", "docs/data/validation/h200-2/validation.json", None, "-2", False, "h200"),
-    ("h200-3", "docs/data/validation/h200-3/validation.json", None, "-3", False, "h200-2"),
-    ("h200-4", "docs/data/validation/h200-4/validation.json", None, "-4", False, "h200-3"),
-    ("h200-5", "docs/data/validation/h200-5/validation.json", None, "-5", False, "h200-4"),
+    ("h200", "docs/data/validation.json", "docs/validation.svg", "", True, None, []),
+    ("h200-2", "docs/data/validation/h200-2/validation.json", None, "-2", False, "h200", []),
+    ("h200-3", "docs/data/validation/h200-3/validation.json", None, "-3", False, "h200-2", ["interleaved.tsv"]),
+    ("h200-4", "docs/data/validation/h200-4/validation.json", None, "-4", False, "h200-3", ["interleaved.tsv"]),
+    ("h200-5", "docs/data/validation/h200-5/validation.json", None, "-5", False, "h200-4",
+     ["interleaved.tsv", "interleaved-2.tsv"]),
 ]
+# the run lists of the newest protocol's passes (the sixth session's), --data's default
+PASSES = ["interleaved-6.tsv", "interleaved-6-p2.tsv", "interleaved-6-p3.tsv"]
 
 
 def read_spans(path, skip=2):
@@ -331,69 +335,73 @@ def cpu_per_partition(path, skip=2):
 def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix="", tsv=INTERLEAVED):
     """Each held-out row predicted again with the model's CPU phases scaled by the host's
     speed of the moment: f = the CPU phases' time per partition in the row's reference
-    run (ref-NAME: one worker at the default thread policy, just before the row) over
-    their mean in the session's calibration runs of the same settings. With bracket, the
-    reference is the mean of that run and the next reference run made (the next row's, or
-    ref-end after the last row), as the fourth session's protocol planned; rows without a
-    later reference are left out, unless suffix is given: a second pass (row NAME-p2, its
-    reference ref-NAME-p2, in the order of tsv) whose last row keeps its one reference
+    run (ref-NAME, listed in tsv with its size: one worker at the default thread policy,
+    just before the row) over their mean in the session's calibration runs of the same
+    size and settings. With bracket, the reference is the mean of that run and the next
+    reference run of the same size made after it (ref-end or ref-end22 after the last
+    row of a size), as the fourth session's protocol planned; rows without a later
+    reference are left out, unless suffix is given: a later pass (row NAME-pK, its
+    reference ref-NAME-pK, in the order of tsv) whose last row keeps its one reference
     ("bracketed": false). None when the session has no reference runs."""
     refs = {r["name"]: os.path.join(data, "runs", "ref-%s%s.spans.jsonl.gz" % (r["name"], suffix)) for r in matrix}
     if not any(os.path.exists(p) for p in refs.values()):
         return None
-    # the reference runs in the order they ran (interleaved.tsv), for the one after a row
-    order = [os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz") for r in read_tsv(tsv)
-             if r["name"].startswith("ref-")]
-    order = [p for p in order if os.path.exists(p)]
-    ref_sets = None
-    for r in matrix:
-        p = os.path.join(data, "runs", "ref-%s.sets" % r["name"])
-        if os.path.exists(p):
-            ref_sets = [l.strip() for l in open(p) if l.strip() and not l.startswith(("workload.partitions",
-                                                                                          "run.warmup", "run.cooldown"))]
-            break
-    # the calibration runs with the reference's settings (one worker, the default policy, batch 1)
-    same = [r for r in calib if r["size"] == "2^20" and os.path.exists(os.path.join(data, "runs", r["name"] + ".sets"))
-            and [l.strip() for l in open(os.path.join(data, "runs", r["name"] + ".sets")) if l.strip()
-                 and not l.startswith(("workload.partitions", "run.warmup", "run.cooldown"))] == ref_sets]
-    base = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz")) for r in same) / len(same)
+    listed = [r for r in read_tsv(tsv) if r["name"].startswith("ref-")]
+    size_of = {os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"): r["size"] for r in listed}
+    # the reference runs in the order they ran, for the one after a row
+    order = [p for p in (os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz") for r in listed) if os.path.exists(p)]
+    same_sets = lambda path: [l.strip() for l in open(path) if l.strip()
+                              and not l.startswith(("workload.partitions", "run.warmup", "run.cooldown"))]
+    # per size, the calibration runs with the reference's settings (one worker, the default
+    # policy, batch 1) and their CPU time per partition
+    base, same = {}, {}
+    for size in sorted({size_of[p] for p in order}):
+        ref_sets = same_sets(next(p for p in order if size_of[p] == size).replace(".spans.jsonl.gz", ".sets"))
+        same[size] = [r for r in calib if r["size"] == size
+                      and os.path.exists(os.path.join(data, "runs", r["name"] + ".sets"))
+                      and same_sets(os.path.join(data, "runs", r["name"] + ".sets")) == ref_sets]
+        base[size] = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))
+                         for r in same[size]) / len(same[size])
     rows = []
     for r in matrix:
         r = dict(r, name=r["name"] + suffix, of=r["name"])
         if not os.path.exists(refs[r["of"]]) or not os.path.exists(os.path.join(data, "runs", r["name"] + ".json")):
             continue
+        size = size_of[refs[r["of"]]]
         f, both = cpu_per_partition(refs[r["of"]]), False
         if bracket:
             i = order.index(refs[r["of"]])
-            if i + 1 < len(order):
-                f, both = (f + cpu_per_partition(order[i + 1])) / 2, True
+            later = [p for p in order[i + 1:] if size_of[p] == size]
+            if later:
+                f, both = (f + cpu_per_partition(later[0])) / 2, True
             elif not suffix:
                 continue
-        f /= base
+        f /= base[size]
         vm = {}
-        for size, path in models.items():
-            vp = os.path.join(tmp, "ref-%s-%s.yaml" % (r["name"], size_tag(size)))
+        for msize, path in models.items():
+            vp = os.path.join(tmp, "ref-%s-%s.yaml" % (r["name"], size_tag(msize)))
             text = open(path).read()
             cpu = re.findall(r"  - name: (\w+)\n    resource: cpu", text)
             open(vp, "w").write(scaled_model(text, {p: f for p in cpu}))
-            vm[size] = vp
+            vm[msize] = vp
         row = validate(a.bin, data, vm, r)
         row["host_factor"] = f
         if suffix:
             row["of"], row["bracketed"] = r["of"], both
         rows.append(row)
-    return {"calibration_like_reference": [r["name"] for r in same], "rows": rows}
+    like = [r["name"] for size in sorted(same) for r in same[size]]
+    return {"calibration_like_reference": like, "rows": rows}
 
 
-def two_passes(first, second):
-    """Each row's two passes (bracketed predictions) as one: the mean prediction against
-    the mean measurement, judged against the target as one row is (the fifth session's
-    verdict). A row without a second pass keeps its first alone ("passes": 1)."""
-    by = {r["of"]: r for r in second}
+def mean_of_passes(first, later):
+    """Each row's passes (bracketed predictions) as one: the mean prediction against the
+    mean measurement, judged against the target as one row is (the fifth session's
+    verdict, over two passes; the sixth's, over three). A row keeps the passes it has
+    ("passes": how many)."""
+    by = [{r["of"]: r for r in rows} for rows in later]
     rows = []
     for r in first:
-        q = by.get(r["name"])
-        runs = [r] + ([q] if q else [])
+        runs = [r] + [b[r["name"]] for b in by if r["name"] in b]
         mean = lambda f: sum(f(x) for x in runs) / len(runs)
         u = {k: mean(lambda x: x["gpu_util"][k]) for k in ("predicted", "measured")}
         nv = [x["gpu_util"]["nvidia_smi"] for x in runs if x["gpu_util"]["nvidia_smi"] is not None]
@@ -420,7 +428,7 @@ def two_passes(first, second):
     return rows
 
 
-def session(a, calib, matrix, tmp, data, earlier, ablate):
+def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
     """Calibrates from DATA's calibration runs and predicts its held-out rows: (models,
     calibrate tables, validation document)."""
     out_dir = os.path.join(tmp, os.path.basename(data)) if a.check else data
@@ -442,9 +450,12 @@ def session(a, calib, matrix, tmp, data, earlier, ablate):
                      "predicted_util": r["gpu_util"]["predicted"], "util_diff_pp": 100 * (u1 - u0),
                      "tput_diff_pct": 100 * (x1 / x0 - 1)})
     abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, tmp) if ablate else []
-    ref = with_reference(a, data, calib, matrix, models, tmp)
-    brk = with_reference(a, data, calib, matrix, models, tmp, bracket=True)
-    brk2 = with_reference(a, data, calib, matrix, models, tmp, bracket=True, suffix="-p2", tsv=INTERLEAVED2)
+    tsvs = [os.path.join(ROOT, "docs", "data", "validation", t) for t in passes] or [INTERLEAVED]
+    ref = with_reference(a, data, calib, matrix, models, tmp, tsv=tsvs[0])
+    brk = with_reference(a, data, calib, matrix, models, tmp, bracket=True, tsv=tsvs[0])
+    later = [with_reference(a, data, calib, matrix, models, tmp, bracket=True, suffix="-p%d" % (k + 2), tsv=t)
+             for k, t in enumerate(tsvs[1:])]
+    later = [x for x in later if x]
     ran = [r["name"] for r in calib if os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))]
     doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": ran,
            "models": {k: os.path.relpath(os.path.join(data, os.path.basename(v)), ROOT) for k, v in models.items()},
@@ -453,9 +464,9 @@ def session(a, calib, matrix, tmp, data, earlier, ablate):
         doc["with_reference"] = ref
     if brk:
         doc["with_bracketing_references"] = brk
-    if brk and brk2:
-        doc["second_pass"] = brk2
-        doc["two_passes"] = two_passes(brk["rows"], brk2["rows"])
+    if brk and later:
+        doc["later_passes"] = later
+        doc["mean_of_passes"] = mean_of_passes(brk["rows"], [x["rows"] for x in later])
     return models, tables, doc
 
 
@@ -464,22 +475,26 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"))
     ap.add_argument("--data", help="one session's runs (default: every committed session, docs/data/validation/h200*)")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--passes", default=",".join(PASSES),
+                    help="with --data: the run lists of the session's passes, in docs/data/validation "
+                         "(default: the newest session's, %(default)s)")
     a = ap.parse_args()
     calib = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
     matrix = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
     tmp = tempfile.mkdtemp()
     # --data DIR: that session only, its validation.json written into DIR, the docs untouched
     sessions = SESSIONS if not a.data else [(os.path.abspath(a.data), os.path.join(os.path.abspath(a.data), "validation.json"),
-                                             None, "", True, None)]
+                                             None, "", True, None, a.passes.split(","))]
     vdir = os.path.join(ROOT, "docs", "data", "validation")
     md = os.path.join(ROOT, "docs", "validation.md")
     text = open(md).read() if os.path.exists(md) and not a.data else None
     outputs, committed_models, first_rows = {}, [], None
-    for name, json_out, svg_out, suffix, ablate, earlier in sessions:
+    for name, json_out, svg_out, suffix, ablate, earlier, passes in sessions:
         data = os.path.join(vdir, name) if not os.path.isabs(name) else name
         if not os.path.isdir(os.path.join(data, "runs")):
             sys.exit("validation.py: %s/runs: no runs (make them with docs/data/validation/run.sh)" % data)
-        models, tables, doc = session(a, calib, matrix, tmp, data, earlier and os.path.join(vdir, earlier), ablate)
+        models, tables, doc = session(a, calib, matrix, tmp, data, earlier and os.path.join(vdir, earlier), ablate,
+                                      passes)
         committed_models += [(m, os.path.join(data, os.path.basename(m))) for m in models.values()]
         outputs[os.path.join(ROOT, json_out)] = json.dumps(doc, indent=1) + "\n"
         if svg_out:
@@ -499,9 +514,10 @@ def main():
                 text = put("reference-table" + suffix, table(doc["with_reference"]["rows"], host=True), text)
             if doc.get("with_bracketing_references"):
                 text = put("bracket-table" + suffix, table(doc["with_bracketing_references"]["rows"], host=True), text)
-            if doc.get("two_passes"):
-                text = put("bracket-table" + suffix + "-p2", table(doc["second_pass"]["rows"], host=True), text)
-                text = put("two-pass-table" + suffix, table(doc["two_passes"], host=True, passes=True), text)
+            if doc.get("mean_of_passes"):
+                for k, x in enumerate(doc["later_passes"]):
+                    text = put("bracket-table%s-p%d" % (suffix, k + 2), table(x["rows"], host=True), text)
+                text = put("passes-table" + suffix, table(doc["mean_of_passes"], host=True, passes=True), text)
             for size, t in tables.items():
                 text = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size) + suffix),
                               lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), text, flags=re.S)
