@@ -26,17 +26,66 @@ SOURCE_DATE_EPOCH) and the commit provesim was built from; --check ignores the c
 """
 import argparse
 import gzip
+import io
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = {"util_pp": 2.0, "tput_pct": 3.0, "p99_pct": 10.0}
 INTERLEAVED = os.path.join(ROOT, "docs", "data", "validation", "interleaved.tsv")
+
+
+def runs_dir(data):
+    """DATA/runs, unpacked from DATA/runs.tar.xz on first use (git ignores DATA/runs; the
+    archive is what the repository keeps: xz over the spans' JSON Lines takes a third less
+    than gzip over each file). Spans come out as NAME.spans.jsonl.gz, the rest as packed."""
+    runs, arc = os.path.join(data, "runs"), os.path.join(data, "runs.tar.xz")
+    if os.path.isdir(runs) or not os.path.exists(arc):
+        return runs
+    part = runs + ".part"
+    if os.path.isdir(part):
+        shutil.rmtree(part)
+    os.makedirs(part)
+    with tarfile.open(arc, "r:xz") as tf:
+        for m in tf:
+            name = os.path.basename(m.name)
+            if not m.isfile() or os.path.dirname(m.name) != "runs" or not name or name.startswith("."):
+                sys.exit("validation.py: %s: unexpected member %r (expected runs/NAME files)" % (arc, m.name))
+            src = tf.extractfile(m)
+            if name.endswith(".spans.jsonl"):
+                with gzip.open(os.path.join(part, name + ".gz"), "wb", compresslevel=1) as out:
+                    shutil.copyfileobj(src, out, 1 << 20)
+            else:
+                with open(os.path.join(part, name), "wb") as out:
+                    shutil.copyfileobj(src, out, 1 << 20)
+    os.rename(part, runs)
+    return runs
+
+
+def pack_runs(data):
+    """DATA/runs into DATA/runs.tar.xz (spans as plain JSON Lines, files in name order,
+    no owners or times), the inverse of runs_dir."""
+    runs, arc = os.path.join(data, "runs"), os.path.join(data, "runs.tar.xz")
+    tmp = arc + ".part"
+    with tarfile.open(tmp, "w:xz", preset=9) as tf:
+        for name in sorted(os.listdir(runs)):
+            path = os.path.join(runs, name)
+            if name.endswith(".spans.jsonl.gz"):
+                body, name = gzip.open(path, "rb").read(), name[:-3]
+            else:
+                body = open(path, "rb").read()
+            info = tarfile.TarInfo("runs/" + name)
+            info.size, info.mode, info.mtime = len(body), 0o644, 0
+            tf.addfile(info, io.BytesIO(body))
+    os.rename(tmp, arc)
+    return arc
 
 
 def read_tsv(path):
@@ -281,9 +330,11 @@ SESSIONS = [
     ("h200-4", "docs/data/validation/h200-4/validation.json", None, "-4", False, "h200-3", ["interleaved.tsv"]),
     ("h200-5", "docs/data/validation/h200-5/validation.json", None, "-5", False, "h200-4",
      ["interleaved.tsv", "interleaved-2.tsv"]),
+    ("h200-6", "docs/data/validation/h200-6/validation.json", None, "-6", False, "h200-5",
+     ["interleaved-6.tsv", "interleaved-6-p2.tsv", "interleaved-6-p3.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the sixth session's), --data's default
-PASSES = ["interleaved-6.tsv", "interleaved-6-p2.tsv", "interleaved-6-p3.tsv"]
+PASSES = SESSIONS[-1][6]
 
 
 def read_spans(path, skip=2):
@@ -439,6 +490,8 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
     # The same scenarios measured in an earlier device session (not predicted from this
     # model): how far two measurements of one scenario are apart.
     reps = []
+    if earlier:
+        runs_dir(earlier)
     for r in rows if earlier else []:
         p = os.path.join(earlier, "runs", r["name"] + ".json")
         if not os.path.exists(p):
@@ -475,10 +528,15 @@ def main():
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"))
     ap.add_argument("--data", help="one session's runs (default: every committed session, docs/data/validation/h200*)")
     ap.add_argument("--check", action="store_true")
+    ap.add_argument("--pack", metavar="DIR", help="pack DIR/runs into DIR/runs.tar.xz (what the repository keeps of a "
+                    "session) and exit")
     ap.add_argument("--passes", default=",".join(PASSES),
                     help="with --data: the run lists of the session's passes, in docs/data/validation "
                          "(default: the newest session's, %(default)s)")
     a = ap.parse_args()
+    if a.pack:
+        print("validation.py: wrote %s" % os.path.relpath(pack_runs(os.path.abspath(a.pack)), ROOT))
+        return 0
     calib = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
     matrix = read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
     tmp = tempfile.mkdtemp()
@@ -491,7 +549,7 @@ def main():
     outputs, committed_models, first_rows = {}, [], None
     for name, json_out, svg_out, suffix, ablate, earlier, passes in sessions:
         data = os.path.join(vdir, name) if not os.path.isabs(name) else name
-        if not os.path.isdir(os.path.join(data, "runs")):
+        if not os.path.isdir(runs_dir(data)):
             sys.exit("validation.py: %s/runs: no runs (make them with docs/data/validation/run.sh)" % data)
         models, tables, doc = session(a, calib, matrix, tmp, data, earlier and os.path.join(vdir, earlier), ablate,
                                       passes)

@@ -39,7 +39,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from validation import read_spans, scaled_model  # noqa: E402  (one reader of spans, one model scaler)
+from validation import read_spans, runs_dir, scaled_model  # noqa: E402  (one reader of spans, one model scaler)
 
 CPU, GPU = ("synth", "prep", "epilogue"), ("ntt_h", "msm", "b_g2")
 
@@ -299,23 +299,26 @@ def table_explained(data, models, binp, rows):
 
 
 def table_at_once(data, models, sess):
-    print("## 6. CPU phases by how many workers of the host can compute at once (2^20, batch 1)\n")
-    print("Mean (range) of measured / model over the runs of each kind (table 1); mutex `call` or "
-          "`kernels` only (elsewhere GPU phases overlap), batch 1.\n")
-    print("| workers computing at once | runs | synth | prep | ntt_h |")
-    print("|---|---|---|---|---|")
+    print("## 6. CPU phases by how many workers of the host can compute at once (batch 1)\n")
+    print("Mean (range) of measured / model over the runs of each kind (table 1), batch 1; with a "
+          "mutex `call` or `kernels` (locked), or none (the overlap runs, where GPU phases overlap too).\n")
+    print("| 2^n | workers computing at once | mutex | runs | synth | prep | ntt_h |")
+    print("|---|---|---|---|---|---|---|")
     by = {}
     for name, d in runs(data):
         s = d["scenario"]["system"]
-        if d["scenario"]["prover"]["constraints"] != 1 << 20 or s["batch"] != 1 or s["mutex"]["scope"] not in ("call", "kernels"):
+        n = d["scenario"]["prover"]["constraints"]
+        size = "2^%d" % (n.bit_length() - 1)
+        if size not in models or s["batch"] != 1 or s["mutex"]["scope"] not in ("call", "kernels", "none"):
             continue
         at_once = s["gpus"] if s["mutex"]["scope"] == "call" else s["gpus"] * s["workers_per_gpu"]
         thr = s["threads"].get("threads_per_worker") or 1
-        r = [d["metrics"]["phases_s"][p]["mean"] / model_time(models["2^20"][p], thr, 1) for p in ("synth", "prep", "ntt_h")]
-        by.setdefault(at_once, []).append((name, r))
-    for k in sorted(by):
+        r = [d["metrics"]["phases_s"][p]["mean"] / model_time(models[size][p], thr, 1) for p in ("synth", "prep", "ntt_h")]
+        lock = "none" if s["mutex"]["scope"] == "none" else "locked"
+        by.setdefault((size, at_once, lock), []).append((name, r))
+    for k in sorted(by, key=lambda k: (int(k[0][2:]), k[1], k[2])):
         v = by[k]
-        print("| %d | %s | %s |" % (k, ", ".join(n for n, _ in v), " | ".join(
+        print("| %s | %d | %s | %s | %s |" % (k[0], k[1], k[2], ", ".join(n for n, _ in v), " | ".join(
             "%.3f (%.2f-%.2f)" % (sum(x[1][i] for x in v) / len(v), min(x[1][i] for x in v), max(x[1][i] for x in v))
             for i in range(3))))
     print()
@@ -328,10 +331,12 @@ def table_contention_law(data, binp):
     print("## 8. Could a CPU contention law 1/(1 + c m) cover the four-worker rows? (2^20)\n")
     print("Every held-out row predicted again with the 2^20 model's `cpu_contention` set to c "
           "(calibrated: 0; the 2^22 overlap run gives 0.1247). A sensitivity, not a fit.\n")
-    show = ("k20-g2-w2", "k20-w4", "k20-w2-c8", "k20-w2-c4")
+    # the rows this session measured (the sixth had one GPU: no k20-g2-w2)
+    mat = [r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+           if os.path.exists(os.path.join(data, "runs", r["name"] + ".sets"))]
+    show = [n for n in ("k20-g2-w2", "k20-w4", "k20-w2-c8", "k20-w2-c4") if n in {r["name"] for r in mat}]
     print("| c | rows within target | %s |" % " | ".join("%s util error" % n for n in show))
     print("|---|---|%s" % ("---|" * len(show)))
-    mat = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
     path = os.path.join(data, "model-220.yaml")
     models = {"2^20": path, "2^22": os.path.join(data, "model-222.yaml")}
     text = re.sub(r"^cpu_contention: .*\n", "", open(path).read(), flags=re.M)
@@ -384,6 +389,7 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"))
     a = ap.parse_args()
     data = os.path.abspath(a.data)
+    runs_dir(data)  # unpacked from runs.tar.xz on first use
     models = {}
     for size in ("2^20", "2^22"):
         p = os.path.join(data, "model-%s.yaml" % size.replace("^", ""))
