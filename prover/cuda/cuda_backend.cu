@@ -63,6 +63,21 @@ extern "C" double psc_mark_end(psc_mark *m) {
   return ms * 1e-3;
 }
 
+/* How a host thread waits for the GPU (PSC_CUDA_SYNC): auto (CUDA's default, which spins
+ * while the process has fewer contexts than cores), spin, yield or block. A spinning
+ * waiter holds a core for as long as its kernels run; block frees it. */
+static int psc_sync_flags(unsigned *flags, ps_err *e) {
+  static const struct { const char *name; unsigned flags; } modes[] = {
+      {"auto", cudaDeviceScheduleAuto}, {"spin", cudaDeviceScheduleSpin},
+      {"yield", cudaDeviceScheduleYield}, {"block", cudaDeviceScheduleBlockingSync}};
+  const char *v = getenv("PSC_CUDA_SYNC");
+  *flags = cudaDeviceScheduleAuto;
+  if (!v || !*v) return PS_OK;
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    if (!strcmp(v, modes[i].name)) return *flags = modes[i].flags, PS_OK;
+  return ps_fail(e, PS_EINPUT, "cuda backend: PSC_CUDA_SYNC=%s: expected auto, spin, yield or block", v);
+}
+
 extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   int rc = PS_OK, count = 0;
   psc_dev *d = NULL;
@@ -78,9 +93,12 @@ extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   }
   if (ordinal < 0 || ordinal >= count)
     return ps_fail(e, PS_EINPUT, "cuda backend: GPU %d requested, but %d GPU(s) present", ordinal, count);
+  unsigned sync;
+  if ((rc = psc_sync_flags(&sync, e)) != PS_OK) return rc;
   d = (psc_dev *)xcalloc(1, sizeof *d);
   d->ordinal = ordinal;
   PSC_CHECK(cudaSetDevice(ordinal));
+  if (sync != cudaDeviceScheduleAuto) PSC_CHECK(cudaSetDeviceFlags(sync));
   PSC_CHECK(cudaGetDeviceProperties(&prop, ordinal));
   snprintf(d->name, sizeof d->name, "%s", prop.name);
   d->sm_count = prop.multiProcessorCount;

@@ -9,6 +9,8 @@
 #    whose name matches the extended regex, SKIP leaves out those that match one); `measure`
 #    only: every prediction is made on
 #    the development machine afterwards (scripts/validation.py), from the calibration runs.
+# A row's optional fourth column is environment for its run (e.g. PSC_CUDA_SYNC=block),
+# kept in NAME.env.
 # Each run writes OUT/runs/NAME.json (its report), NAME.spans.jsonl.gz and NAME.sets (the
 # overrides it ran with, one per line, for the predictions); PARTS20 and PARTS22 (default 60
 # and 30) are the partitions of a closed run at 2^20 and 2^22 constraints; OUT/log.txt
@@ -48,7 +50,7 @@ if [ -n "${WARMUP:-}" ]; then
     --set system.workers_per_gpu=1 --json -o /tmp/warmup.json 2>/tmp/warmup.err || echo "warm-up FAILED: $(tail -3 /tmp/warmup.err)"
 fi
 run_tsv() {
-  while IFS=$'\t' read -r name size ov; do
+  while IFS=$'\t' read -r name size ov env; do
     case "$name" in ''|'#'*) continue ;; esac
     [ -n "${ROWS:-}" ] && ! grep -Eq -e "$ROWS" <<<"$name" && continue
     [ -n "${SKIP:-}" ] && grep -Eq -e "$SKIP" <<<"$name" && continue
@@ -62,7 +64,8 @@ run_tsv() {
     IFS=';' read -ra kv <<<"$ov"
     for x in "${kv[@]}"; do x=$(sed 's/^ *//; s/ *$//' <<<"$x"); [ -n "$x" ] && sets+=(--set "$x"); done
     printf '%s\n' "${sets[@]}" | grep -v '^--set$' > "$OUT/runs/$name.sets"
-    timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
+    [ -n "${env:-}" ] && printf '%s\n' "$env" > "$OUT/runs/$name.env"
+    env ${env:-} timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
       "${sets[@]}" --json -o "$OUT/runs/$name.json" --spans "$OUT/runs/$name.spans.jsonl" 2>"$OUT/runs/$name.err" \
       || { echo "$name FAILED: $(tail -3 "$OUT/runs/$name.err")"; failed=1; }
     [ -f "$OUT/runs/$name.spans.jsonl" ] && gzip -f "$OUT/runs/$name.spans.jsonl"
