@@ -140,9 +140,11 @@ def metric(doc, name):
     return None
 
 
-def validate(binp, data, models, row):
+def validate(binp, data, models, row, extra=()):
+    """Row predicted by `provesim validate` with the overrides it ran with (and `extra`
+    after them) against its measurement."""
     name = row["name"]
-    sets = [l.strip() for l in open(os.path.join(data, "runs", name + ".sets")) if l.strip()]
+    sets = [l.strip() for l in open(os.path.join(data, "runs", name + ".sets")) if l.strip()] + list(extra)
     report = os.path.join(data, "runs", name + ".json")
     # The measured metrics are recomputed from the run's spans (every kernel record CUPTI
     # delivered, whenever it came) with the window rule; the report gives nvidia-smi's figure.
@@ -412,6 +414,9 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
         same[size] = [r for r in calib if r["size"] == size
                       and os.path.exists(os.path.join(data, "runs", r["name"] + ".sets"))
                       and same_sets(os.path.join(data, "runs", r["name"] + ".sets")) == ref_sets]
+        if not same[size]:
+            sys.exit("validation.py: %s: no calibration run at %s has the settings of the references (%s)"
+                     % (data, size, "; ".join(ref_sets)))
         base[size] = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))
                          for r in same[size]) / len(same[size])
     rows = []

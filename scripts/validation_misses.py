@@ -26,7 +26,11 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
    values: whether any linear contention law could cover the four-worker rows without
    breaking the two-worker ones (a sensitivity, not a fit);
 9. where DATA/probe/runs exists (docs/data/validation/probe.tsv, the fourth session): several
-   workers against one at the same threads, each setting twice in alternation.
+   workers against one at the same threads, each setting twice in alternation;
+10. where DATA/probe-2 exists (the fifth session): two workers at 2^22 against one, four rounds;
+11. where DATA/probe-3 exists (the sixth session): spinning against blocked waiters at 2^22;
+12. x20-w2, whose GPU phases overlap, under the GPU sharing law calibrated (shared, with the
+    fitted interference) and under an exclusive GPU: which law its measurement follows.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -266,6 +270,74 @@ def table_probe2(data):
     print("| mean | | | | | %.3f | %.3f |\n" % (sum(rk) / len(rk), sum(ro) / len(ro)))
 
 
+def table_probe3(data):
+    """The third probe (DATA/probe-3, docs/data/validation/probe-3.tsv): three rounds at 2^22
+    of one worker at 7 threads, two workers locked and without a mutex, each with CUDA's
+    default wait (spinning) and with blocked waiters (PSC_CUDA_SYNC=block), one worker at 2
+    threads on 8 cores, and three workers on 8 cores, default and blocked: synthesis per
+    partition (ms) over the one-worker run of the same threads and round, and throughput."""
+    d = os.path.join(data, "probe-3")
+    if not os.path.isdir(d):
+        return
+    runs_dir(d)
+    rd = os.path.join(d, "runs")
+    kinds = [("k22-w2", "one22-t7", "two locked"), ("k22-w2-block", "one22-t7", "two locked, blocked"),
+             ("n22-w2", "one22-t7", "two, no mutex"), ("n22-w2-block", "one22-t7", "two, no mutex, blocked"),
+             ("k22-w3-c8", "one22-t2-c8", "three on 8 cores"),
+             ("k22-w3-c8-block", "one22-t2-c8", "three on 8 cores, blocked")]
+    print("## 11. Probe 3: do spinning waiters slow the CPU phases? (2^22, three rounds, DATA/probe-3)\n")
+    print("Synthesis per partition over one worker's at the same threads in the same round; throughput "
+          "(partitions/s) and GPU utilization (CUPTI) beside.\n")
+    print("| run | round 1 | round 2 | round 3 | mean | throughput | utilization |")
+    print("|---|---|---|---|---|---|---|")
+
+    def synth(name):
+        p = os.path.join(rd, name + ".spans.jsonl.gz")
+        if not os.path.exists(p):
+            return None
+        v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in read_spans(p)[0] if r["phase"] == "synth"]
+        return sum(v) / len(v) if v else None
+
+    def report(name):
+        p = os.path.join(rd, name + ".json")
+        return json.load(open(p))["metrics"] if os.path.exists(p) else None
+    for kind, one, label in kinds:
+        ratios, xs, us = [], [], []
+        for r in (1, 2, 3):
+            a, b = synth("p-%s-%d" % (kind, r)), synth("p-%s-%d" % (one, r))
+            ratios.append(a / b if a and b else None)
+            m = report("p-%s-%d" % (kind, r))
+            if m:
+                xs.append(m["throughput_pps"]), us.append(m["gpu_util"][0])
+        ok = [x for x in ratios if x is not None]
+        print("| %s | %s | %s | %s | %s |" % (label, " | ".join("%.3f" % x if x is not None else "-" for x in ratios),
+              "%.3f" % (sum(ok) / len(ok)) if ok else "-", "%.2f" % (sum(xs) / len(xs)) if xs else "-",
+              "%.1f%%" % (100 * sum(us) / len(us)) if us else "-"))
+    print()
+
+
+def table_gpu_law(data, binp):
+    """x20-w2 (the one held-out row whose GPU phases overlap: its mutex leaves b_g2 out)
+    predicted as calibrated, under the law the model was calibrated with (shared: each of n
+    phases at 1 / (1 + s (n - 1))), and again with an exclusive GPU (one phase at a time,
+    first come first served). A sensitivity of the law, not a fit."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import validation as V
+    row = {r["name"]: r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}.get("x20-w2")
+    model = os.path.join(data, "model-220.yaml")
+    if not row or not os.path.exists(os.path.join(data, "runs", "x20-w2.sets")) or not os.path.exists(model):
+        return
+    print("## 12. x20-w2 under two GPU sharing laws: shared with the fitted interference, or exclusive\n")
+    print("| law | util predicted | measured | error | throughput pred / meas (p/s) | error |")
+    print("|---|---|---|---|---|---|")
+    for law in ("shared", "exclusive"):
+        r = V.validate(binp, data, {"2^20": model}, dict(row, overrides=row["overrides"]), extra=["system.gpu_sharing=" + law])
+        print("| %s | %.1f%% | %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% |" % (
+            law, 100 * r["gpu_util"]["predicted"], 100 * r["gpu_util"]["measured"], r["gpu_util"]["error_pp"],
+            r["throughput_pps"]["predicted"], r["throughput_pps"]["measured"], r["throughput_pps"]["error_pct"]))
+    print()
+
+
 def table_explained(data, models, binp, rows):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import tempfile
@@ -405,6 +477,9 @@ def main():
     table_at_once(data, models, sess)
     table_probe(data)
     table_probe2(data)
+    table_probe3(data)
+    if os.path.exists(a.bin):
+        table_gpu_law(data, a.bin)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)
