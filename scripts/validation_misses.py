@@ -314,6 +314,25 @@ def table_probe3(data):
               "%.3f" % (sum(ok) / len(ok)) if ok else "-", "%.2f" % (sum(xs) / len(xs)) if xs else "-",
               "%.1f%%" % (100 * sum(us) / len(us)) if us else "-"))
     print()
+    model = os.path.join(data, "model-222.yaml")
+    if not os.path.exists(model):
+        return
+    mm = model_means(model)
+    print("Each phase's mean per partition over the 2^22 model's at the run's threads, mean of the rounds:\n")
+    print("| run | threads | %s | throughput |" % " | ".join(CPU + GPU))
+    print("|---|---|%s---|" % ("---|" * len(CPU + GPU)))
+    for kind, label in [("one22-t7", "one worker, 7 threads"), ("one22-t2-c8", "one worker, 2 threads, 8 cores")] + \
+            [(k, lab) for k, _, lab in kinds]:
+        docs = [json.load(open(p)) for p in (os.path.join(rd, "p-%s-%d.json" % (kind, r)) for r in (1, 2, 3))
+                if os.path.exists(p)]
+        if not docs:
+            continue
+        thr = docs[0]["scenario"]["system"]["threads"].get("threads_per_worker") or 1
+        ratio = [sum(x["metrics"]["phases_s"][p]["mean"] for x in docs) / len(docs) / model_time(mm[p], thr, 1)
+                 for p in CPU + GPU]
+        print("| %s | %d | %s | %.2f |" % (label, thr, " | ".join("%.2f" % v for v in ratio),
+                                          sum(x["metrics"]["throughput_pps"] for x in docs) / len(docs)))
+    print()
 
 
 def table_gpu_law(data, binp):
