@@ -11,7 +11,7 @@
  * device run script (prover/cuda/device_run.sh) runs it on the H200. Prints one line per
  * check and exits with the number of failures.
  *
- * usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]
+ * usage: gpu_check [--ntt-max K] [--g1-min K] [--g1-max K] [--g2-max K] [--quick]
  *                  [--skew-min K] [--skew-max K] [--skew-only] [--keygen-max K] [--keygen-only]
  *                  [--sparse-max K] [--sparse-only] [--no-batch] [--batch-only]
  * --sparse-max K (default 20; below 14 none): every kind of witness-like scalar set (all
@@ -19,7 +19,10 @@
  * to 2^K + 3 on G1 and 2^(K-4) + 3 on G2, over plain and precomputed bases.
  * --no-batch leaves out, --batch-only runs only, the batches that share scalars (A and
  * B_G1 take the same witness, and the second MSM reuses the first's sorted digits) and
- * the windows of 16..22 bits (check_batch_all). */
+ * the windows of 16..22 bits (check_batch_all). --g1-min K (default 12) starts the G1 MSMs
+ * of random scalars at 2^K, so that one large size can be checked alone. PSC_MSM_AFFINE=1 in
+ * the environment checks the batch-affine bucket sums (prover/cuda/msm_affine.h) in every G1
+ * MSM over plain bases. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,7 +485,7 @@ static void check_keys(ps_backend *gpu, ps_backend *cpu, unsigned log_n, uint64_
 }
 
 int main(int argc, char **argv) {
-  unsigned ntt_max = 24, g1_max = 22, g2_max = 20;
+  unsigned ntt_max = 24, g1_min = 12, g1_max = 22, g2_max = 20;
   unsigned skew_min = 16, skew_max = 20;
   int quick = 0, skew_only = 0, keygen_only = 0;
   unsigned keygen_max = 16; /* --keygen-max K: key generation checks at 2^12 .. 2^K (step 4) */
@@ -493,6 +496,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--ntt-max") && i + 1 < argc) ntt_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--g1-max") && i + 1 < argc) g1_max = (unsigned)atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--g1-min") && i + 1 < argc) g1_min = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--g2-max") && i + 1 < argc) g2_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--quick")) quick = 1;
     else if (!strcmp(argv[i], "--skew-min") && i + 1 < argc) skew_min = (unsigned)atoi(argv[++i]);
@@ -506,7 +510,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--no-batch")) batch = 0;
     else if (!strcmp(argv[i], "--batch-only")) batch_only = 1;
     else {
-      fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-max K] [--g2-max K] [--quick]\n"
+      fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-min K] [--g1-max K] [--g2-max K] [--quick]\n"
                       "                 [--skew-min K] [--skew-max K] [--skew-only] [--precomp-max K]\n"
                       "                 [--keygen-max K] [--keygen-only] [--sparse-max K] [--sparse-only]\n"
                       "                 [--no-batch] [--batch-only]\n");
@@ -562,7 +566,8 @@ int main(int argc, char **argv) {
       check_msm(gpu, cpu, g2, small[j], 0, 1, seed++);
     }
     unsigned kmax = g2 ? g2_max : g1_max;
-    for (unsigned k = 12; k <= kmax; k += (k < 16 ? 2 : 1)) check_msm(gpu, cpu, g2, (size_t)1 << k, 0, k == 16, seed++);
+    for (unsigned k = g2 ? 12 : g1_min; k <= kmax; k += (k < 16 ? 2 : 1))
+      check_msm(gpu, cpu, g2, (size_t)1 << k, 0, k == 16, seed++);
   }
   /* Every window size on one input size (tests the digit, scan and reduction paths). */
   for (unsigned w = 2; w <= (quick ? 8u : 20u); w++) check_msm(gpu, cpu, 0, 3000, w, 1, seed++);

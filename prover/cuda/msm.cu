@@ -287,6 +287,14 @@ static unsigned msm_log_segments(unsigned log_nb, int merged) {
 /* Work-buffer slots of psc_dev used by the MSM. */
 enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
        WS_SEG_ACC, WS_SEG_SUM, WS_PARTS, WS_HEAD };
+/* The batch-affine bucket sums' buffer: the last slot, which psc_int.cuh leaves free. */
+#define WS_AFFINE (PSC_WS_SLOTS - 1)
+
+/* The batch-affine bucket sums (msm_affine.h) by default: 0 never; else for G1 MSMs of at
+ * least MSM_AFFINE_MIN_N points over plain bases, 1 whatever the scalars, 2 when most of
+ * them are other than 0 and 1. PSC_MSM_AFFINE (msm_env_affine) overrides it. */
+#define MSM_AFFINE_DEFAULT 0
+#define MSM_AFFINE_MIN_N ((size_t)1 << 22)
 
 /* msm_enqueue's slots for n points of psz bytes in buckets at window c (plain bases):
  * digits and sorted digits, counts/offsets/cursors, buckets, segments, bucket parts. */
@@ -310,6 +318,10 @@ extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
   msm_slot_bytes(n, c, sizeof(g2_xyzz_t), a);
   msm_slot_bytes(n, psc_msm_default_window(0, n), sizeof(g1_xyzz_t), b);
   for (int i = 0; i < 5; i++) sum += a[i] > b[i] ? a[i] : b[i];
+  if (MSM_AFFINE_DEFAULT && n >= MSM_AFFINE_MIN_N) {
+    const unsigned c1 = psc_msm_default_window(0, n);
+    sum += g1_msm_affine_bytes(n, (256 + c1 - 1) / c1, 1u << (c1 - 1));
+  }
   return sum;
 }
 
@@ -320,8 +332,8 @@ extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
  * its digits, counts and sorted array in d's slots serve this one as they are, and the
  * upload, digits, scan and scatter are skipped. ph (NULL, or 8 events) marks the phase
  * boundaries for PSC_MSM_PROFILE. */
-static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, int sorted, size_t n, unsigned c,
-                       void *win, unsigned *nwin_out, cudaEvent_t *ph, ps_err *e) {
+static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, int sorted, int affine, size_t n,
+                       unsigned c, void *win, unsigned *nwin_out, cudaEvent_t *ph, ps_err *e) {
   int rc = PS_OK;
   msm_bufs m;
   const int g2 = b->g2;
@@ -336,7 +348,9 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   const unsigned log_nb = c - 1, log_nseg = msm_log_segments(log_nb, merged);
   const unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
   const msm_shape shape = {nwin_b, nb, log_nseg, log_lseg, nkeys, nchunks};
+  const int aff = affine && !g2 && !merged; /* batch-affine bucket sums (msm_affine.h) */
   void *final_acc = NULL;
+  m.aff = NULL;
 #define PH(i) \
   if (ph) PSC_CHECK(cudaEventRecord(ph[i], d->stream))
   PSC_CHECK(cudaSetDevice(d->ordinal));
@@ -353,6 +367,8 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   if ((rc = psc__ws(d, WS_SEG_SUM, 2 * (size_t)nwin_b * nseg * psz, "MSM segments", &m.seg_sum, e))) goto fail;
   if ((rc = psc__ws(d, WS_PARTS, nchunks * psz, "MSM bucket parts", &m.parts, e))) goto fail;
   if ((rc = psc__ws(d, WS_HEAD, nchunks * sizeof(uint32_t), "MSM bucket part keys", (void **)&m.head, e)))
+    goto fail;
+  if (aff && (rc = psc__ws(d, WS_AFFINE, g1_msm_affine_bytes(n, nwin, nb), "MSM batch-affine bucket sums", &m.aff, e)))
     goto fail;
 
   PH(0);
@@ -379,9 +395,11 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
     PSC_CHECK_LAUNCH();
   }
   PH(4);
-  if ((rc = (g2 ? g2_msm_buckets : g1_msm_buckets)(d, &m, &shape, merged ? b->d_pre : b->d_bases, &final_acc,
-                                                   ph ? &ph[5] : NULL, e)))
-    goto fail;
+  if (aff) rc = g1_msm_buckets_affine(d, &m, &shape, n, b->d_bases, &final_acc, ph ? &ph[5] : NULL, e);
+  else
+    rc = (g2 ? g2_msm_buckets : g1_msm_buckets)(d, &m, &shape, merged ? b->d_pre : b->d_bases, &final_acc,
+                                                ph ? &ph[5] : NULL, e);
+  if (rc) goto fail;
   PH(7);
   PSC_CHECK(cudaMemcpyAsync(win, final_acc, nwin_b * psz, cudaMemcpyDeviceToHost, d->stream));
   *nwin_out = nwin_b;
@@ -420,7 +438,8 @@ static void msm_set_inf(int g2, void *out) {
 }
 
 /* One MSM over host scalars, synchronously. */
-static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned c, void *out, ps_err *e) {
+static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsigned c, int affine, void *out,
+                   ps_err *e) {
   int rc = PS_OK;
   const size_t psz = b->g2 ? sizeof(g2_xyzz_t) : sizeof(g1_xyzz_t);
   unsigned nwin_b = 0;
@@ -436,13 +455,13 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   if (prof)
     for (int i = 0; i < 8; i++) PSC_CHECK(cudaEventCreate(&ph[i]));
   win = xmalloc(((256 + c - 1) / c) * psz);
-  if ((rc = msm_enqueue(d, b, scalars, 0, 0, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
+  if ((rc = msm_enqueue(d, b, scalars, 0, 0, affine, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   {
     double t_host0 = ps_now();
     msm_horner(b->g2, win, nwin_b, c, out);
     if (prof) {
-      fprintf(stderr, "[msm profile] n=%zu c=%u g%d:", n, c, b->g2 + 1);
+      fprintf(stderr, "[msm profile] n=%zu c=%u g%d%s:", n, c, b->g2 + 1, affine && !b->g2 && !b->d_pre ? " affine" : "");
       for (int i = 0; i < 7; i++) {
         float t = 0;
         PSC_CHECK(cudaEventElapsedTime(&t, ph[i], ph[i + 1]));
@@ -495,6 +514,33 @@ static int msm_env_window(unsigned *c, ps_err *e) {
   return PS_OK;
 }
 
+/* PSC_MSM_AFFINE's mode in *mode (msm_affine_of), -1 when it is not set. */
+static int msm_env_affine(int *mode, ps_err *e) {
+  const char *env = getenv("PSC_MSM_AFFINE");
+  int v = 0;
+  *mode = -1;
+  if (!env || !*env) return PS_OK;
+  if (ps_parse_int(env, 0, 2, &v))
+    return ps_fail(e, PS_EINPUT,
+                   "PSC_MSM_AFFINE=\"%s\": expected 0 (XYZZ bucket sums), 1 (batch-affine for G1 over plain bases) "
+                   "or 2 (batch-affine where most scalars are other than 0 and 1)",
+                   env);
+  *mode = v;
+  return PS_OK;
+}
+
+/* Whether an MSM of n points over b takes the batch-affine bucket sums under mode (-1: the
+ * default, MSM_AFFINE_DEFAULT from MSM_AFFINE_MIN_N points), given the estimated count of
+ * scalars other than 0 and 1 (dense). msm_enqueue leaves G2 and precomputed bases out. */
+static int msm_affine_of(int mode, const psc_bases *b, size_t n, size_t dense) {
+  if (b->g2 || b->d_pre) return 0;
+  if (mode < 0) {
+    if (n < MSM_AFFINE_MIN_N) return 0;
+    mode = MSM_AFFINE_DEFAULT;
+  }
+  return mode == 1 || (mode == 2 && 2 * dense > n);
+}
+
 #define MSM_SAMPLE 65536u /* scalars sampled for the window */
 
 /* The estimated count of scalars other than 0 and 1 among n: n times their share of
@@ -529,13 +575,18 @@ fail:
 /* msm_window for an MSM over scalars (host or device memory), sampling them when the
  * window depends on them. */
 static int msm_window_for(psc_dev *d, const psc_bases *b, const fr_t *scalars, int on_dev, size_t n,
-                          unsigned window, unsigned *c, ps_err *e) {
+                          unsigned window, unsigned *c, int aff_mode, int *affine, ps_err *e) {
   size_t dense = n;
   unsigned env_c;
   int rc;
   if ((rc = msm_env_window(&env_c, e))) return rc;
-  if (msm_window_sampled(b, n, window, env_c) && (rc = msm_dense_estimate(d, scalars, on_dev, n, &dense, e))) return rc;
+  const int aff_mode_n = aff_mode >= 0 ? aff_mode : n >= MSM_AFFINE_MIN_N ? MSM_AFFINE_DEFAULT : 0;
+  const int want_dense = aff_mode_n == 2 && !b->g2 && !b->d_pre;
+  if ((msm_window_sampled(b, n, window, env_c) || want_dense) &&
+      (rc = msm_dense_estimate(d, scalars, on_dev, n, &dense, e)))
+    return rc;
   *c = msm_window(b, n, window, env_c, dense);
+  *affine = msm_affine_of(aff_mode, b, n, dense);
   return PS_OK;
 }
 
@@ -553,10 +604,13 @@ static int msm_same_sort(psc_bases *const *bases, const fr_t *const *scalars, co
 
 extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, const fr_t *const *scalars,
                                 const size_t *n, unsigned window, psc_msm_wins *w, ps_err *e) {
-  int rc = PS_OK;
+  int rc = PS_OK, aff_mode;
   size_t need = 0;
+  int *aff = NULL;
   memset(w, 0, sizeof *w);
   if (count < 1) return ps_fail(e, PS_EINPUT, "MSM batch of %d: expected at least 1 MSM", count);
+  if ((rc = msm_env_affine(&aff_mode, e))) return rc; /* once per batch */
+  aff = (int *)xcalloc((size_t)count, sizeof *aff);
   w->count = count;
   w->g2 = (int *)xcalloc((size_t)count, sizeof *w->g2);
   w->c = (unsigned *)xcalloc((size_t)count, sizeof *w->c);
@@ -570,8 +624,8 @@ extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, 
     w->g2[i] = bases[i]->g2;
     if (i > 0 && scalars[i] == scalars[i - 1] && n[i] == n[i - 1] && bases[i]->g2 == bases[i - 1]->g2 &&
         !bases[i]->d_pre && !bases[i - 1]->d_pre)
-      w->c[i] = w->c[i - 1]; /* the same scalars: the same estimate */
-    else if ((rc = msm_window_for(d, bases[i], scalars[i], 1, n[i], window, &w->c[i], e)))
+      w->c[i] = w->c[i - 1], aff[i] = aff[i - 1]; /* the same scalars: the same estimate */
+    else if ((rc = msm_window_for(d, bases[i], scalars[i], 1, n[i], window, &w->c[i], aff_mode, &aff[i], e)))
       goto fail;
     if (w->c[i] < 2 || w->c[i] > 24) {
       rc = ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", w->c[i]);
@@ -589,14 +643,16 @@ extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, 
     d->hwin_cap = need;
   }
   for (int i = 0; i < count; i++)
-    if (n[i] > 0 && (rc = msm_enqueue(d, bases[i], scalars[i], 1, msm_same_sort(bases, scalars, n, w->c, i), n[i],
-                                      w->c[i], (char *)d->hwin + w->at[i], &w->nwin[i], NULL, e)))
+    if (n[i] > 0 && (rc = msm_enqueue(d, bases[i], scalars[i], 1, msm_same_sort(bases, scalars, n, w->c, i), aff[i],
+                                      n[i], w->c[i], (char *)d->hwin + w->at[i], &w->nwin[i], NULL, e)))
       goto fail;
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   w->buf = (unsigned char *)xmalloc(need ? need : 1);
   memcpy(w->buf, d->hwin, need);
+  free(aff);
   return PS_OK;
 fail:
+  free(aff);
   psc_msm_wins_free(w);
   return rc;
 }
@@ -633,11 +689,13 @@ extern "C" int psc_msm(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, 
                        void *out_xyzz, ps_err *e) {
   if (n > b->n)
     return ps_fail(e, PS_EINPUT, "MSM of %zu scalars over %zu uploaded bases: too few bases", n, b->n);
-  int rc = msm_window_for(d, b, scalars, 0, n, window, &window, e);
+  int aff_mode, affine = 0;
+  int rc = msm_env_affine(&aff_mode, e);
   if (rc) return rc;
+  if ((rc = msm_window_for(d, b, scalars, 0, n, window, &window, aff_mode, &affine, e))) return rc;
   if (window < 2 || window > 24)
     return ps_fail(e, PS_EINPUT, "MSM window %u: expected 2..24 bits", window);
-  return msm_run(d, b, scalars, n, window, out_xyzz, e);
+  return msm_run(d, b, scalars, n, window, affine, out_xyzz, e);
 }
 
 

@@ -1,4 +1,5 @@
-/* The G1 bucket stage of the MSM (msm_int.cuh): msm_kernels.cuh instantiated for G1. */
+/* The G1 bucket stage of the MSM (msm_int.cuh): msm_kernels.cuh instantiated for G1, with
+ * the batch-affine bucket sums (msm_affine.h) beside the XYZZ ones. */
 #include "msm_int.cuh"
 #include "ps_curves.cuh"
 
@@ -8,4 +9,5 @@
 #define MK_FN(op) fp_##op##_d
 #define MK_K(x) g1_##x
 #define MK_PREFETCH 1
+#define MK_AFFINE 1 /* the batch-affine bucket sums, G1 only */
 #include "msm_kernels.cuh"

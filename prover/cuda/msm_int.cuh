@@ -14,6 +14,7 @@ typedef struct msm_bufs {
   uint32_t *digit, *sorted, *count, *start, *cursor, *part;
   uint32_t *head;
   void *buckets, *seg_acc, *seg_sum, *parts;
+  void *aff; /* the batch-affine bucket sums' buffer (g1_msm_affine_bytes), or NULL */
 } msm_bufs;
 
 /* The shape of one MSM's bucket stage: nwin windows of nb buckets (nkeys = nwin nb),
@@ -31,6 +32,12 @@ int g1_msm_buckets(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const voi
                    cudaEvent_t *ev, ps_err *e);
 int g2_msm_buckets(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const void *bases, void **win,
                    cudaEvent_t *ev, ps_err *e);
+
+/* The G1 bucket sums in affine coordinates with shared inversions (msm_affine.h), then
+ * the same reduction; n: the MSM's points. m->aff holds g1_msm_affine_bytes(n, nwin, nb). */
+int g1_msm_buckets_affine(psc_dev *d, const msm_bufs *m, const msm_shape *sh, size_t n, const void *bases,
+                          void **win, cudaEvent_t *ev, ps_err *e);
+size_t g1_msm_affine_bytes(size_t n, unsigned nwin, unsigned nb);
 
 /* Fills b->d_pre: tables 1 .. nwin-1 from table 0 (which the caller has copied), each
  * point doubled c times from the previous table's and brought back to affine form. */

@@ -219,11 +219,13 @@ __global__ void MK_K(segment_merge)(MK_XYZZ *acc_out, MK_XYZZ *sum_out, const MK
   }
 }
 
+static int MK_K(msm_reduce)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, void **win, cudaEvent_t *ev,
+                            ps_err *e);
+
 /* The launch sequence of the bucket stage (msm_int.cuh, MK_K(msm_buckets)). */
 int MK_K(msm_buckets)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const void *bases, void **win,
                       cudaEvent_t *ev, ps_err *e) {
   int rc = PS_OK;
-  const unsigned nwin = sh->nwin, nseg = 1u << sh->log_nseg, nseg_all = nwin * nseg;
   const size_t nkeys = sh->nkeys, nchunks = sh->nchunks;
   MK_K(bucket_init)<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>((MK_XYZZ *)m->buckets, nkeys);
   PSC_CHECK_LAUNCH();
@@ -243,6 +245,16 @@ int MK_K(msm_buckets)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const 
       (MK_XYZZ *)m->buckets, (const MK_XYZZ *)m->parts, m->start, m->count, nkeys);
   PSC_CHECK_LAUNCH();
   if (ev) PSC_CHECK(cudaEventRecord(ev[0], d->stream));
+  rc = MK_K(msm_reduce)(d, m, sh, win, ev, e);
+fail:
+  return rc;
+}
+
+/* The bucket reduction: each window's buckets (m->buckets, XYZZ) to its sum. */
+static int MK_K(msm_reduce)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, void **win, cudaEvent_t *ev,
+                            ps_err *e) {
+  int rc = PS_OK;
+  const unsigned nwin = sh->nwin, nseg = 1u << sh->log_nseg, nseg_all = nwin * nseg;
   MK_K(segment_sum)<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
       (MK_XYZZ *)m->seg_acc, (MK_XYZZ *)m->seg_sum, (const MK_XYZZ *)m->buckets, sh->nb, nseg,
       1u << sh->log_lseg, nwin);
@@ -307,3 +319,136 @@ int MK_K(msm_precompute)(psc_dev *d, psc_bases *b, unsigned c, unsigned nwin, ps
 fail:
   return rc;
 }
+
+#ifdef MK_AFFINE
+/* Batch-affine bucket sums (msm_affine.h, which says how the tree of additions and the
+ * shared inversions are laid out), G1 only: the kernels are thin wrappers around the
+ * per-thread functions that tests/test_msm_affine.c runs on the CPU. */
+#define MSA_F fp_t
+#define MSA_FINL static __device__ __forceinline__
+#define MSA_MUL(r, a, b) fp_mul_d(r, a, b)
+#define MSA_ADD(r, a, b) fp_add_d(r, a, b)
+#define MSA_SUB(r, a, b) fp_sub_d(r, a, b)
+#define MSA_EQ(a, b) fp_eq_d(a, b)
+#define MSA_IS_ZERO(a) fp_is_zero_d(a)
+#define MSA_SET_ONE(r) fp_set_one_d(r)
+#define MSA_SET_ZERO(r) fp_set_zero_d(r)
+#define MSA_NEG(r, a) fp_neg_d(r, a)
+#define MSA_INV(r, a) fp_inv_d(r, a)
+#define MSA_AFF g1_affine_t
+#define MSA_NAME(x) g1_msa_##x
+#include "msm_affine.h"
+
+#define MSA_TID ((size_t)blockIdx.x * blockDim.x + threadIdx.x)
+
+__global__ void g1_msa_k_level1_prod(size_t nthr, const uint32_t *__restrict__ sorted,
+                                     const uint32_t *__restrict__ start, const uint32_t *__restrict__ count,
+                                     const g1_affine_t *__restrict__ bases, size_t key0, size_t key1, fp_t *pre,
+                                     fp_t *tot) {
+  const size_t t = MSA_TID;
+  if (t < nthr) g1_msa_level1_prod(t, nthr, sorted, start, count, bases, key0, key1, pre, tot);
+}
+
+__global__ void g1_msa_k_level1_sum(size_t nthr, const uint32_t *__restrict__ sorted,
+                                    const uint32_t *__restrict__ start, const uint32_t *__restrict__ count,
+                                    const g1_affine_t *__restrict__ bases, size_t key0, size_t key1,
+                                    const fp_t *pre, const fp_t *tot, g1_affine_t *slots, uint32_t *keys) {
+  const size_t t = MSA_TID;
+  if (t < nthr) g1_msa_level1_sum(t, nthr, sorted, start, count, bases, key0, key1, pre, tot, slots, keys);
+}
+
+__global__ void g1_msa_k_step_prod(size_t nthr, size_t s, size_t ns, const uint32_t *keys,
+                                   const uint32_t *__restrict__ start, size_t key0, const g1_affine_t *slots,
+                                   fp_t *pre, fp_t *tot) {
+  const size_t t = MSA_TID;
+  if (t < nthr) g1_msa_step_prod(t, nthr, s, ns, keys, start, key0, slots, pre, tot);
+}
+
+__global__ void g1_msa_k_step_sum(size_t nthr, size_t s, size_t ns, const uint32_t *keys,
+                                  const uint32_t *__restrict__ start, size_t key0, g1_affine_t *slots,
+                                  const fp_t *pre, const fp_t *tot) {
+  const size_t t = MSA_TID;
+  if (t < nthr) g1_msa_step_sum(t, nthr, s, ns, keys, start, key0, slots, pre, tot);
+}
+
+__global__ void g1_msa_k_invert(size_t ntot, fp_t *tot) {
+  const size_t u = MSA_TID;
+  if (u < msa_invert_threads(ntot)) g1_msa_invert(u, ntot, tot);
+}
+
+/* Thread per bucket of the group: its sum (at its first slot) as an XYZZ bucket. */
+__global__ void g1_msa_k_finish(g1_xyzz_t *buckets, const g1_affine_t *slots, const uint32_t *__restrict__ start,
+                                const uint32_t *__restrict__ count, size_t key0, size_t key1) {
+  const size_t k = key0 + MSA_TID;
+  if (k >= key1) return;
+  g1_xyzz_t b;
+  g1_set_inf_d(&b);
+  if (count[k] != 0) {
+    const g1_affine_t a = slots[msa_slot_base(start[k], start[key0], k, key0)];
+    if (!g1_aff_is_inf_d(&a)) {
+      b.x = a.x;
+      b.y = a.y;
+      fp_set_one_d(&b.zz);
+      fp_set_one_d(&b.zzz);
+    }
+  }
+  buckets[k] = b;
+}
+
+#define MSA_BLOCK 128 /* threads a block in the batch-affine kernels */
+
+int g1_msm_buckets_affine(psc_dev *d, const msm_bufs *m, const msm_shape *sh, size_t n, const void *bases,
+                          void **win, cudaEvent_t *ev, ps_err *e) {
+  int rc = PS_OK;
+  const unsigned nwin = sh->nwin, nb = sh->nb, gw = msa_group_windows(n, nwin);
+  msa_layout L;
+  msa_layout_of(&L, n, gw, nb, sizeof(g1_affine_t), sizeof(fp_t));
+  g1_affine_t *slots = (g1_affine_t *)m->aff;
+  uint32_t *keys = (uint32_t *)((char *)m->aff + L.off_keys);
+  fp_t *pre = (fp_t *)((char *)m->aff + L.off_pre), *tot = (fp_t *)((char *)m->aff + L.off_tot);
+  const g1_affine_t *B = (const g1_affine_t *)bases;
+  for (unsigned w0 = 0; w0 < nwin; w0 += gw) {
+    const unsigned g = nwin - w0 < gw ? nwin - w0 : gw;
+    const size_t key0 = (size_t)w0 * nb, key1 = key0 + (size_t)g * nb;
+    msa_layout G;
+    msa_layout_of(&G, n, g, nb, sizeof(g1_affine_t), sizeof(fp_t));
+    PSC_CHECK(cudaMemsetAsync(keys, 0xff, G.ns * sizeof(uint32_t), d->stream));
+    size_t nthr = msa_level1_threads((size_t)g * n);
+    g1_msa_k_level1_prod<<<psc__blocks(nthr, MSA_BLOCK), MSA_BLOCK, 0, d->stream>>>(
+        nthr, m->sorted, m->start, m->count, B, key0, key1, pre, tot);
+    PSC_CHECK_LAUNCH();
+    g1_msa_k_invert<<<psc__blocks(msa_invert_threads(nthr), MSA_BLOCK), MSA_BLOCK, 0,
+                      d->stream>>>(nthr, tot);
+    PSC_CHECK_LAUNCH();
+    g1_msa_k_level1_sum<<<psc__blocks(nthr, MSA_BLOCK), MSA_BLOCK, 0, d->stream>>>(
+        nthr, m->sorted, m->start, m->count, B, key0, key1, pre, tot, slots, keys);
+    PSC_CHECK_LAUNCH();
+    for (size_t s = 1; s < G.ns; s <<= 1) {
+      nthr = msa_step_threads(G.ns, s);
+      if (!nthr) break;
+      g1_msa_k_step_prod<<<psc__blocks(nthr, MSA_BLOCK), MSA_BLOCK, 0, d->stream>>>(nthr, s, G.ns, keys, m->start,
+                                                                                     key0, slots, pre, tot);
+      PSC_CHECK_LAUNCH();
+      g1_msa_k_invert<<<psc__blocks(msa_invert_threads(nthr), MSA_BLOCK), MSA_BLOCK, 0,
+                        d->stream>>>(nthr, tot);
+      PSC_CHECK_LAUNCH();
+      g1_msa_k_step_sum<<<psc__blocks(nthr, MSA_BLOCK), MSA_BLOCK, 0, d->stream>>>(nthr, s, G.ns, keys, m->start,
+                                                                                    key0, slots, pre, tot);
+      PSC_CHECK_LAUNCH();
+    }
+    g1_msa_k_finish<<<psc__blocks(key1 - key0, MSA_BLOCK), MSA_BLOCK, 0, d->stream>>>(
+        (g1_xyzz_t *)m->buckets, slots, m->start, m->count, key0, key1);
+    PSC_CHECK_LAUNCH();
+  }
+  if (ev) PSC_CHECK(cudaEventRecord(ev[0], d->stream));
+  rc = g1_msm_reduce(d, m, sh, win, ev, e);
+fail:
+  return rc;
+}
+
+size_t g1_msm_affine_bytes(size_t n, unsigned nwin, unsigned nb) {
+  msa_layout L;
+  msa_layout_of(&L, n, msa_group_windows(n, nwin), nb, sizeof(g1_affine_t), sizeof(fp_t));
+  return L.bytes;
+}
+#endif
