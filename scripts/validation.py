@@ -93,9 +93,9 @@ def read_tsv(path):
     for line in open(path):
         if not line.strip() or line.startswith("#"):
             continue
-        name, size, ov, *env = line.rstrip("\n").split("\t")
-        rows.append({"name": name, "size": size, "overrides": [x.strip() for x in ov.split(";") if x.strip()],
-                     "env": env[0].split() if env else []})
+        # a fourth column, the run's environment (run.sh), is not needed here
+        name, size, ov = line.rstrip("\n").split("\t")[:3]
+        rows.append({"name": name, "size": size, "overrides": [x.strip() for x in ov.split(";") if x.strip()]})
     return rows
 
 

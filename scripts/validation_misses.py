@@ -48,6 +48,15 @@ from validation import read_spans, runs_dir, scaled_model  # noqa: E402  (one re
 CPU, GPU = ("synth", "prep", "epilogue"), ("ntt_h", "msm", "b_g2")
 
 
+def phase_per_partition(path, phase):
+    """A phase's mean time per partition (s) in a run's spans (each worker's first calls
+    left out, as read_spans does); None when the run or the phase is missing."""
+    if not os.path.exists(path):
+        return None
+    v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in read_spans(path)[0] if r["phase"] == phase]
+    return sum(v) / len(v) if v else None
+
+
 def model_means(path):
     """One-core mean, serial fraction and batch multipliers of each phase of a calibrated
     model (the subset of YAML that calibrate writes)."""
@@ -259,9 +268,7 @@ def table_probe2(data):
     print("|---|---|---|---|---|---|---|")
 
     def synth(name):
-        v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0])
-             for r in read_spans(os.path.join(d, name + ".spans.jsonl.gz"))[0] if r["phase"] == "synth"]
-        return 1e3 * sum(v) / len(v)
+        return 1e3 * phase_per_partition(os.path.join(d, name + ".spans.jsonl.gz"), "synth")
     rk, ro = [], []
     for i in range(1, 5):
         one, k, o, ref = (synth("q-%s-%d" % (n, i)) for n in ("cal22-t7", "k22-w2", "ovl22-w2", "ref"))
@@ -279,7 +286,6 @@ def table_probe3(data):
     d = os.path.join(data, "probe-3")
     if not os.path.isdir(d):
         return
-    runs_dir(d)
     rd = os.path.join(d, "runs")
     kinds = [("k22-w2", "one22-t7", "two locked"), ("k22-w2-block", "one22-t7", "two locked, blocked"),
              ("n22-w2", "one22-t7", "two, no mutex"), ("n22-w2-block", "one22-t7", "two, no mutex, blocked"),
@@ -292,11 +298,7 @@ def table_probe3(data):
     print("|---|---|---|---|---|---|---|")
 
     def synth(name):
-        p = os.path.join(rd, name + ".spans.jsonl.gz")
-        if not os.path.exists(p):
-            return None
-        v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in read_spans(p)[0] if r["phase"] == "synth"]
-        return sum(v) / len(v) if v else None
+        return phase_per_partition(os.path.join(rd, name + ".spans.jsonl.gz"), "synth")
 
     def report(name):
         p = os.path.join(rd, name + ".json")
@@ -350,7 +352,7 @@ def table_gpu_law(data, binp):
     print("| law | util predicted | measured | error | throughput pred / meas (p/s) | error |")
     print("|---|---|---|---|---|---|")
     for law in ("shared", "exclusive"):
-        r = V.validate(binp, data, {"2^20": model}, dict(row, overrides=row["overrides"]), extra=["system.gpu_sharing=" + law])
+        r = V.validate(binp, data, {"2^20": model}, row, extra=["system.gpu_sharing=" + law])
         print("| %s | %.1f%% | %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% |" % (
             law, 100 * r["gpu_util"]["predicted"], 100 * r["gpu_util"]["measured"], r["gpu_util"]["error_pp"],
             r["throughput_pps"]["predicted"], r["throughput_pps"]["measured"], r["throughput_pps"]["error_pct"]))
@@ -456,9 +458,7 @@ def table_probe(data):
     print("|---|---|---|---|---|---|---|")
 
     def per_part(name, ph):
-        spans = read_spans(os.path.join(d, name + ".spans.jsonl.gz"))[0]
-        v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in spans if r["phase"] == ph]
-        return 1e3 * sum(v) / len(v)
+        return 1e3 * phase_per_partition(os.path.join(d, name + ".spans.jsonl.gz"), ph)
     one = {"p-k20-w4": "p-cal20-t3", "p-ovl20-w4-t3": "p-cal20-t3", "p-k22-w2": "p-cal22-t7",
            "p-ovl22-w2": "p-cal22-t7", "p-k22-w2-t6": "p-cal22-t6"}
     for name in ("p-cal20-t3", "p-k20-w4", "p-ovl20-w4-t3", "p-cal22-t7", "p-k22-w2", "p-ovl22-w2",

@@ -50,7 +50,7 @@ if [ -n "${WARMUP:-}" ]; then
     --set system.workers_per_gpu=1 --json -o /tmp/warmup.json 2>/tmp/warmup.err || echo "warm-up FAILED: $(tail -3 /tmp/warmup.err)"
 fi
 run_tsv() {
-  while IFS=$'\t' read -r name size ov env; do
+  while IFS=$'\t' read -r name size ov run_env; do
     case "$name" in ''|'#'*) continue ;; esac
     [ -n "${ROWS:-}" ] && ! grep -Eq -e "$ROWS" <<<"$name" && continue
     [ -n "${SKIP:-}" ] && grep -Eq -e "$SKIP" <<<"$name" && continue
@@ -64,8 +64,8 @@ run_tsv() {
     IFS=';' read -ra kv <<<"$ov"
     for x in "${kv[@]}"; do x=$(sed 's/^ *//; s/ *$//' <<<"$x"); [ -n "$x" ] && sets+=(--set "$x"); done
     printf '%s\n' "${sets[@]}" | grep -v '^--set$' > "$OUT/runs/$name.sets"
-    [ -n "${env:-}" ] && printf '%s\n' "$env" > "$OUT/runs/$name.env"
-    env ${env:-} timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
+    [ -n "${run_env:-}" ] && printf '%s\n' "$run_env" > "$OUT/runs/$name.env"
+    env ${run_env:-} timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
       "${sets[@]}" --json -o "$OUT/runs/$name.json" --spans "$OUT/runs/$name.spans.jsonl" 2>"$OUT/runs/$name.err" \
       || { echo "$name FAILED: $(tail -3 "$OUT/runs/$name.err")"; failed=1; }
     [ -f "$OUT/runs/$name.spans.jsonl" ] && gzip -f "$OUT/runs/$name.spans.jsonl"
