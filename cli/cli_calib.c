@@ -79,7 +79,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   const char **overlap = xcalloc((size_t)argc, sizeof *overlap);
   const char *tmpl = NULL, *out = NULL, *name = NULL;
   calib_overlap_report ovr = {0};
-  int nfiles = 0, noverlap = 0, fam = CALIB_AUTO, skip = 0, rc = PS_EXIT_USAGE;
+  int nfiles = 0, noverlap = 0, fam = CALIB_AUTO, skip = 0, order = 0, rc = PS_EXIT_USAGE;
   model *m = NULL;
   calib_phase_report *reps = NULL;
   ps_buf b = {0}, t = {0};
@@ -114,6 +114,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
     } else if (cli_is_opt(a, "--overlap")) {
       if (!(v = cli_optval(argc, argv, &i, "--overlap"))) goto missing;
       overlap[noverlap++] = v;
+    } else if (!strcmp(a, "--gpu-order")) {
+      order = 1;
     } else if (cli_is_opt(a, "--name")) {
       if (!(v = cli_optval(argc, argv, &i, "--name"))) goto missing;
       name = v;
@@ -157,7 +159,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   }
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
-  if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, &ovr, &e);
+  if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, order, &ovr, &e);
   calib_host_report hr = {0};
   if (lr == PS_OK) lr = calib_host(files, nfiles, skip, &hr, &e);
   if (lr == PS_OK && hr.identified) m->host_speed_sd = hr.sd;
@@ -225,6 +227,13 @@ int sim_cmd_calibrate(int argc, char **argv) {
     ps_buf_printf(&t, "GPU overlap (%s): phases alone %.3f s, overlapped %.3f s (up to %d at once), solo work %.3f s: "
                   "interference %.4f\n", ov.p, ovr.alone_s, ovr.overlapped_s, ovr.max_at_once, ovr.work_s,
                   ovr.interference);
+    if (ovr.first_identified)
+      ps_buf_printf(&t, "GPU overlap by order of start (two at once): the phase that started first %.4f, the other "
+                    "%.4f%s\n", ovr.interference_first, ovr.interference_later,
+                    order ? " (the model's, --gpu-order)" : " (not in the model without --gpu-order)");
+    else
+      ps_buf_printf(&t, "GPU overlap by order of start: not identified (%s); one interference for both\n",
+                    ovr.first_why);
     if (ovr.cpu_side_by_side > 0)
       ps_buf_printf(&t, "CPU contention (%s): cpu phases beside other workers' slow by 1/(1 + %.4f m)\n", ov.p,
                     ovr.cpu_contention);

@@ -63,6 +63,9 @@ typedef struct model {
                             (the scenario's gpu_sharing then defaults to shared) */
   double interference;   /* with n GPU phases at once each runs at 1 / (1 + s (n - 1));
                             default 1 (processor sharing: 1/n) */
+  int has_first;         /* gpu_overlap.first is given: */
+  double interference_first; /* s1: the one of the n phases that started first runs at
+                            1 / (1 + s1 (n - 1)) instead (read only with has_first) */
   double cpu_contention; /* c: with m other cpu phases running, a cpu phase runs at
                             1 / (1 + c m) of its speed (memory bandwidth and caches the
                             cores share); default 0 */

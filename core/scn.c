@@ -803,6 +803,7 @@ cJSON *scn_to_json(const scenario *s) {
   add_str_or_null(mx, "to", s->mutex_to >= 0 ? m->phases[s->mutex_to].name : NULL);
   cJSON_AddStringToObject(sys, "gpu_sharing", s->gpu_shared ? "shared" : "exclusive");
   if (m->gpu_overlap) cJSON_AddNumberToObject(sys, "gpu_interference", m->interference);
+  if (m->gpu_overlap && m->has_first) cJSON_AddNumberToObject(sys, "gpu_interference_first", m->interference_first);
   if (m->cpu_contention > 0) cJSON_AddNumberToObject(sys, "cpu_contention", m->cpu_contention);
   if (m->host_speed_sd > 0) cJSON_AddNumberToObject(sys, "host_speed_sd", m->host_speed_sd);
   cJSON_AddStringToObject(sys, "cpu_sharing", s->cpu_fifo ? "fifo" : "ps");

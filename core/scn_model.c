@@ -363,7 +363,7 @@ static int find_cycle(const model *m, int *cyc, int *len) {
 }
 
 /* A model key that is a map of one required number from 0 to max: NAME: {KEY: v}
- * (gpu_overlap: {interference: s}, host_speed: {sd: S}). `what` says what KEY is when it is
+ * (host_speed: {sd: S}). `what` says what KEY is when it is
  * missing. */
 static int rd_one_key(ld *c, node *x, const char *base, const char *name, const char *key, const char *what,
                       double max, double *out) {
@@ -380,6 +380,33 @@ static int rd_one_key(ld *c, node *x, const char *base, const char *name, const 
     snprintf(e, sizeof e, "a number from 0 to %g", max);
     scn__expect(c, kn, p, e);
     return 1;
+  }
+  return 0;
+}
+
+/* gpu_overlap: {interference: s, first: s1}: s required, s1 (the interference the phase that
+ * started first among those at once feels) optional (has_first), each from 0 to 100. */
+static int rd_gpu_overlap(ld *c, node *x, const char *base, model *m) {
+  static const char *const keys[] = {"interference", "first", NULL};
+  char p[PB], q[PB];
+  node *kn;
+  scn__jp(p, sizeof p, base, "gpu_overlap");
+  if (x->kind != N_MAP)
+    return scn__expect(c, x, p, "a mapping {interference: s, first: s1} (s: how much GPU phases at once slow each "
+                       "other; s1, optional: how much the one that started first is slowed)");
+  if (scn__check_map(c, x, p, keys) ||
+      scn__req(c, x, p, "interference",
+               "a number >= 0 (0: overlapping GPU phases do not slow each other; 1: they share the GPU as "
+               "processor sharing)", &kn))
+    return 1;
+  double *dst[] = {&m->interference, &m->interference_first};
+  for (int i = 0; i < 2; i++) {
+    node *v = i ? scn__opt(x, keys[i]) : kn;
+    if (!v) continue;
+    m->has_first = i;
+    scn__jp(q, sizeof q, p, keys[i]);
+    if (scn__rd_num(c, v, q, 0, 0, dst[i])) return 1;
+    if (*dst[i] > 100) return scn__expect(c, v, q, "a number from 0 to 100");
   }
   return 0;
 }
@@ -451,10 +478,7 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
   }
   m->interference = 1;
   if ((x = scn__opt(mn, "gpu_overlap"))) {
-    if (rd_one_key(c, x, base, "gpu_overlap", "interference",
-                   "a number >= 0 (0: overlapping GPU phases do not slow each other; 1: they share the GPU as "
-                   "processor sharing)", 100, &m->interference))
-      goto fail;
+    if (rd_gpu_overlap(c, x, base, m)) goto fail;
     m->gpu_overlap = 1;
   }
   if ((x = scn__opt(mn, "cpu_contention"))) {

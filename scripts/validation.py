@@ -110,7 +110,9 @@ def size_tag(size):
     return size.replace("^", "")
 
 
-def calibrate(binp, data, calib, out_dir):
+def calibrate(binp, data, calib, out_dir, extra=()):
+    """The session's models (calibrate, with `extra` options after the protocol's), and
+    calibrate's tables, by size."""
     env = dict(os.environ)
     date = os.path.join(data, "date.txt")
     if os.path.exists(date):
@@ -126,7 +128,7 @@ def calibrate(binp, data, calib, out_dir):
         model = os.path.join(out_dir, "model-%s.yaml" % size_tag(size))
         p = run([binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
                  "--model", "models/provesim-groth16.yaml", "-o", model,
-                 "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size)], env)
+                 "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size), *extra], env)
         if p.returncode:
             sys.exit("validation.py: calibrate failed:\n" + p.stderr)
         models[size], tables[size] = model, re.sub(r"wrote .*\n", "", p.stdout)
@@ -340,15 +342,16 @@ SESSIONS = [
 PASSES = SESSIONS[-1][6]
 
 
-def read_spans(path, skip=2):
-    """Phase spans of calls after each worker's first `skip`, and the copies' intervals."""
+def read_spans(path, skip=2, kind="memcpy"):
+    """Phase spans of calls after each worker's first `skip`, and the intervals of the
+    records of `kind` (the copies by default; "kernel": the kernels)."""
     spans, copies, first = [], [], {}
     with gzip.open(path, "rt") as fh:
         for line in fh:
             r = json.loads(line)
             if "phase" in r:
                 spans.append(r)
-            elif r.get("kind") == "memcpy":
+            elif r.get("kind") == kind:
                 copies.append((r["t0"], r["t1"]))
     for r in spans:
         k = (r["rep"], r["gpu"], r["worker"])

@@ -30,7 +30,11 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
 10. where DATA/probe-2 exists (the fifth session): two workers at 2^22 against one, four rounds;
 11. where DATA/probe-3 exists (the sixth session): spinning against blocked waiters at 2^22;
 12. x20-w2, whose GPU phases overlap, under the GPU sharing law calibrated (shared, with the
-    fitted interference) and under an exclusive GPU: which law its measurement follows.
+    fitted interference), shared by order of start (calibrate --gpu-order) and under an
+    exclusive GPU: which law its measurement follows;
+13. the kernels of the runs where GPU phases of two workers overlap, and of a one-worker
+    run: the sum of their times against the time at least one ran (their union), per
+    partition: whether kernels running at once get more done.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -338,24 +342,77 @@ def table_probe3(data):
 
 
 def table_gpu_law(data, binp):
-    """x20-w2 (the one held-out row whose GPU phases overlap: its mutex leaves b_g2 out)
-    predicted as calibrated, under the law the model was calibrated with (shared: each of n
-    phases at 1 / (1 + s (n - 1))), and again with an exclusive GPU (one phase at a time,
-    first come first served). A sensitivity of the law, not a fit."""
+    """x20-w2 (the one held-out row whose GPU phases overlap: its mutex leaves b_g2 out),
+    each of its passes predicted as calibrated, under the law the model was calibrated with
+    (shared: each of n phases at 1 / (1 + s (n - 1))); with the order of start that
+    calibrate --gpu-order fits from the same overlap runs (the phase that started first at
+    1 / (1 + s1 (n - 1))); and with an exclusive GPU (one phase at a time, first come first
+    served). Laws fitted from the calibration runs, or a sensitivity (exclusive); nothing
+    is fitted to the row."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tempfile
     import validation as V
     row = {r["name"]: r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}.get("x20-w2")
     model = os.path.join(data, "model-220.yaml")
     if not row or not os.path.exists(os.path.join(data, "runs", "x20-w2.sets")) or not os.path.exists(model):
         return
-    print("## 12. x20-w2 under two GPU sharing laws: shared with the fitted interference, or exclusive\n")
-    print("| law | util predicted | measured | error | throughput pred / meas (p/s) | error |")
-    print("|---|---|---|---|---|---|")
-    for law in ("shared", "exclusive"):
-        r = V.validate(binp, data, {"2^20": model}, row, extra=["system.gpu_sharing=" + law])
-        print("| %s | %.1f%% | %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% |" % (
-            law, 100 * r["gpu_util"]["predicted"], 100 * r["gpu_util"]["measured"], r["gpu_util"]["error_pp"],
-            r["throughput_pps"]["predicted"], r["throughput_pps"]["measured"], r["throughput_pps"]["error_pct"]))
+    calib = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
+    ordered, tables = V.calibrate(binp, data, [r for r in calib if r["size"] == "2^20"], tempfile.mkdtemp(),
+                                  extra=["--gpu-order"])
+    fit = re.search(r"started first ([0-9.]+), the other ([0-9.]+)", tables["2^20"])
+    print("## 12. x20-w2 under three GPU sharing laws: shared with the fitted interference, shared by "
+          "order of start, or exclusive\n")
+    print("Order of start fitted from the session's overlap runs (`calibrate --gpu-order`): %s.\n" % (
+        "the phase that started first s1 = %s, the other s = %s" % fit.groups() if fit else "not identified"))
+    print("| pass | law | util predicted | measured | error | throughput pred / meas (p/s) | error |")
+    print("|---|---|---|---|---|---|---|")
+    laws = (("shared", {"2^20": model}, []), ("by order of start", ordered, []),
+            ("exclusive", {"2^20": model}, ["system.gpu_sharing=exclusive"]))
+    for name in ("x20-w2", "x20-w2-p2", "x20-w2-p3"):
+        if not os.path.exists(os.path.join(data, "runs", name + ".sets")):
+            continue
+        for law, models, extra in laws:
+            r = V.validate(binp, data, models, dict(row, name=name), extra=extra)
+            print("| %s | %s | %.1f%% | %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% |" % (
+                name, law, 100 * r["gpu_util"]["predicted"], 100 * r["gpu_util"]["measured"],
+                r["gpu_util"]["error_pp"], r["throughput_pps"]["predicted"], r["throughput_pps"]["measured"],
+                r["throughput_pps"]["error_pct"]))
+    print()
+
+
+def table_kernels(data):
+    print("## 13. Kernels at once: the sum of the kernels' times against their union\n")
+    print("Every kernel record of the run (CUPTI), per partition; sum / union above 1 is kernels "
+          "running at once. If kernels at once got more done, the union per partition would fall "
+          "below the one-worker run's. The last two columns: shares of the run (first GPU phase's "
+          "start to last one's end) by how many GPU phase spans ran.\n")
+    print("| run | partitions | kernel sum (ms / partition) | union (ms / partition) | sum / union | "
+          "no GPU phase running | two or more GPU phases at once |")
+    print("|---|---|---|---|---|---|---|")
+    for f in ("cal20-t15", "ovl20-w2", "ovl20-w2-2", "ovl20-w4-t3", "x20-w2", "x20-w2-p2", "x20-w2-p3",
+              "cal22-t15", "ovl22-w2", "ovl22-w2-2", "ovl22-w2-3"):
+        p = os.path.join(data, "runs", f + ".spans.jsonl.gz")
+        if not os.path.exists(p):
+            continue
+        spans, ks = read_spans(p, skip=0, kind="kernel")
+        parts = sum(len(r["partitions"]) for r in spans if r["phase"] == "msm")
+        ks.sort()
+        union, hi = 0.0, -1.0
+        for t0, t1 in ks:
+            if t1 > hi:
+                union += t1 - max(t0, hi)
+                hi = t1
+        total = sum(t1 - t0 for t0, t1 in ks)
+        edges = sorted([(r["t0"], 1) for r in spans if r["resource"] == "gpu"] +
+                       [(r["t1"], -1) for r in spans if r["resource"] == "gpu"])
+        at = [0.0, 0.0, 0.0]  # none, one, two or more
+        n, t = 0, edges[0][0]
+        for te, d in edges:
+            at[min(n, 2)] += te - t
+            n, t = n + d, te
+        run = edges[-1][0] - edges[0][0]
+        print("| %s | %d | %.2f | %.2f | %.3f | %.1f%% | %.1f%% |" % (
+            f, parts, 1e3 * total / parts, 1e3 * union / parts, total / union, 100 * at[0] / run, 100 * at[2] / run))
     print()
 
 
@@ -497,6 +554,7 @@ def main():
     table_probe(data)
     table_probe2(data)
     table_probe3(data)
+    table_kernels(data)
     if os.path.exists(a.bin):
         table_gpu_law(data, a.bin)
     if os.path.exists(a.bin):

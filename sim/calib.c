@@ -649,7 +649,10 @@ void calib_model_yaml(ps_buf *b, const model *m) {
       ps_buf_printf(b, "\n");
     }
   }
-  if (m->gpu_overlap) ps_buf_printf(b, "gpu_overlap: {interference: %.4f}\n", m->interference);
+  if (m->gpu_overlap && m->has_first)
+    ps_buf_printf(b, "gpu_overlap: {interference: %.4f, first: %.4f}\n", m->interference, m->interference_first);
+  else if (m->gpu_overlap)
+    ps_buf_printf(b, "gpu_overlap: {interference: %.4f}\n", m->interference);
   if (m->cpu_contention > 0) ps_buf_printf(b, "cpu_contention: %.4f\n", m->cpu_contention);
   if (m->host_speed_sd > 0) ps_buf_printf(b, "host_speed: {sd: %.4f}\n", m->host_speed_sd);
   if (m->has_gpu_mem) /* the template's, as given: calibrate measures time, not memory */

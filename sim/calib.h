@@ -129,6 +129,11 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
  * so s solves  work = sum over n of time_n / (1 + s (n - 1)), summed over the spans of
  * every file (with two at most: 1 + s = overlapped / (work - alone)). Sets
  * m->gpu_overlap and m->interference. PS_EINPUT when they overlap for under 5%.
+ * The order of start: from the spans that ran with at most one other phase at once, the
+ * one that started first at 1 / (1 + s1) and the other at 1 / (1 + s), by least squares
+ * on each span's time in either role; when that identifies them (first_why says why not),
+ * and `order` asks for it, s and s1 are the model's interference and interference_first
+ * (has_first).
  * From the same runs' cpu phases, the cpu contention c (model.cpu_contention): each
  * span's duration d against its solo time e at its threads, and m the time-averaged
  * number of other workers' cpu phases beside it: d / e = 1 + c m by least squares
@@ -138,8 +143,13 @@ typedef struct calib_overlap_report {
   int max_at_once;         /* the most GPU phases seen at once */
   double cpu_contention;   /* the fitted model.cpu_contention */
   double cpu_side_by_side; /* sum over cpu spans of m^2 (0: cpu phases never side by side) */
+  int first_identified;    /* the order of start was fitted: the model's interference
+                              (interference_later) and interference_first from the spans at
+                              two at once (interference: the pooled fit, both roles) */
+  double interference_later, interference_first;
+  char first_why[96];      /* else why not */
 } calib_overlap_report;
-int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, calib_overlap_report *out,
+int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, int order, calib_overlap_report *out,
                   ps_err *e);
 
 /* The run-to-run spread of the host's CPU speed (model.host_speed.sd), from the spans files

@@ -52,6 +52,10 @@ typedef struct ov_ctx {
   /* the sums, over every file */
   double t_at[OV_NMAX + 1]; /* GPU: time spent with n GPU phases at once (n = 1..OV_NMAX, the last: or more) */
   double work;              /* GPU: the spans' solo work */
+  /* GPU, spans that ran with at most one other phase at once (under 2% of their time with
+   * more), by how they started (0: alone, 1: beside another): the sums of solo - alone, of
+   * the time first and of the time later (first_come) */
+  double oy[2], of[2], ol[2];
   double sxy, sxx;          /* cpu */
 } ov_ctx;
 
@@ -74,6 +78,7 @@ static ogroup *ogroup_of(ocat *c, const span_rec *r) {
 typedef struct ov_edge {
   double t;
   int d;
+  int older; /* the other span started before a */
 } ov_edge;
 
 static int ov_edge_cmp(const void *x, const void *y) {
@@ -81,26 +86,44 @@ static int ov_edge_cmp(const void *x, const void *y) {
   return a->t < b->t ? -1 : a->t > b->t ? 1 : a->d - b->d; /* at one instant, ends before starts */
 }
 
+/* Also, for the order of start (model.interference_first): the time a ran with one other
+ * phase that started after it (first) or before it (later), into the sums of the group of
+ * how a started, when a ran with more than one other for under 2% of its time. */
 static void measure_gpu(ov_ctx *c, const ogroup *g, const ospan *a) {
   ov_edge *ev = xmalloc((2 * g->n + 2) * sizeof *ev);
   size_t ne = 0;
+  int beside = 0;
   for (size_t j = 0; j < g->n; j++) {
     const ospan *b = &g->v[j];
     if (b->worker == a->worker || b->t1 <= a->t0 || b->t0 >= a->t1) continue;
-    ev[ne++] = (ov_edge){b->t0 > a->t0 ? b->t0 : a->t0, +1};
-    ev[ne++] = (ov_edge){b->t1 < a->t1 ? b->t1 : a->t1, -1};
+    int older = b->t0 < a->t0;
+    beside |= older;
+    ev[ne++] = (ov_edge){b->t0 > a->t0 ? b->t0 : a->t0, +1, older};
+    ev[ne++] = (ov_edge){b->t1 < a->t1 ? b->t1 : a->t1, -1, older};
   }
   if (ne) qsort(ev, ne, sizeof *ev, ov_edge_cmp);
-  double t = a->t0;
-  int n = 1;
-  for (size_t i = 0; i < ne; i++) {
-    c->t_at[n < OV_NMAX ? n : OV_NMAX] += ev[i].t - t;
-    t = ev[i].t;
-    n += ev[i].d;
+  double t = a->t0, at[3] = {0}; /* alone, with one other (a first), with one other (a later) */
+  double more = 0;
+  int n = 1, nolder = 0;
+  for (size_t i = 0; i <= ne; i++) {
+    double te = i < ne ? ev[i].t : a->t1;
+    c->t_at[n < OV_NMAX ? n : OV_NMAX] += te - t;
+    if (n <= 2) at[n == 1 ? 0 : nolder ? 2 : 1] += te - t;
+    else more += te - t;
+    t = te;
+    if (i < ne) {
+      n += ev[i].d;
+      nolder += ev[i].older ? ev[i].d : 0;
+    }
   }
-  c->t_at[n < OV_NMAX ? n : OV_NMAX] += a->t1 - t;
   free(ev);
-  c->work += phase_call_mean(&c->m->phases[a->phase], a->k);
+  double solo = phase_call_mean(&c->m->phases[a->phase], a->k);
+  c->work += solo;
+  if (more < 0.02 * (a->t1 - a->t0)) {
+    c->oy[beside] += solo - at[0];
+    c->of[beside] += at[1];
+    c->ol[beside] += at[2];
+  }
 }
 
 /* sum over n of t_at[n] / (1 + s (n - 1)): the solo work the times hold at interference s */
@@ -211,12 +234,52 @@ static int overlap_file(ov_ctx *pc, const char *file, int skip_calls, ps_err *e)
     ocat_reset_groups(&c.cat[i]);
     calib__ranks_free(&c.cat[i].rk);
   }
-  memcpy(pc->t_at, c.t_at, sizeof c.t_at);
-  pc->work = c.work, pc->sxy = c.sxy, pc->sxx = c.sxx;
+  *pc = c; /* the sums */
+  pc->pass2 = 0;
+  memset(pc->cat, 0, sizeof pc->cat);
   return rc;
 }
 
-int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, calib_overlap_report *out,
+/* The order of start: at two at once, the phase that started first runs at a = 1 / (1 + s1)
+ * and the other at b = 1 / (1 + s), so a span's solo work less its time alone is
+ * a x (time first) + b x (time later). Summed over the spans of each group (those that
+ * started alone, those that started beside another phase) with the solo work taken as the
+ * model's mean, that is two equations in a and b. How a span started does not depend on
+ * its own work, so each group's mean work is the model's (a regression on each span's
+ * times would not do: a span that draws more work runs longer in both roles, and the
+ * estimates come out biased). Identified when each group holds a tenth of the time two ran
+ * at once or more, the equations are not nearly dependent, and a, b > 0; then, with
+ * `order`, s and s1 replace the pooled s (which averages the two roles). */
+static void first_come(const ov_ctx *c, model *m, int order, calib_overlap_report *out) {
+  double t0 = c->of[0] + c->ol[0], t1 = c->of[1] + c->ol[1], tot = t0 + t1;
+  double det = c->of[0] * c->ol[1] - c->of[1] * c->ol[0];
+  const char *why = NULL;
+  if (tot <= 0 || t0 < 0.1 * tot || t1 < 0.1 * tot)
+    why = "under a tenth of the time two ran at once is of phases that started alone, or beside another";
+  else if (fabs(det) <= 0.05 * t0 * t1)
+    why = "the two groups' times first and later are nearly proportional";
+  double a = 0, b = 0;
+  if (!why) {
+    a = (c->oy[0] * c->ol[1] - c->oy[1] * c->ol[0]) / det;
+    b = (c->of[0] * c->oy[1] - c->of[1] * c->oy[0]) / det;
+    if (a <= 0.01 || b <= 0.01) why = "the fit gives a phase no progress at two at once";
+  }
+  if (why) {
+    snprintf(out->first_why, sizeof out->first_why, "%s", why);
+    return;
+  }
+  double s = b >= 1 ? 0 : 1 / b - 1, s1 = a >= 1 ? 0 : 1 / a - 1;
+  out->first_identified = 1;
+  out->interference_later = s < 100 ? s : 100;
+  out->interference_first = s1 < 100 ? s1 : 100;
+  if (order) {
+    m->interference = out->interference_later;
+    m->interference_first = out->interference_first;
+    m->has_first = 1;
+  }
+}
+
+int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, int order, calib_overlap_report *out,
                   ps_err *e) {
   ov_ctx c = {.m = m};
   memset(out, 0, sizeof *out);
@@ -263,5 +326,6 @@ int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls
   m->gpu_overlap = 1;
   m->interference = s;
   out->interference = s;
+  first_come(&c, m, order, out);
   return PS_OK;
 }

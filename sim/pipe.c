@@ -157,6 +157,9 @@ typedef struct rep_state {
   uint64_t np_m;
   uint32_t np_1;
   int resched;       /* jobs can be rescheduled (a shared GPU), so events can turn stale */
+  int first_come;    /* a shared GPU whose first-started phase feels an interference of its
+                        own (model.interference_first, differing from model.interference) */
+  uint64_t gpu_seq;  /* first_come: the count of shared-GPU jobs started so far */
   int wdeps;         /* the dependency counts and mutex waits are in the workers (worker) */
   int64_t *w_call;   /* each worker's current call number (spans only) */
   int contended;     /* model.cpu_contention > 0 */
@@ -189,6 +192,7 @@ typedef struct rep_state {
    * squeezed). */
   double *job_tupd, *job_rate, *job_busy;
   int *job_pos;      /* PS: index in the station's array */
+  uint64_t *job_seq; /* first_come: the order in which the shared GPU's jobs started */
   /* Host threads of gpu phases (phase.host_threads): while gpu job j runs, its shadow
    * j + nj holds host_threads cores in the cpu station; job_hshare[j] is the share of
    * them it gets and job_gshare[j] its share of the GPU. */
@@ -542,12 +546,24 @@ static inline int cpu_rerate(rep_state *r, int force) {
 
 /* PS on a shared GPU: reschedule every running job after the share changed; returns 1 when
  * it did. n phases at once run at 1 / (1 + s (n - 1)) each (model.interference; 1/n by
- * default). A GPU's station holds a few jobs (its workers' phases). */
+ * default). With first_come, the phase that started first among them runs at
+ * 1 / (1 + s1 (n - 1)) (model.interference_first) and every job is rescheduled at each
+ * change, since which one started first may change with n the same. A GPU's station holds
+ * a few jobs (its workers' phases). */
+static double ps_share(const rep_state *r, const station *st, double s) {
+  return st->used <= st->cap ? 1.0 : s != 1 ? 1.0 / (1.0 + s * (st->used - 1)) : (double)st->cap / (double)st->used;
+}
+
 static int ps_rerate(rep_state *r, station *st) {
-  double nr = st->used <= st->cap                  ? 1.0
-              : r->m->interference != 1 ? 1.0 / (1.0 + r->m->interference * (st->used - 1))
-                                        : (double)st->cap / (double)st->used;
-  if (nr == st->rate) return 0;
+  double nr = ps_share(r, st, r->m->interference), nf = nr;
+  uint32_t first = UINT32_MAX;
+  if (r->first_come) {
+    nf = ps_share(r, st, r->m->interference_first);
+    for (int i = 0; i < st->qlen; i++)
+      if (first == UINT32_MAX || r->job_seq[st->q[i]] < r->job_seq[first]) first = st->q[i];
+  } else if (nr == st->rate) {
+    return 0;
+  }
   PS_ASSERT(r->resched);
   for (int i = 0; i < st->qlen; i++) {
     uint32_t j = st->q[i];
@@ -555,7 +571,7 @@ static int ps_rerate(rep_state *r, station *st) {
     if (r->job[j].rem < 0) r->job[j].rem = 0;
     r->job_tupd[j] = r->now;
     r->job[j].ver++;
-    r->job_rate[j] = job_speed(r, j, nr);
+    r->job_rate[j] = job_speed(r, j, j == first ? nf : nr);
     evq_push(&r->q, r->now + ps_div_speed(r->job[j].rem, r->job_rate[j]), j, r->job[j].ver);
   }
   st->rate = nr;
@@ -613,6 +629,7 @@ static void station_submit(rep_state *r, station *st, uint32_t job, const pphase
   if (r->on_span) r->job_t0[job] = r->now;
   r->job[job].rem = rem;
   r->job_tupd[job] = r->now;
+  if (r->first_come) r->job_seq[job] = r->gpu_seq++;
   ps_add(st, r->job_pos, job);
   r->job_rate[job] = job_speed(r, job, st->rate);
   if (!ps_rerate(r, st)) evq_push(&r->q, r->now + ps_div_speed(r->job[job].rem, r->job_rate[job]), job, r->job[job].ver);
@@ -995,6 +1012,7 @@ static void rep_free(rep_state *r) {
   free(r->job_tupd);
   free(r->job_rate);
   free(r->job_busy);
+  free(r->job_seq);
   free(r->job_pos);
   free(r->pp);
   free(r->job_hshare);
@@ -1047,6 +1065,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->nw = r->G * r->W;
   r->contended = m->cpu_contention > 0;
   r->resched = s->gpu_shared != 0;
+  r->first_come = s->gpu_shared && m->has_first && m->interference_first != m->interference;
   r->np_m = r->np > 1 ? UINT64_MAX / (uint64_t)r->np + 1 : 0;
   r->np_1 = r->np > 1 ? 0 : UINT32_MAX;
   r->rep = rep;
@@ -1085,6 +1104,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->job_tupd = xcalloc(nj, sizeof(double));
   r->job_rate = xcalloc(nj, sizeof(double));
   r->job_busy = xcalloc(nj, sizeof(double));
+  r->job_seq = r->first_come ? xcalloc(nj, sizeof(uint64_t)) : NULL;
   /* job_pos also holds the shadows (host threads) at nj..2nj-1. */
   r->nj = (uint32_t)nj;
   r->job_pos = xcalloc(2 * nj, sizeof(int));

@@ -365,6 +365,68 @@ START_TEST(interference_from_overlap_run) {
 }
 END_TEST
 
+/* The order of start: a two-worker run without a mutex on a model whose GPU phase that
+ * started first feels interference 0.2 and the other 1.0. calibrate reports both; with
+ * --gpu-order the model takes them (and a simulation of it the same law), without it the
+ * model has the pooled interference only. A symmetric model (0.4) comes back with both
+ * near 0.4. A bad gpu_overlap.first is refused with its key. */
+START_TEST(order_of_start_from_overlap_run) {
+  write_file("fc.yaml", "model: fc\ngpu_overlap: {interference: 1.0, first: 0.2}\nphases:\n"
+                        "  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: 0.08, cv: 0.1}\n"
+                        "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.1, sd: 0.005}\n"
+                        "scopes:\n  call: {from: c, to: g}\n");
+  write_file("fc-tmpl.yaml", "model: fc\nphases:\n"
+                             "  - name: c\n    resource: cpu\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n");
+  write_file("fc-scn.yaml", "scenario: fc\nmodel: fc.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 300}\n");
+  ck_assert_int_eq(run("simulate fc-scn.yaml --spans fc-solo.jsonl -o a.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("simulate fc-scn.yaml --set system.workers_per_gpu=2 --set system.mutex=none --spans fc-two.jsonl -o b.txt", NULL, NULL), 0);
+  char *out, *err;
+  const char *cmd[] = {"calibrate fc-solo.jsonl --overlap fc-two.jsonl --model fc-tmpl.yaml -o fc0.yaml",
+                       "calibrate fc-solo.jsonl --overlap fc-two.jsonl --model fc-tmpl.yaml -o fc1.yaml --gpu-order"};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_int_eq(run(cmd[i], &out, NULL), 0);
+    double s1, s;
+    const char *l = strstr(out, "the phase that started first");
+    ck_assert_msg(l && sscanf(l, "the phase that started first %lf, the other %lf", &s1, &s) == 2, "%s", out);
+    ck_assert_msg(fabs(s1 - 0.2) < 0.05 && fabs(s - 1.0) < 0.1, "first %g, other %g; expected 0.2, 1.0", s1, s);
+    free(out);
+    model *cal = NULL;
+    ps_err e;
+    char *calp = xasprintf("%s/fc%d.yaml", tmpdir, i);
+    ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+    ck_assert_int_eq(cal->has_first, i);
+    if (i) {
+      ck_assert_double_eq_tol(cal->interference_first, s1, 1e-4);
+      ck_assert_double_eq_tol(cal->interference, s, 1e-4);
+    } else {
+      ck_assert_msg(cal->interference > 0.2 && cal->interference < 1.0, "pooled %g", cal->interference);
+    }
+    scn_model_free(cal);
+    free(calp);
+  }
+  write_file("fs.yaml", "model: fs\ngpu_overlap: {interference: 0.4}\nphases:\n"
+                        "  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: 0.08, cv: 0.1}\n"
+                        "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.1, sd: 0.005}\n"
+                        "scopes:\n  call: {from: c, to: g}\n");
+  write_file("fs-scn.yaml", "scenario: fs\nmodel: fs.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 300}\n");
+  ck_assert_int_eq(run("simulate fs-scn.yaml --set system.workers_per_gpu=2 --set system.mutex=none --spans fs-two.jsonl -o b.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("calibrate fc-solo.jsonl --overlap fs-two.jsonl --model fc-tmpl.yaml -o fs1.yaml --gpu-order", &out, NULL), 0);
+  double s1, s;
+  const char *l = strstr(out, "the phase that started first");
+  ck_assert_msg(l && sscanf(l, "the phase that started first %lf, the other %lf", &s1, &s) == 2, "%s", out);
+  ck_assert_msg(fabs(s1 - 0.4) < 0.1 && fabs(s - 0.4) < 0.1, "first %g, other %g; expected 0.4, 0.4", s1, s);
+  free(out);
+  write_file("fb.yaml", "model: fb\ngpu_overlap: {interference: 1.0, first: -1}\nphases:\n"
+                        "  - name: g\n    resource: gpu\n    time: 1\n");
+  write_file("fb-scn.yaml", "scenario: fb\nmodel: fb.yaml\n");
+  ck_assert_int_eq(run("simulate fb-scn.yaml -o fb.txt", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "gpu_overlap.first"), "%s", err);
+  ck_assert(!exists("fb.txt"));
+  free(err);
+}
+END_TEST
+
 /* The model writer quotes what YAML would misread: a model name with ': ', '#', quotes and
  * a backslash, and names that YAML 1.1 reads as booleans, come back as written. */
 START_TEST(model_yaml_roundtrip_names) {
@@ -625,8 +687,8 @@ START_TEST(overlap_in_either_order) {
   ps_err e;
   model *m = NULL;
   ck_assert_int_eq(scn_load_model(mp, &m, NULL), PS_OK);
-  ck_assert_msg(calib_overlap(m, (const char *const[]){a}, 1, 1, &ra, &e) == PS_OK, "%s", e.msg);
-  ck_assert_msg(calib_overlap(m, (const char *const[]){b}, 1, 1, &rb, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){a}, 1, 1, 0, &ra, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){b}, 1, 1, 0, &rb, &e) == PS_OK, "%s", e.msg);
   ck_assert_double_eq_tol(ra.overlapped_s, 999 * 0.2, 1e-6);
   ck_assert_double_eq_tol(ra.alone_s, 999 * 0.1, 1e-6);
   ck_assert_double_eq_tol(ra.work_s, 999 * 0.2, 1e-6);
@@ -669,13 +731,13 @@ START_TEST(overlap_three_at_once) {
   ps_err e;
   model *m = NULL;
   ck_assert_int_eq(scn_load_model(mp, &m, NULL), PS_OK);
-  ck_assert_msg(calib_overlap(m, (const char *const[]){all}, 1, 0, &r1, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){all}, 1, 0, 0, &r1, &e) == PS_OK, "%s", e.msg);
   ck_assert_double_eq_tol(r1.alone_s, 1000 * 0.1, 1e-6);
   ck_assert_double_eq_tol(r1.overlapped_s, 1000 * 0.5, 1e-6);
   ck_assert_double_eq_tol(r1.work_s, 1000 * 0.3, 1e-6);
   ck_assert_int_eq(r1.max_at_once, 3);
   ck_assert_double_eq_tol(r1.interference, 1.0, 1e-9);
-  ck_assert_msg(calib_overlap(m, (const char *const[]){ev, od}, 2, 0, &r2, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){ev, od}, 2, 0, 0, &r2, &e) == PS_OK, "%s", e.msg);
   ck_assert_double_eq_tol(r2.overlapped_s, r1.overlapped_s, 1e-6);
   ck_assert_double_eq_tol(r2.interference, 1.0, 1e-9);
   scn_model_free(m);
@@ -878,6 +940,7 @@ int main(void) {
   tcase_add_test(tc, calibrate_errors);
   tcase_add_test(tc, amdahl_from_two_thread_counts);
   tcase_add_test(tc, interference_from_overlap_run);
+  tcase_add_test(tc, order_of_start_from_overlap_run);
   tcase_add_test(tc, busy_share_from_kernels);
   tcase_add_test(tc, model_yaml_roundtrip_names);
   tcase_add_test(tc, sample_cap_bounded_and_deterministic);

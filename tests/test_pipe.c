@@ -541,6 +541,35 @@ START_TEST(gpu_phases_of_one_call_overlap) {
 }
 END_TEST
 
+/* The order of start (model.interference_first): GPU phase a (1 s) starts with the call,
+ * b (1 s) after a cpu phase c of 0.5 s, on a shared GPU with interference s = 1. Alone
+ * until 0.5 s, a has 0.5 s left; then a, first, runs at 1 / (1 + s1) = 0.8 (s1 = 0.25)
+ * and b at 1/2: a ends at 0.5 + 0.625 = 1.125 s, b has done 0.3125 s and ends alone at
+ * 1.8125 s. With s1 = s (or no first) both run at 1/2: a ends at 1.5 s and b at 2 s. */
+START_TEST(gpu_first_come) {
+  const double s1s[] = {0.25, 1.0, -1};
+  const double want[] = {1.8125, 2.0, 2.0};
+  for (int i = 0; i < 3; i++) {
+    scenario *s = mk(3);
+    ph(s, 0, "a", RES_GPU, 1.0);
+    ph(s, 1, "c", RES_CPU, 0.5);
+    ph(s, 2, "b", RES_GPU, 1.0);
+    set_after(s, 1, 0, NULL);
+    s->gpu_shared = 1;
+    s->model->gpu_overlap = 1;
+    s->model->interference = 1.0;
+    s->model->has_first = s1s[i] >= 0;
+    s->model->interference_first = s1s[i] >= 0 ? s1s[i] : 0;
+    s->partitions = 20;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].call_mean, want[i], 1e-9);
+    REL_EQ(r->reps[0].gpu_util[0], 1.0, 1e-9);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------ machine repairman */
 
 /* Exponential GPU hold time S inside the lock, any think time outside it (lognormal
@@ -1333,6 +1362,7 @@ int main(void) {
   tcase_add_test(tc, host_thread_shares_cores);
   tcase_add_test(tc, cpu_contention_closed_form);
   tcase_add_test(tc, gpu_phases_of_one_call_overlap);
+  tcase_add_test(tc, gpu_first_come);
   tcase_add_test(tc, machine_repairman);
   tcase_add_test(tc, operational_laws);
   tcase_add_test(tc, utilization_law);
