@@ -79,7 +79,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
   const char **overlap = xcalloc((size_t)argc, sizeof *overlap);
   const char *tmpl = NULL, *out = NULL, *name = NULL;
   calib_overlap_report ovr = {0};
-  int nfiles = 0, noverlap = 0, fam = CALIB_AUTO, skip = 0, order = 0, rc = PS_EXIT_USAGE;
+  int nfiles = 0, noverlap = 0, fam = CALIB_AUTO, skip = 0, rc = PS_EXIT_USAGE;
+  unsigned ovflags = 0;
   model *m = NULL;
   calib_phase_report *reps = NULL;
   ps_buf b = {0}, t = {0};
@@ -115,7 +116,15 @@ int sim_cmd_calibrate(int argc, char **argv) {
       if (!(v = cli_optval(argc, argv, &i, "--overlap"))) goto missing;
       overlap[noverlap++] = v;
     } else if (!strcmp(a, "--gpu-order")) {
-      order = 1;
+      ovflags |= CALIB_OV_ORDER;
+    } else if (cli_is_opt(a, "--contention")) {
+      if (!(v = cli_optval(argc, argv, &i, "--contention"))) goto missing;
+      if (!strcmp(v, "across")) ovflags |= CALIB_OV_ACROSS;
+      else if (!strcmp(v, "within")) ovflags &= ~(unsigned)CALIB_OV_ACROSS; /* the last one given counts */
+      else {
+        rc = cli_usage_error("calibrate", "--contention %s: expected within or across", v);
+        goto done;
+      }
     } else if (cli_is_opt(a, "--name")) {
       if (!(v = cli_optval(argc, argv, &i, "--name"))) goto missing;
       name = v;
@@ -159,7 +168,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   }
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
-  if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, order, &ovr, &e);
+  if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, ovflags, &ovr, &e);
   calib_host_report hr = {0};
   if (lr == PS_OK) lr = calib_host(files, nfiles, skip, &hr, &e);
   if (lr == PS_OK && hr.identified) m->host_speed_sd = hr.sd;
@@ -230,14 +239,21 @@ int sim_cmd_calibrate(int argc, char **argv) {
     if (ovr.first_identified)
       ps_buf_printf(&t, "GPU overlap by order of start (two at once): the phase that started first %.4f, the other "
                     "%.4f%s\n", ovr.interference_first, ovr.interference_later,
-                    order ? " (the model's, --gpu-order)" : " (not in the model without --gpu-order)");
+                    ovflags & CALIB_OV_ORDER ? " (the model's, --gpu-order)" : " (not in the model without --gpu-order)");
     else
       ps_buf_printf(&t, "GPU overlap by order of start: not identified (%s); one interference for both\n",
                     ovr.first_why);
-    if (ovr.cpu_side_by_side > 0)
+    if (ovr.cpu_side_by_side > 0) {
       ps_buf_printf(&t, "CPU contention (%s): cpu phases beside other workers' slow by 1/(1 + %.4f m)\n", ov.p,
                     ovr.cpu_contention);
-    else
+      if (ovr.cpu_within)
+        ps_buf_printf(&t, "CPU contention within each run: %.4f (host speed against the model %.3f, m's sd %.2f); "
+                      "across runs: %.4f; the model takes %s\n", ovr.cpu_within_c, ovr.cpu_host, ovr.cpu_m_sd,
+                      ovr.cpu_across, ovflags & CALIB_OV_ACROSS ? "across (--contention across)" : "within");
+      else
+        ps_buf_printf(&t, "CPU contention within each run: not identified (m's sd within the runs %.2f, under 0.1); "
+                      "the model's is across runs\n", ovr.cpu_m_sd);
+    } else
       ps_buf_printf(&t, "CPU contention (%s): the cpu phases never ran side by side; 0\n", ov.p);
     ps_buf_free(&ov);
   }

@@ -34,7 +34,11 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
     exclusive GPU: which law its measurement follows;
 13. the kernels of the runs where GPU phases of two workers overlap, and of a one-worker
     run: the sum of their times against the time at least one ran (their union), per
-    partition: whether kernels running at once get more done.
+    partition: whether kernels running at once get more done;
+14. every held-out row judged as scripts/validation.py judges it (the verdict: the mean of
+    the passes, or the bracketing references, or the rows), with the session's cpu
+    contention fitted across runs (the protocol's) and within each run (calibrate's
+    default since): the rows that change.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -416,6 +420,44 @@ def table_kernels(data):
     print()
 
 
+def table_contention_within(data, binp):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import argparse as ap
+    import tempfile
+    import validation as V
+    name = os.path.basename(data)
+    sess = [x for x in V.SESSIONS if x[0] == name]
+    if not sess:
+        return
+    calib = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
+    matrix = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    verdict = lambda doc: (doc.get("mean_of_passes") or (doc.get("with_bracketing_references") or {}).get("rows")
+                           or doc["rows"])
+    docs, fits = [], []
+    for how in ("across", "within"):
+        tmp = tempfile.mkdtemp()
+        a = ap.Namespace(bin=binp, check=True, extra=["--contention", how])
+        models, tables, doc = V.session(a, calib, matrix, tmp, data, None, False, sess[0][6])
+        docs.append({r["name"]: r for r in verdict(doc)})
+        fits.append(", ".join("%s %s" % (k, m.group(1)) for k, t in sorted(tables.items())
+                              for m in [re.search(r"slow by 1/\(1 \+ ([0-9.]+) m\)", t)] if m))
+    print("## 14. The verdict with the cpu contention fitted across runs (the protocol's) or within each run\n")
+    print("cpu_contention across runs: %s; within each run: %s. Rows whose verdict or utilization error "
+          "moves by 0.3 pp or more.\n" % (fits[0], fits[1]))
+    print("| row | across: util error, tput error | within: util error, tput error | within target (across / within) |")
+    print("|---|---|---|---|")
+    for k, r in docs[0].items():
+        w = docs[1].get(k)
+        if not w or (abs(w["gpu_util"]["error_pp"] - r["gpu_util"]["error_pp"]) < 0.3
+                     and w["within_target"] == r["within_target"]):
+            continue
+        print("| %s | %+.1f pp, %+.1f%% | %+.1f pp, %+.1f%% | %s / %s |" % (
+            k, r["gpu_util"]["error_pp"], r["throughput_pps"]["error_pct"], w["gpu_util"]["error_pp"],
+            w["throughput_pps"]["error_pct"], "yes" if r["within_target"] else "no", "yes" if w["within_target"] else "no"))
+    n = [sum(x["within_target"] for x in d.values()) for d in docs]
+    print("\nWithin target: %d of %d across runs, %d of %d within each run.\n" % (n[0], len(docs[0]), n[1], len(docs[1])))
+
+
 def table_explained(data, models, binp, rows):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import tempfile
@@ -560,6 +602,7 @@ def main():
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)
+        table_contention_within(data, a.bin)
     return 0
 
 

@@ -130,27 +130,37 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
  * every file (with two at most: 1 + s = overlapped / (work - alone)). Sets
  * m->gpu_overlap and m->interference. PS_EINPUT when they overlap for under 5%.
  * The order of start: from the spans that ran with at most one other phase at once, the
- * one that started first at 1 / (1 + s1) and the other at 1 / (1 + s), by least squares
- * on each span's time in either role; when that identifies them (first_why says why not),
- * and `order` asks for it, s and s1 are the model's interference and interference_first
- * (has_first).
+ * one that started first at 1 / (1 + s1) and the other at 1 / (1 + s), from the sums of
+ * the spans that started alone and of those that started beside another; when that
+ * identifies them (first_why says why not) and flags has CALIB_OV_ORDER, s and s1 are the
+ * model's interference and interference_first (has_first).
  * From the same runs' cpu phases, the cpu contention c (model.cpu_contention): each
  * span's duration d against its solo time e at its threads, and m the time-averaged
- * number of other workers' cpu phases beside it: d / e = 1 + c m by least squares
- * (0 when they never ran side by side; the run must leave cores to spare). */
+ * number of other workers' cpu phases beside it (0 when they never ran side by side; the
+ * run must leave cores to spare). By default within each run: d / e = h (1 + c m), with
+ * h the run's host speed for the phase (one per file and phase), by least squares on the
+ * deviations from each (file, phase)'s means, when m varies enough within the runs;
+ * otherwise, and with CALIB_OV_ACROSS, across runs: d / e = 1 + c m through (0, 1), which
+ * takes a run's host speed for contention. */
 typedef struct calib_overlap_report {
   double alone_s, overlapped_s, work_s, interference;
   int max_at_once;         /* the most GPU phases seen at once */
   double cpu_contention;   /* the fitted model.cpu_contention */
   double cpu_side_by_side; /* sum over cpu spans of m^2 (0: cpu phases never side by side) */
+  int cpu_within;          /* the fit within each run was identified (m varied enough) */
+  double cpu_host;         /* its mean d / e at m = 0: the runs' host speed against the model */
+  double cpu_m_sd;         /* the sd of m about each (run, phase)'s mean */
+  double cpu_within_c;     /* the fit within each run, clamped to [0, 100] */
+  double cpu_across;       /* the fit across runs (d / e - 1 = c m), clamped to [0, 100] */
   int first_identified;    /* the order of start was fitted: the model's interference
                               (interference_later) and interference_first from the spans at
                               two at once (interference: the pooled fit, both roles) */
   double interference_later, interference_first;
   char first_why[96];      /* else why not */
 } calib_overlap_report;
-int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, int order, calib_overlap_report *out,
-                  ps_err *e);
+enum { CALIB_OV_ORDER = 1, CALIB_OV_ACROSS = 2 };
+int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, unsigned flags,
+                  calib_overlap_report *out, ps_err *e);
 
 /* The run-to-run spread of the host's CPU speed (model.host_speed.sd), from the spans files
  * of runs made more than once with the same settings (each cpu phase's threads, the

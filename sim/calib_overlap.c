@@ -56,7 +56,12 @@ typedef struct ov_ctx {
    * more), by how they started (0: alone, 1: beside another): the sums of solo - alone, of
    * the time first and of the time later (first_come) */
   double oy[2], of[2], ol[2];
-  double sxy, sxx;          /* cpu */
+  double sxy, sxx;          /* cpu, across runs: d / e - 1 on m, through the origin */
+  /* cpu, within each run: per phase of the file being read, n, the sums of m, of d / e,
+   * of m d / e and of m^2 (fe, 5 x nphases); over every (file, phase), the sums of their
+   * deviations from the group's means (wxx, wxy), of m and d / e, and their count */
+  double *fe;
+  double wxx, wxy, wx, wy, wn;
 } ov_ctx;
 
 static ogroup *ogroup_of(ocat *c, const span_rec *r) {
@@ -134,7 +139,8 @@ static double ov_work_at(const ov_ctx *c, double s) {
 }
 
 /* The cpu span a: m, the time-averaged count of other workers' cpu phases beside it,
- * against its solo time e at its threads: d / e = 1 + c m, least squares through (0, 1). */
+ * against its solo time e at its threads: d / e = 1 + c m, least squares through (0, 1)
+ * (across runs); and into its phase's sums for the fit within the run. */
 static void measure_cpu(ov_ctx *c, const ogroup *g, const ospan *a) {
   double d = a->t1 - a->t0;
   const phase *ph = &c->m->phases[a->phase];
@@ -151,6 +157,22 @@ static void measure_cpu(ov_ctx *c, const ogroup *g, const ospan *a) {
   if (e_s > 0) {
     c->sxy += (d / e_s - 1) * mm;
     c->sxx += mm * mm;
+    double *f = &c->fe[5 * a->phase], y = d / e_s;
+    f[0] += 1, f[1] += mm, f[2] += y, f[3] += mm * y, f[4] += mm * mm;
+  }
+}
+
+/* The end of a file: each of its phases' sums into the within-run fit's, as deviations from
+ * the phase's means in that file (a run's host speed moves every span of it alike). */
+static void fold_within(ov_ctx *c) {
+  for (int p = 0; p < c->m->nphases; p++) {
+    double *f = &c->fe[5 * p];
+    if (f[0] >= 2) {
+      c->wxx += f[4] - f[1] * f[1] / f[0];
+      c->wxy += f[3] - f[1] * f[2] / f[0];
+      c->wx += f[1], c->wy += f[2], c->wn += f[0];
+    }
+    memset(f, 0, 5 * sizeof *f);
   }
 }
 
@@ -234,6 +256,7 @@ static int overlap_file(ov_ctx *pc, const char *file, int skip_calls, ps_err *e)
     ocat_reset_groups(&c.cat[i]);
     calib__ranks_free(&c.cat[i].rk);
   }
+  if (rc == PS_OK) fold_within(&c);
   *pc = c; /* the sums */
   pc->pass2 = 0;
   memset(pc->cat, 0, sizeof pc->cat);
@@ -279,16 +302,34 @@ static void first_come(const ov_ctx *c, model *m, int order, calib_overlap_repor
   }
 }
 
-int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, int order, calib_overlap_report *out,
-                  ps_err *e) {
+int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, unsigned flags,
+                  calib_overlap_report *out, ps_err *e) {
   ov_ctx c = {.m = m};
   memset(out, 0, sizeof *out);
+  c.fe = xcalloc(5 * (size_t)m->nphases, sizeof *c.fe);
   for (int f = 0; f < nfiles; f++) {
     int rc = overlap_file(&c, files[f], skip_calls, e);
-    if (rc != PS_OK) return rc;
+    if (rc != PS_OK) {
+      free(c.fe);
+      return rc;
+    }
   }
-  /* cpu contention (0 when the cpu phases never ran side by side) */
-  double cc = c.sxx > 1e-6 ? c.sxy / c.sxx : 0;
+  free(c.fe);
+  /* cpu contention (0 when the cpu phases never ran side by side). Within each run: d / e =
+   * h (1 + c m), h the run's host speed for the phase, so the slope of d / e on m about the
+   * group's means is h c and c = slope / (mean d / e - slope x mean m); identified when m
+   * varies within the runs (sd 0.1 or more). Across runs: d / e - 1 = c m. */
+  double ca = c.sxx > 1e-6 ? c.sxy / c.sxx : 0, cw = 0;
+  out->cpu_within = c.wn > 0 && c.wxx >= 0.01 * c.wn;
+  if (out->cpu_within) {
+    double slope = c.wxy / c.wxx, h = (c.wy - slope * c.wx) / c.wn;
+    cw = h > 0 ? slope / h : 0;
+    out->cpu_host = h;
+  }
+  out->cpu_m_sd = c.wn > 0 ? sqrt(c.wxx / c.wn) : 0;
+  double cc = (flags & CALIB_OV_ACROSS) || !out->cpu_within ? ca : cw;
+  out->cpu_across = ca < 0 ? 0 : ca > 100 ? 100 : ca;
+  out->cpu_within_c = cw < 0 ? 0 : cw > 100 ? 100 : cw;
   if (cc < 0) cc = 0;
   if (cc > 100) cc = 100;
   out->cpu_side_by_side = c.sxx;
@@ -326,6 +367,6 @@ int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls
   m->gpu_overlap = 1;
   m->interference = s;
   out->interference = s;
-  first_come(&c, m, order, out);
+  first_come(&c, m, (flags & CALIB_OV_ORDER) != 0, out);
   return PS_OK;
 }

@@ -427,6 +427,55 @@ START_TEST(order_of_start_from_overlap_run) {
 }
 END_TEST
 
+/* The cpu contention within each run: the overlap run is made on a host 15% slower than
+ * the solo run (its cpu phase 0.092 s against 0.08 s) with contention 0.3. Across runs the
+ * slower host reads as contention (0.5 or more); within the run the fit gives 0.3 back and
+ * the host's speed as 1.15. --contention across takes the other; a bad value is refused. */
+START_TEST(contention_within_each_run) {
+  const char *m = "model: cw\ngpu_overlap: {interference: 0.4}\ncpu_contention: 0.3\nphases:\n"
+                  "  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: %s, cv: 0.1}\n"
+                  "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.1, sd: 0.005}\n"
+                  "scopes:\n  call: {from: c, to: g}\n";
+  char *fast = xasprintf(m, "0.08"), *slow = xasprintf(m, "0.092");
+  write_file("cw-fast.yaml", fast);
+  write_file("cw-slow.yaml", slow);
+  free(fast);
+  free(slow);
+  write_file("cw-tmpl.yaml", "model: cw\nphases:\n"
+                             "  - name: c\n    resource: cpu\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n");
+  write_file("cw-a.yaml", "scenario: cw\nmodel: cw-fast.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 300}\n");
+  write_file("cw-b.yaml", "scenario: cw\nmodel: cw-slow.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 300}\n");
+  ck_assert_int_eq(run("simulate cw-a.yaml --spans cw-solo.jsonl -o a.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("simulate cw-b.yaml --set system.workers_per_gpu=2 --set system.mutex=none --spans cw-two.jsonl -o b.txt", NULL, NULL), 0);
+  const char *how[] = {"", " --contention across", " --contention across --contention within"};
+  for (int i = 0; i < 3; i++) {
+    char *cmd = xasprintf("calibrate cw-solo.jsonl --overlap cw-two.jsonl --model cw-tmpl.yaml -o cw.yaml%s", how[i]);
+    char *out;
+    ck_assert_int_eq(run(cmd, &out, NULL), 0);
+    double w, h, sd, x;
+    const char *l = strstr(out, "CPU contention within each run: ");
+    ck_assert_msg(l && sscanf(l, "CPU contention within each run: %lf (host speed against the model %lf, m's sd %lf); "
+                              "across runs: %lf", &w, &h, &sd, &x) == 4, "%s", out);
+    ck_assert_msg(fabs(w - 0.3) < 0.05 && fabs(h - 1.15) < 0.03 && x > 0.5, "within %g, host %g, across %g", w, h, x);
+    model *cal = NULL;
+    ps_err e;
+    char *calp = xasprintf("%s/cw.yaml", tmpdir);
+    ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+    ck_assert_double_eq_tol(cal->cpu_contention, i == 1 ? x : w, 1e-4);
+    scn_model_free(cal);
+    free(calp);
+    free(out);
+    free(cmd);
+  }
+  char *err;
+  ck_assert_int_eq(run("calibrate cw-solo.jsonl --overlap cw-two.jsonl --model cw-tmpl.yaml -o cwx.yaml --contention both", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "--contention both: expected within or across"), "%s", err);
+  ck_assert(!exists("cwx.yaml"));
+  free(err);
+}
+END_TEST
+
 /* The model writer quotes what YAML would misread: a model name with ': ', '#', quotes and
  * a backslash, and names that YAML 1.1 reads as booleans, come back as written. */
 START_TEST(model_yaml_roundtrip_names) {
@@ -941,6 +990,7 @@ int main(void) {
   tcase_add_test(tc, amdahl_from_two_thread_counts);
   tcase_add_test(tc, interference_from_overlap_run);
   tcase_add_test(tc, order_of_start_from_overlap_run);
+  tcase_add_test(tc, contention_within_each_run);
   tcase_add_test(tc, busy_share_from_kernels);
   tcase_add_test(tc, model_yaml_roundtrip_names);
   tcase_add_test(tc, sample_cap_bounded_and_deterministic);
