@@ -112,9 +112,7 @@ def size_tag(size):
 
 def calibrate(binp, data, calib, out_dir, extra=()):
     """The session's models (calibrate, with `extra` options after the protocol's), and
-    calibrate's tables, by size. The protocol of sessions 1-6 fits the cpu contention
-    across runs (`--contention across`), as it was fixed before their runs; calibrate's
-    default, within each run, is a later change (docs/validation.md, "Where it misses")."""
+    calibrate's tables, by size."""
     env = dict(os.environ)
     date = os.path.join(data, "date.txt")
     if os.path.exists(date):
@@ -130,8 +128,7 @@ def calibrate(binp, data, calib, out_dir, extra=()):
         model = os.path.join(out_dir, "model-%s.yaml" % size_tag(size))
         p = run([binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
                  "--model", "models/provesim-groth16.yaml", "-o", model,
-                 "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size),
-                 "--contention", "across", *extra], env)
+                 "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size), *extra], env)
         if p.returncode:
             sys.exit("validation.py: calibrate failed:\n" + p.stderr)
         models[size], tables[size] = model, re.sub(r"wrote .*\n", "", p.stdout)
@@ -396,10 +393,11 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
     """Each held-out row predicted again with the model's CPU phases scaled by the host's
     speed of the moment: f = the CPU phases' time per partition in the row's reference
     run (ref-NAME, listed in tsv with its size: one worker at the default thread policy,
-    just before the row) over their mean in the session's calibration runs of the same
-    size and settings. With bracket, the reference is the mean of that run and the next
-    reference run of the same size made after it (ref-end or ref-end22 after the last
-    row of a size), as the fourth session's protocol planned; rows without a later
+    or at the row's own cores and threads, just before the row) over their mean in the
+    session's calibration runs of the same size and settings. With bracket, the reference
+    is the mean of that run and the next reference run of the same size and settings made
+    after it (ref-end or ref-end22 after the last row of a size; from the seventh session
+    ref-NAME-after), as the fourth session's protocol planned; rows without a later
     reference are left out, unless suffix is given: a later pass (row NAME-pK, its
     reference ref-NAME-pK, in the order of tsv) whose last row keeps its one reference
     ("bracketed": false). None when the session has no reference runs."""
@@ -412,34 +410,36 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
     order = [p for p in (os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz") for r in listed) if os.path.exists(p)]
     same_sets = lambda path: [l.strip() for l in open(path) if l.strip()
                               and not l.startswith(("workload.partitions", "run.warmup", "run.cooldown"))]
-    # per size, the calibration runs with the reference's settings (one worker, the default
-    # policy, batch 1) and their CPU time per partition
+    # each reference's size and settings (one worker, batch 1; the default policy, or from
+    # the seventh session on the row's own cores and threads), and per such key the
+    # calibration runs with those settings and their CPU time per partition
+    key = {p: (size_of[p], tuple(same_sets(p.replace(".spans.jsonl.gz", ".sets")))) for p in order}
     base, same = {}, {}
-    for size in sorted({size_of[p] for p in order}):
-        ref_sets = same_sets(next(p for p in order if size_of[p] == size).replace(".spans.jsonl.gz", ".sets"))
-        same[size] = [r for r in calib if r["size"] == size
-                      and os.path.exists(os.path.join(data, "runs", r["name"] + ".sets"))
-                      and same_sets(os.path.join(data, "runs", r["name"] + ".sets")) == ref_sets]
-        if not same[size]:
+    for k in sorted(set(key.values())):
+        size, ref_sets = k[0], list(k[1])
+        same[k] = [r for r in calib if r["size"] == size
+                   and os.path.exists(os.path.join(data, "runs", r["name"] + ".sets"))
+                   and same_sets(os.path.join(data, "runs", r["name"] + ".sets")) == ref_sets]
+        if not same[k]:
             sys.exit("validation.py: %s: no calibration run at %s has the settings of the references (%s)"
                      % (data, size, "; ".join(ref_sets)))
-        base[size] = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))
-                         for r in same[size]) / len(same[size])
+        base[k] = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))
+                      for r in same[k]) / len(same[k])
     rows = []
     for r in matrix:
         r = dict(r, name=r["name"] + suffix, of=r["name"])
         if not os.path.exists(refs[r["of"]]) or not os.path.exists(os.path.join(data, "runs", r["name"] + ".json")):
             continue
-        size = size_of[refs[r["of"]]]
+        k = key[refs[r["of"]]]
         f, both = cpu_per_partition(refs[r["of"]]), False
         if bracket:
             i = order.index(refs[r["of"]])
-            later = [p for p in order[i + 1:] if size_of[p] == size]
+            later = [p for p in order[i + 1:] if key[p] == k]
             if later:
                 f, both = (f + cpu_per_partition(later[0])) / 2, True
             elif not suffix:
                 continue
-        f /= base[size]
+        f /= base[k]
         vm = {}
         for msize, path in models.items():
             vp = os.path.join(tmp, "ref-%s-%s.yaml" % (r["name"], size_tag(msize)))
@@ -452,7 +452,7 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
         if suffix:
             row["of"], row["bracketed"] = r["of"], both
         rows.append(row)
-    like = [r["name"] for size in sorted(same) for r in same[size]]
+    like = [r["name"] for k in sorted(same) for r in same[k]]
     return {"calibration_like_reference": like, "rows": rows}
 
 
@@ -491,12 +491,20 @@ def mean_of_passes(first, later):
     return rows
 
 
+def protocol_flags(data):
+    """calibrate's options that a session's protocol fixed before its runs: sessions 1-6
+    fit the cpu contention across runs (calibrate's default until then), later sessions
+    within each run (docs/validation.md, "Where it misses")."""
+    across = os.path.basename(os.path.normpath(data)) in {s[0] for s in SESSIONS[:6]}
+    return ["--contention", "across" if across else "within"]
+
+
 def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
     """Calibrates from DATA's calibration runs and predicts its held-out rows: (models,
     calibrate tables, validation document)."""
     out_dir = os.path.join(tmp, os.path.basename(data)) if a.check else data
     os.makedirs(out_dir, exist_ok=True)
-    models, tables = calibrate(a.bin, data, calib, out_dir, extra=getattr(a, "extra", ()))
+    models, tables = calibrate(a.bin, data, calib, out_dir, extra=protocol_flags(data) + list(getattr(a, "extra", ())))
     have = lambda r: os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))
     rows = [validate(a.bin, data, models, r) for r in matrix if have(r)]
     # The same scenarios measured in an earlier device session (not predicted from this

@@ -362,7 +362,7 @@ def table_gpu_law(data, binp):
         return
     calib = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
     ordered, tables = V.calibrate(binp, data, [r for r in calib if r["size"] == "2^20"], tempfile.mkdtemp(),
-                                  extra=["--gpu-order"])
+                                  extra=V.protocol_flags(data) + ["--gpu-order"])
     fit = re.search(r"started first ([0-9.]+), the other ([0-9.]+)", tables["2^20"])
     print("## 12. x20-w2 under three GPU sharing laws: shared with the fitted interference, shared by "
           "order of start, or exclusive\n")
@@ -393,8 +393,10 @@ def table_kernels(data):
     print("| run | partitions | kernel sum (ms / partition) | union (ms / partition) | sum / union | "
           "no GPU phase running | two or more GPU phases at once |")
     print("|---|---|---|---|---|---|---|")
-    for f in ("cal20-t15", "ovl20-w2", "ovl20-w2-2", "ovl20-w4-t3", "x20-w2", "x20-w2-p2", "x20-w2-p3",
-              "cal22-t15", "ovl22-w2", "ovl22-w2-2", "ovl22-w2-3"):
+    x20 = sorted(n[:-len(".spans.jsonl.gz")] for n in os.listdir(os.path.join(data, "runs"))
+                 if re.match(r"x20-w2(-rep\d+)?(-p\d+)?\.spans\.jsonl\.gz$", n))
+    for f in ("cal20-t15", "ovl20-w2", "ovl20-w2-2", "ovl20-w4-t3", *x20, "cal22-t15", "ovl22-w2", "ovl22-w2-2",
+              "ovl22-w2-3"):
         p = os.path.join(data, "runs", f + ".spans.jsonl.gz")
         if not os.path.exists(p):
             continue
@@ -415,8 +417,9 @@ def table_kernels(data):
             at[min(n, 2)] += te - t
             n, t = n + d, te
         run = edges[-1][0] - edges[0][0]
-        print("| %s | %d | %.2f | %.2f | %.3f | %.1f%% | %.1f%% |" % (
-            f, parts, 1e3 * total / parts, 1e3 * union / parts, total / union, 100 * at[0] / run, 100 * at[2] / run))
+        k = ("%.2f | %.2f | %.3f" % (1e3 * total / parts, 1e3 * union / parts, total / union) if union > 0
+             else "- | - | -")  # no kernel records (the cpu backend)
+        print("| %s | %d | %s | %.1f%% | %.1f%% |" % (f, parts, k, 100 * at[0] / run, 100 * at[2] / run))
     print()
 
 
