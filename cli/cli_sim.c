@@ -258,6 +258,7 @@ int sim_cmd_simulate(int argc, char **argv) {
       report_table(&b, s, &sum, res->wall_s);
       char sat[512];
       ps_buf_printf(&b, "%s\n", whatif_saturation_line(s, sat, sizeof sat));
+      if (*whatif_sharing_line(s, sat, sizeof sat)) ps_buf_printf(&b, "%s\n", sat);
     }
     if (out) {
       if (ps_write_file_atomic(out, b.p, b.len, &e) != PS_OK) sr = PS_ERR;

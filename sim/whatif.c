@@ -283,32 +283,39 @@ typedef struct sat_ctx {
   ps_err *errs;
 } sat_ctx;
 
+/* A short closed run of s (borrowed) with w workers per GPU and the GPU shared or not (-1:
+ * as s says): about 60 calls a worker, at most 3 replications, on the calling thread. */
+static int short_run(const scenario *s, int w, int shared, double *util, double *tput, ps_err *e) {
+  scenario t = *s; /* a shallow copy: sim_run only reads it */
+  t.workers_per_gpu = w;
+  if (shared >= 0) t.gpu_shared = shared;
+  t.arrivals = ARR_CLOSED;
+  int64_t want = 60LL * s->gpus * w * s->batch;
+  if (want < 300) want = 300;
+  t.partitions = s->partitions < want ? s->partitions : want;
+  t.warmup = t.partitions / 10;
+  int64_t cool = (int64_t)s->gpus * w * s->batch;
+  t.cooldown = cool < t.partitions / 10 ? cool : t.partitions / 10;
+  t.replications = s->replications < 3 ? s->replications : 3;
+  sim_opts o = {.threads = 1};
+  sim_result *r = NULL;
+  int rc = sim_run(&t, &o, &r, e);
+  if (rc != PS_OK) return rc;
+  report_summary m;
+  report_summarize(r, &m);
+  *util = m.gpu_util_mean;
+  *tput = m.tput;
+  report_summary_free(&m);
+  sim_result_free(r);
+  return PS_OK;
+}
+
 /* Worker counts lo+1..hi: a short run of each, results by worker count. */
 static void sat_range(void *ctx, size_t lo, size_t hi) {
   sat_ctx *c = ctx;
-  const scenario *s = c->s;
   for (size_t i = lo; i < hi; i++) {
     int w = (int)i + 1;
-    scenario t = *s; /* a shallow copy: sim_run only reads it */
-    t.workers_per_gpu = w;
-    t.arrivals = ARR_CLOSED;
-    int64_t want = 60LL * s->gpus * w * s->batch;
-    if (want < 300) want = 300;
-    t.partitions = s->partitions < want ? s->partitions : want;
-    t.warmup = t.partitions / 10;
-    int64_t cool = (int64_t)s->gpus * w * s->batch;
-    t.cooldown = cool < t.partitions / 10 ? cool : t.partitions / 10;
-    t.replications = s->replications < 3 ? s->replications : 3;
-    sim_opts o = {.threads = 1};
-    sim_result *r = NULL;
-    c->rc[i] = sim_run(&t, &o, &r, &c->errs[i]);
-    if (c->rc[i] != PS_OK) continue;
-    report_summary m;
-    report_summarize(r, &m);
-    c->out->util[w] = m.gpu_util_mean;
-    c->out->tput[w] = m.tput;
-    report_summary_free(&m);
-    sim_result_free(r);
+    c->rc[i] = short_run(c->s, w, -1, &c->out->util[w], &c->out->tput[w], &c->errs[i]);
   }
 }
 
@@ -360,5 +367,26 @@ const char *whatif_saturation_line(const scenario *s, char *buf, size_t n) {
              "saturation: GPU utilization stops rising beyond %d worker%s per GPU (%.1f%%; %d workers: %.1f%%); "
              "this scenario runs %d",
              k, k > 1 ? "s" : "", 100 * sat.util[k], m, 100 * sat.util[m], s->workers_per_gpu);
+  return buf;
+}
+
+/* ================================================================ GPU sharing */
+
+const char *whatif_sharing_line(const scenario *s, char *buf, size_t n) {
+  buf[0] = 0;
+  if (!s->gpu_shared) return buf;
+  double u[2], x[2];
+  ps_err e = {{0}};
+  for (int sh = 0; sh < 2; sh++)
+    if (short_run(s, s->workers_per_gpu, sh, &u[sh], &x[sh], &e) != PS_OK) {
+      snprintf(buf, n, "GPU sharing: not compared (%s)", e.msg);
+      return buf;
+    }
+  if (fabs(u[1] - u[0]) < 0.01 && fabs(x[1] - x[0]) <= 0.01 * x[1]) return buf;
+  snprintf(buf, n,
+           "GPU sharing: this scenario shares the GPU (%.1f%%, %.4g partitions/s); one GPU phase at a time "
+           "(system.gpu_sharing=exclusive) gives %.1f%%, %.4g partitions/s. On the H200 a scenario like this "
+           "measured near one or the other from run to run (docs/validation.md, \"Where it misses\")",
+           100 * u[1], x[1], 100 * u[0], x[0]);
   return buf;
 }

@@ -127,4 +127,10 @@ int whatif_saturation(const scenario *s, int max_workers, whatif_sat *out, ps_er
  * buf (n bytes) and returned; on failure the line says why. */
 const char *whatif_saturation_line(const scenario *s, char *buf, size_t n);
 
+/* For a scenario whose GPU is shared (system.gpu_sharing: shared): one line for simulate's
+ * "why" section that sets short runs of it, shared and exclusive, side by side, when they
+ * differ by 1 pp of utilization or 1% of throughput or more; else an empty line. Written
+ * into buf (n bytes) and returned. */
+const char *whatif_sharing_line(const scenario *s, char *buf, size_t n);
+
 #endif

@@ -1200,6 +1200,39 @@ START_TEST(saturation_point_deterministic) {
 }
 END_TEST
 
+/* Shared against exclusive (det.yaml: 1 s of CPU, 1 s on the GPU, 1 s of CPU; two workers,
+ * no mutex). Shared, the two workers stay in step: both on the GPU at once at half speed,
+ * a call every 4 s each: 0.5 calls/s, the GPU busy half the time. Exclusive, they fall
+ * out of step: a call every 3 s each, 2/3 calls/s and 2/3 busy. The line gives both; with
+ * the GPU exclusive, or a mutex that keeps the GPU phases apart, there is none. */
+START_TEST(sharing_line_closed_forms) {
+  char *cfg = src("tests/data/whatif/det.yaml");
+  const char *shared[] = {"system.mutex=none", "system.gpu_sharing=shared"};
+  const char *excl[] = {"system.mutex=none", "system.gpu_sharing=exclusive"};
+  const char *locked[] = {"system.mutex=kernels", "system.gpu_sharing=shared"};
+  scenario *s = NULL;
+  ps_err e;
+  char buf[512];
+  ck_assert_int_eq(scn_load(cfg, shared, 2, &s, &e), PS_OK);
+  whatif_sharing_line(s, buf, sizeof buf);
+  double u1, x1, u0, x0;
+  ck_assert_msg(sscanf(buf, "GPU sharing: this scenario shares the GPU (%lf%%, %lf partitions/s); one GPU phase at a "
+                            "time (system.gpu_sharing=exclusive) gives %lf%%, %lf", &u1, &x1, &u0, &x0) == 4, "%s", buf);
+  ck_assert_double_eq_tol(u1, 50.0, 0.2);
+  ck_assert_double_eq_tol(x1, 0.5, 0.002);
+  ck_assert_double_eq_tol(u0, 100.0 * 2 / 3, 0.2);
+  ck_assert_double_eq_tol(x0, 2.0 / 3, 0.002);
+  scn_free(s);
+  const char *const *none[] = {excl, locked};
+  for (int i = 0; i < 2; i++) {
+    ck_assert_int_eq(scn_load(cfg, none[i], 2, &s, &e), PS_OK);
+    ck_assert_str_eq(whatif_sharing_line(s, buf, sizeof buf), "");
+    scn_free(s);
+  }
+  free(cfg);
+}
+END_TEST
+
 int main(void) {
   Suite *su = suite_create("whatif");
   TCase *tc = tcase_create("whatif");
@@ -1228,6 +1261,7 @@ int main(void) {
   tcase_add_test(tc, estimate_deterministic_exact);
   tcase_add_test(tc, estimate_models_by_hand);
   tcase_add_test(tc, saturation_point_deterministic);
+  tcase_add_test(tc, sharing_line_closed_forms);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);
