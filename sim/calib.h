@@ -156,7 +156,7 @@ typedef struct calib_overlap_report {
                               (interference_later) and interference_first from the spans at
                               two at once (interference: the pooled fit, both roles) */
   double interference_later, interference_first;
-  char first_why[96];      /* else why not */
+  char first_why[128];     /* else why not */
 } calib_overlap_report;
 enum { CALIB_OV_ORDER = 1, CALIB_OV_ACROSS = 2 };
 int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, unsigned flags,

@@ -550,15 +550,15 @@ static inline int cpu_rerate(rep_state *r, int force) {
  * 1 / (1 + s1 (n - 1)) (model.interference_first) and every job is rescheduled at each
  * change, since which one started first may change with n the same. A GPU's station holds
  * a few jobs (its workers' phases). */
-static double ps_share(const rep_state *r, const station *st, double s) {
+static double ps_share(const station *st, double s) {
   return st->used <= st->cap ? 1.0 : s != 1 ? 1.0 / (1.0 + s * (st->used - 1)) : (double)st->cap / (double)st->used;
 }
 
 static int ps_rerate(rep_state *r, station *st) {
-  double nr = ps_share(r, st, r->m->interference), nf = nr;
+  double nr = ps_share(st, r->m->interference), nf = nr;
   uint32_t first = UINT32_MAX;
   if (r->first_come) {
-    nf = ps_share(r, st, r->m->interference_first);
+    nf = ps_share(st, r->m->interference_first);
     for (int i = 0; i < st->qlen; i++)
       if (first == UINT32_MAX || r->job_seq[st->q[i]] < r->job_seq[first]) first = st->q[i];
   } else if (nr == st->rate) {
