@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "whatif.h"
 #include "spans.h"
 #include "calib.h"
 #include "pipe.h"
@@ -570,6 +571,8 @@ int sim_cmd_validate(int argc, char **argv) {
     }
   } else {
     render_table(&b, s, &m, meas, nmeas, windows, rows, nrows);
+    char sh[512]; /* a shared GPU whose law moves the answer: the range, beside the measurement */
+    if (*whatif_sharing_line(s, sh, sizeof sh)) ps_buf_printf(&b, "\n%s\n", sh);
     if (verdict.len) ps_buf_printf(&b, "\n%s", verdict.p);
   }
   ps_buf_free(&verdict);

@@ -476,6 +476,30 @@ START_TEST(contention_within_each_run) {
 }
 END_TEST
 
+/* validate on a shared GPU sets the shared and the exclusive answer beside the measurement
+ * (tests/data/whatif/det.yaml without a mutex: shared 50%, 0.5 partitions/s; exclusive
+ * 66.7%, 0.667); with the GPU exclusive there is no such line. */
+START_TEST(validate_shows_sharing_range) {
+  char *cfg = src("tests/data/whatif/det.yaml");
+  char *a = xasprintf("simulate %s --set system.mutex=none --set system.gpu_sharing=shared --spans sh.jsonl -o r.txt",
+                      cfg);
+  ck_assert_int_eq(run(a, NULL, NULL), 0);
+  free(a);
+  const char *how[] = {"shared", "exclusive"};
+  for (int i = 0; i < 2; i++) {
+    char *out;
+    a = xasprintf("validate %s --measured sh.jsonl --set system.mutex=none --set system.gpu_sharing=%s", cfg, how[i]);
+    ck_assert_int_eq(run(a, &out, NULL), 0);
+    const char *l = strstr(out, "GPU sharing: this scenario shares the GPU (50.0%, 0.5 partitions/s); one GPU phase "
+                                "at a time (system.gpu_sharing=exclusive) gives 66.7%, 0.6667 partitions/s");
+    ck_assert_msg(i ? !l && !strstr(out, "GPU sharing:") : l != NULL, "%s", out);
+    free(out);
+    free(a);
+  }
+  free(cfg);
+}
+END_TEST
+
 /* The model writer quotes what YAML would misread: a model name with ': ', '#', quotes and
  * a backslash, and names that YAML 1.1 reads as booleans, come back as written. */
 START_TEST(model_yaml_roundtrip_names) {
@@ -991,6 +1015,7 @@ int main(void) {
   tcase_add_test(tc, interference_from_overlap_run);
   tcase_add_test(tc, order_of_start_from_overlap_run);
   tcase_add_test(tc, contention_within_each_run);
+  tcase_add_test(tc, validate_shows_sharing_range);
   tcase_add_test(tc, busy_share_from_kernels);
   tcase_add_test(tc, model_yaml_roundtrip_names);
   tcase_add_test(tc, sample_cap_bounded_and_deterministic);
