@@ -38,7 +38,10 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
 14. every held-out row judged as scripts/validation.py judges it (the verdict: the mean of
     the passes, or the bracketing references, or the rows), with the session's cpu
     contention fitted across runs (the protocol's) and within each run (calibrate's
-    default since): the rows that change.
+    default since): the rows that change;
+15. where DATA/probe-3 exists: its locked 2^22 runs predicted with the host factor of the
+    one-worker run of their own threads and cores in the same round (the seventh session's
+    references), with either contention fit.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -461,6 +464,59 @@ def table_contention_within(data, binp):
     print("\nWithin target: %d of %d across runs, %d of %d within each run.\n" % (n[0], len(docs[0]), n[1], len(docs[1])))
 
 
+def table_own_reference(data, binp):
+    """Probe 3's rounds read as the seventh session's protocol would: each locked run
+    (two workers; three on 8 cores) predicted with the CPU phases scaled by the host factor
+    its own one-worker run of the same round measured (one worker at the threads each of
+    its workers gets, on its cores: p-one22-t7, p-one22-t2-c8), against the 2^22 model's
+    CPU time per partition at those threads; with the session's model (contention fitted
+    across runs) and with the contention fitted within each run."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import argparse as ap
+    import tempfile
+    import validation as V
+    d = os.path.join(data, "probe-3")
+    rd = os.path.join(d, "runs")
+    model = os.path.join(data, "model-222.yaml")
+    if not os.path.isdir(rd) or not os.path.exists(model) or os.path.basename(data) not in {x[0] for x in V.SESSIONS}:
+        return
+    calib = [r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")) if r["size"] == "2^22"]
+    tmp = tempfile.mkdtemp()
+    within, _ = V.calibrate(binp, data, calib, tmp, extra=V.protocol_flags(data) + ["--contention", "within"])
+    models = (("across runs (the session's)", model), ("within each run", within["2^22"]))
+    print("## 15. Probe 3 read with references of each run's own threads and cores (2^22)\n")
+    print("Host factor f: the one-worker run's CPU time per partition in the same round over the model's at its "
+          "threads. Error of the prediction with the CPU phases scaled by f.\n")
+    print("| run | reference | f | contention | util pred / meas | error | throughput pred / meas | error |")
+    print("|---|---|---|---|---|---|---|---|")
+    errs = {}
+    for kind, one in (("k22-w2", "one22-t7"), ("k22-w3-c8", "one22-t2-c8")):
+        for r in (1, 2, 3):
+            name, ref = "p-%s-%d" % (kind, r), "p-%s-%d" % (one, r)
+            rp = os.path.join(rd, ref + ".spans.jsonl.gz")
+            if not os.path.exists(os.path.join(rd, name + ".sets")) or not os.path.exists(rp):
+                continue
+            thr = json.load(open(os.path.join(rd, ref + ".json")))["scenario"]["system"]["threads"].get(
+                "threads_per_worker") or 1
+            for label, mp in models:
+                mm = model_means(mp)
+                f = V.cpu_per_partition(rp) / sum(model_time(mm[p], thr, 1) for p in CPU)
+                text = open(mp).read()
+                sp = os.path.join(tmp, "%s-%d.yaml" % (name, len(label)))
+                open(sp, "w").write(scaled_model(text, {p: f for p in CPU}))
+                v = V.validate(binp, d, {"2^22": sp}, {"name": name, "size": "2^22", "overrides": []})
+                u, x = v["gpu_util"], v["throughput_pps"]
+                errs.setdefault((kind, label), []).append((u["error_pp"], x["error_pct"]))
+                print("| %s | %s | %.3f | %s | %.1f%% / %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% |" % (
+                    name, ref, f, label, 100 * u["predicted"], 100 * u["measured"], u["error_pp"], x["predicted"],
+                    x["measured"], x["error_pct"]))
+    print()
+    for (kind, label), v in errs.items():
+        print("- %s, contention %s: mean error %+.1f pp, %+.1f%% over %d rounds" % (
+            kind, label, sum(a for a, _ in v) / len(v), sum(b for _, b in v) / len(v), len(v)))
+    print()
+
+
 def table_explained(data, models, binp, rows):
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import tempfile
@@ -606,6 +662,7 @@ def main():
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)
         table_contention_within(data, a.bin)
+        table_own_reference(data, a.bin)
     return 0
 
 
