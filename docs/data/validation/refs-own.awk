@@ -8,7 +8,9 @@
 # REPEAT=N: x20-w2 measured N more times right after itself (x20-w2-repK), for the share of
 # time in each of its two regimes.
 # CAL=1: instead of the rows, the distinct reference settings as calibration runs
-# (cal20-cC-tT, cal22-cC-tT), the ones that calib.tsv does not have already.
+# (cal20-cC-tT, cal22-cC-tT), the ones that calib.tsv does not have already, as long as a
+# reference (the partitions, warm-up and cool-down do not count when a reference is matched
+# with its calibration runs).
 BEGIN { FS = OFS = "\t"; if (!CORES) CORES = 16 }
 function own(row, sz,    n, kv, i, k, v, cores, workers, keep, per, thr, base) {
   cores = CORES; workers = 1; keep = 1; per = ""
@@ -31,11 +33,10 @@ function own(row, sz,    n, kv, i, k, v, cores, workers, keep, per, thr, base) {
 { r = own($3, $2)
   if (CAL) {
     if (r == ($2 == "2^22" ? R22 : R20)) next
-    t = r; sub(/; workload.*/, "", t)
     c = CORES; if (r ~ /cpu_cores=/) { c = r; sub(/.*cpu_cores=/, "", c); sub(/;.*/, "", c) }
     h = r; sub(/.*per_worker=/, "", h); sub(/;.*/, "", h)
     nm = "cal" substr($2, 3) "-c" c "-t" h
-    if (!(nm in seen)) print nm, $2, t
+    if (!(nm in seen)) print nm, $2, r
     seen[nm] = 1
     next
   }
