@@ -362,51 +362,32 @@ static int find_cycle(const model *m, int *cyc, int *len) {
   return rc;
 }
 
-/* A model key that is a map of one required number from 0 to max: NAME: {KEY: v}
- * (host_speed: {sd: S}). `what` says what KEY is when it is
- * missing. */
-static int rd_one_key(ld *c, node *x, const char *base, const char *name, const char *key, const char *what,
-                      double max, double *out) {
-  const char *keys[] = {key, NULL};
+/* A model key that is a map of numbers from 0 to max: NAME: {KEY: v} with KEY required, and
+ * OPT: v2 optional when opt is given (gpu_overlap: {interference: s, first: s1},
+ * host_speed: {sd: S}); *has_opt says whether OPT was there. `what` says what KEY is when
+ * it is missing. */
+static int rd_num_map(ld *c, node *x, const char *base, const char *name, const char *key, const char *what,
+                      const char *opt, double max, double *out, double *opt_out, int *has_opt) {
+  const char *keys[] = {key, opt, NULL};
+  const char *name_of[] = {key, opt};
+  double *dst[] = {out, opt_out};
   char p[PB], pk[64];
   node *kn;
   scn__jp(p, sizeof p, base, name);
   if (scn__check_map(c, x, p, keys) || scn__req(c, x, p, key, what, &kn)) return 1;
-  snprintf(pk, sizeof pk, "%s.%s", name, key);
-  scn__jp(p, sizeof p, base, pk);
-  if (scn__rd_num(c, kn, p, 0, 0, out)) return 1;
-  if (*out > max) {
-    char e[64];
-    snprintf(e, sizeof e, "a number from 0 to %g", max);
-    scn__expect(c, kn, p, e);
-    return 1;
-  }
-  return 0;
-}
-
-/* gpu_overlap: {interference: s, first: s1}: s required, s1 (the interference the phase that
- * started first among those at once feels) optional (has_first), each from 0 to 100. */
-static int rd_gpu_overlap(ld *c, node *x, const char *base, model *m) {
-  static const char *const keys[] = {"interference", "first", NULL};
-  char p[PB], q[PB];
-  node *kn;
-  scn__jp(p, sizeof p, base, "gpu_overlap");
-  if (x->kind != N_MAP)
-    return scn__expect(c, x, p, "a mapping {interference: s, first: s1} (s: how much GPU phases at once slow each "
-                       "other; s1, optional: how much the one that started first is slowed)");
-  if (scn__check_map(c, x, p, keys) ||
-      scn__req(c, x, p, "interference",
-               "a number >= 0 (0: overlapping GPU phases do not slow each other; 1: they share the GPU as "
-               "processor sharing)", &kn))
-    return 1;
-  double *dst[] = {&m->interference, &m->interference_first};
-  for (int i = 0; i < 2; i++) {
-    node *v = i ? scn__opt(x, keys[i]) : kn;
+  for (int i = 0; i < (opt ? 2 : 1); i++) {
+    node *v = i ? scn__opt(x, opt) : kn;
+    if (i) *has_opt = v != NULL;
     if (!v) continue;
-    m->has_first = i;
-    scn__jp(q, sizeof q, p, keys[i]);
-    if (scn__rd_num(c, v, q, 0, 0, dst[i])) return 1;
-    if (*dst[i] > 100) return scn__expect(c, v, q, "a number from 0 to 100");
+    snprintf(pk, sizeof pk, "%s.%s", name, name_of[i]);
+    scn__jp(p, sizeof p, base, pk);
+    if (scn__rd_num(c, v, p, 0, 0, dst[i])) return 1;
+    if (*dst[i] > max) {
+      char e[64];
+      snprintf(e, sizeof e, "a number from 0 to %g", max);
+      scn__expect(c, v, p, e);
+      return 1;
+    }
   }
   return 0;
 }
@@ -478,7 +459,10 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
   }
   m->interference = 1;
   if ((x = scn__opt(mn, "gpu_overlap"))) {
-    if (rd_gpu_overlap(c, x, base, m)) goto fail;
+    if (rd_num_map(c, x, base, "gpu_overlap", "interference",
+                   "a number >= 0 (0: overlapping GPU phases do not slow each other; 1: they share the GPU as "
+                   "processor sharing)", "first", 100, &m->interference, &m->interference_first, &m->has_first))
+      goto fail;
     m->gpu_overlap = 1;
   }
   if ((x = scn__opt(mn, "cpu_contention"))) {
@@ -490,9 +474,9 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
     }
   }
   if ((x = scn__opt(mn, "host_speed")) &&
-      rd_one_key(c, x, base, "host_speed", "sd",
+      rd_num_map(c, x, base, "host_speed", "sd",
                  "the run-to-run standard deviation of the host's CPU speed, a number from 0 to 1 (0.04: a run's cpu "
-                 "phases take 4% longer or shorter, one standard deviation)", 1, &m->host_speed_sd))
+                 "phases take 4% longer or shorter, one standard deviation)", NULL, 1, &m->host_speed_sd, NULL, NULL))
     goto fail;
   if ((x = scn__opt(mn, "gpu_memory")) && rd_gpu_memory(c, x, base, m)) goto fail;
   m->path = path ? xstrdup(path) : NULL;
