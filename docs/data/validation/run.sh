@@ -19,6 +19,9 @@
 # and keeps nothing of it: the host's first minute runs CPU phases slower (docs/validation.md,
 # "A fourth session"). DEADLINE=S starts no run after S seconds from the script's start (the
 # rows left are named in the log), so that a device call ends in time to pack its outputs.
+# RESUME=1 skips the rows that already have a report in OUT/runs, or whose name DONE (an
+# extended regex matched against the whole name) covers: session.sh runs a session over
+# several device calls with it.
 # Exit 1 if a run failed.
 # QUICK=1 BACKEND=cpu is the dry run that works anywhere: 2^10 and 2^11 constraints, fewer
 # partitions.
@@ -54,6 +57,7 @@ run_tsv() {
     case "$name" in ''|'#'*) continue ;; esac
     [ -n "${ROWS:-}" ] && ! grep -Eq -e "$ROWS" <<<"$name" && continue
     [ -n "${SKIP:-}" ] && grep -Eq -e "$SKIP" <<<"$name" && continue
+    if [ -n "${RESUME:-}" ] && { [ -f "$OUT/runs/$name.json" ] || { [ -n "${DONE:-}" ] && grep -Eqx -e "$DONE" <<<"$name"; }; }; then continue; fi
     if [ -n "${DEADLINE:-}" ] && [ "$(el)" -ge "$DEADLINE" ]; then echo "$name not run: past DEADLINE=$DEADLINE s"; continue; fi
     local w parts=${PARTS20:-60} warm=3 sets=()
     [ "$size" = 2^22 ] && parts=${PARTS22:-30} warm=2
