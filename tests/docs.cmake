@@ -12,3 +12,5 @@ set_tests_properties(measure_quick PROPERTIES TIMEOUT 300)
 # scripts/validation.py makes from the committed H200 runs (no GPU needed; a few seconds).
 add_test(NAME validation COMMAND python3 ${PROJECT_SOURCE_DIR}/scripts/validation.py --check --bin $<TARGET_FILE:provesim>)
 set_tests_properties(validation PROPERTIES TIMEOUT 300)
+# The validation archives' spans codec gives every file back byte for byte.
+add_test(NAME validation_codec COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_codec.py)
