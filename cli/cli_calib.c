@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "cli_calib.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,19 @@ int sim_cmd_calibrate(int argc, char **argv) {
     }
     calib_set_sample_cap((size_t)cap);
   }
+  /* The model's provenance date: SOURCE_DATE_EPOCH (seconds since 1970) when set. */
+  const char *sde = getenv("SOURCE_DATE_EPOCH");
+  time_t when = time(NULL);
+  if (sde && *sde) {
+    char *end;
+    errno = 0;
+    long long s = strtoll(sde, &end, 10);
+    if (errno || end == sde || *end || s < 0 || s > 253402300799ll) {
+      rc = cli_usage_error("calibrate", "SOURCE_DATE_EPOCH: expected seconds since 1970 (an integer up to the year 9999), got \"%s\"", sde);
+      goto done;
+    }
+    when = (time_t)s;
+  }
   ps_err e = {{0}};
   if (cli_check_outputs("calibrate", &out, 1)) {
     rc = PS_EXIT_USAGE;
@@ -195,11 +209,9 @@ int sim_cmd_calibrate(int argc, char **argv) {
     ps_buf_free(&v);
     calib_set_provenance(m, "template", tmpl);
     calib_set_provenance(m, "commit", PROVESIM_COMMIT);
-    const char *sde = getenv("SOURCE_DATE_EPOCH");
-    time_t now = sde && *sde ? (time_t)strtoll(sde, NULL, 10) : time(NULL);
     struct tm tm;
     char date[32];
-    gmtime_r(&now, &tm);
+    gmtime_r(&when, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     calib_set_provenance(m, "date", date);
   }

@@ -651,6 +651,26 @@ static char *table_of(const char *args) {
   return out;
 }
 
+/* SOURCE_DATE_EPOCH sets the model's date; one that is not whole seconds since 1970 (a
+ * date written out, say) is refused with exit 2 and no model, not read as its first digits. */
+START_TEST(source_date_epoch_strict) {
+  write_file("two.yaml", "model: two\nphases:\n  - name: a\n    resource: cpu\n    time: 0.1\n"
+                         "  - name: g\n    resource: gpu\n    time: 0.2\n    after: [a]\n");
+  write_calls("s.jsonl", 50, NULL, 1);
+  setenv("SOURCE_DATE_EPOCH", "86400", 1);
+  ck_assert_int_eq(run("calibrate s.jsonl --model two.yaml -o ok.yaml", NULL, NULL), 0);
+  char *y = tmpfile_text("ok.yaml");
+  ck_assert_msg(strstr(y, "date: \"1970-01-02T00:00:00Z\""), "%s", y);
+  setenv("SOURCE_DATE_EPOCH", "2026-12-01", 1);
+  char *err = NULL;
+  ck_assert_int_eq(run("calibrate s.jsonl --model two.yaml -o bad.yaml", NULL, &err), 2);
+  unsetenv("SOURCE_DATE_EPOCH");
+  ck_assert_msg(strstr(err, "SOURCE_DATE_EPOCH: expected seconds since 1970") && strstr(err, "\"2026-12-01\""), "%s", err);
+  ck_assert(!exists("bad.yaml"));
+  free(y), free(err);
+}
+END_TEST
+
 /* calibrate with a sample cap (PROVESIM_CALIB_SAMPLE_CAP): the table and the model's
  * provenance say which phases passed it, two runs write the same model, and the fits
  * stay those of the whole sample; below the cap nothing says so. Warm-up calls are the
@@ -1019,6 +1039,7 @@ int main(void) {
   tcase_add_test(tc, busy_share_from_kernels);
   tcase_add_test(tc, model_yaml_roundtrip_names);
   tcase_add_test(tc, sample_cap_bounded_and_deterministic);
+  tcase_add_test(tc, source_date_epoch_strict);
   tcase_add_test(tc, unordered_spans_refused);
   tcase_add_test(tc, overlap_in_either_order);
   tcase_add_test(tc, overlap_three_at_once);
