@@ -631,6 +631,43 @@ def table_probe(data):
     print()
 
 
+def table_cores(data):
+    """Single-worker runs at 2^20, batch 1, grouped by the cores they were confined to and the
+    threads their CPU phases got: whether the cores matter when the threads are the same
+    (the model's CPU phases depend on the threads, and on the cores only when the threads
+    and the GPU phase's host thread outnumber them)."""
+    groups = {}
+    for name in sorted(n[:-len(".sets")] for n in os.listdir(os.path.join(data, "runs")) if n.endswith(".sets")):
+        sets = dict(l.strip().split("=", 1) for l in open(os.path.join(data, "runs", name + ".sets")) if "=" in l)
+        if (sets.get("system.workers_per_gpu") != "1" or sets.get("prover.constraints") != "2^20"
+                or "system.batch" in sets or "workload.arrivals" in sets):
+            continue
+        cores = int(sets.get("system.cpu_cores", "16"))
+        threads = sets.get("system.threads.per_worker", str(cores - 1))  # the default policy keeps a core
+        p = os.path.join(data, "runs", name + ".spans.jsonl.gz")
+        synth, prep = phase_per_partition(p, "synth"), phase_per_partition(p, "prep")
+        if synth is not None and prep is not None:
+            groups.setdefault((threads, cores), []).append((synth, prep))
+    if not any(c < 16 for _, c in groups):
+        return
+    print("## 16. Cores at the same threads: single-worker runs at 2^20 by threads and cores\n")
+    print("Mean time per partition of each run's CPU phases, then the mean over the runs of a "
+          "setting (the calibration runs, the references and the one-worker rows). `prep` runs "
+          "beside `ntt_h`, whose host thread the model counts.\n")
+    print("| threads | cores | runs | synth (ms) | prep (ms) | synth, prep against 16 cores |")
+    print("|---|---|---|---|---|---|")
+    for (t, c) in sorted(groups, key=lambda k: (int(k[0]) if k[0].isdigit() else 99, k[1])):
+        g = groups[(t, c)]
+        sy, pr = (sum(x[i] for x in g) / len(g) for i in (0, 1))
+        ref = groups.get((t, 16))
+        rel = "-"
+        if ref and c != 16:
+            rs, rp = (sum(x[i] for x in ref) / len(ref) for i in (0, 1))
+            rel = "%+.1f%%, %+.1f%%" % (100 * (sy / rs - 1), 100 * (pr / rp - 1))
+        print("| %s | %d | %d | %.1f | %.1f | %s |" % (t, c, len(g), 1e3 * sy, 1e3 * pr, rel))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
@@ -656,6 +693,7 @@ def main():
     table_probe2(data)
     table_probe3(data)
     table_kernels(data)
+    table_cores(data)
     if os.path.exists(a.bin):
         table_gpu_law(data, a.bin)
     if os.path.exists(a.bin):
