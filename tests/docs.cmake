@@ -9,8 +9,9 @@ add_test(NAME measure_quick COMMAND bash -c "d=$(mktemp -d) && bash docs/data/me
          WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 set_tests_properties(measure_quick PROPERTIES TIMEOUT 300)
 # docs/validation.md, docs/data/validation.json and the calibrated H200 models are what
-# scripts/validation.py makes from the committed H200 runs (no GPU needed; a few seconds).
+# scripts/validation.py makes from the committed H200 runs (no GPU needed; 171 s in CI with
+# seven sessions, unpacked from their archives).
 add_test(NAME validation COMMAND python3 ${PROJECT_SOURCE_DIR}/scripts/validation.py --check --bin $<TARGET_FILE:provesim>)
-set_tests_properties(validation PROPERTIES TIMEOUT 300)
+set_tests_properties(validation PROPERTIES TIMEOUT 600)
 # The validation archives' spans codec gives every file back byte for byte.
 add_test(NAME validation_codec COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_codec.py)
