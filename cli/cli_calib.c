@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "cli_calib.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,9 +153,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
   }
   const char *capv = getenv("PROVESIM_CALIB_SAMPLE_CAP"); /* for the tests: a small sample cap */
   if (capv && *capv) {
-    char *end;
-    long long cap = strtoll(capv, &end, 10);
-    if (*end || cap < 1 || cap > (1ll << 30)) {
+    long long cap;
+    if (ps_parse_ll(capv, 1, 1ll << 30, &cap)) {
       rc = cli_usage_error("calibrate", "PROVESIM_CALIB_SAMPLE_CAP: expected an integer from 1 to 2^30, got \"%s\"", capv);
       goto done;
     }
@@ -165,15 +163,13 @@ int sim_cmd_calibrate(int argc, char **argv) {
   /* The model's provenance date: SOURCE_DATE_EPOCH (seconds since 1970) when set. */
   const char *sde = getenv("SOURCE_DATE_EPOCH");
   time_t when = time(NULL);
+  long long epoch;
   if (sde && *sde) {
-    char *end;
-    errno = 0;
-    long long s = strtoll(sde, &end, 10);
-    if (errno || end == sde || *end || s < 0 || s > 253402300799ll) {
+    if (ps_parse_ll(sde, 0, 253402300799ll, &epoch)) { /* up to 9999-12-31 */
       rc = cli_usage_error("calibrate", "SOURCE_DATE_EPOCH: expected seconds since 1970 (an integer up to the year 9999), got \"%s\"", sde);
       goto done;
     }
-    when = (time_t)s;
+    when = (time_t)epoch;
   }
   ps_err e = {{0}};
   if (cli_check_outputs("calibrate", &out, 1)) {

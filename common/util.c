@@ -326,11 +326,18 @@ void ps_buf_csv_num(ps_buf *b, double v) {
     ps_buf_append(b, ",", 1);
 }
 
-int ps_parse_int(const char *v, long lo, long hi, int *out) {
+int ps_parse_ll(const char *v, long long lo, long long hi, long long *out) {
   char *end;
   errno = 0;
-  long x = strtol(v, &end, 10);
+  long long x = strtoll(v, &end, 10);
   if (errno || end == v || *end || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+int ps_parse_int(const char *v, long lo, long hi, int *out) {
+  long long x;
+  if (ps_parse_ll(v, lo, hi, &x)) return -1;
   *out = (int)x;
   return 0;
 }

@@ -36,6 +36,7 @@ int ps_fail(ps_err *e, int code, const char *fmt, ...) __attribute__((format(pri
 
 /* An integer in [lo, hi] / a finite number, the whole of v; 0, or -1 (out unchanged). */
 int ps_parse_int(const char *v, long lo, long hi, int *out);
+int ps_parse_ll(const char *v, long long lo, long long hi, long long *out);
 int ps_parse_num(const char *v, double *out);
 
 void *xmalloc(size_t n);

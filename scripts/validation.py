@@ -59,15 +59,24 @@ def gpu_record(k, t0, t1):
     return '{"rep":%s,"gpu":%s,"kind":"%s","name":"%s","t0":%s,"t1":%s}' % (*k, ns(t0), ns(t1))
 
 
+def parse_gpu_record(line):
+    """(key, t0, t1 in ns) of a GPU record that gpu_record writes back as it is, else None
+    (another line, or a record written otherwise: leading zeros, say)."""
+    m = GPU_RECORD.match(line)
+    if not m:
+        return None
+    k, t0, t1 = m.group(1, 2, 3, 4), int(m[5]) * 10**9 + int(m[6]), int(m[7]) * 10**9 + int(m[8])
+    return (k, t0, t1) if gpu_record(k, t0, t1) == line else None
+
+
 def spans_to_cols(text):
     ids, prev, out = {}, 0, []
     for line in text.split("\n"):
-        m = GPU_RECORD.match(line)
-        t0, t1 = (int(m[5]) * 10**9 + int(m[6]), int(m[7]) * 10**9 + int(m[8])) if m else (0, 0)
-        k = m.group(1, 2, 3, 4) if m else None
-        if not m or gpu_record(k, t0, t1) != line:  # written otherwise (leading zeros): as it is
+        rec = parse_gpu_record(line)
+        if not rec:
             out.append("L" + line)
             continue
+        k, t0, t1 = rec
         if k not in ids:
             ids[k] = len(ids)
             out.append("N\t" + "\t".join(k))
@@ -93,8 +102,9 @@ def cols_to_spans(text):
 def runs_dir(data):
     """DATA/runs, unpacked from DATA/runs.tar.xz on first use (git ignores DATA/runs; the
     archive is what the repository keeps: xz over the spans in columns, spans_to_cols,
-    takes a quarter to a third of gzip over each file). Spans come out as NAME.spans.jsonl.gz, the rest
-    as packed. Archives of plain NAME.spans.jsonl members unpack too."""
+    takes a quarter to a third of gzip over each file). Spans come out as
+    NAME.spans.jsonl.gz, the rest as packed. Archives of plain NAME.spans.jsonl members
+    unpack too."""
     runs, arc = os.path.join(data, "runs"), os.path.join(data, "runs.tar.xz")
     if os.path.isdir(runs) or not os.path.exists(arc):
         return runs
