@@ -25,6 +25,7 @@ The models' provenance carries the date of the runs (SESSION/date.txt, as
 SOURCE_DATE_EPOCH) and the commit provesim was built from; --check ignores the commit.
 """
 import argparse
+import concurrent.futures
 import gzip
 import io
 import json
@@ -591,11 +592,15 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
         reps.append({"name": r["name"], "of": r["name"], "gpu_util": [u0, u1], "throughput_pps": [x0, x1],
                      "predicted_util": r["gpu_util"]["predicted"], "util_diff_pp": 100 * (u1 - u0),
                      "tput_diff_pct": 100 * (x1 / x0 - 1)})
-    abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, tmp) if ablate else []
+    # the session's own scratch folder: sessions run side by side (main), and their
+    # reference models have the same names
+    scratch = os.path.join(tmp, "work-" + os.path.basename(data))
+    os.makedirs(scratch, exist_ok=True)
+    abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, scratch) if ablate else []
     tsvs = [os.path.join(ROOT, "docs", "data", "validation", t) for t in passes] or [INTERLEAVED]
-    ref = with_reference(a, data, calib, matrix, models, tmp, tsv=tsvs[0])
-    brk = with_reference(a, data, calib, matrix, models, tmp, bracket=True, tsv=tsvs[0])
-    later = [with_reference(a, data, calib, matrix, models, tmp, bracket=True, suffix="-p%d" % (k + 2), tsv=t)
+    ref = with_reference(a, data, calib, matrix, models, scratch, tsv=tsvs[0])
+    brk = with_reference(a, data, calib, matrix, models, scratch, bracket=True, tsv=tsvs[0])
+    later = [with_reference(a, data, calib, matrix, models, scratch, bracket=True, suffix="-p%d" % (k + 2), tsv=t)
              for k, t in enumerate(tsvs[1:])]
     later = [x for x in later if x]
     ran = [r["name"] for r in calib if os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))]
@@ -636,12 +641,19 @@ def main():
     md = os.path.join(ROOT, "docs", "validation.md")
     text = open(md).read() if os.path.exists(md) and not a.data else None
     outputs, committed_models, first_rows = {}, [], None
-    for name, json_out, svg_out, suffix, ablate, earlier, passes in sessions:
-        data = os.path.join(vdir, name) if not os.path.isabs(name) else name
-        if not os.path.isdir(runs_dir(data)):
-            sys.exit("validation.py: %s/runs: no runs (make them with docs/data/validation/run.sh)" % data)
-        models, tables, doc = session(a, calib, matrix, tmp, data, earlier and os.path.join(vdir, earlier), ablate,
-                                      passes)
+    dirs = [os.path.join(vdir, x[0]) if not os.path.isabs(x[0]) else x[0] for x in sessions]
+    # The sessions are independent: unpacked, then calibrated and predicted, side by side
+    # (each in a process of its own, as many as the cores); the docs are put together in
+    # the sessions' order below, so the outputs do not depend on which finished first.
+    with concurrent.futures.ProcessPoolExecutor(max_workers=min(len(dirs), os.cpu_count() or 1)) as pool:
+        for data in pool.map(runs_dir, dirs):
+            if not os.path.isdir(data):
+                sys.exit("validation.py: %s: no runs (make them with docs/data/validation/run.sh)" % data)
+        done = [pool.submit(session, a, calib, matrix, tmp, data, x[5] and os.path.join(vdir, x[5]), x[4], x[6])
+                for data, x in zip(dirs, sessions)]
+        results = [f.result() for f in done]
+    for (name, json_out, svg_out, suffix, ablate, earlier, passes), data, (models, tables, doc) in zip(
+            sessions, dirs, results):
         committed_models += [(m, os.path.join(data, os.path.basename(m))) for m in models.values()]
         outputs[os.path.join(ROOT, json_out)] = json.dumps(doc, indent=1) + "\n"
         if svg_out:
