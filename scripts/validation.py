@@ -459,6 +459,22 @@ def cpu_per_partition(path, skip=2):
     return sum(r["t1"] - r["t0"] for r in spans) / max(1, sum(calls.values()))
 
 
+def simulated_cpu_per_partition(binp, model, ref, tmp):
+    """What the model predicts for cpu_per_partition of the reference run `ref` (its
+    spans file): the same scenario simulated with the run's settings, from its spans."""
+    sets = [l.strip() for l in open(ref.replace(".spans.jsonl.gz", ".sets")) if l.strip()]
+    out = os.path.join(tmp, os.path.basename(ref).replace(".spans.jsonl.gz", ".sim.spans.jsonl"))
+    cmd = [binp, "simulate", "configs/measure-groth16.yaml", "--set", "model=" + os.path.relpath(model, ROOT),
+           "--spans", out, "--threads", "1"]
+    for s in sets:
+        cmd += ["--set", s]
+    if run(cmd).returncode:
+        sys.exit("validation.py: %s failed" % " ".join(cmd))
+    with open(out, "rb") as fi, gzip.open(out + ".gz", "wb") as fo:
+        shutil.copyfileobj(fi, fo)
+    return cpu_per_partition(out + ".gz")
+
+
 def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix="", tsv=INTERLEAVED):
     """Each held-out row predicted again with the model's CPU phases scaled by the host's
     speed of the moment: f = the CPU phases' time per partition in the row's reference
@@ -493,8 +509,11 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
         if not same[k]:
             sys.exit("validation.py: %s: no calibration run at %s has the settings of the references (%s)"
                      % (data, size, "; ".join(ref_sets)))
-        base[k] = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))
-                      for r in same[k]) / len(same[k])
+        if getattr(a, "host_base", "calibration") == "model":
+            base[k] = simulated_cpu_per_partition(a.bin, models[size], order[[key[p] for p in order].index(k)], tmp)
+        else:
+            base[k] = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))
+                          for r in same[k]) / len(same[k])
     rows = []
     for r in matrix:
         r = dict(r, name=r["name"] + suffix, of=r["name"])
@@ -564,9 +583,12 @@ def mean_of_passes(first, later):
 def protocol_flags(data):
     """calibrate's options that a session's protocol fixed before its runs: sessions 1-6
     fit the cpu contention across runs (calibrate's default until then), later sessions
-    within each run (docs/validation.md, "Where it misses")."""
-    across = os.path.basename(os.path.normpath(data)) in {s[0] for s in SESSIONS[:6]}
-    return ["--contention", "across" if across else "within"]
+    within each run (docs/validation.md, "Where it misses"); from the eighth session on
+    the GPU phases' interference depends on their order of start (--gpu-order)."""
+    name = os.path.basename(os.path.normpath(data))
+    if name in {s[0] for s in SESSIONS[:6]}:
+        return ["--contention", "across"]
+    return ["--contention", "within"] + ([] if name in {s[0] for s in SESSIONS[:7]} else ["--gpu-order"])
 
 
 def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
@@ -627,7 +649,13 @@ def main():
     ap.add_argument("--passes", default=",".join(PASSES),
                     help="with --data: the run lists of the session's passes, in docs/data/validation "
                          "(default: the newest session's, %(default)s)")
+    ap.add_argument("--host-base", choices=("calibration", "model"), default="calibration",
+                    help="with --data: what a reference's CPU time is divided by for the host factor: the "
+                         "calibration runs of its settings (sessions 3-7) or the model's own prediction of the "
+                         "reference run")
+    ap.add_argument("--calibrate-extra", default="", help="with --data: more calibrate options (space-separated)")
     a = ap.parse_args()
+    a.extra = a.calibrate_extra.split()
     if a.pack:
         print("validation.py: wrote %s" % os.path.relpath(pack_runs(os.path.abspath(a.pack)), ROOT))
         return 0
