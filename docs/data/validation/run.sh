@@ -12,7 +12,9 @@
 # A row's optional fourth column is environment for its run (e.g. PSC_CUDA_SYNC=block),
 # kept in NAME.env.
 # Each run writes OUT/runs/NAME.json (its report), NAME.spans.jsonl.gz and NAME.sets (the
-# overrides it ran with, one per line, for the predictions); PARTS20 and PARTS22 (default 60
+# overrides it ran with, one per line, for the predictions) and NAME.host (the cpu lines of
+# /proc/stat before and after it: the summary line gives the hypervisor's steal over the
+# CPUs the run was confined to); PARTS20 and PARTS22 (default 60
 # and 30) are the partitions of a closed run at 2^20 and 2^22 constraints; OUT/log.txt
 # has the machine (GPU, driver, CPU and its topology) and every run's summary line. WARMUP=N
 # first runs N partitions of the reference settings (one worker, 2^20, the default policy)
@@ -69,18 +71,36 @@ run_tsv() {
     for x in "${kv[@]}"; do x=$(sed 's/^ *//; s/ *$//' <<<"$x"); [ -n "$x" ] && sets+=(--set "$x"); done
     printf '%s\n' "${sets[@]}" | grep -v '^--set$' > "$OUT/runs/$name.sets"
     [ -n "${run_env:-}" ] && printf '%s\n' "$run_env" > "$OUT/runs/$name.env"
+    { echo before; grep '^cpu' /proc/stat; } > "$OUT/runs/$name.host" 2>/dev/null
     env ${run_env:-} timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
       "${sets[@]}" --json -o "$OUT/runs/$name.json" --spans "$OUT/runs/$name.spans.jsonl" 2>"$OUT/runs/$name.err" \
       || { echo "$name FAILED: $(tail -3 "$OUT/runs/$name.err")"; failed=1; }
+    { echo after; grep '^cpu' /proc/stat; } >> "$OUT/runs/$name.host" 2>/dev/null
     [ -f "$OUT/runs/$name.spans.jsonl" ] && gzip -f "$OUT/runs/$name.spans.jsonl"
-    python3 - "$OUT/runs/$name.json" "$name" "$(el)" <<'PY'
+    python3 - "$OUT/runs/$name.json" "$name" "$(el)" "$OUT/runs/$name.host" "$(sed -n 's/.*cpu_cores=\([0-9]*\).*/\1/p' <<<"$ov")" <<'PY'
 import json, sys, os
-p, name, t = sys.argv[1:4]
+p, name, t, host, cores = sys.argv[1:6]
+# the hypervisor's steal: the share of the CPUs' time (of the first cpu_cores CPUs, the
+# ones measure confines the run to) during the run that the host gave to other guests
+steal = ""
+try:
+    snap, cur = {}, None
+    for line in open(host):
+        f = line.split()
+        if len(f) == 1:
+            cur = snap.setdefault(f[0], {})
+        elif f[0] != "cpu":
+            cur[f[0]] = [int(x) for x in f[1:]]
+    use = ["cpu%d" % i for i in range(int(cores or 10 ** 6))]
+    d = [[a - b for a, b in zip(snap["after"][c], snap["before"][c])] for c in use if c in snap["after"]]
+    steal = " steal %.2f%%" % (100.0 * sum(x[7] for x in d) / max(1, sum(sum(x[:8]) for x in d)))
+except (OSError, KeyError, IndexError, ValueError):
+    pass
 if os.path.exists(p):
     m = json.load(open(p))["metrics"]
     nv = (m.get("gpu_util_nvml") or [None])[0]
     print(f"{name:16s} util {m['gpu_util'][0]:.4f} nvml {nv if nv is None else round(nv, 4)} "
-          f"pps {m['throughput_pps']:.3f} at {t} s")
+          f"pps {m['throughput_pps']:.3f}{steal} at {t} s")
 PY
   done < "$1"
 }
