@@ -41,7 +41,14 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
     default since): the rows that change;
 15. where DATA/probe-3 exists: its locked 2^22 runs predicted with the host factor of the
     one-worker run of their own threads and cores in the same round (the seventh session's
-    references), with either contention fit.
+    references), with either contention fit;
+16. single-worker runs at 2^20 by threads and cores: the CPU phases on fewer cores;
+17. where DATA/probe-4 or DATA/probe-5 exists (the seventh and eighth sessions): one worker
+    at 3 threads on 4 and on 16 cores, with CUDA's waiters spinning and blocked, round by
+    round: each run's prep over its own synth (which the host's speed of the moment moves
+    alike), 4 cores against 16;
+18. where DATA/probe-6 exists (the eighth session): one setting run back to back, with the
+    hypervisor's steal over each run (NAME.host): the spread of identical runs.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -668,6 +675,87 @@ def table_cores(data):
     print()
 
 
+def table_waiters(data):
+    """Probes 4 and 5: per round, prep over synth of the same run on 4 cores and on 16, with
+    spinning and with blocked waiters. The ratio within a run cancels the host's speed of
+    the moment, which the runs' spread shows is larger than the effect."""
+    for probe in ("probe-4", "probe-5"):
+        d = os.path.join(data, probe, "runs")
+        if not os.path.isdir(d):
+            continue
+        got = {}
+        for n in os.listdir(d):
+            m = re.match(r"p\d-c(\d+)-t3(-block)?-(\d+)\.spans\.jsonl\.gz$", n)
+            if m:
+                p = os.path.join(d, n)
+                got[(int(m.group(3)), bool(m.group(2)), int(m.group(1)))] = (
+                    phase_per_partition(p, "synth"), phase_per_partition(p, "prep"))
+        rounds = sorted({k[0] for k in got})
+        print("## 17. Waiters and cores, round by round (DATA/%s)\n" % probe)
+        print("Each run's mean `synth` and `prep` per partition (ms), and `prep` / `synth`; the "
+              "last column is that ratio on 4 cores over the ratio on 16 in the same round.\n")
+        print("| round | waiters | 4 cores: synth, prep, prep/synth | 16 cores: synth, prep, prep/synth | 4 over 16 |")
+        print("|---|---|---|---|---|")
+        mean = {}
+        for rd in rounds:
+            for block in (False, True):
+                a, b = got.get((rd, block, 4)), got.get((rd, block, 16))
+                if not a or not b or None in a + b:
+                    continue
+                q = (a[1] / a[0]) / (b[1] / b[0])
+                mean.setdefault(block, []).append(q)
+                print("| %d | %s | %.1f, %.1f, %.3f | %.1f, %.1f, %.3f | %.3f |" % (
+                    rd, "blocked" if block else "spinning", 1e3 * a[0], 1e3 * a[1], a[1] / a[0],
+                    1e3 * b[0], 1e3 * b[1], b[1] / b[0], q))
+        for block, qs in sorted(mean.items()):
+            print("| mean | %s | | | %.3f (%d rounds) |" % ("blocked" if block else "spinning", sum(qs) / len(qs), len(qs)))
+        print()
+
+
+def host_steal(path, cores=16):
+    """The hypervisor's steal over a run's first `cores` CPUs from its NAME.host (run.sh):
+    a share, or None without the file."""
+    if not os.path.exists(path):
+        return None
+    snap, cur = {}, None
+    for line in open(path):
+        f = line.split()
+        if len(f) == 1:
+            cur = snap.setdefault(f[0], {})
+        elif f[0] != "cpu":
+            cur[f[0]] = [int(x) for x in f[1:]]
+    d = [[a - b for a, b in zip(snap["after"][c], snap["before"][c])] for c in ("cpu%d" % i for i in range(cores))
+         if c in snap.get("after", {}) and c in snap.get("before", {})]
+    return sum(x[7] for x in d) / max(1, sum(sum(x[:8]) for x in d)) if d else None
+
+
+def table_repeats(data):
+    """Probe 6: one setting back to back. The spread of its runs is the host's, as the
+    hypervisor's steal (the time the host ran other guests on these CPUs) shows or not."""
+    d = os.path.join(data, "probe-6", "runs")
+    if not os.path.isdir(d):
+        return
+    names = sorted((n[:-len(".json")] for n in os.listdir(d) if n.endswith(".json")),
+                   key=lambda n: int(n.rsplit("-", 1)[1]))
+    print("## 18. One setting run back to back (DATA/probe-6)\n")
+    print("| run | synth (ms) | prep (ms) | throughput (p/s) | steal |")
+    print("|---|---|---|---|---|")
+    xs = []
+    for n in names:
+        p = os.path.join(d, n + ".spans.jsonl.gz")
+        sy, pr = phase_per_partition(p, "synth"), phase_per_partition(p, "prep")
+        x = json.load(open(os.path.join(d, n + ".json")))["metrics"]["throughput_pps"]
+        st = host_steal(os.path.join(d, n + ".host"))
+        xs.append((sy, pr, x))
+        print("| %s | %.1f | %.1f | %.3f | %s |" % (n, 1e3 * sy, 1e3 * pr, x, "-" if st is None else "%.2f%%" % (100 * st)))
+    for i, what in ((0, "synth"), (1, "prep"), (2, "throughput")):
+        v = [x[i] for x in xs]
+        mu = sum(v) / len(v)
+        sd = math.sqrt(sum((y - mu) ** 2 for y in v) / (len(v) - 1))
+        print("\n%s: mean %.4g, sd %.1f%% of the mean, range %.4g to %.4g" % (what, mu, 100 * sd / mu, min(v), max(v)), end="")
+    print("\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
@@ -694,6 +782,8 @@ def main():
     table_probe3(data)
     table_kernels(data)
     table_cores(data)
+    table_waiters(data)
+    table_repeats(data)
     if os.path.exists(a.bin):
         table_gpu_law(data, a.bin)
     if os.path.exists(a.bin):
