@@ -374,10 +374,17 @@ END_TEST
 
 int main(void) {
   Suite *su = suite_create("infer");
+  /* The recovery statistics (ten seeds each, and a long run for the truth) run the same
+   * code as the fits below: tagged "slow", which scripts/sanitize.sh leaves out
+   * (CK_EXCLUDE_TAGS), where ASan made them two minutes. */
+  TCase *tr = tcase_create("recovery");
+  tcase_set_tags(tr, "slow");
+  tcase_set_timeout(tr, 600);
+  tcase_add_test(tr, recovery_two_workers);
+  tcase_add_test(tr, recovery_four_workers);
+  suite_add_tcase(su, tr);
   TCase *tf = tcase_create("fit");
   tcase_set_timeout(tf, 600);
-  tcase_add_test(tf, recovery_two_workers);
-  tcase_add_test(tf, recovery_four_workers);
   tcase_add_test(tf, gaps_between_calls);
   tcase_add_test(tf, call_times_only_and_waits);
   suite_add_tcase(su, tf);
