@@ -582,6 +582,25 @@ def mean_of_passes(first, later):
     return rows
 
 
+def references_summary(sessions, results):
+    """Per session with several passes: the mean of the passes judged with the references'
+    host factor and as calibrated, side by side (a markdown table)."""
+    def judged(rows):
+        n = len(rows)
+        return "%d of %d, %.1f pp, %.1f%%" % (sum(r["within_target"] for r in rows), n,
+                                              sum(abs(r["gpu_util"]["error_pp"]) for r in rows) / n,
+                                              sum(abs(r["throughput_pps"]["error_pct"]) for r in rows) / n)
+    out = ["| session | passes | with the references' host factor | as calibrated |", "|---|---|---|---|"]
+    for x, (_, _, doc) in zip(sessions, results):
+        plain = doc.get("mean_of_passes_as_calibrated")
+        if not plain:
+            continue
+        refs = doc.get("mean_of_passes")
+        out.append("| %s | %d | %s | %s |" % (x[0], max(r["passes"] for r in plain),
+                                               judged(refs) if refs else "(no references)", judged(plain)))
+    return "\n".join(out) + "\n"
+
+
 def protocol_flags(data):
     """calibrate's options that a session's protocol fixed before its runs: sessions 1-6
     fit the cpu contention across runs (calibrate's default until then), later sessions
@@ -638,15 +657,15 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
     if brk and later:
         doc["later_passes"] = later
         doc["mean_of_passes"] = mean_of_passes(brk["rows"], [x["rows"] for x in later])
-    if brk and later and os.path.basename(os.path.normpath(data)) not in {x[0] for x in SESSIONS[:6]}:
-        # the same passes predicted by the model as calibrated, without the references'
-        # host factor: what the references add (docs/validation.md, "An eighth session";
-        # from the seventh session, whose references are at each row's cores and threads)
-        def plain(suf):
-            return [dict(validate(a.bin, data, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
-                    for r in matrix if have(dict(r, name=r["name"] + suf))]
+    # The passes predicted by the model as calibrated, without the references' host factor:
+    # the verdict of a session without references (the ninth's protocol), and beside the
+    # references' verdict what they add (docs/validation.md, "An eighth session").
+    def plain(suf):
+        return [dict(validate(a.bin, data, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
+                for r in matrix if have(dict(r, name=r["name"] + suf))]
+    plain_later = [x for x in (plain("-p%d" % (k + 2)) for k in range(len(tsvs) - 1)) if x]
+    if plain_later:
         first = [dict(x, of=x["name"], host_factor=1.0) for x in rows]  # the first pass, validated above
-        plain_later = [plain("-p%d" % (k + 2)) for k in range(len(later))]
         doc["mean_of_passes_as_calibrated"] = mean_of_passes(first, plain_later)
     return models, tables, doc
 
@@ -723,6 +742,8 @@ def main():
                 text = re.sub(r"(<!-- calibrate-%s -->\n```\n).*?(```)" % re.escape(size_tag(size) + suffix),
                               lambda m: m.group(1) + t.replace(tmp + "/", "") + m.group(2), text, flags=re.S)
     if text is not None:
+        text = re.sub(r"(<!-- references-summary -->\n).*?(<!-- /references-summary -->)",
+                      lambda m: m.group(1) + references_summary(sessions, results) + m.group(2), text, flags=re.S)
         outputs[md] = text
     if a.check:
         def norm(t):
@@ -739,6 +760,12 @@ def main():
     for p, t in outputs.items():
         open(p, "w").write(t)
     print(table(first_rows), end="")
+    if a.data:  # a new session: its verdict too, the mean of its passes
+        doc = results[0][2]
+        verdict = doc.get("mean_of_passes") or doc.get("mean_of_passes_as_calibrated")
+        if verdict:
+            print("\nThe mean of the passes (%s):\n" % ("with the references" if doc.get("mean_of_passes") else "as calibrated"))
+            print(table(verdict, passes=True), end="")
     return 0
 
 

@@ -712,9 +712,10 @@ def table_waiters(data):
         print()
 
 
-def host_steal(path, cores=16):
-    """The hypervisor's steal over a run's first `cores` CPUs from its NAME.host (run.sh):
-    a share, or None without the file."""
+def host_steal(path, cores=None):
+    """The hypervisor's steal over a run's first `cores` CPUs (all without it) from its
+    NAME.host (run.sh: the cpu lines of /proc/stat before and after the run): the share of
+    those CPUs' time the host ran other guests, or None without the file."""
     if not os.path.exists(path):
         return None
     snap, cur = {}, None
@@ -722,10 +723,11 @@ def host_steal(path, cores=16):
         f = line.split()
         if len(f) == 1:
             cur = snap.setdefault(f[0], {})
-        elif f[0] != "cpu":
+        elif f[0] != "cpu" and cur is not None:
             cur[f[0]] = [int(x) for x in f[1:]]
-    d = [[a - b for a, b in zip(snap["after"][c], snap["before"][c])] for c in ("cpu%d" % i for i in range(cores))
-         if c in snap.get("after", {}) and c in snap.get("before", {})]
+    before, after = snap.get("before", {}), snap.get("after", {})
+    d = [[a - b for a, b in zip(after[c], before[c])] for c in after
+         if c in before and (cores is None or int(c[3:]) < cores)]
     return sum(x[7] for x in d) / max(1, sum(sum(x[:8]) for x in d)) if d else None
 
 

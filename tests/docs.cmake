@@ -10,7 +10,7 @@ add_test(NAME measure_quick COMMAND bash -c "d=$(mktemp -d) && bash docs/data/me
 set_tests_properties(measure_quick PROPERTIES TIMEOUT 300)
 # docs/validation.md, docs/data/validation.json and the calibrated H200 models are what
 # scripts/validation.py makes from the committed H200 runs (no GPU needed; 171 s in CI with
-# seven sessions, unpacked from their archives).
+# eight sessions, unpacked from their archives, side by side on CI's two cores).
 add_test(NAME validation COMMAND python3 ${PROJECT_SOURCE_DIR}/scripts/validation.py --check --bin $<TARGET_FILE:provesim>)
 set_tests_properties(validation PROPERTIES TIMEOUT 600)
 # The validation archives' spans codec gives every file back byte for byte.

@@ -80,21 +80,15 @@ run_tsv() {
     python3 - "$OUT/runs/$name.json" "$name" "$(el)" "$OUT/runs/$name.host" "$(sed -n 's/.*cpu_cores=\([0-9]*\).*/\1/p' <<<"$ov")" <<'PY'
 import json, sys, os
 p, name, t, host, cores = sys.argv[1:6]
-# the hypervisor's steal: the share of the CPUs' time (of the first cpu_cores CPUs, the
-# ones measure confines the run to) during the run that the host gave to other guests
+# the hypervisor's steal over the run's CPUs (the first cpu_cores, which measure confines it
+# to): scripts/validation_misses.py's reader, the one that tables it later
 steal = ""
 try:
-    snap, cur = {}, None
-    for line in open(host):
-        f = line.split()
-        if len(f) == 1:
-            cur = snap.setdefault(f[0], {})
-        elif f[0] != "cpu":
-            cur[f[0]] = [int(x) for x in f[1:]]
-    use = ["cpu%d" % i for i in range(int(cores or 10 ** 6))]
-    d = [[a - b for a, b in zip(snap["after"][c], snap["before"][c])] for c in use if c in snap["after"]]
-    steal = " steal %.2f%%" % (100.0 * sum(x[7] for x in d) / max(1, sum(sum(x[:8]) for x in d)))
-except (OSError, KeyError, IndexError, ValueError):
+    sys.path.insert(0, "scripts")
+    from validation_misses import host_steal
+    st = host_steal(host, int(cores) if cores else None)
+    steal = "" if st is None else " steal %.2f%%" % (100 * st)
+except (ImportError, OSError, KeyError, IndexError, ValueError):
     pass
 if os.path.exists(p):
     m = json.load(open(p))["metrics"]
