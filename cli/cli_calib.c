@@ -31,7 +31,7 @@ static const char calibrate_help[] =
     "reason, and so is a phase without a law that ran at several counts.\n"
     "\n"
     "Host speed: when two or more of the files are runs of the same settings (each cpu phase's\n"
-    "threads, the largest call, the workers), the spread of their cpu time per partition,\n"
+    "threads, the largest call, the workers, the cores), the spread of their cpu time per partition,\n"
     "less what the spans within a run explain, is the host's run-to-run speed spread:\n"
     "host_speed: {sd: S}, and each simulated replication then runs its cpu phases at a speed\n"
     "drawn around 1 (validate's prediction intervals include it). Repeat a calibration run\n"

@@ -200,7 +200,7 @@ int sim_cmd_simulate(int argc, char **argv) {
     }
     char host[256] = "";
     gethostname(host, sizeof host - 1);
-    span_header h = {.source = "sim", .scenario = s->name, .host = host};
+    span_header h = {.source = "sim", .scenario = s->name, .host = host, .cpu_cores = s->cpu_cores};
     spans_format_header(&sink.buf, &h);
   }
   if (tracef) sink.tr = trace_new(0, TRACE_MAX_SPANS, -INFINITY, INFINITY);

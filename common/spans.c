@@ -31,6 +31,7 @@ void spans_format_header(ps_buf *b, const span_header *h) {
     ps_buf_printf(b, ",\"cpu\":");
     ps_buf_json_str(b, h->cpu);
   }
+  if (h->cpu_cores > 0) ps_buf_printf(b, ",\"cpu_cores\":%d", h->cpu_cores);
   if (h->t0_monotonic > 0) ps_buf_printf(b, ",\"t0_monotonic\":%.9f", h->t0_monotonic);
   ps_buf_append(b, "}\n", 2);
 }
@@ -355,9 +356,17 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       seen_header = 1;
-      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0};
+      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0, 0};
       double t0m;
       if (!num(o, "t0_monotonic", &t0m) && t0m > 0 && t0m < 1e12) h.t0_monotonic = t0m;
+      int64_t cores;
+      if (int_member(o, "cpu_cores", 1, 1 << 20, 0, &cores)) {
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: cpu_cores: expected an integer from 1 to 1048576 (the cores the run had)",
+                     path, lineno);
+        cJSON_Delete(o);
+        break;
+      }
+      h.cpu_cores = (int)cores;
       if (hdr_fn) rc = hdr_fn(ctx, &h);
       cJSON_Delete(o);
       if (rc) break;

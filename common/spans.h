@@ -48,6 +48,8 @@ typedef struct span_header {
   const char *gpu;      /* may be NULL */
   const char *cpu;      /* the host's processor and cores; may be NULL */
   double t0_monotonic;  /* > 0: the time 0 of the file on the CLOCK_MONOTONIC clock, s */
+  int cpu_cores;        /* > 0: the cores the run had (measure: the ones it was confined to;
+                           simulate: the scenario's system.cpu_cores); 0: not recorded */
 } span_header;
 
 /* Append one JSON line (with '\n') to b. */

@@ -522,6 +522,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
                                           "from the GPU phase spans (an upper bound)", ops->name);
   }
   int cores = confine_cores(s, &saved_cpus, &cpus_restricted, notes, sizeof notes);
+  R->cores = cores;
   R->threads_all = scn_worker_threads(s, cores);
   mexec_env env = {.s = s, .cuda = cuda, .timing = R->timing, .run = R, .cache_dir = o->cache_dir,
                    .threads_all = R->threads_all};
@@ -568,7 +569,8 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
         break;
       }
     if (ci) fclose(ci);
-    span_header h = {.source = "prover", .scenario = s->name, .host = host, .gpu = devname, .cpu = cpu[0] ? cpu : NULL};
+    span_header h = {.source = "prover", .scenario = s->name, .host = host, .gpu = devname, .cpu = cpu[0] ? cpu : NULL,
+                     .cpu_cores = R->cores};
     spans_format_header(&res->spans, &h);
     R->spans_out = &res->spans;
     if ((rc = runner__spans_drain(R, e)) != PS_OK) goto out;

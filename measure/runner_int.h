@@ -62,6 +62,7 @@ struct mrun {
   int cuda;
   mtiming timing;
   int threads_all; /* threads of a cpu phase with threads: all (mexec_env) */
+  int cores;       /* the cores the run may use (confine_cores), for the spans header */
   int np;
   char *in_region;
   int **succ;

@@ -6,7 +6,9 @@
  * T = sum over cpu phases p of mean(d / k) (d a span's duration, k its call's partitions),
  * and the sampling variance of log T from the spans' own spread, v = sum_p var_p / n_p / T^2
  * (the phases taken as independent). Runs are grouped by their settings: the threads of
- * each cpu phase, the largest call and the number of workers. Over the groups of two runs
+ * each cpu phase, the largest call, the number of workers and, when the header gives them,
+ * the cores (a run on 4 cores at 3 threads is not a repeat of one on 16: its phases beside
+ * the GPU's host threads run slower). Over the groups of two runs
  * or more, with y = log T:
  *   raw = sum_g sum_j (y_j - mean_g y)^2 / sum_g (n_g - 1),
  *   sd^2 = raw - mean of v over those runs (at least 0),
@@ -34,12 +36,17 @@ typedef struct host_run {
   calib__ranks rk;
   int pass2;
   host_ph ph[HOST_NPH];
-  int nph, maxk, too_many;
+  int nph, maxk, too_many, cores; /* cores: the header's cpu_cores, 0 when not given */
   strtab workers;
   char key[512];  /* the settings */
   double y, v;    /* log T and its sampling variance */
   int ok;
 } host_run;
+
+static int host_hdr(void *ctx, const span_header *hd) {
+  ((host_run *)ctx)->cores = hd->cpu_cores;
+  return 0;
+}
 
 static int host_cb(void *ctx, const span_rec *r) {
   host_run *h = ctx;
@@ -84,7 +91,7 @@ static int by_name(const void *a, const void *b) {
 static int host_file(const char *path, int skip_calls, host_run *h, ps_err *e) {
   memset(h, 0, sizeof *h);
   h->rk.skip = skip_calls;
-  int rc = spans_read(path, NULL, host_cb, h, e);
+  int rc = spans_read(path, host_hdr, host_cb, h, e);
   if (rc == PS_OK) {
     h->pass2 = 1;
     rc = spans_read(path, NULL, host_cb, h, e);
@@ -97,7 +104,7 @@ static int host_file(const char *path, int skip_calls, host_run *h, ps_err *e) {
   qsort(h->ph, (size_t)h->nph, sizeof *h->ph, by_name);
   double T = 0, var = 0;
   int ok = h->nph > 0 && !h->too_many;
-  size_t len = (size_t)snprintf(h->key, sizeof h->key, "workers %zu, batch %d:", h->workers.n, h->maxk);
+  size_t len = (size_t)snprintf(h->key, sizeof h->key, "workers %zu, batch %d, cores %d:", h->workers.n, h->maxk, h->cores);
   for (int p = 0; p < h->nph && ok; p++) {
     const host_ph *q = &h->ph[p];
     if (q->threads < 0 || q->n < 2) ok = 0;

@@ -992,6 +992,19 @@ START_TEST(host_speed_from_repeated_runs) {
   ck_assert_int_eq(run("calibrate r1.jsonl s1.jsonl --model hr-tmpl.yaml -o hr2.yaml", &out, NULL), 0);
   ck_assert_msg(strstr(out, "host speed: no settings run twice among the 2 runs"), "%s", out);
   free(out);
+  /* the same threads on other cores (the header's cpu_cores) are other settings too; on
+   * the same cores a second seed is a repeat */
+  ck_assert_int_eq(run("simulate hr-scn.yaml --set run.seed=3 --set system.cpu_cores=8 --spans c8.jsonl -o c8.txt",
+                       NULL, NULL), 0);
+  char *hd = tmpfile_text("c8.jsonl");
+  ck_assert_msg(strstr(hd, "\"cpu_cores\":8}") && strchr(hd, '\n') > strstr(hd, "\"cpu_cores\":8}"), "%.200s", hd);
+  free(hd);
+  ck_assert_int_eq(run("calibrate r1.jsonl c8.jsonl --model hr-tmpl.yaml -o hr3.yaml", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "host speed: no settings run twice among the 2 runs"), "%s", out);
+  free(out);
+  ck_assert_int_eq(run("calibrate r1.jsonl r2.jsonl --model hr-tmpl.yaml -o hr4.yaml", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "host speed (2 runs, 1 settings run more than once)"), "%s", out);
+  free(out);
   ps_buf_free(&files);
   free(calp);
 }

@@ -78,6 +78,36 @@ START_TEST(good_file_reads_back) {
 }
 END_TEST
 
+static int cores_cb(void *ctx, const span_header *h) {
+  *(int *)ctx = h->cpu_cores;
+  return 0;
+}
+
+/* The header's cpu_cores: written when known, read back, 0 when absent, and checked. */
+START_TEST(header_cpu_cores) {
+  ps_buf b = {0};
+  span_header h = {.source = "prover", .scenario = "s", .cpu_cores = 4};
+  spans_format_header(&b, &h);
+  ck_assert_ptr_nonnull(strstr(b.p, ",\"cpu_cores\":4}"));
+  int cores = -1;
+  ps_err e = {{0}};
+  char *p = write_tmp(b.p);
+  ck_assert_int_eq(spans_read(p, cores_cb, NULL, &cores, &e), PS_OK);
+  ck_assert_int_eq(cores, 4);
+  unlink(p);
+  free(p);
+  p = write_tmp(HDR);
+  ck_assert_int_eq(spans_read(p, cores_cb, NULL, &cores, &e), PS_OK);
+  ck_assert_int_eq(cores, 0);
+  unlink(p);
+  free(p);
+  bad("{\"schema\":\"provesim.spans/1\",\"cpu_cores\":0}\n", ":1: cpu_cores: expected an integer from 1 to 1048576");
+  bad("{\"schema\":\"provesim.spans/1\",\"cpu_cores\":\"4\"}\n", ":1: cpu_cores: expected an integer");
+  bad("{\"schema\":\"provesim.spans/1\",\"cpu_cores\":2.5}\n", ":1: cpu_cores: expected an integer");
+  ps_buf_free(&b);
+}
+END_TEST
+
 START_TEST(wrong_schema_named_not_freed) {
   /* The message once printed the schema after freeing it (ASan: use after free). */
   bad("{\"schema\":\"something-else/9\"}\n", ":1: schema: expected \"provesim.spans/1\" in the first line, got \"something-else/9\"");
@@ -282,6 +312,7 @@ int main(void) {
   TCase *tc = tcase_create("reader");
   tcase_add_test(tc, good_file_reads_back);
   tcase_add_test(tc, wrong_schema_named_not_freed);
+  tcase_add_test(tc, header_cpu_cores);
   tcase_add_test(tc, ids_out_of_range);
   tcase_add_test(tc, times_and_trailing_text);
   tcase_add_test(tc, long_line_bounded);
