@@ -470,7 +470,7 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         r.npartitions = np;
       }
     }
-    rc = fn(ctx, &r);
+    rc = fn ? fn(ctx, &r) : 0;
     cJSON_Delete(o);
     if (rc) break;
   }

@@ -58,8 +58,9 @@ void spans_format(ps_buf *b, const span_rec *r);
 
 /* Read a spans file, calling fn for every span line (the header is checked: the schema
  * must be provesim.spans/1). Strings in the record are valid during the call only.
- * hdr_fn may be NULL. Errors name file:line. Returns PS_OK, PS_EINPUT or PS_ERR; a
- * nonzero return of fn stops the reading and is returned. */
+ * hdr_fn and fn may be NULL (without fn the spans are still read and checked). Errors
+ * name file:line. Returns PS_OK, PS_EINPUT or PS_ERR; a nonzero return of fn stops the
+ * reading and is returned. */
 /* 1 when the file (plain or .gz) begins with a provesim.spans/1 header line. */
 int spans_sniff(const char *path);
 

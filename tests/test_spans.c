@@ -96,9 +96,14 @@ START_TEST(header_cpu_cores) {
   ck_assert_int_eq(cores, 4);
   unlink(p);
   free(p);
-  p = write_tmp(HDR);
+  /* without a span callback the spans are still read and checked */
+  p = write_tmp(HDR "{\"phase\":\"p\",\"t0\":0,\"t1\":1}\n");
   ck_assert_int_eq(spans_read(p, cores_cb, NULL, &cores, &e), PS_OK);
   ck_assert_int_eq(cores, 0);
+  unlink(p);
+  free(p);
+  p = write_tmp(HDR "{\"phase\":\"p\",\"t0\":2,\"t1\":1}\n");
+  ck_assert_int_eq(spans_read(p, cores_cb, NULL, &cores, &e), PS_EINPUT);
   unlink(p);
   free(p);
   bad("{\"schema\":\"provesim.spans/1\",\"cpu_cores\":0}\n", ":1: cpu_cores: expected an integer from 1 to 1048576");
