@@ -416,9 +416,10 @@ PASSES = SESSIONS[-1][6]
 
 def read_spans(path, skip=2, kind="memcpy"):
     """Phase spans of calls after each worker's first `skip`, and the intervals of the
-    records of `kind` (the copies by default; "kernel": the kernels)."""
+    records of `kind` (the copies by default; "kernel": the kernels), from a spans file,
+    gzipped (NAME.gz) or not."""
     spans, copies, first = [], [], {}
-    with gzip.open(path, "rt") as fh:
+    with (gzip.open(path, "rt") if path.endswith(".gz") else open(path)) as fh:
         for line in fh:
             r = json.loads(line)
             if "phase" in r:
@@ -472,9 +473,7 @@ def simulated_cpu_per_partition(binp, model, ref, tmp):
         cmd += ["--set", s]
     if run(cmd).returncode:
         sys.exit("validation.py: %s failed" % " ".join(cmd))
-    with open(out, "rb") as fi, gzip.open(out + ".gz", "wb") as fo:
-        shutil.copyfileobj(fi, fo)
-    return cpu_per_partition(out + ".gz")
+    return cpu_per_partition(out)
 
 
 def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix="", tsv=INTERLEAVED):
@@ -512,7 +511,8 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
             sys.exit("validation.py: %s: no calibration run at %s has the settings of the references (%s)"
                      % (data, size, "; ".join(ref_sets)))
         if getattr(a, "host_base", "calibration") == "model":
-            base[k] = simulated_cpu_per_partition(a.bin, models[size], order[[key[p] for p in order].index(k)], tmp)
+            first_ref = next(p for p in order if key[p] == k)
+            base[k] = simulated_cpu_per_partition(a.bin, models[size], first_ref, tmp)
         else:
             base[k] = sum(cpu_per_partition(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))
                           for r in same[k]) / len(same[k])
