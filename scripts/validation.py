@@ -409,9 +409,17 @@ SESSIONS = [
      ["interleaved-7.tsv", "interleaved-7-p2.tsv", "interleaved-7-p3.tsv"]),
     ("h200-8", "docs/data/validation/h200-8/validation.json", None, "-8", False, "h200-7",
      ["interleaved-7.tsv", "interleaved-7-p2.tsv", "interleaved-7-p3.tsv"]),
+    ("h200-9", "docs/data/validation/h200-9/validation.json", None, "-9", False, "h200-8",
+     ["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 7)]),
+    ("h200-9/recal", "docs/data/validation/h200-9/recal/validation.json", None, "-9r", False, None,
+     ["interleaved-9-p7.tsv"]),
 ]
-# the run lists of the newest protocol's passes (the seventh session's, kept by the eighth), --data's default
-PASSES = SESSIONS[-1][6]
+# the run lists of the newest protocol's passes (the ninth session's), --data's default
+PASSES = SESSIONS[-2][6]
+# A session's model judged on another session's passes as well (its runs, its run lists):
+# the ninth session's second calibration, made on a quiet host, on the ninth session's
+# passes 2-6, which ran on a quiet host (docs/validation.md, "A ninth session").
+ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2, 7)])}
 
 
 def read_spans(path, skip=2, kind="memcpy"):
@@ -555,7 +563,8 @@ def mean_of_passes(first, later):
     by = [{r["of"]: r for r in rows} for rows in later]
     rows = []
     for r in first:
-        runs = [r] + [b[r["name"]] for b in by if r["name"] in b]
+        base = r.get("of", r["name"])
+        runs = [r] + [b[base] for b in by if base in b]
         mean = lambda f: sum(f(x) for x in runs) / len(runs)
         u = {k: mean(lambda x: x["gpu_util"][k]) for k in ("predicted", "measured")}
         nv = [x["gpu_util"]["nvidia_smi"] for x in runs if x["gpu_util"]["nvidia_smi"] is not None]
@@ -570,7 +579,7 @@ def mean_of_passes(first, later):
         ok = abs(u["error_pp"]) <= TARGET["util_pp"] and abs(x["error_pct"]) <= TARGET["tput_pct"]
         if any("arrivals" in o for o in r["overrides"]) and q99 and q99.get("error_pct") is not None:
             ok = ok and abs(q99["error_pct"]) <= TARGET["p99_pct"]
-        row = {"name": r["name"], "constraints": r["constraints"], "passes": len(runs),
+        row = {"name": base, "constraints": r["constraints"], "passes": len(runs),
                "host_factor": mean(lambda y: y["host_factor"]), "gpu_util": u, "throughput_pps": x,
                "latency_p99_s": q99, "within_target": ok}
         for key in ("mutex_wait_s", "call_s"):
@@ -612,9 +621,17 @@ def protocol_flags(data):
     return ["--contention", "within"] + ([] if name in {s[0] for s in SESSIONS[:7]} else ["--gpu-order"])
 
 
-def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
+def pass_suffix(tsv):
+    """The suffix a pass's run list gives the held-out rows' names ("-p3" for NAME-p3; ""
+    for the first pass, whose runs keep the rows' names)."""
+    m = re.search(r"-p\d+$", read_tsv(tsv)[0]["name"])
+    return m.group(0) if m else ""
+
+
+def session(a, calib, matrix, tmp, data, earlier, ablate, passes, also=None):
     """Calibrates from DATA's calibration runs and predicts its held-out rows: (models,
-    calibrate tables, validation document)."""
+    calibrate tables, validation document). ALSO, (runs folder, run lists): another
+    session's passes, predicted by this model as calibrated ("other_passes")."""
     out_dir = os.path.join(tmp, os.path.basename(data)) if a.check else data
     os.makedirs(out_dir, exist_ok=True)
     models, tables = calibrate(a.bin, data, calib, out_dir, extra=protocol_flags(data) + list(getattr(a, "extra", ())))
@@ -639,7 +656,7 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
     # reference models have the same names
     scratch = os.path.join(tmp, "work-" + os.path.basename(data))
     os.makedirs(scratch, exist_ok=True)
-    abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, scratch) if ablate else []
+    abl = ablation(a.bin, data, models, [r for r in matrix if have(r)], calib, scratch) if ablate and rows else []
     tsvs = [os.path.join(ROOT, "docs", "data", "validation", t) for t in passes] or [INTERLEAVED]
     ref = with_reference(a, data, calib, matrix, models, scratch, tsv=tsvs[0])
     brk = with_reference(a, data, calib, matrix, models, scratch, bracket=True, tsv=tsvs[0])
@@ -660,13 +677,21 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes):
     # The passes predicted by the model as calibrated, without the references' host factor:
     # the verdict of a session without references (the ninth's protocol), and beside the
     # references' verdict what they add (docs/validation.md, "An eighth session").
-    def plain(suf):
-        return [dict(validate(a.bin, data, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
-                for r in matrix if have(dict(r, name=r["name"] + suf))]
-    plain_later = [x for x in (plain("-p%d" % (k + 2)) for k in range(len(tsvs) - 1)) if x]
-    if plain_later:
-        first = [dict(x, of=x["name"], host_factor=1.0) for x in rows]  # the first pass, validated above
-        doc["mean_of_passes_as_calibrated"] = mean_of_passes(first, plain_later)
+    def plain(suf, where=data):
+        return [dict(validate(a.bin, where, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
+                for r in matrix if os.path.exists(os.path.join(where, "runs", r["name"] + suf + ".json"))]
+    sufs = [pass_suffix(t) for t in tsvs]
+    # the first pass without a suffix is the rows validated above
+    passes = [[dict(x, of=x["name"], host_factor=1.0) for x in rows] if not s else plain(s) for s in sufs]
+    passes = [x for x in passes if x]
+    if len(passes) > 1 or (passes and sufs[0]):
+        doc["mean_of_passes_as_calibrated"] = mean_of_passes(passes[0], passes[1:])
+    if also:
+        where, lists = also
+        other = [x for x in (plain(pass_suffix(os.path.join(ROOT, "docs", "data", "validation", t)), where)
+                             for t in lists) if x]
+        doc["other_passes"] = {"runs": os.path.relpath(where, ROOT), "passes": lists,
+                               "mean_of_passes_as_calibrated": mean_of_passes(other[0], other[1:])}
     return models, tables, doc
 
 
@@ -708,7 +733,8 @@ def main():
         for data in pool.map(runs_dir, dirs):
             if not os.path.isdir(data):
                 sys.exit("validation.py: %s: no runs (make them with docs/data/validation/run.sh)" % data)
-        done = [pool.submit(session, a, calib, matrix, tmp, data, x[5] and os.path.join(vdir, x[5]), x[4], x[6])
+        done = [pool.submit(session, a, calib, matrix, tmp, data, x[5] and os.path.join(vdir, x[5]), x[4], x[6],
+                            x[0] in ALSO and (os.path.join(vdir, ALSO[x[0]][0]), ALSO[x[0]][1]))
                 for data, x in zip(dirs, sessions)]
         results = [f.result() for f in done]
     for (name, json_out, svg_out, suffix, ablate, earlier, passes), data, (models, tables, doc) in zip(
@@ -734,6 +760,9 @@ def main():
                 text = put("bracket-table" + suffix, table(doc["with_bracketing_references"]["rows"], host=True), text)
             if doc.get("mean_of_passes_as_calibrated"):
                 text = put("passes-calibrated-table" + suffix, table(doc["mean_of_passes_as_calibrated"], passes=True), text)
+            if doc.get("other_passes"):
+                text = put("other-passes-table" + suffix,
+                           table(doc["other_passes"]["mean_of_passes_as_calibrated"], passes=True), text)
             if doc.get("mean_of_passes"):
                 for k, x in enumerate(doc["later_passes"]):
                     text = put("bracket-table%s-p%d" % (suffix, k + 2), table(x["rows"], host=True), text)
