@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "calib.h"
+#include "spans.h"
 #include "scn.h"
 
 static const char calibrate_help[] =
@@ -37,6 +38,11 @@ static const char calibrate_help[] =
     "replication then runs its cpu phases at a speed drawn around 1 (validate's prediction\n"
     "intervals include it). Repeat a calibration run (minutes apart) to measure it; without\n"
     "repeats the model has no host_speed.\n"
+    "\n"
+    "A shared host: measure records in each spans header the share of the run's cores' busy\n"
+    "time the hypervisor gave to other guests (host_steal). When a run lost more than 2%,\n"
+    "calibrate warns: its cpu phases ran slower than they will on the host when it is quiet,\n"
+    "and so will the model's. The largest share is in the table and the model's provenance.\n"
     "\n"
     "The model records its provenance: the GPU, host and CPU from the spans headers, the commit\n"
     "this provesim was built from, the spans files, the template and the date (UTC; from\n"
@@ -220,6 +226,13 @@ int sim_cmd_calibrate(int argc, char **argv) {
     gmtime_r(&when, &tm);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
     calib_set_provenance(m, "date", date);
+    if (hr.steal_runs) {
+      char *st = xasprintf("largest %.2f%% of a run's cores' busy time (%s); %d of %d runs above %.0f%%",
+                           100 * hr.steal_max, files[hr.steal_max_file], hr.steal_over, hr.steal_runs,
+                           100 * SPANS_STEAL_WARN);
+      calib_set_provenance(m, "host_steal", st);
+      free(st);
+    }
   }
   calib_model_yaml(&b, m);
   if (ps_write_file_atomic(out, b.p, b.len, &e) != PS_OK) {
@@ -281,6 +294,10 @@ int sim_cmd_calibrate(int argc, char **argv) {
   else
     ps_buf_printf(&t, "host speed: no settings run twice among the %d runs; not measured (repeat a calibration run "
                   "to measure it)\n", hr.nruns);
+  if (hr.steal_runs)
+    ps_buf_printf(&t, "host steal (%d runs recorded it): largest %.2f%% of the run's cores' busy time (%s); %d "
+                  "above %.0f%%\n", hr.steal_runs, 100 * hr.steal_max, files[hr.steal_max_file], hr.steal_over,
+                  100 * SPANS_STEAL_WARN);
   ps_buf_printf(&t, "wrote %s\n", out);
   if (ps_write_stdout(t.p, t.len, &e) != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);
@@ -288,6 +305,12 @@ int sim_cmd_calibrate(int argc, char **argv) {
     rc = PS_EXIT_FAIL;
     goto done;
   }
+  if (hr.steal_over)
+    fprintf(stderr, "provesim calibrate: warning: %d of %d runs lost more than %.0f%% of their cores' busy time to "
+            "other guests of the host (hypervisor steal; %.1f%% in %s): the host was shared while they ran, so the "
+            "model's cpu phases are slower than this host's when it is quiet. Calibrate again on a quiet host "
+            "(docs/validation.md, \"A ninth session\")\n", hr.steal_over, hr.steal_runs, 100 * SPANS_STEAL_WARN,
+            100 * hr.steal_max, files[hr.steal_max_file]);
   rc = PS_EXIT_OK;
 done:
   if (reps && m)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "spans.h"
 #include "scn.h"
 #include "runner.h"
 
@@ -220,6 +221,10 @@ int prover_cmd_measure(int argc, char **argv) {
       fprintf(stderr, "provesim measure: the spans recorded so far are in %s\n", spans);
     }
   }
+  if (res && res->host_steal > SPANS_STEAL_WARN && (json || csv)) /* the table says it itself */
+    fprintf(stderr, "provesim measure: the hypervisor took %.1f%% of the run's cores' busy time for other guests "
+            "(steal): the host was shared, and this run ran slower than it would on a quiet one\n",
+            100 * res->host_steal);
   if (r == PS_OK && rc == PS_EXIT_OK) {
     ps_buf b = {0};
     if (json) {

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
-void spans_format_header(ps_buf *b, const span_header *h) {
+long spans_format_header(ps_buf *b, const span_header *h) {
   ps_buf_printf(b, "{\"schema\":\"%s\",\"source\":", SPANS_SCHEMA);
   ps_buf_json_str(b, h->source ? h->source : "sim");
   ps_buf_printf(b, ",\"scenario\":");
@@ -32,8 +32,24 @@ void spans_format_header(ps_buf *b, const span_header *h) {
     ps_buf_json_str(b, h->cpu);
   }
   if (h->cpu_cores > 0) ps_buf_printf(b, ",\"cpu_cores\":%d", h->cpu_cores);
+  long slot = -1;
+  if (h->steal == SPANS_STEAL_SLOT) {
+    /* "null" padded to the slot's width: valid JSON now, and after spans_put_steal */
+    ps_buf_printf(b, ",\"host_steal\":");
+    slot = (long)b->len;
+    ps_buf_printf(b, "%-*s", SPANS_STEAL_WIDTH, "null");
+  } else if (h->steal == SPANS_STEAL_VALUE) {
+    ps_buf_printf(b, ",\"host_steal\":%.6f", h->host_steal);
+  }
   if (h->t0_monotonic > 0) ps_buf_printf(b, ",\"t0_monotonic\":%.9f", h->t0_monotonic);
   ps_buf_append(b, "}\n", 2);
+  return slot;
+}
+
+void spans_put_steal(char *slot, double v) {
+  char t[32];
+  snprintf(t, sizeof t, "%.6f", v >= 0 && v <= 1 ? v : v > 1 ? 1.0 : 0.0); /* 0.xxxxxx or 1.000000 */
+  memcpy(slot, t, SPANS_STEAL_WIDTH);
 }
 
 /* Formatting a span is the cost of `simulate --spans` (6 spans a partition in the seed
@@ -356,7 +372,7 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       seen_header = 1;
-      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0, 0};
+      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0, 0, SPANS_STEAL_NONE, 0};
       double t0m;
       if (!num(o, "t0_monotonic", &t0m) && t0m > 0 && t0m < 1e12) h.t0_monotonic = t0m;
       int64_t cores;
@@ -367,6 +383,17 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       h.cpu_cores = (int)cores;
+      const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "host_steal");
+      if (st && !cJSON_IsNull(st)) {
+        if (!cJSON_IsNumber(st) || !(st->valuedouble >= 0 && st->valuedouble <= 1)) {
+          rc = ps_fail(e, PS_EINPUT, "%s:%ld: host_steal: expected a share from 0 to 1 (or null: not recorded)",
+                       path, lineno);
+          cJSON_Delete(o);
+          break;
+        }
+        h.host_steal = st->valuedouble;
+        h.steal = SPANS_STEAL_VALUE;
+      }
       if (hdr_fn) rc = hdr_fn(ctx, &h);
       cJSON_Delete(o);
       if (rc) break;

@@ -50,10 +50,25 @@ typedef struct span_header {
   double t0_monotonic;  /* > 0: the time 0 of the file on the CLOCK_MONOTONIC clock, s */
   int cpu_cores;        /* > 0: the cores the run had (measure: the ones it was confined to;
                            simulate: the scenario's system.cpu_cores); 0: not recorded */
+  int steal;            /* SPANS_STEAL_NONE: host_steal not recorded; SPANS_STEAL_VALUE: it
+                           is; SPANS_STEAL_SLOT (writer only): write it as a slot of
+                           SPANS_STEAL_WIDTH bytes, null until spans_put_steal fills it
+                           (measure knows it only at the end of the run) */
+  double host_steal;    /* the share of the run's cores' busy time the hypervisor gave to
+                           other guests (steal, from /proc/stat), 0 to 1 */
 } span_header;
 
-/* Append one JSON line (with '\n') to b. */
-void spans_format_header(ps_buf *b, const span_header *h);
+/* A run that lost more than this share of its cores' busy time to steal ran on a shared
+ * host: measure and calibrate say so. */
+#define SPANS_STEAL_WARN 0.02
+enum { SPANS_STEAL_NONE, SPANS_STEAL_VALUE, SPANS_STEAL_SLOT };
+#define SPANS_STEAL_WIDTH 8
+
+/* Append one JSON line (with '\n') to b. Returns the offset in b of the host_steal slot
+ * (h->steal == SPANS_STEAL_SLOT), or -1 without one. */
+long spans_format_header(ps_buf *b, const span_header *h);
+/* Fills a host_steal slot (SPANS_STEAL_WIDTH bytes) with v, a share from 0 to 1. */
+void spans_put_steal(char *slot, double v);
 void spans_format(ps_buf *b, const span_rec *r);
 
 /* Read a spans file, calling fn for every span line (the header is checked: the schema

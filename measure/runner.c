@@ -19,6 +19,7 @@
  * runner_int.h, shared with runner_fold.c and runner_metrics.c. */
 #define _GNU_SOURCE
 #include "runner.h"
+#include "hoststat.h"
 
 #include <errno.h>
 #include <math.h>
@@ -312,6 +313,23 @@ static void *worker_main(void *arg) {
 
 /* ---- The run ---- */
 
+/* Fills the spans header's host_steal slot at offset `at`: in the spans file (written
+ * already; the file is left positioned at its end) or in the document kept in memory. */
+static void put_steal(FILE *f, ps_buf *b, long at, double v) {
+  char slot[SPANS_STEAL_WIDTH];
+  spans_put_steal(slot, v);
+  if (!f) {
+    if ((size_t)at + sizeof slot <= b->len) memcpy(b->p + at, slot, sizeof slot);
+    return;
+  }
+  /* A file that cannot seek keeps null: the value is not known there. */
+  if (fflush(f) == 0 && fseek(f, at, SEEK_SET) == 0) {
+    fwrite(slot, 1, sizeof slot, f);
+    fflush(f);
+  }
+  fseek(f, 0, SEEK_END);
+}
+
 /* The run uses system.cpu_cores cores: when the process may use more, it is confined to
  * the first cpu_cores of them (threads started later inherit it; *saved gets the old set,
  * restored by the caller). Returns the cores the run may use. */
@@ -523,6 +541,12 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   }
   int cores = confine_cores(s, &saved_cpus, &cpus_restricted, notes, sizeof notes);
   R->cores = cores;
+  /* The hypervisor's steal on the run's cores, from here to the end of the run. */
+  cpu_set_t run_cpus;
+  host_cpu_times steal0 = {0};
+  int have_steal = sched_getaffinity(0, sizeof run_cpus, &run_cpus) == 0 &&
+                   host_cpu_times_read(NULL, &run_cpus, &steal0) == 0;
+  long steal_at = -1; /* where the spans' host_steal slot is: in the file, or in res->spans */
   R->threads_all = scn_worker_threads(s, cores);
   mexec_env env = {.s = s, .cuda = cuda, .timing = R->timing, .run = R, .cache_dir = o->cache_dir,
                    .threads_all = R->threads_all};
@@ -550,6 +574,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   }
 
   res = xcalloc(1, sizeof *res);
+  res->host_steal = -1;
   res->ngpus = s->gpus;
   res->gpu_util_nvml = xcalloc((size_t)s->gpus, sizeof(double));
   for (int g = 0; g < s->gpus; g++) res->gpu_util_nvml[g] = NAN;
@@ -570,8 +595,9 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
       }
     if (ci) fclose(ci);
     span_header h = {.source = "prover", .scenario = s->name, .host = host, .gpu = devname, .cpu = cpu[0] ? cpu : NULL,
-                     .cpu_cores = R->cores};
-    spans_format_header(&res->spans, &h);
+                     .cpu_cores = R->cores, .steal = have_steal ? SPANS_STEAL_SLOT : SPANS_STEAL_NONE};
+    long base = o->spans_file ? ftell(o->spans_file) : 0, slot = spans_format_header(&res->spans, &h);
+    if (slot >= 0 && base >= 0) steal_at = base + slot;
     R->spans_out = &res->spans;
     if ((rc = runner__spans_drain(R, e)) != PS_OK) goto out;
   }
@@ -699,6 +725,9 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     }
   }
   res->sim.wall_s = ps_now() - t_all;
+  host_cpu_times steal1;
+  if (have_steal && host_cpu_times_read(NULL, &run_cpus, &steal1) == 0) res->host_steal = host_steal_share(&steal0, &steal1);
+  if (steal_at >= 0 && res->host_steal >= 0) put_steal(o->spans_file, &res->spans, steal_at, res->host_steal);
   res->nvml_spread = xcalloc((size_t)s->gpus, sizeof *res->nvml_spread);
   for (int g = 0; g < s->gpus; g++) {
     if (nvml_n[g]) res->gpu_util_nvml[g] = nvml_sum[g] / nvml_n[g];

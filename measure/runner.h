@@ -80,6 +80,8 @@ typedef struct runner_result {
   ps_buf spans;             /* the provesim.spans/1 document when keep_spans (what is not
                                yet in runner_opts.spans_file, when there is one) */
   int completed_reps;       /* replications that ran to the end */
+  double host_steal;        /* the share of the run's cores' busy time stolen by the
+                               hypervisor (hoststat.h), 0 to 1; -1 when not known */
   runner_prover prover;     /* the groth16 executor's figures (valid = 0 for others) */
 } runner_result;
 

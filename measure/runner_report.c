@@ -3,6 +3,7 @@
  * added: NVML's reading beside the true utilization, per-phase time statistics, and how
  * the run was measured. Everything here reads a finished runner_result; runner.c makes it. */
 #include "runner.h"
+#include "spans.h"
 
 #include <math.h>
 #include <string.h>
@@ -56,6 +57,7 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
   cJSON_AddNumberToObject(m, "nvml_samples", r->nvml_samples);
   cJSON_AddNumberToObject(m, "wall_s", r->sim.wall_s);
   cJSON_AddStringToObject(m, "notes", r->notes);
+  report_json_num(m, "host_steal", r->host_steal >= 0 ? r->host_steal : NAN);
   if (pv->valid) {
     cJSON *x = cJSON_AddObjectToObject(m, "prover"), *y;
     cJSON_AddNumberToObject(x, "constraints", (double)pv->constraints);
@@ -127,6 +129,9 @@ void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, con
     ps_buf_printf(b, "  GPU busy per partition %.3f s (kernel time over the window); peak host RSS %.2f GiB\n",
                   sum.tput > 0 ? busy / sum.tput : NAN, pv->peak_host_bytes / 1073741824.0);
   }
+  if (r->host_steal > SPANS_STEAL_WARN)
+    ps_buf_printf(b, "\nhost: the hypervisor took %.1f%% of the run's cores' busy time for other guests (steal): "
+                  "the host was shared, and this run ran slower than it would on a quiet one\n", 100 * r->host_steal);
   ps_buf_printf(b, "\nnote: %s\n", r->notes);
   report_summary_free(&sum);
 }

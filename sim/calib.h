@@ -176,6 +176,11 @@ typedef struct calib_host_report {
   double within_sd; /* of it, what the spans within a run explain (root mean square) */
   double sd;       /* sqrt(raw_sd^2 - within_sd^2), 0 when that is negative */
   int identified;
+  /* The hypervisor's steal (the spans headers' host_steal): runs that recorded it, those
+   * above SPANS_STEAL_WARN (a shared host: their cpu phases ran slow), the largest share
+   * and its file's index (-1 when no run recorded it). */
+  int steal_runs, steal_over, steal_max_file;
+  double steal_max;
 } calib_host_report;
 int calib_host(const char *const *files, int nfiles, int skip_calls, calib_host_report *out, ps_err *e);
 

@@ -37,6 +37,7 @@ typedef struct host_run {
   int pass2;
   host_ph ph[HOST_NPH];
   int nph, maxk, too_many, cores; /* cores: the header's cpu_cores, 0 when not given */
+  double steal;                   /* the header's host_steal, -1 when not given */
   strtab workers;
   char key[512];  /* the settings */
   double y, v;    /* log T and its sampling variance */
@@ -45,6 +46,7 @@ typedef struct host_run {
 
 static int host_hdr(void *ctx, const span_header *hd) {
   ((host_run *)ctx)->cores = hd->cpu_cores;
+  ((host_run *)ctx)->steal = hd->steal == SPANS_STEAL_VALUE ? hd->host_steal : -1;
   return 0;
 }
 
@@ -132,6 +134,13 @@ int calib_host(const char *const *files, int nfiles, int skip_calls, calib_host_
   if (rc != PS_OK) {
     free(runs);
     return rc;
+  }
+  out->steal_max_file = -1;
+  for (int i = 0; i < nfiles; i++) {
+    if (runs[i].steal < 0) continue;
+    out->steal_runs++;
+    out->steal_over += runs[i].steal > SPANS_STEAL_WARN;
+    if (out->steal_max_file < 0 || runs[i].steal > out->steal_max) out->steal_max = runs[i].steal, out->steal_max_file = i;
   }
   int *done = xcalloc((size_t)nfiles, sizeof *done);
   double ss = 0, vsum = 0;

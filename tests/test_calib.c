@@ -1010,6 +1010,55 @@ START_TEST(host_speed_from_repeated_runs) {
 }
 END_TEST
 
+/* A run's host_steal (measure's spans header): calibrate names the largest in its table
+ * and the model's provenance, and warns when a run lost more than 2% of its cores' busy
+ * time to other guests; runs without it get neither. */
+START_TEST(host_steal_warned) {
+  write_file("hr.yaml", "model: hr\nphases:\n"
+                        "  - name: c\n    resource: cpu\n    threads: 2\n    time: {dist: lognormal, mean: 0.08, cv: 0.1}\n"
+                        "  - name: g\n    resource: gpu\n    time: 0.05\n    after: [c]\nscopes:\n  call: {from: c, to: g}\n");
+  write_file("hr-tmpl.yaml", "model: hr\nphases:\n  - name: c\n    resource: cpu\n    threads: 2\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n    after: [c]\nscopes:\n  call: {from: c, to: g}\n");
+  write_file("hr-scn.yaml", "scenario: hr\nmodel: hr.yaml\nsystem: {cpu_cores: 4}\nworkload: {partitions: 30}\n");
+  ck_assert_int_eq(run("simulate hr-scn.yaml --spans st.jsonl -o st.txt", NULL, NULL), 0);
+  char *t = tmpfile_text("st.jsonl");
+  char *at = strstr(t, "\"cpu_cores\":4");
+  ck_assert_ptr_nonnull(at);
+  at += strlen("\"cpu_cores\":4");
+  const double steal[2] = {0.01, 0.08};
+  for (int i = 0; i < 2; i++) { /* the simulated run's spans, as a measured run on a host with this steal */
+    char *name = xasprintf("st%d.jsonl", i), *body = xasprintf("%.*s,\"host_steal\":%.6f%s", (int)(at - t), t,
+                                                                steal[i], at);
+    write_file(name, body);
+    free(name), free(body);
+  }
+  free(t);
+  char *out, *err;
+  ck_assert_int_eq(run("calibrate st0.jsonl st1.jsonl --model hr-tmpl.yaml -o st.yaml", &out, &err), 0);
+  ck_assert_msg(strstr(out, "host steal (2 runs recorded it): largest 8.00% of the run's cores' busy time (st1.jsonl); "
+                            "1 above 2%"), "%s", out);
+  ck_assert_msg(strstr(err, "warning: 1 of 2 runs lost more than 2% of their cores' busy time") &&
+                strstr(err, "8.0% in st1.jsonl"), "%s", err);
+  free(out), free(err);
+  t = tmpfile_text("st.yaml");
+  ck_assert_msg(strstr(t, "host_steal: \"largest 8.00% of a run's cores' busy time (st1.jsonl); 1 of 2 runs above 2%\""),
+                "%s", t);
+  free(t);
+  /* under 2%: in the table, no warning */
+  ck_assert_int_eq(run("calibrate st0.jsonl --model hr-tmpl.yaml -o st0.yaml", &out, &err), 0);
+  ck_assert_msg(strstr(out, "host steal (1 runs recorded it): largest 1.00%"), "%s", out);
+  ck_assert_msg(!strstr(err, "warning"), "%s", err);
+  free(out), free(err);
+  /* not recorded (simulate's spans): neither */
+  ck_assert_int_eq(run("calibrate st.jsonl --model hr-tmpl.yaml -o st2.yaml", &out, &err), 0);
+  ck_assert_msg(!strstr(out, "host steal") && !strstr(err, "warning"), "%s%s", out, err);
+  free(out), free(err);
+  t = tmpfile_text("st2.yaml");
+  ck_assert_ptr_null(strstr(t, "host_steal"));
+  free(t);
+}
+END_TEST
+
 /* host_speed's value is checked where the model is read: file, line, key, expectation. */
 START_TEST(host_speed_bad_values) {
   const char *bad[][2] = {{"host_speed: {sd: 2}", "expected a number from 0 to 1"},
@@ -1060,6 +1109,7 @@ int main(void) {
   tcase_add_test(tc, host_speed_closed_form);
   tcase_add_test(tc, host_speed_from_repeated_runs);
   tcase_add_test(tc, host_speed_bad_values);
+  tcase_add_test(tc, host_steal_warned);
   suite_add_tcase(su, tc);
   SRunner *sr = srunner_create(su);
   srunner_run_all(sr, CK_NORMAL);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hoststat.h"
 #include "spans.h"
 #include "util.h"
 
@@ -78,11 +79,14 @@ typedef struct spans_t {
   sp *v;
   int n, cap;
   char source[16];
+  int steal;          /* the header's host_steal: SPANS_STEAL_NONE or SPANS_STEAL_VALUE */
+  double host_steal;
 } spans_t;
 
 static int on_hdr(void *ctx, const span_header *h) {
   spans_t *s = ctx;
   snprintf(s->source, sizeof s->source, "%s", h->source ? h->source : "");
+  s->steal = h->steal, s->host_steal = h->host_steal;
   return 0;
 }
 
@@ -112,6 +116,9 @@ static spans_t read_spans(const char *path) {
   int rc = spans_read(path, on_hdr, on_rec, &s, &e);
   ck_assert_msg(rc == PS_OK, "spans_read(%s): %s", path, e.msg);
   ck_assert_str_eq(s.source, "prover");
+  /* Linux has /proc/stat: the header's slot was filled at the end of the run */
+  ck_assert_int_eq(s.steal, SPANS_STEAL_VALUE);
+  ck_assert(s.host_steal >= 0 && s.host_steal <= 1);
   return s;
 }
 
@@ -444,6 +451,8 @@ START_TEST(whole_call_lock_spans_and_closed_form) {
                 "%.4f of the window)",
                 u, cf, D);
   ck_assert_str_eq(strstr(out, "\"source\":\t\"prover\"") ? "prover" : out, "prover");
+  /* the report's steal is the header's (written there with 6 decimals) */
+  ck_assert_double_eq_tol(json_num(out, "measurement.host_steal"), s.host_steal, 5e-7);
   ck_assert_ptr_nonnull(strstr(out, "\"gpu_util_nvml\""));
   ck_assert_ptr_nonnull(strstr(out, "\"phases_s\""));
   free(c);
@@ -930,6 +939,52 @@ START_TEST(injected_fault_stops_cleanly) {
 }
 END_TEST
 
+/* hoststat.c against /proc/stat as a fixture: the set's CPUs summed, steal's share of
+ * busy + steal between two readings, and what it cannot read. */
+static char *stat_file(const char *text) {
+  char *p = xasprintf("/tmp/test_measure.%d.stat", (int)getpid());
+  FILE *f = fopen(p, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+  return p;
+}
+
+START_TEST(host_steal_from_proc_stat) {
+  /*              user nice sys idle iowait irq softirq steal guest guest_nice */
+  char *a = stat_file("cpu  999 0 0 0 0 0 0 999 0 0\n"
+                      "cpu0 100 5 20 1000 7 1 2 10 0 0\n"
+                      "cpu1 300 0 40 900 0 0 0 50 0 0\n"
+                      "cpu2 50 0 5 2000 0 0 0 0\n"
+                      "cpu3 1 2 3\n"
+                      "intr 12345\n");
+  host_cpu_times t0, t1;
+  ck_assert_int_eq(host_cpu_times_read(a, NULL, &t0), 0);
+  ck_assert_int_eq(t0.cpus, 3); /* cpu3 has no steal field: left out; the "cpu" total too */
+  ck_assert_uint_eq(t0.busy, 128 + 340 + 55);
+  ck_assert_uint_eq(t0.steal, 60);
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(1, &set);
+  ck_assert_int_eq(host_cpu_times_read(a, &set, &t0), 0);
+  ck_assert_uint_eq(t0.busy, 340);
+  ck_assert_uint_eq(t0.steal, 50);
+  unlink(a);
+  free(a);
+  /* cpu1 then: 60 more busy ticks and 20 more of steal, so 20 / 80 */
+  a = stat_file("cpu0 500 5 20 1000 7 1 2 99 0 0\ncpu1 350 0 50 950 0 0 0 70 0 0\n");
+  ck_assert_int_eq(host_cpu_times_read(a, &set, &t1), 0);
+  ck_assert_double_eq_tol(host_steal_share(&t0, &t1), 0.25, 1e-12);
+  ck_assert_double_eq(host_steal_share(&t0, &t0), -1); /* no time in between */
+  CPU_ZERO(&set);
+  CPU_SET(7, &set);
+  ck_assert_int_eq(host_cpu_times_read(a, &set, &t1), -1); /* none of the set's CPUs */
+  unlink(a);
+  ck_assert_int_eq(host_cpu_times_read(a, NULL, &t1), -1); /* no file */
+  free(a);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("measure");
   TCase *tc = tcase_create("measure");
@@ -947,6 +1002,7 @@ int main(void) {
   tcase_add_test(tc, groth16_batch_65);
   tcase_add_test(tc, thread_policy_synthetic_matches_law);
   tcase_add_test(tc, injected_fault_stops_cleanly);
+  tcase_add_test(tc, host_steal_from_proc_stat);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -113,6 +113,56 @@ START_TEST(header_cpu_cores) {
 }
 END_TEST
 
+static int steal_cb(void *ctx, const span_header *h) {
+  *(double *)ctx = h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1;
+  return 0;
+}
+
+static double read_steal(const char *text) {
+  char *p = write_tmp(text);
+  double v = -2;
+  ps_err e = {{0}};
+  ck_assert_int_eq(spans_read(p, steal_cb, NULL, &v, &e), PS_OK);
+  unlink(p);
+  free(p);
+  return v;
+}
+
+/* The header's host_steal: a value, a slot that reads null until filled, and checked. */
+START_TEST(header_host_steal) {
+  ps_buf b = {0};
+  span_header h = {.source = "prover", .scenario = "s", .steal = SPANS_STEAL_VALUE, .host_steal = 0.0625};
+  ck_assert_int_eq(spans_format_header(&b, &h), -1);
+  ck_assert_ptr_nonnull(strstr(b.p, ",\"host_steal\":0.062500}"));
+  ck_assert_double_eq_tol(read_steal(b.p), 0.0625, 1e-12);
+  b.len = 0;
+  /* a slot: null (not recorded) as written, the value once filled, the line's length kept */
+  h.steal = SPANS_STEAL_SLOT;
+  ps_buf_printf(&b, "x");
+  long at = spans_format_header(&b, &h);
+  ck_assert_int_gt(at, 1);
+  size_t len = b.len;
+  ck_assert_double_eq(read_steal(b.p + 1), -1);
+  spans_put_steal(b.p + at, 0.125);
+  ck_assert_uint_eq(b.len, len);
+  ck_assert_double_eq_tol(read_steal(b.p + 1), 0.125, 1e-12);
+  spans_put_steal(b.p + at, 1.0);
+  ck_assert_double_eq(read_steal(b.p + 1), 1.0);
+  spans_put_steal(b.p + at, 7.0); /* clamped: a share */
+  ck_assert_double_eq(read_steal(b.p + 1), 1.0);
+  /* none written when not recorded */
+  b.len = 0;
+  h.steal = SPANS_STEAL_NONE;
+  spans_format_header(&b, &h);
+  ck_assert_ptr_null(strstr(b.p, "host_steal"));
+  ck_assert_double_eq(read_steal(b.p), -1);
+  bad("{\"schema\":\"provesim.spans/1\",\"host_steal\":1.5}\n", ":1: host_steal: expected a share from 0 to 1");
+  bad("{\"schema\":\"provesim.spans/1\",\"host_steal\":-0.1}\n", ":1: host_steal: expected a share");
+  bad("{\"schema\":\"provesim.spans/1\",\"host_steal\":\"0.1\"}\n", ":1: host_steal: expected a share");
+  ps_buf_free(&b);
+}
+END_TEST
+
 START_TEST(wrong_schema_named_not_freed) {
   /* The message once printed the schema after freeing it (ASan: use after free). */
   bad("{\"schema\":\"something-else/9\"}\n", ":1: schema: expected \"provesim.spans/1\" in the first line, got \"something-else/9\"");
@@ -318,6 +368,7 @@ int main(void) {
   tcase_add_test(tc, good_file_reads_back);
   tcase_add_test(tc, wrong_schema_named_not_freed);
   tcase_add_test(tc, header_cpu_cores);
+  tcase_add_test(tc, header_host_steal);
   tcase_add_test(tc, ids_out_of_range);
   tcase_add_test(tc, times_and_trailing_text);
   tcase_add_test(tc, long_line_bounded);
