@@ -48,7 +48,10 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
     round: each run's prep over its own synth (which the host's speed of the moment moves
     alike), 4 cores against 16;
 18. where DATA/probe-6 exists (the eighth session): one setting run back to back, with the
-    hypervisor's steal over each run (NAME.host): the spread of identical runs.
+    hypervisor's steal over each run (NAME.host): the spread of identical runs;
+19. where the held-out rows ran in passes (the ninth session): each pass's throughput
+    against the row's later passes, beside the steal on the run's cores, and the
+    calibration's steal (and a second calibration's, DATA/recal).
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -712,10 +715,11 @@ def table_waiters(data):
         print()
 
 
-def host_steal(path, cores=None):
+def host_steal(path, cores=None, of_busy=False):
     """The hypervisor's steal over a run's first `cores` CPUs (all without it) from its
     NAME.host (run.sh: the cpu lines of /proc/stat before and after the run): the share of
-    those CPUs' time the host ran other guests, or None without the file."""
+    those CPUs' time the host ran other guests (of their busy time and steal with of_busy,
+    as measure's spans header host_steal), or None without the file."""
     if not os.path.exists(path):
         return None
     snap, cur = {}, None
@@ -728,7 +732,69 @@ def host_steal(path, cores=None):
     before, after = snap.get("before", {}), snap.get("after", {})
     d = [[a - b for a, b in zip(after[c], before[c])] for c in after
          if c in before and (cores is None or int(c[3:]) < cores)]
+    if of_busy:  # user nice system irq softirq, and steal
+        return sum(x[7] for x in d) / max(1, sum(x[0] + x[1] + x[2] + x[5] + x[6] + x[7] for x in d)) if d else None
     return sum(x[7] for x in d) / max(1, sum(sum(x[:8]) for x in d)) if d else None
+
+
+def run_cores(spans):
+    """The spans header's cpu_cores (None without it)."""
+    with gzip.open(spans, "rt") as fh:
+        return json.loads(fh.readline()).get("cpu_cores")
+
+
+def table_steal(data):
+    """The ninth session: each held-out row's passes (NAME, NAME-p2, ...), each pass's
+    throughput over the mean of the row's passes 2 to N, beside the hypervisor's steal on
+    the run's cores (share of their busy time, NAME.host); then the calibration runs' steal,
+    and where DATA/recal holds a second calibration, its runs' throughput against the
+    first's."""
+    rd = os.path.join(data, "runs")
+    names = [n[:-len(".host")] for n in sorted(os.listdir(rd)) if n.endswith(".host")]
+    if not any(re.search(r"-p\d+$", n) for n in names):
+        return
+    tput = lambda d, n: json.load(open(os.path.join(d, n + ".json")))["metrics"]["throughput_pps"]
+    steal = lambda d, n: host_steal(os.path.join(d, n + ".host"), run_cores(os.path.join(d, n + ".spans.jsonl.gz")),
+                                    of_busy=True)
+    rows = {}
+    for n in names:
+        m = re.match(r"(.*?)(?:-p(\d+))?$", n)
+        if n.startswith(("cal", "ovl")) or "poisson" in n:
+            continue
+        rows.setdefault(m.group(1), {})[int(m.group(2) or 1)] = n
+    print("## 19. Each pass's speed and the host's steal (DATA/runs/NAME.host)\n")
+    passes = sorted({k for v in rows.values() for k in v})
+    print("| row | " + " | ".join("pass %d" % k for k in passes) + " |")
+    print("|---|" + "---|" * len(passes))
+    for row in sorted(rows, key=lambda r: min(names.index(n) for n in rows[r].values())):
+        v = rows[row]
+        later = [tput(rd, v[k]) for k in v if k > 1]
+        if not later:
+            continue
+        ref = sum(later) / len(later)
+        print("| %s | " % row + " | ".join("%.3f (%.1f%%)" % (tput(rd, v[k]) / ref, 100 * steal(rd, v[k])) if k in v else "-"
+                                          for k in passes) + " |")
+    print("\nEach cell: throughput / the mean of the row's passes 2 to %d (steal, share of the run's cores' busy time)."
+          % passes[-1])
+
+    def median(x):
+        x = sorted(x)
+        return (x[(len(x) - 1) // 2] + x[len(x) // 2]) / 2
+    cal = [n for n in names if n.startswith(("cal", "ovl"))]
+    st = [steal(rd, n) for n in cal]
+    print("\nCalibration runs (%d): steal a median %.1f%% of busy time, largest %.1f%%." %
+          (len(cal), 100 * median(st), 100 * max(st)), end="")
+    rc = os.path.join(data, "recal")
+    if os.path.isdir(rc):
+        runs_dir(rc)
+        rrd = os.path.join(rc, "runs")
+        both = [n for n in cal if os.path.exists(os.path.join(rrd, n + ".json"))]
+        st2 = [steal(rrd, n) for n in both]
+        r = [tput(rd, n) / tput(rrd, n) for n in both]
+        print(" The second calibration (DATA/recal, %d runs): steal a median %.1f%%, largest %.1f%%; each run's "
+              "throughput in the first over the second: mean %.3f, %.3f to %.3f." %
+              (len(both), 100 * median(st2), 100 * max(st2), sum(r) / len(r), min(r), max(r)), end="")
+    print("\n")
 
 
 def table_repeats(data):
@@ -786,6 +852,7 @@ def main():
     table_cores(data)
     table_waiters(data)
     table_repeats(data)
+    table_steal(data)
     if os.path.exists(a.bin):
         table_gpu_law(data, a.bin)
     if os.path.exists(a.bin):
