@@ -14,7 +14,14 @@
 # extended regex of the row names already measured (from the earlier calls' archives),
 # and FIRST=1, since the new machine needs its warm-up too.
 # Each call leaves in $OUT one archive, call-UNIXTIME.tar: the runs it made
-# (runs/NAME.{json,spans.jsonl.gz,sets,env,err}) and the log of the session so far.
+# (runs/NAME.{json,spans.jsonl.gz,sets,env,err,host}) and the log of the session so far.
+# GATE=SHARE (the tenth session's protocol, docs/validation.md) runs the first TSV, the
+# calibration, alone first. Once all its rows have run, the median over them of the
+# spans headers' host_steal (the share of a run's cores' busy time the hypervisor gave to
+# other guests; measure at 5cafe3c or later) must be at most SHARE. Above it the host was
+# shared while the calibration ran: its runs move to STATE/rejected-K/runs (kept in the
+# archive) and the calibration runs again, once (GATE_TRIES, default 2, tries in all);
+# the last try is kept whatever its steal. The log says which.
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: [FIRST=1] [DONE=REGEX] bash $0 BIN TSV..." >&2; exit 2; }
 bin=$1; shift
@@ -26,8 +33,56 @@ if [ ! -d "$STATE/runs" ] && [ -z "${FIRST:-}" ]; then
 fi
 mkdir -p "$STATE/runs"; stamp=$(mktemp); touch "$stamp"
 warm=; [ -n "${FIRST:-}" ] && warm=${WARMUP:-200}
-OUT=$STATE RESUME=1 WARMUP=$warm DEADLINE=${DEADLINE:-540} bash docs/data/validation/run.sh "$bin" "$@"
-rc=$?
-(cd "$STATE" && find runs -type f -newer "$stamp" | sort | tar -cf "$RET/call-$(date +%s).tar" -T - log.txt)
+deadline=${DEADLINE:-540} t0=$(date +%s) rc=0
+left() { echo $(( deadline - ($(date +%s) - t0) )); }
+if [ -n "${GATE:-}" ]; then
+  calib=$1
+  while :; do
+    OUT=$STATE RESUME=1 WARMUP=$warm DEADLINE=$(left) bash docs/data/validation/run.sh "$bin" "$calib" || rc=1
+    warm=
+    # the median host_steal of the calibration's runs, or "incomplete" while some have not run
+    med=$(python3 - "$STATE/runs" "$calib" <<'PY'
+import gzip, json, os, sys
+sys.path.insert(0, "scripts")
+from validation import read_tsv
+d, names = sys.argv[1], [r["name"] for r in read_tsv(sys.argv[2])]
+v = []
+for n in names:
+    p = os.path.join(d, n + ".spans.jsonl.gz")
+    if not os.path.exists(os.path.join(d, n + ".json")) or not os.path.exists(p):
+        print("incomplete"); sys.exit()
+    with gzip.open(p, "rt") as fh:
+        s = json.loads(fh.readline()).get("host_steal")
+    v.append(s if s is not None else 0.0)
+v.sort()
+print("%.6f" % ((v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2))
+PY
+)
+    [ "$med" = incomplete ] && break   # the next call goes on with it
+    tries=$(( $(ls -d "$STATE"/rejected-* 2>/dev/null | wc -l) + 1 ))
+    if python3 -c "import sys; sys.exit(0 if float('$med') <= float('$GATE') else 1)" || [ "$tries" -ge "${GATE_TRIES:-2}" ]; then
+      echo "== calibration kept (try $tries): median host_steal $med, gate $GATE" | tee -a "$STATE/log.txt"
+      break
+    fi
+    mkdir -p "$STATE/rejected-$tries/runs"
+    python3 - "$STATE" "$calib" "$tries" <<'PY'
+import os, sys
+sys.path.insert(0, "scripts")
+from validation import read_tsv
+st, k = sys.argv[1], sys.argv[3]
+for r in read_tsv(sys.argv[2]):
+    for f in os.listdir(os.path.join(st, "runs")):
+        if f.startswith(r["name"] + "."):
+            to = os.path.join(st, "rejected-" + k, "runs", f)
+            os.rename(os.path.join(st, "runs", f), to)
+            os.utime(to)  # packed by this call, whichever call made it
+PY
+    echo "== calibration rejected (try $tries): median host_steal $med above the gate $GATE; its runs in rejected-$tries, run again" | tee -a "$STATE/log.txt"
+  done
+fi
+if [ "${med:-}" != incomplete ]; then
+  OUT=$STATE RESUME=1 WARMUP=$warm DEADLINE=$(left) bash docs/data/validation/run.sh "$bin" "$@" || rc=1
+fi
+(cd "$STATE" && find runs rejected-* -type f -newer "$stamp" 2>/dev/null | sort | tar -cf "$RET/call-$(date +%s).tar" -T - log.txt)
 echo "packed $(cd "$STATE" && find runs -name '*.json' -newer "$stamp" | wc -l) reports; $(ls "$STATE"/runs/*.json | wc -l) in all"
 exit $rc
