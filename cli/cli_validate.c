@@ -107,6 +107,8 @@ typedef struct measured {
   double tput, call_mean, wait_mean;
   double lat_p50, lat_p99; /* NAN from spans */
   int nreps;               /* replications averaged, >= 1 */
+  double steal;            /* the largest host_steal of the files (spans header or the
+                              report's measurement), -1 when none recorded it */
   const char *kind;        /* "report" or "spans" */
   const char *what;        /* the kind, and for spans where utilization came from */
 } measured;
@@ -125,6 +127,7 @@ static double jarr(const cJSON *a, int i) {
 static int load_measured(const char *path, const scenario *s, measured *m, ps_err *e) {
   memset(m, 0, sizeof *m);
   m->lat_p50 = m->lat_p99 = NAN;
+  m->steal = -1;
   if (spans_sniff(path)) {
     span_metrics sm, acc = {0};
     int r;
@@ -137,6 +140,7 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
       acc.call_mean += sm.call_mean;
       acc.mutex_wait_mean += isfinite(sm.mutex_wait_mean) ? sm.mutex_wait_mean : 0;
       acc.from_kernels = sm.from_kernels;
+      m->steal = sm.host_steal;
     }
     if (r == 0) return PS_EINPUT;
     m->nreps = r;
@@ -187,6 +191,8 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
   double nr = jnum(d, "replications");
   m->nreps = nr >= 1 && nr <= 1e6 ? (int)nr : 1;
   m->kind = m->what = "report";
+  double st = jnum(cJSON_GetObjectItemCaseSensitive(d, "measurement"), "host_steal");
+  if (st >= 0 && st <= 1) m->steal = st;
   cJSON_Delete(d);
   return PS_OK;
 }
@@ -214,6 +220,7 @@ static int merge_measured(measured *m, const measured *x, const char *first, con
 #undef MIX
   m->has_nvml &= x->has_nvml;
   m->nreps += x->nreps;
+  if (x->steal > m->steal) m->steal = x->steal;
   if (strcmp(m->kind, x->kind)) m->kind = m->what = "reports and spans";
   return PS_OK;
 }
@@ -360,6 +367,10 @@ static void render_table(ps_buf *b, const scenario *s, const measured *m, const 
   int in = 0, out = 0;
   for (int i = 0; i < nrows; i++) in += rows[i].verdict == 1, out += rows[i].verdict == 0;
   ps_buf_printf(b, "\n%d of %d metrics inside their 95%% prediction intervals\n", in, in + out);
+  if (m->steal > SPANS_STEAL_WARN)
+    ps_buf_printf(b, "note: the measured run%s lost up to %.1f%% of its cores' busy time to other guests of the host "
+                  "(hypervisor steal): the host was shared, so its cpu phases ran slower than on a quiet host\n",
+                  nmeas > 1 ? "s" : "", 100 * m->steal);
 }
 
 static char *render_json(const char *path, const scenario *s, const char *const *sets, int nsets, const measured *m,
@@ -379,6 +390,7 @@ static char *render_json(const char *path, const scenario *s, const char *const 
   }
   cJSON_AddStringToObject(me, "kind", m->kind);
   cJSON_AddNumberToObject(me, "replications", m->nreps);
+  report_json_num(me, "host_steal", m->steal >= 0 ? m->steal : NAN);
   cJSON_AddNumberToObject(root, "windows", windows);
   cJSON_AddNumberToObject(root, "level", 0.95);
   cJSON *arr = cJSON_AddArrayToObject(root, "metrics");

@@ -227,6 +227,7 @@ typedef struct span_metrics {
   double window_s;
   long completed;
   int from_kernels;       /* utilization came from kernel spans */
+  double host_steal;      /* the header's host_steal (spans.h), -1 when not recorded */
 } span_metrics;
 
 int span_metrics_file(const char *path, int rep, long warmup, long cooldown, span_metrics *out, ps_err *e);

@@ -26,6 +26,7 @@ typedef struct callrec {
 
 typedef struct sm_ctx {
   int rep, bad_gpu, have_kernels, maxgpu;
+  double steal; /* the header's host_steal, -1 when not recorded */
   /* pass 1: the calls, and their table (slot: index + 1, 0 = empty) */
   callrec *c;
   size_t n, cap;
@@ -113,14 +114,20 @@ static int by_end(const void *a, const void *b) {
   return x->t1 < y->t1 ? -1 : x->t1 > y->t1;
 }
 
+static int steal_hdr(void *ctx, const span_header *h) {
+  ((sm_ctx *)ctx)->steal = h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1;
+  return 0;
+}
+
 int span_metrics_file(const char *path, int rep, long warmup, long cooldown, span_metrics *out, ps_err *e) {
-  sm_ctx c = {.rep = rep, .maxgpu = -1};
-  int rc = spans_read(path, NULL, pass1, &c, e);
+  sm_ctx c = {.rep = rep, .maxgpu = -1, .steal = -1};
+  int rc = spans_read(path, steal_hdr, pass1, &c, e);
   if (rc != PS_OK) {
     if (c.bad_gpu) rc = ps_fail(e, PS_EINPUT, "%s: a span names a GPU outside 0..%d", path, PS_MAX_GPUS - 1);
     goto out;
   }
   memset(out, 0, sizeof *out);
+  out->host_steal = c.steal;
   long total = 0;
   for (size_t i = 0; i < c.n; i++) total += c.c[i].k;
   if (c.n == 0 || total - cooldown <= warmup) {

@@ -36,6 +36,21 @@ expect 0 simulate "$coarse" "${short[@]}" --set run.seed=3 --set run.replication
 # Another model: the msm phase (GPU) takes twice as long.
 expect 0 simulate "$seed" --set run.seed=7 --set phases.msm.time.mean=2.26 --spans other.jsonl -o sim3.txt
 
+# (h) A measurement on a shared host (measure's spans header host_steal): validate says so
+# in its table and JSON, the largest over the files; a quiet one (under 2%) gets no note.
+sed '1s/}$/,"host_steal":0.080000}/' same.jsonl >stolen.jsonl
+sed '1s/}$/,"host_steal":0.010000}/' same.jsonl >quiet.jsonl
+expect 0 validate "$seed" --measured stolen.jsonl
+has out.txt "note: the measured run lost up to 8.0% of its cores' busy time to other guests of the host"
+expect 0 validate "$seed" --measured quiet.jsonl --measured stolen.jsonl --json
+python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit(0 if d['measured']['host_steal'] == 0.08 else 1)" ||
+  fail "validate --json: measured.host_steal is not 0.08: $(head -c 300 out.txt)"
+expect 0 validate "$seed" --measured quiet.jsonl
+lacks out.txt "hypervisor steal"
+expect 0 validate "$seed" --measured same.jsonl --json
+python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit(0 if d['measured'].get('host_steal', 1) is None else 1)" ||
+  fail "validate --json: measured.host_steal is not null without it"
+
 # (a) The model's own measurements: every verdict inside, exit 0 under --strict.
 expect 0 validate "$seed" --measured same.jsonl --strict
 has out.txt "4 of 4 metrics inside their 95% prediction intervals"
