@@ -130,10 +130,13 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
   m->steal = -1;
   if (spans_sniff(path)) {
     span_metrics sm, acc = {0};
-    int r;
-    for (r = 0;; r++) {
+    int r, nr = 1;
+    /* Replication by replication while they read, and no further than the file's last:
+     * each reading is two passes over the file. */
+    for (r = 0; r < nr; r++) {
       ps_err e2;
       if (span_metrics_file(path, r, (long)s->warmup, (long)s->cooldown, &sm, r == 0 ? e : &e2) != PS_OK) break;
+      nr = sm.reps_in_file;
       acc.ngpus = sm.ngpus;
       for (int g = 0; g < sm.ngpus; g++) acc.gpu_util[g] += sm.gpu_util[g];
       acc.throughput_pps += sm.throughput_pps;

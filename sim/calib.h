@@ -228,6 +228,7 @@ typedef struct span_metrics {
   long completed;
   int from_kernels;       /* utilization came from kernel spans */
   double host_steal;      /* the header's host_steal (spans.h), -1 when not recorded */
+  int reps_in_file;       /* 1 + the largest replication number any span of the file has */
 } span_metrics;
 
 int span_metrics_file(const char *path, int rep, long warmup, long cooldown, span_metrics *out, ps_err *e);

@@ -27,6 +27,7 @@ typedef struct callrec {
 typedef struct sm_ctx {
   int rep, bad_gpu, have_kernels, maxgpu;
   double steal; /* the header's host_steal, -1 when not recorded */
+  int maxrep;   /* the largest replication number in the file */
   /* pass 1: the calls, and their table (slot: index + 1, 0 = empty) */
   callrec *c;
   size_t n, cap;
@@ -67,6 +68,7 @@ static int phase_kind(const span_rec *r) {
 
 static int pass1(void *ctx, const span_rec *r) {
   sm_ctx *c = ctx;
+  if (r->rep > c->maxrep) c->maxrep = r->rep;
   if (r->rep != c->rep || r->kind == SPAN_MEMCPY) return 0;
   if (r->gpu < 0 || r->gpu >= PS_MAX_GPUS) {
     c->bad_gpu = 1;
@@ -128,6 +130,7 @@ int span_metrics_file(const char *path, int rep, long warmup, long cooldown, spa
   }
   memset(out, 0, sizeof *out);
   out->host_steal = c.steal;
+  out->reps_in_file = c.maxrep + 1;
   long total = 0;
   for (size_t i = 0; i < c.n; i++) total += c.c[i].k;
   if (c.n == 0 || total - cooldown <= warmup) {
