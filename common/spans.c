@@ -160,17 +160,19 @@ void spans_format(ps_buf *b, const span_rec *r) {
   ps_buf_append(b, buf, (size_t)(p - buf));
 }
 
-static int num(const cJSON *o, const char *k, double *v) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+static int num_val(const cJSON *x, double *v) {
   if (!cJSON_IsNumber(x)) return -1;
   *v = x->valuedouble;
   return 0;
 }
 
-/* An optional integer member within [lo, hi] (def when absent). -1 when present but not
+static int num(const cJSON *o, const char *k, double *v) {
+  return num_val(cJSON_GetObjectItemCaseSensitive(o, k), v);
+}
+
+/* An optional integer member x within [lo, hi] (def when absent). -1 when present but not
  * such an integer: a float-to-integer conversion out of range is undefined behaviour. */
-static int int_member(const cJSON *o, const char *k, double lo, double hi, int64_t def, int64_t *out) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+static int int_val(const cJSON *x, double lo, double hi, int64_t def, int64_t *out) {
   if (!x) {
     *out = def;
     return 0;
@@ -179,6 +181,10 @@ static int int_member(const cJSON *o, const char *k, double lo, double hi, int64
     return -1;
   *out = (int64_t)x->valuedouble;
   return 0;
+}
+
+static int int_member(const cJSON *o, const char *k, double lo, double hi, int64_t def, int64_t *out) {
+  return int_val(cJSON_GetObjectItemCaseSensitive(o, k), lo, hi, def, out);
 }
 
 /* The first member name that appears twice in o, or NULL. cJSON would silently use the
@@ -195,9 +201,48 @@ static const char *dup_member(const cJSON *o) {
   return NULL;
 }
 
-static const char *str(const cJSON *o, const char *k) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+static const char *str_val(const cJSON *x) {
   return cJSON_IsString(x) ? x->valuestring : NULL;
+}
+
+static const char *str(const cJSON *o, const char *k) {
+  return str_val(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+/* The members a span line may have, found in one pass over its object: a lookup each by
+ * name was a search of the members, and the duplicate check one of every pair, the most
+ * of a reading's time. */
+enum { SK_REP, SK_GPU, SK_WORKER, SK_CALL, SK_KIND, SK_T0, SK_T1, SK_NAME, SK_STREAM, SK_PHASE, SK_RESOURCE,
+       SK_THREADS, SK_PARTITIONS, SK_N };
+
+static int sk_index(const char *k) {
+  switch (k[0]) {
+  case 'r': return !strcmp(k, "rep") ? SK_REP : !strcmp(k, "resource") ? SK_RESOURCE : -1;
+  case 'g': return !strcmp(k, "gpu") ? SK_GPU : -1;
+  case 'w': return !strcmp(k, "worker") ? SK_WORKER : -1;
+  case 'c': return !strcmp(k, "call") ? SK_CALL : -1;
+  case 'k': return !strcmp(k, "kind") ? SK_KIND : -1;
+  case 't': return !strcmp(k, "t0") ? SK_T0 : !strcmp(k, "t1") ? SK_T1 : !strcmp(k, "threads") ? SK_THREADS : -1;
+  case 'n': return !strcmp(k, "name") ? SK_NAME : -1;
+  case 's': return !strcmp(k, "stream") ? SK_STREAM : -1;
+  case 'p': return !strcmp(k, "phase") ? SK_PHASE : !strcmp(k, "partitions") ? SK_PARTITIONS : -1;
+  default: return -1;
+  }
+}
+
+/* Fills m[SK_N] with o's known members (the first of a name) and returns what dup_member
+ * does: it is asked only when a name may appear twice (a known one seen again, or two or
+ * more unknown ones), so its answer, and its message, are those of every line before. */
+static const char *span_members(const cJSON *o, const cJSON **m) {
+  memset(m, 0, SK_N * sizeof *m);
+  int again = 0, unknown = 0;
+  for (const cJSON *a = o->child; a; a = a->next) {
+    int k = a->string ? sk_index(a->string) : -1;
+    if (k < 0) unknown++;
+    else if (m[k]) again = 1;
+    else m[k] = a;
+  }
+  return again || unknown > 1 ? dup_member(o) : NULL;
 }
 
 /* A spans file is read plain, or through zlib's inflate when it begins with gzip's magic
@@ -348,7 +393,8 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
       rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected a JSON object per line", path, lineno);
       break;
     }
-    const char *dup = dup_member(o);
+    const cJSON *m[SK_N];
+    const char *dup = seen_header ? span_members(o, m) : dup_member(o);
     if (dup) {
       rc = ps_fail(e, PS_EINPUT, "%s:%ld: %.64s: expected each key once, got it twice", path, lineno, dup);
       cJSON_Delete(o);
@@ -401,10 +447,10 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
     }
     span_rec r = {0};
     int64_t rep, gpu, worker, call;
-    const char *bad = int_member(o, "rep", 0, SPANS_MAX_REP, 0, &rep)                  ? "rep: expected an integer from 0 to 1000000"
-                      : int_member(o, "gpu", 0, PS_MAX_GPUS - 1, 0, &gpu)              ? "gpu: expected an integer from 0 to 1023"
-                      : int_member(o, "worker", -1, SPANS_MAX_WORKER, -1, &worker)     ? "worker: expected an integer from -1 to 100000"
-                      : int_member(o, "call", -1, 9007199254740992.0, -1, &call)       ? "call: expected an integer from -1 to 2^53"
+    const char *bad = int_val(m[SK_REP], 0, SPANS_MAX_REP, 0, &rep)                  ? "rep: expected an integer from 0 to 1000000"
+                      : int_val(m[SK_GPU], 0, PS_MAX_GPUS - 1, 0, &gpu)              ? "gpu: expected an integer from 0 to 1023"
+                      : int_val(m[SK_WORKER], -1, SPANS_MAX_WORKER, -1, &worker)     ? "worker: expected an integer from -1 to 100000"
+                      : int_val(m[SK_CALL], -1, 9007199254740992.0, -1, &call)       ? "call: expected an integer from -1 to 2^53"
                                                                                        : NULL;
     if (bad) {
       cJSON_Delete(o);
@@ -412,14 +458,14 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
       break;
     }
     r.rep = (int)rep, r.gpu = (int)gpu, r.worker = (int)worker, r.call = call;
-    const char *kind = str(o, "kind");
-    if (num(o, "t0", &r.t0) || num(o, "t1", &r.t1) || !(r.t1 >= r.t0) || !isfinite(r.t0) || !isfinite(r.t1) ||
+    const char *kind = str_val(m[SK_KIND]);
+    if (num_val(m[SK_T0], &r.t0) || num_val(m[SK_T1], &r.t1) || !(r.t1 >= r.t0) || !isfinite(r.t0) || !isfinite(r.t1) ||
         fabs(r.t0) > SPANS_MAX_T || fabs(r.t1) > SPANS_MAX_T) {
       cJSON_Delete(o);
       rc = ps_fail(e, PS_EINPUT, "%s:%ld: expected numbers t0 <= t1, in seconds within +-1e9", path, lineno);
       break;
     }
-    if (cJSON_GetObjectItemCaseSensitive(o, "kind") &&
+    if (m[SK_KIND] &&
         !(kind && (strcmp(kind, "kernel") == 0 || strcmp(kind, "memcpy") == 0))) {
       cJSON_Delete(o);
       rc = ps_fail(e, PS_EINPUT, "%s:%ld: kind: expected \"kernel\" or \"memcpy\" (or no kind: a phase span)", path, lineno);
@@ -427,16 +473,16 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
     }
     if (kind) {
       r.kind = kind[0] == 'k' ? SPAN_KERNEL : SPAN_MEMCPY;
-      r.name = str(o, "name");
+      r.name = str_val(m[SK_NAME]);
       if (!r.name) {
         rc = ps_fail(e, PS_EINPUT, "%s:%ld: name: expected a string (the %s's name)", path, lineno,
                      r.kind == SPAN_KERNEL ? "kernel" : "memcpy");
         cJSON_Delete(o);
         break;
       }
-      if (cJSON_GetObjectItemCaseSensitive(o, "stream")) {
+      if (m[SK_STREAM]) {
         int64_t st;
-        if (int_member(o, "stream", 0, 9007199254740992.0, 0, &st)) {
+        if (int_val(m[SK_STREAM], 0, 9007199254740992.0, 0, &st)) {
           cJSON_Delete(o);
           rc = ps_fail(e, PS_EINPUT, "%s:%ld: stream: expected an integer from 0 to 2^53 (the CUDA stream)", path, lineno);
           break;
@@ -445,23 +491,23 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
       }
     } else {
       r.kind = SPAN_PHASE;
-      r.phase = str(o, "phase");
-      r.resource = str(o, "resource");
+      r.phase = str_val(m[SK_PHASE]);
+      r.resource = str_val(m[SK_RESOURCE]);
       if (!r.phase) {
         cJSON_Delete(o);
         rc = ps_fail(e, PS_EINPUT, "%s:%ld: phase: expected a string (or kind: kernel|memcpy)", path, lineno);
         break;
       }
-      const cJSON *res = cJSON_GetObjectItemCaseSensitive(o, "resource");
+      const cJSON *res = m[SK_RESOURCE];
       if (res && !(r.resource && (!strcmp(r.resource, "cpu") || !strcmp(r.resource, "gpu") ||
                                   !strcmp(r.resource, "pcie") || !strcmp(r.resource, "none")))) {
         cJSON_Delete(o);
         rc = ps_fail(e, PS_EINPUT, "%s:%ld: resource: expected cpu, gpu, pcie or none", path, lineno);
         break;
       }
-      if (cJSON_GetObjectItemCaseSensitive(o, "threads")) {
+      if (m[SK_THREADS]) {
         int64_t th;
-        if (int_member(o, "threads", 1, SPANS_MAX_THREADS, 0, &th)) {
+        if (int_val(m[SK_THREADS], 1, SPANS_MAX_THREADS, 0, &th)) {
           cJSON_Delete(o);
           rc = ps_fail(e, PS_EINPUT, "%s:%ld: threads: expected an integer from 1 to %d (the threads the phase ran with)",
                        path, lineno, SPANS_MAX_THREADS);
@@ -469,7 +515,7 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         }
         r.threads = (int)th;
       }
-      const cJSON *pa = cJSON_GetObjectItemCaseSensitive(o, "partitions");
+      const cJSON *pa = m[SK_PARTITIONS];
       if (pa && !cJSON_IsArray(pa)) {
         cJSON_Delete(o);
         rc = ps_fail(e, PS_EINPUT, "%s:%ld: partitions: expected an array of integers", path, lineno);
