@@ -15,15 +15,29 @@ if ! command -v valgrind >/dev/null; then
     exit 1
   fi
 fi
-rc=0
-for t in test_pipe test_scn test_analytic test_spans; do
+# The suites run side by side, as many at once as there are cores (the longest first);
+# their verdicts are printed in this order once all have run.
+suites="test_pipe test_scn test_spans test_analytic"
+for t in $suites; do
   [ -x "$b/tests/$t" ] || { echo "valgrind.sh: $b/tests/$t is not built" >&2; exit 1; }
+done
+one() {
+  local t=$1 start
   start=$(date +%s)
   if PROVESIM_SRC=$PWD CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
        "$b/tests/$t" > "$b/valgrind-$t.log" 2>&1; then
-    echo "$t: clean under memcheck ($(( $(date +%s) - start )) s)"
+    echo "$t: clean under memcheck ($(( $(date +%s) - start )) s)" > "$b/valgrind-$t.verdict"
   else
-    echo "$t: FAILED under memcheck (log: $b/valgrind-$t.log)"; tail -20 "$b/valgrind-$t.log"; rc=1
+    echo "$t: FAILED under memcheck (log: $b/valgrind-$t.log)" > "$b/valgrind-$t.verdict"
   fi
+}
+export -f one
+export b
+rm -f "$b"/valgrind-*.verdict
+printf '%s\n' $suites | xargs -P "$(nproc)" -I{} bash -c 'one {}'
+rc=0
+for t in $suites; do
+  if [ -f "$b/valgrind-$t.verdict" ]; then cat "$b/valgrind-$t.verdict"; else echo "$t: no verdict (memcheck did not finish)"; rc=1; fi
+  if ! grep -q ': clean under memcheck' "$b/valgrind-$t.verdict" 2>/dev/null; then tail -20 "$b/valgrind-$t.log"; rc=1; fi
 done
 exit $rc

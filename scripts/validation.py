@@ -682,10 +682,10 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes, also=None):
                 for r in matrix if os.path.exists(os.path.join(where, "runs", r["name"] + suf + ".json"))]
     sufs = [pass_suffix(t) for t in tsvs]
     # the first pass without a suffix is the rows validated above
-    passes = [[dict(x, of=x["name"], host_factor=1.0) for x in rows] if not s else plain(s) for s in sufs]
-    passes = [x for x in passes if x]
-    if len(passes) > 1 or (passes and sufs[0]):
-        doc["mean_of_passes_as_calibrated"] = mean_of_passes(passes[0], passes[1:])
+    as_calibrated = [x for x in ([dict(r, of=r["name"], host_factor=1.0) for r in rows] if not suf else plain(suf)
+                                 for suf in sufs) if x]
+    if len(as_calibrated) > 1 or (as_calibrated and sufs[0]):
+        doc["mean_of_passes_as_calibrated"] = mean_of_passes(as_calibrated[0], as_calibrated[1:])
     if also:
         where, lists = also
         other = [x for x in (plain(pass_suffix(os.path.join(ROOT, "docs", "data", "validation", t)), where)
