@@ -51,7 +51,15 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
     hypervisor's steal over each run (NAME.host): the spread of identical runs;
 19. where the held-out rows ran in passes (the ninth session): each pass's throughput
     against the row's later passes, beside the steal on the run's cores, and the
-    calibration's steal (and a second calibration's, DATA/recal).
+    calibration's steal (and a second calibration's, DATA/recal);
+20. the GPU phases of the overlap runs (ovl20-w2, ovl20-w2-2, ovl20-w4-t3) and of x20-w2's
+    passes by which other worker's GPU phase ran beside them: each phase's time alone, beside
+    exactly one ntt_h, msm or b_g2, and beside two or more; the rate of each pair (P beside
+    Q) from calibrate's identity (solo work - time alone = sum of rate x time), the spans
+    grouped by the company they spent most of their overlap in (two-stage least squares,
+    bootstrap sd), against the pooled law of the session's model (gpu_overlap); and the
+    work x20-w2's overlaps held against the pooled law and laws by pairs fitted from the
+    overlap runs alone.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -824,6 +832,339 @@ def table_repeats(data):
     print("\n")
 
 
+def gpu_pair_spans(path, means, law):
+    """Each GPU phase span of a run (each worker's first two calls left out, as calibrate
+    does; the calls left out still count as company) against the other workers' GPU phase
+    spans beside it: its phase, its solo work (the model's mean, `means`), its time alone,
+    its time beside exactly one other of each kind (and of that, the time it had started
+    first: the other had not started before it, calibrate's order of start), its time beside
+    two or more, and the work the pooled law `law` ((s, s1 or None)) says those times hold."""
+    allspans = [r for r in read_spans(path, skip=0)[0] if r["resource"] == "gpu"]
+    keep = {(r["rep"], r["gpu"], r["worker"], r["call"]) for r in read_spans(path)[0] if r["resource"] == "gpu"}
+    s, s1 = law
+    rate = lambda n, first: 1 / (1 + (s1 if first and s1 is not None else s) * (n - 1))
+    by = {}
+    for r in allspans:
+        by.setdefault((r["rep"], r["gpu"]), []).append(r)
+    out = []
+    for grp in by.values():
+        grp.sort(key=lambda r: r["t0"])
+        for a in grp:
+            if (a["rep"], a["gpu"], a["worker"], a["call"]) not in keep:
+                continue
+            ev = []
+            for b in grp:
+                if b["worker"] == a["worker"] or b["t1"] <= a["t0"] or b["t0"] >= a["t1"]:
+                    continue
+                ev.append((max(a["t0"], b["t0"]), 1, id(b), b))
+                ev.append((min(a["t1"], b["t1"]), -1, id(b), b))
+            ev.sort(key=lambda e: (e[0], e[1]))  # at one instant, ends before starts
+            x = {"phase": a["phase"], "dur": a["t1"] - a["t0"], "alone": 0.0, "many": 0.0, "pooled": 0.0,
+                 "work": means[a["phase"]]["mean"] * means[a["phase"]]["scale"][
+                     min(len(a.get("partitions") or [0]), len(means[a["phase"]]["scale"])) - 1]}
+            for q in GPU:
+                x[q] = x[q + "_first"] = 0.0
+            t, active = a["t0"], {}
+            for te, d, k, b in ev + [(a["t1"], 0, None, None)]:
+                dt = te - t
+                if dt > 0:
+                    n = 1 + len(active)
+                    first = not any(o["t0"] < a["t0"] for o in active.values())
+                    if n == 1:
+                        x["alone"] += dt
+                    elif n == 2:
+                        q = next(iter(active.values()))["phase"]
+                        x[q] += dt
+                        x[q + "_first"] += dt if first else 0.0
+                    else:
+                        x["many"] += dt
+                    if n > 1:
+                        x["pooled"] += dt * rate(n, first)
+                t = te
+                if d > 0:
+                    active[k] = b
+                elif d < 0:
+                    active.pop(k, None)
+            out.append(x)
+    return out
+
+
+PAIR_COLS = GPU + ("many",)
+
+
+def fit_pairs(spans, law, work="work", scale=1.0):
+    """The rate of each company (PAIR_COLS: one other of each kind, two or more others) for
+    the spans of one phase: solo work - time alone = sum_c rate_c t_c, the spans grouped by
+    the company they spent most of their overlapped time in (spans under 2% overlapped left
+    out), the group sums weighted by 1 / spans (two-stage least squares with the groups as
+    instruments: which company a span met depends on the other worker's schedule, not its
+    own draw of work). A company is estimated when it holds a tenth of the spans' overlapped
+    time and 0.05 s, and its group three spans; the others are held at the pooled law's rate
+    for the times the spans had (subtracted first). The solo work is each span's `work`
+    (the model's mean; "own": the run's own, table_gpu_pairs) times `scale`. Returns
+    ({company: rate}, set estimated), or None when no company is estimated."""
+    spans = [x for x in spans if sum(x[c] for c in PAIR_COLS) > 0.02 * x["dur"]]
+    if not spans:
+        return None
+    dom = [max(PAIR_COLS, key=lambda c: x[c]) for x in spans]
+    over = sum(x[c] for x in spans for c in PAIR_COLS)
+    free = [c for c in PAIR_COLS
+            if sum(x[c] for x in spans) >= max(0.1 * over, 0.05) and sum(1 for d in dom if d == c) >= 3]
+    if not free:
+        return None
+    s, s1 = law
+    pooled = {}
+    for c in PAIR_COLS:  # the pooled law's rate for this company, over these spans' times
+        t = sum(x[c] for x in spans)
+        if c == "many":
+            pooled[c] = None  # held through each span's own segments, below
+        else:
+            tf = sum(x[c + "_first"] for x in spans)
+            a1 = 1 / (1 + (s1 if s1 is not None else s))
+            pooled[c] = (tf * a1 + (t - tf) / (1 + s)) / t if t > 0 else 1 / (1 + s)
+    groups = {}
+    for x, d in zip(spans, dom):
+        if x.get(work) is None:
+            return None
+        y = scale * x[work] - x["alone"]
+        for c in PAIR_COLS:
+            if c in free:
+                continue
+            if c == "many":  # the pooled law's work in the segments with two or more others
+                y -= x["pooled"] - sum(x[q] * ((x[q + "_first"] / x[q]) / (1 + (s1 if s1 is not None else s)) +
+                                                (1 - x[q + "_first"] / x[q]) / (1 + s)) for q in GPU if x[q] > 0)
+            else:
+                y -= pooled[c] * x[c]
+        g = groups.setdefault(d, [0, 0.0, [0.0] * len(free)])
+        g[0] += 1
+        g[1] += y
+        for i, c in enumerate(free):
+            g[2][i] += x[c]
+    k = len(free)
+    A = [[0.0] * k for _ in range(k)]
+    b = [0.0] * k
+    for n, y, xs in groups.values():
+        for i in range(k):
+            b[i] += xs[i] * y / n
+            for j in range(k):
+                A[i][j] += xs[i] * xs[j] / n
+    sol = solve(A, b)
+    if sol is None:
+        return None
+    return dict(zip(free, sol)), set(free)
+
+
+def solve(A, b):
+    """A x = b by Gaussian elimination with partial pivoting; None when nearly singular
+    (a pivot under 1e-9 of the largest diagonal entry)."""
+    k = len(b)
+    A = [row[:] + [v] for row, v in zip(A, b)]
+    scale = max(abs(A[i][i]) for i in range(k)) or 1.0
+    for i in range(k):
+        p = max(range(i, k), key=lambda r: abs(A[r][i]))
+        if abs(A[p][i]) < 1e-9 * scale:
+            return None
+        A[i], A[p] = A[p], A[i]
+        for r in range(i + 1, k):
+            f = A[r][i] / A[i][i]
+            for j in range(i, k + 1):
+                A[r][j] -= f * A[i][j]
+    x = [0.0] * k
+    for i in reversed(range(k)):
+        x[i] = (A[i][k] - sum(A[i][j] * x[j] for j in range(i + 1, k))) / A[i][i]
+    return x
+
+
+def fit_pairs_sd(spans, law, reps=300, seed=20):
+    """fit_pairs and the bootstrap standard deviation of each estimated rate (the spans
+    resampled with replacement, `reps` times, a fixed seed): (rates, estimated, sd)."""
+    import random
+    got = fit_pairs(spans, law)
+    if got is None:
+        return None
+    rates, free = got
+    rng, draws = random.Random(seed), {c: [] for c in free}
+    for _ in range(reps):
+        g = fit_pairs([spans[rng.randrange(len(spans))] for _ in spans], law)
+        if g is None:
+            continue
+        for c in free:
+            if c in g[1]:
+                draws[c].append(g[0][c])
+    sd = {}
+    for c, v in draws.items():
+        mu = sum(v) / len(v) if v else 0.0
+        sd[c] = math.sqrt(sum((u - mu) ** 2 for u in v) / (len(v) - 1)) if len(v) > 2 else None
+    return rates, free, sd
+
+
+def pooled_rates(spans, law):
+    """The pooled law's rate for each company over these spans' own times (the order of
+    start weighs 1 / (1 + s1) against 1 / (1 + s)): {company: rate or None}."""
+    s, s1 = law
+    a1 = 1 / (1 + (s1 if s1 is not None else s))
+    out = {}
+    for c in GPU:
+        t = sum(x[c] for x in spans)
+        tf = sum(x[c + "_first"] for x in spans)
+        out[c] = (tf * a1 + (t - tf) / (1 + s)) / t if t > 0 else None
+    tm = sum(x["many"] for x in spans)
+    two = sum(x[q] * ((x[q + "_first"] / x[q]) * a1 + (1 - x[q + "_first"] / x[q]) / (1 + s))
+              for x in spans for q in GPU if x[q] > 0)
+    out["many"] = (sum(x["pooled"] for x in spans) - two) / tm if tm > 0 else None
+    return out
+
+
+def table_gpu_pairs(data):
+    """Which GPU phase beside which: each GPU phase's spans in the overlap runs (no mutex)
+    and in x20-w2's passes (whose mutex leaves b_g2 outside), their time split into alone,
+    beside exactly one other worker's phase of each kind, and beside two or more; then the
+    rate at which the phase progresses in each company, from calibrate's identity (solo
+    work = time alone + sum of rate x time) by groups of spans (fit_pairs), against the
+    pooled law of the session's model (gpu_overlap); and whether a law by pairs fitted
+    from the overlap runs would hold x20-w2's overlaps better than the pooled one."""
+    model = os.path.join(data, "model-220.yaml")
+    rd = os.path.join(data, "runs")
+    if not os.path.exists(model):
+        return
+    m = re.search(r"^gpu_overlap: \{interference: ([0-9.]+)(?:, first: ([0-9.]+))?\}", open(model).read(), re.M)
+    if not m:
+        return
+    law = (float(m.group(1)), float(m.group(2)) if m.group(2) else None)
+    means = model_means(model)
+    ovl = [n for n in ("ovl20-w2", "ovl20-w2-2", "ovl20-w4-t3") if os.path.exists(os.path.join(rd, n + ".spans.jsonl.gz"))]
+    x20 = sorted((n[:-len(".spans.jsonl.gz")] for n in os.listdir(rd) if re.match(r"x20-w2(-p\d+)?\.spans\.jsonl\.gz$", n)),
+                 key=lambda n: int(n.rsplit("-p", 1)[1]) if "-p" in n else 1)
+    if not ovl and not x20:
+        return
+    spans, own = {}, {}
+    for n in ovl + x20:
+        spans[n] = gpu_pair_spans(os.path.join(rd, n + ".spans.jsonl.gz"), means, law)
+        for p in GPU:  # the run's own solo work: its spans that ran (almost) alone, ten or more
+            solo = [x["dur"] for x in spans[n] if x["phase"] == p and sum(x[c] for c in PAIR_COLS) <= 0.02 * x["dur"]]
+            own[(n, p)] = (sum(solo) / len(solo) / means[p]["mean"], len(solo)) if solo else (None, 0)
+            for x in spans[n]:
+                if x["phase"] == p:
+                    x["own"] = x["work"] * own[(n, p)][0] if len(solo) >= 10 else None
+    s, s1 = law
+    print("## 20. GPU phases by which phase ran beside them: the rate of each pair\n")
+    print("Model %s: gpu_overlap s = %.4f%s. The pooled law at two at once: %s; at n at once "
+          "1/(1 + s(n - 1))%s.\n" % (
+              os.path.relpath(model, ROOT), s, ", first s1 = %.4f" % s1 if s1 is not None else "",
+              "the phase that started first %.3f, the other %.3f" % (1 / (1 + s1), 1 / (1 + s)) if s1 is not None
+              else "each %.3f" % (1 / (1 + s)), " (1/(1 + s1(n - 1)) for the first)" if s1 is not None else ""))
+    print("Solo work of a phase: its model mean (%s). Times are of each worker's calls after its "
+          "first two, against every other worker's GPU phase span (the first two calls included).\n" % ", ".join(
+              "%s %.2f ms" % (p, 1e3 * means[p]["mean"]) for p in GPU))
+    print("### 20a. Each GPU phase's time: alone, beside exactly one other phase of each kind, beside two or more\n")
+    print("Seconds (share of the phase's time); first: of the time beside one other, the share the "
+          "phase had started first; alone spans / model: the mean of its spans under 2% overlapped "
+          "over the model's mean (the solo work the identity assumes), and how many.\n")
+    print("| run | phase | spans | time (s) | alone | beside ntt_h | beside msm | beside b_g2 | 2+ others | "
+          "first | alone spans / model |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for n in ovl + x20:
+        for p in GPU:
+            v = [x for x in spans[n] if x["phase"] == p]
+            tot = sum(x["dur"] for x in v)
+            cell = lambda t: "%.3f (%.0f%%)" % (t, 100 * t / tot)
+            one = sum(x[q] for x in v for q in GPU)
+            r, k = own[(n, p)]
+            print("| %s | %s | %d | %.3f | %s | %s | %s |" % (
+                n, p, len(v), tot, " | ".join(cell(sum(x[c] for x in v)) for c in ("alone",) + PAIR_COLS),
+                "%.0f%%" % (100 * sum(x[q + "_first"] for x in v for q in GPU) / one) if one > 0 else "-",
+                "%.3f (%d)" % (r, k) if k else "- (0)"))
+    print()
+    print("### 20b. The rate of each phase beside each other: measured (bootstrap sd) [pooled law]\n")
+    print("Method: for the spans of phase P, solo work - time alone = sum over the company c "
+          "(one ntt_h, one msm, one b_g2, two or more others) of rate(P|c) x time(P, c), solo work "
+          "the model's mean (calibrate's identity, by pairs). Spans are grouped by the company they "
+          "spent most of their overlapped time in (those under 2% overlapped left out) and the group "
+          "sums solved by least squares weighted by 1/spans (two-stage least squares, the groups the "
+          "instruments: a span's company is the other worker's schedule, not its own draw of work; a "
+          "regression on each span's times would be biased, as a span that draws more work runs "
+          "longer in every company). A company is estimated when it holds at least 10% of P's "
+          "overlapped time and 0.05 s, and 3 spans are mostly in it; otherwise `fixed` (its time "
+          "in brackets: too little to estimate, held at the pooled law); `-`: never. sd: 300 "
+          "bootstrap resamples of the spans (the spans' noise only). The solo work is not measured "
+          "in the run: `+1% solo` is how far the estimates move (the largest) if it were 1% more "
+          "than the model's; `own solo` gives them with the solo work taken from the run's own "
+          "spans under 2% overlapped (20a's last column, where ten or more; such spans may be the "
+          "shorter ones). Pooled law: its rate over the spans' own times in that company (started "
+          "first and later weighed by the time of each).\n")
+    print("| run | phase | ntt_h beside | msm beside | b_g2 beside | 2+ others | +1% solo | own solo |")
+    print("|---|---|---|---|---|---|---|---|")
+    sets = [(n, spans[n]) for n in ovl + x20]
+    two = [n for n in ovl if "-w2" in n]
+    if len(two) > 1:
+        sets.append(("two-worker overlap runs", [x for n in two for x in spans[n]]))
+    if len(ovl) > 1:
+        sets.append(("overlap runs, pooled", [x for n in ovl for x in spans[n]]))
+    if len(x20) > 1:
+        sets.append(("x20-w2, all passes", [x for n in x20 for x in spans[n]]))
+    fitted = {}
+    for name, sp in sets:
+        for p in GPU:
+            v = [x for x in sp if x["phase"] == p]
+            got = fit_pairs_sd(v, law)
+            pool = pooled_rates(v, law)
+            fitted[(name, p)] = got
+            cells = []
+            for c in PAIR_COLS:
+                pr = "[%.3f]" % pool[c] if pool[c] is not None else "[-]"
+                if got and c in got[1]:
+                    sd = got[2].get(c)
+                    cells.append("%.3f (%s) %s" % (got[0][c], "%.3f" % sd if sd is not None else "-", pr))
+                else:
+                    t = sum(x[c] for x in v)
+                    cells.append("fixed (%.3f s) %s" % (t, pr) if t > 0 else "- %s" % pr)
+            hi = fit_pairs(v, law, scale=1.01) if got else None
+            mine = fit_pairs(v, law, work="own") if got else None
+            print("| %s | %s | %s | %s | %s |" % (
+                name, p, " | ".join(cells),
+                "%+.3f" % max((hi[0][c] - got[0][c] for c in got[1]), key=abs) if hi else "-",
+                ", ".join("%s %.3f" % (c, mine[0][c]) for c in PAIR_COLS if c in mine[1]) if mine else "-"))
+    print()
+    if not ovl or not x20:
+        return
+    print("### 20c. x20-w2's overlaps: the work they held against each law\n")
+    print("Per phase and pass: work held in the overlaps (the spans' solo work, the model's, less "
+          "their time alone), and what each law makes of the same times: the pooled law (the "
+          "model's), a law by pairs fitted from all the session's overlap runs (20b `overlap runs, "
+          "pooled`) and one from its two-worker overlap runs only (20b `two-worker overlap runs`), "
+          "companies not estimated there held at the pooled law. Error: law / held - 1 (how far the "
+          "law's rates beside others fall short of the row's, or exceed them).\n")
+    laws = [("overlap runs, pooled" if len(ovl) > 1 else ovl[0])] + (["two-worker overlap runs"] if len(two) > 1 else [])
+    print("| pass | phase | time beside others (s) | work held (s) | pooled law | error | %s |" % " | ".join(
+        "by pairs, %s | error" % ("all overlap runs" if k.startswith("overlap") or k == ovl[0] else "two-worker runs")
+        for k in laws))
+    print("|---|---|---|---|---|---|%s" % ("---|---|" * len(laws)))
+    for name in x20 + (["x20-w2, all passes"] if len(x20) > 1 else []):
+        sp = spans[name] if name in spans else [x for n in x20 for x in spans[n]]
+        tot = [0.0] * (3 + len(laws))
+        for p in GPU + ("all",):
+            v = [x for x in sp if p == "all" or x["phase"] == p]
+            if p == "all":
+                over, held, pooled, pairs = tot[0], tot[1], tot[2], tot[3:]
+            else:
+                over = sum(x[c] for x in v for c in PAIR_COLS)
+                held = sum(x["work"] - x["alone"] for x in v)
+                pooled = sum(x["pooled"] for x in v)
+                pr = pooled_rates(v, law)
+                pairs = []
+                for k in laws:
+                    got = fitted.get((k, p))
+                    rates = {c: (got[0][c] if got and c in got[1] else pr[c]) for c in PAIR_COLS}
+                    pairs.append(sum(rates[c] * sum(x[c] for x in v) for c in PAIR_COLS if rates[c] is not None))
+                tot = [a + b for a, b in zip(tot, [over, held, pooled] + pairs)]
+            if over <= 0:
+                continue
+            print("| %s | %s | %.3f | %.3f | %.3f | %+.1f%% | %s |" % (
+                name, p, over, held, pooled, 100 * (pooled / held - 1),
+                " | ".join("%.3f | %+.1f%%" % (w, 100 * (w / held - 1)) for w in pairs)))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
@@ -853,6 +1194,7 @@ def main():
     table_waiters(data)
     table_repeats(data)
     table_steal(data)
+    table_gpu_pairs(data)
     if os.path.exists(a.bin):
         table_gpu_law(data, a.bin)
     if os.path.exists(a.bin):
