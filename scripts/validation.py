@@ -167,6 +167,13 @@ def read_tsv(path):
     return rows
 
 
+def selected(name, env=os.environ):
+    """Whether run.sh runs the row NAME: its name matches ROWS (when set) and not SKIP
+    (when set), extended regexes searched anywhere in the name, as run.sh's grep -E."""
+    rows, skip = env.get("ROWS"), env.get("SKIP")
+    return (not rows or re.search(rows, name) is not None) and not (skip and re.search(skip, name))
+
+
 def run(cmd, env=None):
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
     if p.returncode not in (0, 1):

@@ -17,5 +17,6 @@ add_test(NAME validation COMMAND python3 ${PROJECT_SOURCE_DIR}/scripts/validatio
 set_tests_properties(validation PROPERTIES TIMEOUT 600 COST 10000)
 # The validation archives' spans codec gives every file back byte for byte.
 add_test(NAME validation_codec COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_codec.py)
+add_test(NAME validation_rows COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_rows.py)
 # Every option a command parses is in its --help.
 add_test(NAME cli_help COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_cli_help.py $<TARGET_FILE:provesim>)

@@ -21,7 +21,8 @@
 # other guests; measure at 5cafe3c or later) must be at most SHARE. Above it the host was
 # shared while the calibration ran: its runs move to STATE/rejected-K/runs (kept in the
 # archive) and the calibration runs again, once (GATE_TRIES, default 2, tries in all);
-# the last try is kept whatever its steal. The log says which.
+# the last try is kept whatever its steal. The log says which. The gate's rows are those
+# run.sh runs: ROWS and SKIP apply (validation.selected).
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: [FIRST=1] [DONE=REGEX] bash $0 BIN TSV..." >&2; exit 2; }
 bin=$1; shift
@@ -44,8 +45,8 @@ if [ -n "${GATE:-}" ]; then
     med=$(python3 - "$STATE/runs" "$calib" <<'PY'
 import gzip, json, os, sys
 sys.path.insert(0, "scripts")
-from validation import read_tsv
-d, names = sys.argv[1], [r["name"] for r in read_tsv(sys.argv[2])]
+from validation import read_tsv, selected
+d, names = sys.argv[1], [r["name"] for r in read_tsv(sys.argv[2]) if selected(r["name"])]
 v = []
 for n in names:
     p = os.path.join(d, n + ".spans.jsonl.gz")
@@ -68,9 +69,11 @@ PY
     python3 - "$STATE" "$calib" "$tries" <<'PY'
 import os, sys
 sys.path.insert(0, "scripts")
-from validation import read_tsv
+from validation import read_tsv, selected
 st, k = sys.argv[1], sys.argv[3]
 for r in read_tsv(sys.argv[2]):
+    if not selected(r["name"]):
+        continue
     for f in os.listdir(os.path.join(st, "runs")):
         if f.startswith(r["name"] + "."):
             to = os.path.join(st, "rejected-" + k, "runs", f)
