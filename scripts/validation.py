@@ -420,9 +420,11 @@ SESSIONS = [
      ["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 7)]),
     ("h200-9/recal", "docs/data/validation/h200-9/recal/validation.json", None, "-9r", False, None,
      ["interleaved-9-p7.tsv"]),
+    ("h200-10", "docs/data/validation/h200-10/validation.json", None, "-10", False, "h200-9",
+     ["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 7)]),
 ]
-# the run lists of the newest protocol's passes (the ninth session's), --data's default
-PASSES = SESSIONS[-2][6]
+# the run lists of the newest protocol's passes (the ninth and tenth sessions'), --data's default
+PASSES = SESSIONS[-1][6]
 # A session's model judged on another session's passes as well (its runs, its run lists):
 # the ninth session's second calibration, made on a quiet host, on the ninth session's
 # passes 2-6, which ran on a quiet host (docs/validation.md, "A ninth session").

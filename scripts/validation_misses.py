@@ -59,7 +59,10 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
     grouped by the company they spent most of their overlap in (two-stage least squares,
     bootstrap sd), against the pooled law of the session's model (gpu_overlap); and the
     work x20-w2's overlaps held against the pooled law and laws by pairs fitted from the
-    overlap runs alone.
+    overlap runs alone;
+21. where DATA/probe-7 exists (the tenth session): one worker at 7 threads and c22-w2's
+    settings at 2^22, alternated: synth with and without a second worker waiting at the
+    whole-call lock, round by round.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -832,6 +835,30 @@ def table_repeats(data):
     print("\n")
 
 
+def table_waiting_worker(data):
+    """Probe 7: one worker at 7 threads against c22-w2's settings (two workers, whole-call
+    lock, 7 threads each) at 2^22, alternated: is synth slower with a second worker
+    waiting at the lock, or is it the host's speed of the moment?"""
+    d = os.path.join(data, "probe-7", "runs")
+    if not os.path.isdir(d):
+        return
+    print("## 21. synth with and without a second worker waiting at the lock (DATA/probe-7)\n")
+    print("| round | one worker, 7 threads: synth, prep (ms) | c22-w2: synth, prep (ms) | c22-w2 / one worker, synth |")
+    print("|---|---|---|---|")
+    ratios = []
+    for k in range(1, 100):
+        a, b = (os.path.join(d, "p7-%s-%d.spans.jsonl.gz" % (w, k)) for w in ("t7", "c22w2"))
+        if not (os.path.exists(a) and os.path.exists(b)):
+            break
+        sa, sb = phase_per_partition(a, "synth"), phase_per_partition(b, "synth")
+        ratios.append(sb / sa)
+        print("| %d | %.1f, %.1f | %.1f, %.1f | %.3f |" % (k, 1e3 * sa, 1e3 * phase_per_partition(a, "prep"),
+                                                       1e3 * sb, 1e3 * phase_per_partition(b, "prep"), sb / sa))
+    if ratios:
+        print("\nMean ratio %.3f over %d rounds (range %.3f to %.3f).\n" % (
+            sum(ratios) / len(ratios), len(ratios), min(ratios), max(ratios)))
+
+
 def gpu_pair_spans(path, means, law):
     """Each GPU phase span of a run (each worker's first two calls left out, as calibrate
     does; the calls left out still count as company) against the other workers' GPU phase
@@ -1193,6 +1220,7 @@ def main():
     table_cores(data)
     table_waiters(data)
     table_repeats(data)
+    table_waiting_worker(data)
     table_steal(data)
     table_gpu_pairs(data)
     if os.path.exists(a.bin):
