@@ -20,6 +20,7 @@
 #include "plan.h"
 #include "report.h"
 #include "scn.h"
+#include "arrivals.h"
 
 #define VALIDATE_WINDOWS 200
 
@@ -59,6 +60,14 @@ static const char validate_help[] =
     "  --set KEY=VALUE     override a scenario or model key (repeatable)\n"
     "  --windows N         simulated windows (default 200, at least 10); replaces\n"
     "                      run.replications\n"
+    "  --arrivals MODE     with Poisson or evenly spaced arrivals: replay (default) gives\n"
+    "                      every simulated window the arrivals the measured run had, drawn\n"
+    "                      again from its report's seed as measure drew them, so that the\n"
+    "                      interval is the spread of windows with those arrivals (at 70%\n"
+    "                      load other arrivals alone move p99 latency by tens of percent);\n"
+    "                      it needs measure's reports of one replication, of one seed\n"
+    "                      (spans do not record the seed). process: every window draws its\n"
+    "                      own, as simulate does\n"
     "  --strict            exit 1 when any metric is outside its prediction interval\n"
     "  --max-error-pp X    exit 1 when a GPU's predicted mean utilization is off by more\n"
     "                      than X points\n"
@@ -111,6 +120,9 @@ typedef struct measured {
                               report's measurement), -1 when none recorded it */
   const char *kind;        /* "report" or "spans" */
   const char *what;        /* the kind, and for spans where utilization came from */
+  int replayable;          /* every file a report of `measure` of one replication, all with
+                              the same run.seed: their arrivals can be drawn again */
+  uint64_t seed;           /* that seed */
 } measured;
 
 static double jnum(const cJSON *o, const char *k) {
@@ -194,6 +206,14 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
   double nr = jnum(d, "replications");
   m->nreps = nr >= 1 && nr <= 1e6 ? (int)nr : 1;
   m->kind = m->what = "report";
+  /* measure's report names its source and carries the scenario it ran, seed included */
+  const cJSON *src = cJSON_GetObjectItemCaseSensitive(d, "source");
+  double seed = jnum(cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "scenario"), "run"), "seed");
+  if (cJSON_IsString(src) && !strcmp(src->valuestring, "prover") && m->nreps == 1 && seed >= 0 && seed < 0x1p53 &&
+      seed == floor(seed)) {
+    m->replayable = 1;
+    m->seed = (uint64_t)seed;
+  }
   double st = jnum(cJSON_GetObjectItemCaseSensitive(d, "measurement"), "host_steal");
   if (st >= 0 && st <= 1) m->steal = st;
   cJSON_Delete(d);
@@ -223,6 +243,7 @@ static int merge_measured(measured *m, const measured *x, const char *first, con
 #undef MIX
   m->has_nvml &= x->has_nvml;
   m->nreps += x->nreps;
+  m->replayable = m->replayable && x->replayable && m->seed == x->seed;
   if (x->steal > m->steal) m->steal = x->steal;
   if (strcmp(m->kind, x->kind)) m->kind = m->what = "reports and spans";
   return PS_OK;
@@ -329,13 +350,21 @@ static void fmt_val(char *o, size_t n, const vrow *r, double v) {
 static const char *verdict_name(int v) { return v < 0 ? NULL : v ? "inside" : "outside"; }
 
 static void render_table(ps_buf *b, const scenario *s, const measured *m, const char *const *meas, int nmeas,
-                         int windows, const vrow *rows, int nrows) {
+                         int windows, const char *arrivals, const vrow *rows, int nrows) {
   ps_buf_printf(b, "scenario  %s (model %s), mutex %s, %d GPU%s x %d workers, batch %d\n", s->name, s->model->name,
                 s->mutex_name ? s->mutex_name : "none", s->gpus, s->gpus > 1 ? "s" : "", s->workers_per_gpu, s->batch);
   ps_buf_printf(b, "predicted %d simulated windows of %lld partitions (warm-up %lld, cool-down %lld)\n", windows,
                 (long long)s->partitions, (long long)s->warmup, (long long)s->cooldown);
   ps_buf_printf(b, "measured  %s, %s (%d replication%s)\n", meas[0], m->what, m->nreps, m->nreps == 1 ? "" : "s");
   for (int i = 1; i < nmeas; i++) ps_buf_printf(b, "   and    %s\n", meas[i]);
+  if (arrivals && !strcmp(arrivals, "replayed"))
+    ps_buf_printf(b, "arrivals  replayed: every window gets the measured run's %lld proof arrivals (seed %llu),\n"
+                     "          drawn again as measure drew them\n", (long long)s->ntrace, (unsigned long long)m->seed);
+  else if (arrivals && !strcmp(arrivals, "process"))
+    ps_buf_printf(b, "arrivals  each window draws its own from the scenario's process (--arrivals process)\n");
+  else if (arrivals)
+    ps_buf_printf(b, "arrivals  each window draws its own from the scenario's process: %s\n",
+                  arrivals + strlen("process: "));
   if (m->nreps == 1)
     ps_buf_printf(b, "interval  95%% prediction: where 95%% of single measured windows fall when the model\n"
                      "          is right (the 2.5th to 97.5th percentile of the simulated windows)\n\n");
@@ -377,7 +406,8 @@ static void render_table(ps_buf *b, const scenario *s, const measured *m, const 
 }
 
 static char *render_json(const char *path, const scenario *s, const char *const *sets, int nsets, const measured *m,
-                         const char *const *meas, int nmeas, int windows, const vrow *rows, int nrows, double worst) {
+                         const char *const *meas, int nmeas, int windows, const char *arrivals, const vrow *rows,
+                         int nrows, double worst) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "schema", "provesim.validate/1");
   cJSON *sc = cJSON_AddObjectToObject(root, "scenario");
@@ -395,6 +425,17 @@ static char *render_json(const char *path, const scenario *s, const char *const 
   cJSON_AddNumberToObject(me, "replications", m->nreps);
   report_json_num(me, "host_steal", m->steal >= 0 ? m->steal : NAN);
   cJSON_AddNumberToObject(root, "windows", windows);
+  if (arrivals) { /* open scenarios only: replayed, or each window its own (and why) */
+    cJSON *ar = cJSON_AddObjectToObject(root, "arrivals");
+    int rp = !strcmp(arrivals, "replayed");
+    cJSON_AddStringToObject(ar, "mode", rp ? "replayed" : "process");
+    if (rp) {
+      cJSON_AddNumberToObject(ar, "seed", (double)m->seed);
+      cJSON_AddNumberToObject(ar, "proofs", (double)s->ntrace);
+    } else if (strcmp(arrivals, "process")) {
+      cJSON_AddStringToObject(ar, "why", arrivals + strlen("process: "));
+    }
+  }
   cJSON_AddNumberToObject(root, "level", 0.95);
   cJSON *arr = cJSON_AddArrayToObject(root, "metrics");
   int in = 0, out = 0;
@@ -428,7 +469,8 @@ int sim_cmd_validate(int argc, char **argv) {
   const char *path = NULL, *out = NULL;
   const char **sets = xcalloc((size_t)argc, sizeof *sets), **meas = xcalloc((size_t)argc, sizeof *meas);
   int nmeas = 0;
-  int nsets = 0, threads = 0, windows = VALIDATE_WINDOWS, strict = 0, json = 0, rc = PS_EXIT_USAGE;
+  int nsets = 0, threads = 0, windows = VALIDATE_WINDOWS, strict = 0, json = 0, rc = PS_EXIT_USAGE, replay = 1;
+  const char *arrivals = NULL; /* how the simulated windows' arrivals came, for the output */
   double max_pp = NAN;
   scenario *s = NULL;
   sim_result *res = NULL;
@@ -459,6 +501,13 @@ int sim_cmd_validate(int argc, char **argv) {
         rc = cli_usage_error("validate", "--windows: expected an integer from 10 to 1000000, got \"%s\"", v);
         goto done;
       }
+    } else if (cli_is_opt(a, "--arrivals")) {
+      if (!(v = cli_optval(argc, argv, &i, "--arrivals"))) goto missing;
+      if (strcmp(v, "replay") && strcmp(v, "process")) {
+        rc = cli_usage_error("validate", "--arrivals: expected replay or process, got \"%s\"", v);
+        goto done;
+      }
+      replay = !strcmp(v, "replay");
     } else if (!strcmp(a, "--strict")) {
       strict = 1;
     } else if (!strcmp(a, "--json")) {
@@ -502,6 +551,23 @@ int sim_cmd_validate(int argc, char **argv) {
     measured x;
     lr = load_measured(meas[i], s, &x, &e);
     if (lr == PS_OK) lr = merge_measured(&m, &x, meas[0], meas[i], &e);
+  }
+  if (lr == PS_OK && (s->arrivals == ARR_POISSON || s->arrivals == ARR_FIXED)) {
+    /* Like with like: every simulated window gets the arrivals the measured run had,
+     * drawn again as measure drew them, so that the prediction interval is the spread of
+     * windows with those arrivals. */
+    if (replay && m.replayable) {
+      int64_t np;
+      double *t = arrivals_measured(s, m.seed, 0, &np);
+      free(s->trace_t);
+      free(s->trace_path);
+      s->trace_t = t, s->ntrace = np, s->rate_scale = 1, s->arrivals = ARR_TRACE;
+      s->trace_path = xstrdup("(the measured run's arrivals)");
+      arrivals = "replayed";
+    } else {
+      arrivals = !replay ? "process" : "process: the arrivals cannot be drawn again (that needs measure's reports "
+                                       "of one replication each, all of one seed; spans do not record the seed)";
+    }
   }
   if (lr == PS_OK) {
     s->replications = windows;
@@ -576,7 +642,7 @@ int sim_cmd_validate(int argc, char **argv) {
     fail |= outside > 0;
   }
   if (json) {
-    char *txt = render_json(path, s, sets, nsets, &m, meas, nmeas, windows, rows, nrows, worst);
+    char *txt = render_json(path, s, sets, nsets, &m, meas, nmeas, windows, arrivals, rows, nrows, worst);
     ps_buf_printf(&b, "%s\n", txt);
     free(txt);
     /* The document carries the verdicts; a disagreement is also said where a person sees it. */
@@ -585,7 +651,7 @@ int sim_cmd_validate(int argc, char **argv) {
       fprintf(stderr, "provesim validate: %.*s\n", (int)(nl - l), l);
     }
   } else {
-    render_table(&b, s, &m, meas, nmeas, windows, rows, nrows);
+    render_table(&b, s, &m, meas, nmeas, windows, arrivals, rows, nrows);
     char sh[512]; /* a shared GPU whose law moves the answer: the range, beside the measurement */
     if (*whatif_sharing_line(s, sh, sizeof sh)) ps_buf_printf(&b, "\n%s\n", sh);
     if (verdict.len) ps_buf_printf(&b, "\n%s", verdict.p);

@@ -31,14 +31,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <gsl/gsl_randist.h>
-#include <gsl/gsl_rng.h>
-
+#include "arrivals.h"
 #include "spans.h"
 #include "scn.h"
 #include "measure_exec.h"
 #include "runner_int.h"
-#include "seed.h"
 
 /* ---- FIFO lock ---- */
 
@@ -360,21 +357,13 @@ static void make_arrivals(mrun *R) {
   const scenario *s = R->s;
   free(R->arrive);
   R->arrive = NULL;
-  if (s->arrivals == ARR_CLOSED) return;
+  int64_t np;
+  double *t = arrivals_measured(s, s->seed, R->rep, &np); /* validate draws them again */
+  if (!t) return;
+  int64_t ppp = s->partitions_per_proof > 0 ? s->partitions_per_proof : 1;
   R->arrive = xmalloc((size_t)s->partitions * sizeof *R->arrive);
-  if (s->arrivals == ARR_TRACE) { /* the times the simulator replays, proof by proof */
-    for (int64_t p = 0; p < s->partitions; p++) R->arrive[p] = R->base + s->trace_t[p / s->partitions_per_proof];
-    return;
-  }
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, (unsigned long)(ps_seed_mix(s->seed, R->rep) ^ 0x9e3779b97f4a7c15ULL));
-  double gap = 3600.0 / s->proofs_per_hour, t = 0;
-  for (int64_t p = 0; p < s->partitions; p++) {
-    if (p > 0 && p % s->partitions_per_proof == 0)
-      t += s->arrivals == ARR_POISSON ? gsl_ran_exponential(rng, gap) : gap;
-    R->arrive[p] = R->base + t;
-  }
-  gsl_rng_free(rng);
+  for (int64_t p = 0; p < s->partitions; p++) R->arrive[p] = R->base + t[p / ppp];
+  free(t);
 }
 
 static void worker_reset(rworker *w) {

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "arrivals.h"
 #include "scn.h"
 
 /* Load name with overrides and return the resulting error message (static storage per
@@ -718,6 +719,48 @@ START_TEST(test_err_empirical_spans) {
 }
 END_TEST
 
+/* ---- the arrivals measure draws (arrivals.h) -------------------------------------- */
+
+START_TEST(test_arrivals_measured) {
+  int64_t n;
+  /* a closed backlog has none */
+  scenario *s = load_ok("good-defaults.yaml", NULL, 0);
+  ck_assert_ptr_null(arrivals_measured(s, 1, 0, &n));
+  ck_assert_int_eq(n, 0);
+  scn_free(s);
+  /* evenly spaced: proof k at k * 3600 / rate; 7 partitions of 2 per proof are 4 proofs */
+  const char *fx[] = {"workload.arrivals={process: fixed, proofs_per_hour: 7200, partitions_per_proof: 2}",
+                      "workload.partitions=7"};
+  s = load_ok("good-defaults.yaml", fx, 2);
+  double *t = arrivals_measured(s, 1, 0, &n);
+  ck_assert_int_eq(n, 4);
+  for (int k = 0; k < 4; k++) ck_assert_double_eq_tol(t[k], 0.5 * k, 1e-12);
+  free(t);
+  scn_free(s);
+  /* a trace: its own first times */
+  s = load_ok("trace-good.yaml", NULL, 0);
+  t = arrivals_measured(s, 1, 0, &n);
+  ck_assert_int_eq(n, 4);
+  for (int k = 0; k < 4; k++) ck_assert_double_eq(t[k], s->trace_t[k]);
+  free(t);
+  scn_free(s);
+  /* Poisson: the same seed and replication give the same times; another seed or
+   * replication others; the gaps' mean is 3600 / rate (20000 gaps: within 4 sd) */
+  const char *po[] = {"workload.arrivals={process: poisson, proofs_per_hour: 3600}", "workload.partitions=20001"};
+  s = load_ok("good-defaults.yaml", po, 2);
+  double *a = arrivals_measured(s, 5, 0, &n), *b = arrivals_measured(s, 5, 0, &n), *c = arrivals_measured(s, 6, 0, &n),
+         *d = arrivals_measured(s, 5, 1, &n);
+  ck_assert_int_eq(n, 20001);
+  ck_assert_double_eq(a[0], 0);
+  ck_assert_int_eq(memcmp(a, b, (size_t)n * sizeof *a), 0);
+  ck_assert(a[1] != c[1] && a[1] != d[1]);
+  for (int64_t k = 1; k < n; k++) ck_assert(a[k] >= a[k - 1]);
+  ck_assert_double_eq_tol(a[n - 1] / (double)(n - 1), 1.0, 4 / sqrt(20000.0));
+  free(a), free(b), free(c), free(d);
+  scn_free(s);
+}
+END_TEST
+
 /* ---- arrival traces ------------------------------------------------------------- */
 
 START_TEST(test_trace) {
@@ -859,6 +902,7 @@ static Suite *scn_suite(void) {
   Suite *s = suite_create("scn");
   TCase *ok = tcase_create("load");
   tcase_add_test(ok, test_defaults);
+  tcase_add_test(ok, test_arrivals_measured);
   tcase_add_test(ok, test_full);
   tcase_add_test(ok, test_after_chaining_and_inline);
   tcase_add_test(ok, test_mutex_default_none_and_region_override);

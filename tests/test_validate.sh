@@ -213,6 +213,37 @@ assert got == ["gpu_util", "throughput", "call_mean", "latency_p50", "latency_p9
 print("validate, one worker: ok")
 EOF
 
+# (i) Arrivals replayed: measure's report of a Poisson run (the synthetic executor on the
+# CPU, seed 5) against windows that get the arrivals it had, drawn again from the report's
+# seed (validate's scenario says seed 1). With them the window's throughput follows the
+# measured arrivals (a 30% load leaves room for a loaded machine's slower cpu phases);
+# each window drawing its own (--arrivals process) spreads it several times wider. A
+# spans file does not record its seed, so it gets the process, and says why.
+cs=$src/tests/data/measure/const-seed.yaml
+pois=(--set "workload.arrivals={process: poisson, proofs_per_hour: 14400}" --set workload.partitions=24
+      --set run.warmup=2 --set run.cooldown=2)
+expect 0 measure "$cs" --backend cpu "${pois[@]}" --set run.seed=5 --json -o pois.json --spans pois.jsonl
+expect 0 validate "$cs" "${pois[@]}" --measured pois.json --json -o replay.json
+expect 0 validate "$cs" "${pois[@]}" --measured pois.json --json --arrivals process -o process.json
+expect 0 validate "$cs" "${pois[@]}" --measured pois.jsonl --json -o spans.json
+expect 0 validate "$cs" "${pois[@]}" --measured pois.json
+has out.txt "arrivals  replayed: every window gets the measured run's 24 proof arrivals (seed 5)"
+python3 - replay.json process.json spans.json <<'EOF2' || fails=$((fails + 1))
+import json, sys
+rp, pr, sp = (json.load(open(p)) for p in sys.argv[1:])
+assert rp["arrivals"] == {"mode": "replayed", "seed": 5, "proofs": 24}, rp["arrivals"]
+assert pr["arrivals"] == {"mode": "process"}, pr["arrivals"]
+assert sp["arrivals"]["mode"] == "process" and "cannot be drawn again" in sp["arrivals"]["why"], sp["arrivals"]
+t = lambda d: next(r for r in d["metrics"] if r["metric"] == "throughput")
+a, b = t(rp), t(pr)
+assert abs(a["error"]) < 5, ("replayed arrivals: throughput off by %.1f%%" % a["error"], a)
+wa, wb = a["pi_high"] - a["pi_low"], b["pi_high"] - b["pi_low"]
+assert wb > 3 * wa, ("the process's interval is not wider than the replay's", wa, wb)
+print("validate, arrivals replayed: ok (throughput %+.1f%%, intervals %.3f and %.3f)" % (a["error"], wa, wb))
+EOF2
+expect 2 validate "$cs" "${pois[@]}" --measured pois.json --arrivals sometimes
+has err.txt "--arrivals: expected replay or process, got \"sometimes\""
+
 if [ "$fails" -ne 0 ]; then
   echo "test_validate: $fails failure(s)"
   exit 1
