@@ -22,7 +22,10 @@
 # shared while the calibration ran: its runs move to STATE/rejected-K/runs (kept in the
 # archive) and the calibration runs again, once (GATE_TRIES, default 2, tries in all);
 # the last try is kept whatever its steal. The log says which. The gate's rows are those
-# run.sh runs: ROWS and SKIP apply (validation.selected).
+# run.sh runs: ROWS and SKIP apply (validation.selected). GATE_EACH=1 (the eleventh
+# session's protocol) gates every run instead of the median: the runs above SHARE move to
+# rejected-K and only they run again (a run that alone sets a parameter, such as the
+# batch multipliers' cal20-b2, passes a median gate however contended it was).
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: [FIRST=1] [DONE=REGEX] bash $0 BIN TSV..." >&2; exit 2; }
 bin=$1; shift
@@ -41,13 +44,14 @@ if [ -n "${GATE:-}" ]; then
   while :; do
     OUT=$STATE RESUME=1 WARMUP=$warm DEADLINE=$(left) bash docs/data/validation/run.sh "$bin" "$calib" || rc=1
     warm=
-    # the median host_steal of the calibration's runs, or "incomplete" while some have not run
-    med=$(python3 - "$STATE/runs" "$calib" <<'PY'
+    # the median host_steal of the calibration's runs and the runs above the gate, or
+    # "incomplete" while some have not run
+    read -r med over <<<"$(python3 - "$STATE/runs" "$calib" "$GATE" <<'PY'
 import gzip, json, os, sys
 sys.path.insert(0, "scripts")
 from validation import read_tsv, selected
-d, names = sys.argv[1], [r["name"] for r in read_tsv(sys.argv[2]) if selected(r["name"])]
-v = []
+d, names, gate = sys.argv[1], [r["name"] for r in read_tsv(sys.argv[2]) if selected(r["name"])], float(sys.argv[3])
+v, over = [], []
 for n in names:
     p = os.path.join(d, n + ".spans.jsonl.gz")
     if not os.path.exists(os.path.join(d, n + ".json")) or not os.path.exists(p):
@@ -55,24 +59,30 @@ for n in names:
     with gzip.open(p, "rt") as fh:
         s = json.loads(fh.readline()).get("host_steal")
     v.append(s if s is not None else 0.0)
+    if v[-1] > gate:
+        over.append(n)
 v.sort()
-print("%.6f" % ((v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2))
+print("%.6f" % ((v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2), " ".join(over))
 PY
-)
+)"
     [ "$med" = incomplete ] && break   # the next call goes on with it
     tries=$(( $(ls -d "$STATE"/rejected-* 2>/dev/null | wc -l) + 1 ))
-    if python3 -c "import sys; sys.exit(0 if float('$med') <= float('$GATE') else 1)" || [ "$tries" -ge "${GATE_TRIES:-2}" ]; then
-      echo "== calibration kept (try $tries): median host_steal $med, gate $GATE" | tee -a "$STATE/log.txt"
+    # GATE_EACH=1 (the eleventh session's protocol): every run at most the gate, and only
+    # the runs above it run again; else the median decides and all of them run again
+    if [ -n "${GATE_EACH:-}" ]; then ok=$([ -z "$over" ] && echo 1); what="runs above the gate: ${over:-none}"
+    else ok=$(python3 -c "print(1 if float('$med') <= float('$GATE') else '')"); what="median host_steal $med"; fi
+    if [ -n "$ok" ] || [ "$tries" -ge "${GATE_TRIES:-2}" ]; then
+      echo "== calibration kept (try $tries): $what, gate $GATE (median $med)" | tee -a "$STATE/log.txt"
       break
     fi
     mkdir -p "$STATE/rejected-$tries/runs"
-    python3 - "$STATE" "$calib" "$tries" <<'PY'
+    python3 - "$STATE" "$calib" "$tries" ${GATE_EACH:+$over} <<'PY'
 import os, sys
 sys.path.insert(0, "scripts")
 from validation import read_tsv, selected
-st, k = sys.argv[1], sys.argv[3]
+st, k, only = sys.argv[1], sys.argv[3], set(sys.argv[4:])
 for r in read_tsv(sys.argv[2]):
-    if not selected(r["name"]):
+    if not selected(r["name"]) or (only and r["name"] not in only):
         continue
     for f in os.listdir(os.path.join(st, "runs")):
         if f.startswith(r["name"] + "."):
@@ -80,7 +90,7 @@ for r in read_tsv(sys.argv[2]):
             os.rename(os.path.join(st, "runs", f), to)
             os.utime(to)  # packed by this call, whichever call made it
 PY
-    echo "== calibration rejected (try $tries): median host_steal $med above the gate $GATE; its runs in rejected-$tries, run again" | tee -a "$STATE/log.txt"
+    echo "== calibration rejected (try $tries): $what, gate $GATE; those runs in rejected-$tries, run again" | tee -a "$STATE/log.txt"
   done
 fi
 if [ "${med:-}" != incomplete ]; then
