@@ -349,22 +349,26 @@ static void fmt_val(char *o, size_t n, const vrow *r, double v) {
 
 static const char *verdict_name(int v) { return v < 0 ? NULL : v ? "inside" : "outside"; }
 
+/* How the simulated windows' arrivals came (open scenarios only). */
+typedef enum varr { VA_CLOSED, VA_REPLAYED, VA_PROCESS, VA_CANNOT } varr;
+static const char varr_why[] = "the arrivals cannot be drawn again (that needs measure's reports of one replication "
+                               "each, all of one seed; spans do not record the seed)";
+
 static void render_table(ps_buf *b, const scenario *s, const measured *m, const char *const *meas, int nmeas,
-                         int windows, const char *arrivals, const vrow *rows, int nrows) {
+                         int windows, varr arrivals, const vrow *rows, int nrows) {
   ps_buf_printf(b, "scenario  %s (model %s), mutex %s, %d GPU%s x %d workers, batch %d\n", s->name, s->model->name,
                 s->mutex_name ? s->mutex_name : "none", s->gpus, s->gpus > 1 ? "s" : "", s->workers_per_gpu, s->batch);
   ps_buf_printf(b, "predicted %d simulated windows of %lld partitions (warm-up %lld, cool-down %lld)\n", windows,
                 (long long)s->partitions, (long long)s->warmup, (long long)s->cooldown);
   ps_buf_printf(b, "measured  %s, %s (%d replication%s)\n", meas[0], m->what, m->nreps, m->nreps == 1 ? "" : "s");
   for (int i = 1; i < nmeas; i++) ps_buf_printf(b, "   and    %s\n", meas[i]);
-  if (arrivals && !strcmp(arrivals, "replayed"))
+  if (arrivals == VA_REPLAYED)
     ps_buf_printf(b, "arrivals  replayed: every window gets the measured run's %lld proof arrivals (seed %llu),\n"
                      "          drawn again as measure drew them\n", (long long)s->ntrace, (unsigned long long)m->seed);
-  else if (arrivals && !strcmp(arrivals, "process"))
+  else if (arrivals == VA_PROCESS)
     ps_buf_printf(b, "arrivals  each window draws its own from the scenario's process (--arrivals process)\n");
-  else if (arrivals)
-    ps_buf_printf(b, "arrivals  each window draws its own from the scenario's process: %s\n",
-                  arrivals + strlen("process: "));
+  else if (arrivals == VA_CANNOT)
+    ps_buf_printf(b, "arrivals  each window draws its own from the scenario's process: %s\n", varr_why);
   if (m->nreps == 1)
     ps_buf_printf(b, "interval  95%% prediction: where 95%% of single measured windows fall when the model\n"
                      "          is right (the 2.5th to 97.5th percentile of the simulated windows)\n\n");
@@ -406,7 +410,7 @@ static void render_table(ps_buf *b, const scenario *s, const measured *m, const 
 }
 
 static char *render_json(const char *path, const scenario *s, const char *const *sets, int nsets, const measured *m,
-                         const char *const *meas, int nmeas, int windows, const char *arrivals, const vrow *rows,
+                         const char *const *meas, int nmeas, int windows, varr arrivals, const vrow *rows,
                          int nrows, double worst) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "schema", "provesim.validate/1");
@@ -425,15 +429,14 @@ static char *render_json(const char *path, const scenario *s, const char *const 
   cJSON_AddNumberToObject(me, "replications", m->nreps);
   report_json_num(me, "host_steal", m->steal >= 0 ? m->steal : NAN);
   cJSON_AddNumberToObject(root, "windows", windows);
-  if (arrivals) { /* open scenarios only: replayed, or each window its own (and why) */
+  if (arrivals != VA_CLOSED) { /* replayed, or each window its own (and why) */
     cJSON *ar = cJSON_AddObjectToObject(root, "arrivals");
-    int rp = !strcmp(arrivals, "replayed");
-    cJSON_AddStringToObject(ar, "mode", rp ? "replayed" : "process");
-    if (rp) {
+    cJSON_AddStringToObject(ar, "mode", arrivals == VA_REPLAYED ? "replayed" : "process");
+    if (arrivals == VA_REPLAYED) {
       cJSON_AddNumberToObject(ar, "seed", (double)m->seed);
       cJSON_AddNumberToObject(ar, "proofs", (double)s->ntrace);
-    } else if (strcmp(arrivals, "process")) {
-      cJSON_AddStringToObject(ar, "why", arrivals + strlen("process: "));
+    } else if (arrivals == VA_CANNOT) {
+      cJSON_AddStringToObject(ar, "why", varr_why);
     }
   }
   cJSON_AddNumberToObject(root, "level", 0.95);
@@ -470,7 +473,7 @@ int sim_cmd_validate(int argc, char **argv) {
   const char **sets = xcalloc((size_t)argc, sizeof *sets), **meas = xcalloc((size_t)argc, sizeof *meas);
   int nmeas = 0;
   int nsets = 0, threads = 0, windows = VALIDATE_WINDOWS, strict = 0, json = 0, rc = PS_EXIT_USAGE, replay = 1;
-  const char *arrivals = NULL; /* how the simulated windows' arrivals came, for the output */
+  varr arrivals = VA_CLOSED;
   double max_pp = NAN;
   scenario *s = NULL;
   sim_result *res = NULL;
@@ -563,10 +566,9 @@ int sim_cmd_validate(int argc, char **argv) {
       free(s->trace_path);
       s->trace_t = t, s->ntrace = np, s->rate_scale = 1, s->arrivals = ARR_TRACE;
       s->trace_path = xstrdup("(the measured run's arrivals)");
-      arrivals = "replayed";
+      arrivals = VA_REPLAYED;
     } else {
-      arrivals = !replay ? "process" : "process: the arrivals cannot be drawn again (that needs measure's reports "
-                                       "of one replication each, all of one seed; spans do not record the seed)";
+      arrivals = replay ? VA_CANNOT : VA_PROCESS;
     }
   }
   if (lr == PS_OK) {
