@@ -174,6 +174,48 @@ def selected(name, env=os.environ):
     return (not rows or re.search(rows, name) is not None) and not (skip and re.search(skip, name))
 
 
+def calibration_steal(runs, tsv, gate):
+    """The calibration gate's reading (session.sh): over the rows of TSV that run.sh runs
+    (selected), the median of their spans headers' host_steal (a header without it counts
+    0) and the names of the runs above GATE, in the TSV's order; None while a row has no
+    report or spans in RUNS yet (0 and none when no row is selected)."""
+    v, over = [], []
+    for r in read_tsv(tsv):
+        n = r["name"]
+        if not selected(n):
+            continue
+        p = os.path.join(runs, n + ".spans.jsonl.gz")
+        if not os.path.exists(os.path.join(runs, n + ".json")) or not os.path.exists(p):
+            return None
+        with gzip.open(p, "rt") as fh:
+            s = json.loads(fh.readline()).get("host_steal")
+        v.append(s if s is not None else 0.0)
+        if v[-1] > gate:
+            over.append(n)
+    if not v:
+        return 0.0, []  # no calibration rows selected: nothing to hold the session back
+    v.sort()
+    return (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2, over
+
+
+def set_aside(state, tsv, k, only=()):
+    """Moves the files of the calibration's runs (the rows of TSV that run.sh runs, or only
+    those named in ONLY) from STATE/runs to STATE/rejected-K/runs, touched so that the
+    device call packs them whichever call made them; run.sh then runs them again."""
+    dest = os.path.join(state, "rejected-%s" % k, "runs")
+    os.makedirs(dest, exist_ok=True)
+    only = set(only)
+    files = sorted(os.listdir(os.path.join(state, "runs")))
+    for r in read_tsv(tsv):
+        if not selected(r["name"]) or (only and r["name"] not in only):
+            continue
+        for f in files:
+            if f.startswith(r["name"] + "."):
+                to = os.path.join(dest, f)
+                os.rename(os.path.join(state, "runs", f), to)
+                os.utime(to)
+
+
 def run(cmd, env=None):
     p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, env=env)
     if p.returncode not in (0, 1):

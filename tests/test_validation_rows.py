@@ -28,6 +28,46 @@ for tsv in tsvs:
         if got != want:
             failed += 1
             print("FAIL %s with %s: run.sh runs %s, selected gives %s" % (os.path.basename(tsv), env, want, got))
+# The calibration gate (session.sh): the median steal over the rows run.sh runs, the runs
+# above the gate in the list's order, None while one has not run; set_aside moves all the
+# selected runs' files, or only the named ones.
+import gzip, json, tempfile  # noqa: E402
+from validation import calibration_steal, set_aside  # noqa: E402
+with tempfile.TemporaryDirectory() as d:
+    runs = os.path.join(d, "runs")
+    os.makedirs(runs)
+    tsv = os.path.join(d, "c.tsv")
+    steal = {"a": 0.001, "b": 0.15, "c-a": 0.9, "d": None, "e": 0.03}  # c-a: SKIP leaves it out
+    open(tsv, "w").write("".join("%s\t2^20\tsystem.workers_per_gpu=1\n" % n for n in steal))
+    def put(n):
+        open(os.path.join(runs, n + ".json"), "w").write("{}")
+        h = {"schema": "provesim.spans/1"}
+        if steal[n] is not None:
+            h["host_steal"] = steal[n]
+        with gzip.open(os.path.join(runs, n + ".spans.jsonl.gz"), "wt") as fh:
+            fh.write(json.dumps(h) + "\n")
+    for n in ("a", "b", "d"):
+        put(n)
+    env = {"SKIP": "-(a|b)$"}
+    os.environ.update(env)
+    got = [calibration_steal(runs, tsv, 0.02)]
+    put("e")
+    got.append(calibration_steal(runs, tsv, 0.02))
+    want = [None, (0.0155, ["b", "e"])]  # a, b, d (0), e: the median of 0, 0.001, 0.03, 0.15
+    checks += 1
+    if got[0] is not None or got[1][1] != want[1][1] or abs(got[1][0] - want[1][0]) > 1e-12:
+        failed += 1
+        print("FAIL calibration_steal: got %r, expected %r" % (got, want))
+    set_aside(d, tsv, 1, ["b"])
+    left, moved = sorted(os.listdir(runs)), sorted(os.listdir(os.path.join(d, "rejected-1", "runs")))
+    set_aside(d, tsv, 2)
+    left2 = sorted(os.listdir(runs))
+    checks += 1
+    if moved != ["b.json", "b.spans.jsonl.gz"] or "b.json" in left or left2:
+        failed += 1
+        print("FAIL set_aside: moved %r, left %r, then left %r" % (moved, left, left2))
+    for k in env:
+        del os.environ[k]
 if checks < 20 or not any(selected(n, {"SKIP": "-(a|b)$|g2"}) != selected(n, {})
                           for t in tsvs for n in (r["name"] for r in read_tsv(t))):
     print("FAIL the run lists changed: no row that SKIP leaves out, or fewer than 20 checks")

@@ -46,25 +46,11 @@ if [ -n "${GATE:-}" ]; then
     warm=
     # the median host_steal of the calibration's runs and the runs above the gate, or
     # "incomplete" while some have not run
-    read -r med over <<<"$(python3 - "$STATE/runs" "$calib" "$GATE" <<'PY'
-import gzip, json, os, sys
-sys.path.insert(0, "scripts")
-from validation import read_tsv, selected
-d, names, gate = sys.argv[1], [r["name"] for r in read_tsv(sys.argv[2]) if selected(r["name"])], float(sys.argv[3])
-v, over = [], []
-for n in names:
-    p = os.path.join(d, n + ".spans.jsonl.gz")
-    if not os.path.exists(os.path.join(d, n + ".json")) or not os.path.exists(p):
-        print("incomplete"); sys.exit()
-    with gzip.open(p, "rt") as fh:
-        s = json.loads(fh.readline()).get("host_steal")
-    v.append(s if s is not None else 0.0)
-    if v[-1] > gate:
-        over.append(n)
-v.sort()
-print("%.6f" % ((v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2), " ".join(over))
-PY
-)"
+    read -r med over <<<"$(python3 -c '
+import sys; sys.path.insert(0, "scripts")
+from validation import calibration_steal
+g = calibration_steal(sys.argv[1], sys.argv[2], float(sys.argv[3]))
+print("incomplete" if g is None else "%.6f %s" % (g[0], " ".join(g[1])))' "$STATE/runs" "$calib" "$GATE")"
     [ "$med" = incomplete ] && break   # the next call goes on with it
     tries=$(( $(ls -d "$STATE"/rejected-* 2>/dev/null | wc -l) + 1 ))
     # GATE_EACH=1 (the eleventh session's protocol): every run at most the gate, and only
@@ -75,27 +61,20 @@ PY
       echo "== calibration kept (try $tries): $what, gate $GATE (median $med)" | tee -a "$STATE/log.txt"
       break
     fi
-    mkdir -p "$STATE/rejected-$tries/runs"
-    python3 - "$STATE" "$calib" "$tries" ${GATE_EACH:+$over} <<'PY'
-import os, sys
-sys.path.insert(0, "scripts")
-from validation import read_tsv, selected
-st, k, only = sys.argv[1], sys.argv[3], set(sys.argv[4:])
-for r in read_tsv(sys.argv[2]):
-    if not selected(r["name"]) or (only and r["name"] not in only):
-        continue
-    for f in os.listdir(os.path.join(st, "runs")):
-        if f.startswith(r["name"] + "."):
-            to = os.path.join(st, "rejected-" + k, "runs", f)
-            os.rename(os.path.join(st, "runs", f), to)
-            os.utime(to)  # packed by this call, whichever call made it
-PY
+    python3 -c '
+import sys; sys.path.insert(0, "scripts")
+from validation import set_aside
+set_aside(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:])' "$STATE" "$calib" "$tries" ${GATE_EACH:+$over}
     echo "== calibration rejected (try $tries): $what, gate $GATE; those runs in rejected-$tries, run again" | tee -a "$STATE/log.txt"
   done
 fi
 if [ "${med:-}" != incomplete ]; then
   OUT=$STATE RESUME=1 WARMUP=$warm DEADLINE=$(left) bash docs/data/validation/run.sh "$bin" "$@" || rc=1
 fi
-(cd "$STATE" && find runs rejected-* -type f -newer "$stamp" 2>/dev/null | sort | tar -cf "$RET/call-$(date +%s).tar" -T - log.txt)
+arc=$RET/call-$(date +%s).tar
+if ! (cd "$STATE" && find runs $(ls -d rejected-* 2>/dev/null) -type f -newer "$stamp" | sort | tar -cf "$arc" -T - log.txt); then
+  echo "session.sh: could not write $arc: this call's runs are only in $STATE" >&2
+  rc=1
+fi
 echo "packed $(cd "$STATE" && find runs -name '*.json' -newer "$stamp" | wc -l) reports; $(ls "$STATE"/runs/*.json | wc -l) in all"
 exit $rc
