@@ -65,9 +65,9 @@ static const char validate_help[] =
     "                      again from its report's seed as measure drew them, so that the\n"
     "                      interval is the spread of windows with those arrivals (at 70%\n"
     "                      load other arrivals alone move p99 latency by tens of percent);\n"
-    "                      it needs measure's reports of one replication, of one seed\n"
-    "                      (spans do not record the seed). process: every window draws its\n"
-    "                      own, as simulate does\n"
+    "                      it needs measure's reports or spans of one replication each,\n"
+    "                      all of one seed. process: every window draws its own, as\n"
+    "                      simulate does\n"
     "  --strict            exit 1 when any metric is outside its prediction interval\n"
     "  --max-error-pp X    exit 1 when a GPU's predicted mean utilization is off by more\n"
     "                      than X points\n"
@@ -120,8 +120,9 @@ typedef struct measured {
                               report's measurement), -1 when none recorded it */
   const char *kind;        /* "report" or "spans" */
   const char *what;        /* the kind, and for spans where utilization came from */
-  int replayable;          /* every file a report of `measure` of one replication, all with
-                              the same run.seed: their arrivals can be drawn again */
+  int replayable;          /* every file measure's report or spans (with the seed in its
+                              header) of one replication, all with the same run.seed:
+                              their arrivals can be drawn again */
   uint64_t seed;           /* that seed */
 } measured;
 
@@ -159,6 +160,10 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
     }
     if (r == 0) return PS_EINPUT;
     m->nreps = r;
+    if (sm.arrivals_seed >= 0 && r == 1) { /* measure's spans of one replication */
+      m->replayable = 1;
+      m->seed = (uint64_t)sm.arrivals_seed;
+    }
     m->ngpus = acc.ngpus;
     for (int g = 0; g < acc.ngpus; g++) m->util[g] = acc.gpu_util[g] / r;
     m->tput = acc.throughput_pps / r;
@@ -351,8 +356,8 @@ static const char *verdict_name(int v) { return v < 0 ? NULL : v ? "inside" : "o
 
 /* How the simulated windows' arrivals came (open scenarios only). */
 typedef enum varr { VA_CLOSED, VA_REPLAYED, VA_PROCESS, VA_CANNOT } varr;
-static const char varr_why[] = "the arrivals cannot be drawn again (that needs measure's reports of one replication "
-                               "each, all of one seed; spans do not record the seed)";
+static const char varr_why[] = "the arrivals cannot be drawn again (that needs measure's reports or spans of one "
+                               "replication each, all of one seed, recorded in spans since 2026-12-02)";
 
 static void render_table(ps_buf *b, const scenario *s, const measured *m, const char *const *meas, int nmeas,
                          int windows, varr arrivals, const vrow *rows, int nrows) {

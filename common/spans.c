@@ -42,6 +42,7 @@ long spans_format_header(ps_buf *b, const span_header *h) {
     ps_buf_printf(b, ",\"host_steal\":%.6f", h->host_steal);
   }
   if (h->t0_monotonic > 0) ps_buf_printf(b, ",\"t0_monotonic\":%.9f", h->t0_monotonic);
+  if (h->has_seed) ps_buf_printf(b, ",\"seed\":%lld", (long long)h->seed);
   ps_buf_append(b, "}\n", 2);
   return slot;
 }
@@ -418,7 +419,7 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       seen_header = 1;
-      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0, 0, SPANS_STEAL_NONE, 0};
+      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0, 0, SPANS_STEAL_NONE, 0, 0, 0};
       double t0m;
       if (!num(o, "t0_monotonic", &t0m) && t0m > 0 && t0m < 1e12) h.t0_monotonic = t0m;
       int64_t cores;
@@ -429,6 +430,13 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       h.cpu_cores = (int)cores;
+      int64_t seed;
+      if (int_member(o, "seed", 0, 9007199254740992.0, -1, &seed)) {
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: seed: expected an integer from 0 to 2^53 (the run's seed)", path, lineno);
+        cJSON_Delete(o);
+        break;
+      }
+      if (seed >= 0) h.has_seed = 1, h.seed = seed;
       const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "host_steal");
       if (st && !cJSON_IsNull(st)) {
         if (!cJSON_IsNumber(st) || !(st->valuedouble >= 0 && st->valuedouble <= 1)) {

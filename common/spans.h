@@ -56,6 +56,9 @@ typedef struct span_header {
                            (measure knows it only at the end of the run) */
   double host_steal;    /* the share of the run's cores' busy time the hypervisor gave to
                            other guests (steal, from /proc/stat), 0 to 1 */
+  int has_seed;         /* 1: seed is recorded (measure: the run.seed its arrivals were drawn
+                           from, core/arrivals.h); 0: not */
+  int64_t seed;         /* 0 to 2^53 (JSON numbers are exact up to there) */
 } span_header;
 
 /* A run that lost more than this share of its cores' busy time to steal ran on a shared

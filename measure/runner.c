@@ -584,7 +584,9 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
       }
     if (ci) fclose(ci);
     span_header h = {.source = "prover", .scenario = s->name, .host = host, .gpu = devname, .cpu = cpu[0] ? cpu : NULL,
-                     .cpu_cores = R->cores, .steal = have_steal ? SPANS_STEAL_SLOT : SPANS_STEAL_NONE};
+                     .cpu_cores = R->cores, .steal = have_steal ? SPANS_STEAL_SLOT : SPANS_STEAL_NONE,
+                     /* validate draws the arrivals again from it (core/arrivals.h) */
+                     .has_seed = s->seed <= (1ULL << 53), .seed = (int64_t)s->seed};
     long base = o->spans_file ? ftell(o->spans_file) : 0, slot = spans_format_header(&res->spans, &h);
     if (slot >= 0 && base >= 0) steal_at = base + slot;
     R->spans_out = &res->spans;

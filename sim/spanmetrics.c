@@ -27,6 +27,7 @@ typedef struct callrec {
 typedef struct sm_ctx {
   int rep, bad_gpu, have_kernels, maxgpu;
   double steal; /* the header's host_steal, -1 when not recorded */
+  int64_t seed; /* measure's run.seed from the header, -1 when not recorded */
   int maxrep;   /* the largest replication number in the file */
   /* pass 1: the calls, and their table (slot: index + 1, 0 = empty) */
   callrec *c;
@@ -117,12 +118,14 @@ static int by_end(const void *a, const void *b) {
 }
 
 static int steal_hdr(void *ctx, const span_header *h) {
-  ((sm_ctx *)ctx)->steal = h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1;
+  sm_ctx *c = ctx;
+  c->steal = h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1;
+  c->seed = h->has_seed && h->source && !strcmp(h->source, "prover") ? h->seed : -1;
   return 0;
 }
 
 int span_metrics_file(const char *path, int rep, long warmup, long cooldown, span_metrics *out, ps_err *e) {
-  sm_ctx c = {.rep = rep, .maxgpu = -1, .steal = -1};
+  sm_ctx c = {.rep = rep, .maxgpu = -1, .steal = -1, .seed = -1};
   int rc = spans_read(path, steal_hdr, pass1, &c, e);
   if (rc != PS_OK) {
     if (c.bad_gpu) rc = ps_fail(e, PS_EINPUT, "%s: a span names a GPU outside 0..%d", path, PS_MAX_GPUS - 1);
@@ -131,6 +134,7 @@ int span_metrics_file(const char *path, int rep, long warmup, long cooldown, spa
   memset(out, 0, sizeof *out);
   out->host_steal = c.steal;
   out->reps_in_file = c.maxrep + 1;
+  out->arrivals_seed = c.seed;
   long total = 0;
   for (size_t i = 0; i < c.n; i++) total += c.c[i].k;
   if (c.n == 0 || total - cooldown <= warmup) {

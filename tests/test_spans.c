@@ -163,6 +163,46 @@ START_TEST(header_host_steal) {
 }
 END_TEST
 
+static int seed_cb(void *ctx, const span_header *h) {
+  *(int64_t *)ctx = h->has_seed ? h->seed : -1;
+  return 0;
+}
+
+/* The header's seed (measure's run.seed, from which validate draws its arrivals again):
+ * written when recorded, read back exactly up to 2^53, checked. */
+START_TEST(header_seed) {
+  ps_buf b = {0};
+  ps_err e = {{0}};
+  const int64_t seeds[] = {0, 5, (int64_t)1 << 53};
+  for (int i = 0; i < 3; i++) {
+    span_header h = {.source = "prover", .scenario = "s", .has_seed = 1, .seed = seeds[i]};
+    b.len = 0;
+    spans_format_header(&b, &h);
+    char *p = write_tmp(b.p);
+    int64_t got = -2;
+    ck_assert_int_eq(spans_read(p, seed_cb, NULL, &got, &e), PS_OK);
+    ck_assert_int_eq(got, seeds[i]);
+    unlink(p);
+    free(p);
+  }
+  span_header h = {.source = "sim", .scenario = "s"};
+  b.len = 0;
+  spans_format_header(&b, &h);
+  ck_assert_ptr_null(strstr(b.p, "seed"));
+  char *p = write_tmp(b.p);
+  int64_t got = -2;
+  ck_assert_int_eq(spans_read(p, seed_cb, NULL, &got, &e), PS_OK);
+  ck_assert_int_eq(got, -1);
+  unlink(p);
+  free(p);
+  bad("{\"schema\":\"provesim.spans/1\",\"seed\":-1}\n", ":1: seed: expected an integer from 0 to 2^53");
+  bad("{\"schema\":\"provesim.spans/1\",\"seed\":1e300}\n", ":1: seed: expected an integer");
+  bad("{\"schema\":\"provesim.spans/1\",\"seed\":\"5\"}\n", ":1: seed: expected an integer");
+  bad("{\"schema\":\"provesim.spans/1\",\"seed\":2.5}\n", ":1: seed: expected an integer");
+  ps_buf_free(&b);
+}
+END_TEST
+
 START_TEST(wrong_schema_named_not_freed) {
   /* The message once printed the schema after freeing it (ASan: use after free). */
   bad("{\"schema\":\"something-else/9\"}\n", ":1: schema: expected \"provesim.spans/1\" in the first line, got \"something-else/9\"");
@@ -369,6 +409,7 @@ int main(void) {
   tcase_add_test(tc, wrong_schema_named_not_freed);
   tcase_add_test(tc, header_cpu_cores);
   tcase_add_test(tc, header_host_steal);
+  tcase_add_test(tc, header_seed);
   tcase_add_test(tc, ids_out_of_range);
   tcase_add_test(tc, times_and_trailing_text);
   tcase_add_test(tc, long_line_bounded);

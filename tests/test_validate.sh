@@ -217,8 +217,9 @@ EOF
 # CPU, seed 5) against windows that get the arrivals it had, drawn again from the report's
 # seed (validate's scenario says seed 1). With them the window's throughput follows the
 # measured arrivals (a 30% load leaves room for a loaded machine's slower cpu phases);
-# each window drawing its own (--arrivals process) spreads it several times wider. A
-# spans file does not record its seed, so it gets the process, and says why.
+# each window drawing its own (--arrivals process) spreads it several times wider.
+# measure's spans carry the seed in their header and replay too; the simulator's spans
+# (other arrivals, no seed) get the process, and say why.
 cs=$src/tests/data/measure/const-seed.yaml
 pois=(--set "workload.arrivals={process: poisson, proofs_per_hour: 14400}" --set workload.partitions=24
       --set run.warmup=2 --set run.cooldown=2)
@@ -226,14 +227,18 @@ expect 0 measure "$cs" --backend cpu "${pois[@]}" --set run.seed=5 --json -o poi
 expect 0 validate "$cs" "${pois[@]}" --measured pois.json --json -o replay.json
 expect 0 validate "$cs" "${pois[@]}" --measured pois.json --json --arrivals process -o process.json
 expect 0 validate "$cs" "${pois[@]}" --measured pois.jsonl --json -o spans.json
+expect 0 simulate "$cs" "${pois[@]}" --spans simpois.jsonl -o simpois.txt
+expect 0 validate "$cs" "${pois[@]}" --measured simpois.jsonl --json -o simspans.json
+head -1 pois.jsonl | grep -qF '"seed":5' || fail "measure's spans header lacks \"seed\":5: $(head -c 300 pois.jsonl)"
 expect 0 validate "$cs" "${pois[@]}" --measured pois.json
 has out.txt "arrivals  replayed: every window gets the measured run's 24 proof arrivals (seed 5)"
-python3 - replay.json process.json spans.json <<'EOF2' || fails=$((fails + 1))
+python3 - replay.json process.json spans.json simspans.json <<'EOF2' || fails=$((fails + 1))
 import json, sys
-rp, pr, sp = (json.load(open(p)) for p in sys.argv[1:])
+rp, pr, sp, ss = (json.load(open(p)) for p in sys.argv[1:])
 assert rp["arrivals"] == {"mode": "replayed", "seed": 5, "proofs": 24}, rp["arrivals"]
 assert pr["arrivals"] == {"mode": "process"}, pr["arrivals"]
-assert sp["arrivals"]["mode"] == "process" and "cannot be drawn again" in sp["arrivals"]["why"], sp["arrivals"]
+assert sp["arrivals"] == {"mode": "replayed", "seed": 5, "proofs": 24}, sp["arrivals"]
+assert ss["arrivals"]["mode"] == "process" and "cannot be drawn again" in ss["arrivals"]["why"], ss["arrivals"]
 t = lambda d: next(r for r in d["metrics"] if r["metric"] == "throughput")
 a, b = t(rp), t(pr)
 assert abs(a["error"]) < 5, ("replayed arrivals: throughput off by %.1f%%" % a["error"], a)
