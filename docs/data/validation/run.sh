@@ -14,7 +14,8 @@
 # Each run writes OUT/runs/NAME.json (its report), NAME.spans.jsonl.gz and NAME.sets (the
 # overrides it ran with, one per line, for the predictions) and NAME.host (the cpu lines of
 # /proc/stat before and after it: the summary line gives the hypervisor's steal over the
-# CPUs the run was confined to); PARTS20 and PARTS22 (default 60
+# CPUs the run was confined to, as a share of their time, and in brackets the spans
+# header's host_steal, a share of their busy time, which the gate reads); PARTS20 and PARTS22 (default 60
 # and 30) are the partitions of a closed run at 2^20 and 2^22 constraints; OUT/log.txt
 # has the machine (GPU, driver, CPU and its topology) and every run's summary line. WARMUP=N
 # first runs N partitions of the reference settings (one worker, 2^20, the default policy)
@@ -89,6 +90,16 @@ try:
     st = host_steal(host, int(cores) if cores else None)
     steal = "" if st is None else " steal %.2f%%" % (100 * st)
 except (ImportError, OSError, KeyError, IndexError, ValueError):
+    pass
+# and the spans header's host_steal (measure's reading: a share of the run's cores' busy
+# time, what calibrate warns about and session.sh's gate reads), when recorded
+try:
+    import gzip
+    with gzip.open(p[:-len(".json")] + ".spans.jsonl.gz", "rt") as fh:
+        hs = json.loads(fh.readline()).get("host_steal")
+    if hs is not None:
+        steal += " (%.2f%% of its cores' busy time)" % (100 * hs)
+except (OSError, ValueError):
     pass
 if os.path.exists(p):
     m = json.load(open(p))["metrics"]
