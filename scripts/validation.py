@@ -174,6 +174,13 @@ def selected(name, env=os.environ):
     return (not rows or re.search(rows, name) is not None) and not (skip and re.search(skip, name))
 
 
+def header_steal(spans):
+    """A spans file's header host_steal (measure's share of the run's cores' busy time
+    given to other guests), or None when the header does not record it."""
+    with gzip.open(spans, "rt") if spans.endswith(".gz") else open(spans) as fh:
+        return json.loads(fh.readline()).get("host_steal")
+
+
 def calibration_steal(runs, tsv, gate):
     """The calibration gate's reading (session.sh): over the rows of TSV that run.sh runs
     (selected), the median of their spans headers' host_steal (a header without it counts
@@ -187,8 +194,7 @@ def calibration_steal(runs, tsv, gate):
         p = os.path.join(runs, n + ".spans.jsonl.gz")
         if not os.path.exists(os.path.join(runs, n + ".json")) or not os.path.exists(p):
             return None
-        with gzip.open(p, "rt") as fh:
-            s = json.loads(fh.readline()).get("host_steal")
+        s = header_steal(p)
         v.append(s if s is not None else 0.0)
         if v[-1] > gate:
             over.append(n)

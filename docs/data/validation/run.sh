@@ -94,12 +94,11 @@ except (ImportError, OSError, KeyError, IndexError, ValueError):
 # and the spans header's host_steal (measure's reading: a share of the run's cores' busy
 # time, what calibrate warns about and session.sh's gate reads), when recorded
 try:
-    import gzip
-    with gzip.open(p[:-len(".json")] + ".spans.jsonl.gz", "rt") as fh:
-        hs = json.loads(fh.readline()).get("host_steal")
+    from validation import header_steal
+    hs = header_steal(p[:-len(".json")] + ".spans.jsonl.gz")
     if hs is not None:
         steal += " (%.2f%% of its cores' busy time)" % (100 * hs)
-except (OSError, ValueError):
+except (ImportError, OSError, ValueError):
     pass
 if os.path.exists(p):
     m = json.load(open(p))["metrics"]
