@@ -80,6 +80,12 @@ static const char calibrate_help[] =
     "                    first: s1}) in place of the pooled s. The table reports the order\n"
     "                    with or without it; when the overlap runs do not identify it, the\n"
     "                    table says why and the model keeps the pooled s\n"
+    "  --gpu-pairs       each GPU phase's rate beside exactly one other, by the other's\n"
+    "                    phase: write gpu_pairs: {P: {Q: rate}} for the pairs the overlap\n"
+    "                    runs identify (a tenth of P's overlapped time and 0.05 s beside Q,\n"
+    "                    three spans mostly there); other pairs and three or more at once\n"
+    "                    keep gpu_overlap's law. The table prints each rate beside the\n"
+    "                    pooled law's\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
@@ -133,6 +139,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
       overlap[noverlap++] = v;
     } else if (!strcmp(a, "--gpu-order")) {
       ovflags |= CALIB_OV_ORDER;
+    } else if (!strcmp(a, "--gpu-pairs")) {
+      ovflags |= CALIB_OV_PAIRS;
     } else if (cli_is_opt(a, "--contention")) {
       if (!(v = cli_optval(argc, argv, &i, "--contention"))) goto missing;
       if (!strcmp(v, "across")) ovflags |= CALIB_OV_ACROSS;
@@ -274,6 +282,16 @@ int sim_cmd_calibrate(int argc, char **argv) {
     else
       ps_buf_printf(&t, "GPU overlap by order of start: not identified (%s); one interference for both\n",
                     ovr.first_why);
+    if (ovflags & CALIB_OV_PAIRS) { /* only when asked: the other options' tables stay as they were */
+      ps_buf_printf(&t, "GPU overlap by pairs (beside exactly one other, rate of solo speed; the pooled law's in "
+                    "brackets):");
+      for (int k = 0; k < ovr.npairs; k++)
+        ps_buf_printf(&t, "%s %s beside %s %.4f [%.4f] (%.3f s)", k ? "," : "", m->phases[ovr.pairs[k].phase].name,
+                      m->phases[ovr.pairs[k].beside].name, ovr.pairs[k].rate, ovr.pairs[k].pooled,
+                      ovr.pairs[k].time_s);
+      ps_buf_printf(&t, "%s%s%s\n", ovr.npairs ? "" : " none identified", ovr.pairs_why[0] ? "; not identified: " : "",
+                    ovr.pairs_why);
+    }
     if (ovr.cpu_side_by_side > 0) {
       ps_buf_printf(&t, "CPU contention (%s): cpu phases beside other workers' slow by 1/(1 + %.4f m)\n", ov.p,
                     ovr.cpu_contention);

@@ -66,6 +66,10 @@ typedef struct model {
   int has_first;         /* gpu_overlap.first is given: */
   double interference_first; /* s1: the one of the n phases that started first runs at
                             1 / (1 + s1 (n - 1)) instead (read only with has_first) */
+  double *pair_rate;     /* gpu_pairs: nphases x nphases, [p * nphases + q] the rate (of its
+                            solo speed) at which GPU phase p runs beside exactly one other,
+                            of phase q, on a shared GPU; 0 where not given (gpu_overlap's law
+                            then). NULL without the key */
   double cpu_contention; /* c: with m other cpu phases running, a cpu phase runs at
                             1 / (1 + c m) of its speed (memory bandwidth and caches the
                             cores share); default 0 */

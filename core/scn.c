@@ -804,6 +804,17 @@ cJSON *scn_to_json(const scenario *s) {
   cJSON_AddStringToObject(sys, "gpu_sharing", s->gpu_shared ? "shared" : "exclusive");
   if (m->gpu_overlap) cJSON_AddNumberToObject(sys, "gpu_interference", m->interference);
   if (m->gpu_overlap && m->has_first) cJSON_AddNumberToObject(sys, "gpu_interference_first", m->interference_first);
+  if (m->pair_rate) { /* gpu_pairs: {P: {Q: r}}, the phases in model order */
+    cJSON *gp = cJSON_AddObjectToObject(sys, "gpu_pairs");
+    for (int p = 0; p < m->nphases; p++)
+      for (int q = 0; q < m->nphases; q++) {
+        double r = m->pair_rate[p * m->nphases + q];
+        if (r <= 0) continue;
+        cJSON *row = cJSON_GetObjectItemCaseSensitive(gp, m->phases[p].name);
+        if (!row) row = cJSON_AddObjectToObject(gp, m->phases[p].name);
+        cJSON_AddNumberToObject(row, m->phases[q].name, r);
+      }
+  }
   if (m->cpu_contention > 0) cJSON_AddNumberToObject(sys, "cpu_contention", m->cpu_contention);
   if (m->host_speed_sd > 0) cJSON_AddNumberToObject(sys, "host_speed_sd", m->host_speed_sd);
   cJSON_AddStringToObject(sys, "cpu_sharing", s->cpu_fifo ? "fifo" : "ps");

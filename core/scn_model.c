@@ -207,7 +207,7 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 /* Models. */
 
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
-static const char *const MODEL_KEYS[] = {"model",          "source", "provenance", "gpu_overlap",
+static const char *const MODEL_KEYS[] = {"model",      "source",     "provenance", "gpu_overlap", "gpu_pairs",
                                          "cpu_contention", "host_speed", "gpu_memory", "phases", "scopes", NULL};
 static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
                                          "batch", "after",    "host_mem_gib", "busy", "host_threads", NULL};
@@ -387,6 +387,41 @@ static int rd_num_map(ld *c, node *x, const char *base, const char *name, const 
       snprintf(e, sizeof e, "a number from 0 to %g", max);
       scn__expect(c, v, p, e);
       return 1;
+    }
+  }
+  return 0;
+}
+
+/* gpu_pairs: {P: {Q: r, ...}, ...} (model.pair_rate): GPU phase P beside exactly one other
+ * GPU phase, of phase Q, runs at r of its solo speed, 0 < r <= 2 (docs/design.md). */
+static int rd_gpu_pairs(ld *c, node *x, const char *base, model *m) {
+  char p[PB], pk[PB + 64], pq[PB + 128];
+  scn__jp(p, sizeof p, base, "gpu_pairs");
+  if (x->kind != N_MAP || x->n == 0)
+    return scn__expect(c, x, p, "a mapping {PHASE: {PHASE: RATE, ...}, ...} of GPU phases (the rate of the first "
+                       "beside the second, of its solo speed)");
+  size_t np = (size_t)m->nphases;
+  m->pair_rate = xcalloc(np * np, sizeof *m->pair_rate);
+  for (int i = 0; i < x->n; i++) {
+    const pair *a = &x->pairs[i];
+    node an = {.kind = N_SCALAR, .at = a->at, .str = a->key};
+    int pi = -1;
+    snprintf(pk, sizeof pk, "%s.%.60s", p, a->key);
+    if (rd_phase_ref(c, m, &an, pk, &pi)) return -1;
+    if (m->phases[pi].resource != RES_GPU) return scn__expect(c, &an, pk, "the name of a gpu phase");
+    if (a->val->kind != N_MAP || a->val->n == 0)
+      return scn__expect(c, a->val, pk, "a mapping {PHASE: RATE, ...}: the rate of this phase beside each GPU phase named");
+    for (int k = 0; k < a->val->n; k++) {
+      const pair *b = &a->val->pairs[k];
+      node bn = {.kind = N_SCALAR, .at = b->at, .str = b->key};
+      int qi = -1;
+      snprintf(pq, sizeof pq, "%s.%.60s", pk, b->key);
+      if (rd_phase_ref(c, m, &bn, pq, &qi)) return -1;
+      if (m->phases[qi].resource != RES_GPU) return scn__expect(c, &bn, pq, "the name of a gpu phase");
+      double v;
+      if (scn__rd_num(c, b->val, pq, 0, 1, &v)) return -1;
+      if (v > 2) return scn__expect(c, b->val, pq, "a number > 0 and <= 2 (the share of its solo speed)");
+      m->pair_rate[(size_t)pi * np + (size_t)qi] = v;
     }
   }
   return 0;
@@ -665,6 +700,7 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       m->nscopes++;
     }
   }
+  if ((x = scn__opt(mn, "gpu_pairs")) && rd_gpu_pairs(c, x, base, m)) goto fail;
   *out = m;
   return 0;
 fail:
@@ -696,6 +732,7 @@ void scn_model_free(model *m) {
   free(m->phases);
   for (int i = 0; i < m->nscopes; i++) free(m->scopes[i].name);
   free(m->scopes);
+  free(m->pair_rate);
   free(m);
 }
 

@@ -671,11 +671,13 @@ def protocol_flags(data):
     """calibrate's options that a session's protocol fixed before its runs: sessions 1-6
     fit the cpu contention across runs (calibrate's default until then), later sessions
     within each run (docs/validation.md, "Where it misses"); from the eighth session on
-    the GPU phases' interference depends on their order of start (--gpu-order)."""
-    name = os.path.basename(os.path.normpath(data))
-    if name in {s[0] for s in SESSIONS[:6]}:
+    the GPU phases' interference depends on their order of start (--gpu-order), and from
+    the eleventh on GPU phases two at once run at rates by pairs (--gpu-pairs)."""
+    name = os.path.relpath(os.path.normpath(os.path.abspath(data)), os.path.join(ROOT, "docs", "data", "validation"))
+    before = lambda k: name in {s[0] for s in SESSIONS[:k]}
+    if before(6):
         return ["--contention", "across"]
-    return ["--contention", "within"] + ([] if name in {s[0] for s in SESSIONS[:7]} else ["--gpu-order"])
+    return ["--contention", "within"] + ([] if before(7) else ["--gpu-order"]) + ([] if before(11) else ["--gpu-pairs"])
 
 
 def pass_suffix(tsv):

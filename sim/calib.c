@@ -653,6 +653,28 @@ void calib_model_yaml(ps_buf *b, const model *m) {
     ps_buf_printf(b, "gpu_overlap: {interference: %.4f, first: %.4f}\n", m->interference, m->interference_first);
   else if (m->gpu_overlap)
     ps_buf_printf(b, "gpu_overlap: {interference: %.4f}\n", m->interference);
+  if (m->pair_rate) { /* gpu_pairs: {P: {Q: r, ...}, ...}, the phases in model order */
+    const char *sep = "gpu_pairs: {";
+    for (int p = 0; p < m->nphases; p++) {
+      const char *in = "{";
+      for (int q = 0; q < m->nphases; q++) {
+        double r = m->pair_rate[p * m->nphases + q];
+        if (r <= 0) continue;
+        if (*in == '{') {
+          ps_buf_printf(b, "%s", sep);
+          yaml_name(b, m->phases[p].name);
+          ps_buf_printf(b, ": ");
+          sep = ", ";
+        }
+        ps_buf_printf(b, "%s", in);
+        yaml_name(b, m->phases[q].name);
+        ps_buf_printf(b, ": %.4f", r);
+        in = ", ";
+      }
+      if (*in == ',') ps_buf_printf(b, "}");
+    }
+    if (*sep == ',') ps_buf_printf(b, "}\n");
+  }
   if (m->cpu_contention > 0) ps_buf_printf(b, "cpu_contention: %.4f\n", m->cpu_contention);
   if (m->host_speed_sd > 0) ps_buf_printf(b, "host_speed: {sd: %.4f}\n", m->host_speed_sd);
   if (m->has_gpu_mem) /* the template's, as given: calibrate measures time, not memory */

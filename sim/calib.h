@@ -134,6 +134,9 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
  * the spans that started alone and of those that started beside another; when that
  * identifies them (first_why says why not) and flags has CALIB_OV_ORDER, s and s1 are the
  * model's interference and interference_first (has_first).
+ * By pairs: each GPU phase's rate beside exactly one other of each phase, from the spans
+ * grouped by the company they ran most beside (sim/calib_overlap.c, gpu_pairs); with
+ * CALIB_OV_PAIRS they go into the model (model.pair_rate, the key gpu_pairs).
  * From the same runs' cpu phases, the cpu contention c (model.cpu_contention): each
  * span's duration d against its solo time e at its threads, and m the time-averaged
  * number of other workers' cpu phases beside it (0 when they never ran side by side; the
@@ -142,6 +145,14 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
  * deviations from each (file, phase)'s means, when m varies enough within the runs;
  * otherwise, and with CALIB_OV_ACROSS, across runs: d / e = 1 + c m through (0, 1), which
  * takes a run's host speed for contention. */
+/* One GPU phase beside one other (calib_overlap_report.pairs): the phases' indices, the
+ * fitted rate, the pooled law's rate over the same times, and the time they ran so. */
+typedef struct calib_pair {
+  int phase, beside;
+  double rate, pooled, time_s;
+} calib_pair;
+#define CALIB_OV_PAIRS_MAX 32
+
 typedef struct calib_overlap_report {
   double alone_s, overlapped_s, work_s, interference;
   int max_at_once;         /* the most GPU phases seen at once */
@@ -157,8 +168,14 @@ typedef struct calib_overlap_report {
                               two at once (interference: the pooled fit, both roles) */
   double interference_later, interference_first;
   char first_why[128];     /* else why not */
+  /* by pairs: each GPU phase's rate beside exactly one other of each phase estimated
+   * (the fit, whether or not CALIB_OV_PAIRS puts it in the model), beside the pooled law's
+   * rate over the same times */
+  calib_pair pairs[CALIB_OV_PAIRS_MAX];
+  int npairs;
+  char pairs_why[256];     /* the phases whose rates were not identified, and why */
 } calib_overlap_report;
-enum { CALIB_OV_ORDER = 1, CALIB_OV_ACROSS = 2 };
+enum { CALIB_OV_ORDER = 1, CALIB_OV_ACROSS = 2, CALIB_OV_PAIRS = 4 };
 int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, unsigned flags,
                   calib_overlap_report *out, ps_err *e);
 

@@ -12,6 +12,7 @@
  * others once no span still to come can overlap it. */
 #include "calib.h"
 
+#include <gsl/gsl_linalg.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -56,6 +57,10 @@ typedef struct ov_ctx {
    * more), by how they started (0: alone, 1: beside another): the sums of solo - alone, of
    * the time first and of the time later (first_come) */
   double oy[2], of[2], ol[2];
+  /* GPU, by pairs (gpu_pairs): per (phase P, phase d) the sums of P's spans that ran with
+   * more than one other for under 2% of their time, and beside one other for over 2%,
+   * most of it beside another worker's phase d; PG_* below */
+  double *pg;
   double sxy, sxx;          /* cpu, across runs: d / e - 1 on m, through the origin */
   /* cpu, within each run: per phase of the file being read, n, the sums of m, of d / e,
    * of m d / e and of m^2 (fe, 5 x nphases); over every (file, phase), the sums of their
@@ -84,7 +89,21 @@ typedef struct ov_edge {
   double t;
   int d;
   int older; /* the other span started before a */
+  int phase; /* the other span's phase */
 } ov_edge;
+
+/* A group's sums in ov_ctx.pg (np the model's phases): the spans, their solo work less
+ * their time alone, the time beside exactly one other of each phase q and of that the time
+ * a had started first (PG_X, PG_XF), and the time with n >= 3 at once, a later or first
+ * (PG_TM + 2n + first, n up to OV_NMAX). */
+enum { PG_N, PG_Y, PG_X };
+#define PG_XF(np) (PG_X + (np))
+#define PG_TM(np) (PG_X + 2 * (np))
+#define PG_LEN(np) (PG_TM(np) + 2 * (OV_NMAX + 1))
+static double *pg_group(const ov_ctx *c, int p, int d) {
+  int np = c->m->nphases;
+  return &c->pg[((size_t)p * (size_t)np + (size_t)d) * (size_t)PG_LEN(np)];
+}
 
 static int ov_edge_cmp(const void *x, const void *y) {
   const ov_edge *a = x, *b = y;
@@ -103,22 +122,30 @@ static void measure_gpu(ov_ctx *c, const ogroup *g, const ospan *a) {
     if (b->worker == a->worker || b->t1 <= a->t0 || b->t0 >= a->t1) continue;
     int older = b->t0 < a->t0;
     beside |= older;
-    ev[ne++] = (ov_edge){b->t0 > a->t0 ? b->t0 : a->t0, +1, older};
-    ev[ne++] = (ov_edge){b->t1 < a->t1 ? b->t1 : a->t1, -1, older};
+    ev[ne++] = (ov_edge){b->t0 > a->t0 ? b->t0 : a->t0, +1, older, b->phase};
+    ev[ne++] = (ov_edge){b->t1 < a->t1 ? b->t1 : a->t1, -1, older, b->phase};
   }
   if (ne) qsort(ev, ne, sizeof *ev, ov_edge_cmp);
+  int np = c->m->nphases;
   double t = a->t0, at[3] = {0}; /* alone, with one other (a first), with one other (a later) */
-  double more = 0;
-  int n = 1, nolder = 0;
+  double more = 0, *x = xcalloc((size_t)PG_LEN(np), sizeof *x); /* this span's pair sums */
+  int n = 1, nolder = 0, phsum = 0; /* phsum: the sum of the others' phases (the one's, at n = 2) */
   for (size_t i = 0; i <= ne; i++) {
-    double te = i < ne ? ev[i].t : a->t1;
-    c->t_at[n < OV_NMAX ? n : OV_NMAX] += te - t;
-    if (n <= 2) at[n == 1 ? 0 : nolder ? 2 : 1] += te - t;
-    else more += te - t;
+    double te = i < ne ? ev[i].t : a->t1, dt = te - t;
+    c->t_at[n < OV_NMAX ? n : OV_NMAX] += dt;
+    if (n <= 2) at[n == 1 ? 0 : nolder ? 2 : 1] += dt;
+    else more += dt;
+    if (n == 2) {
+      x[PG_X + phsum] += dt;
+      x[PG_XF(np) + phsum] += nolder ? 0 : dt;
+    } else if (n > 2) {
+      x[PG_TM(np) + 2 * (n < OV_NMAX ? n : OV_NMAX) + !nolder] += dt;
+    }
     t = te;
     if (i < ne) {
       n += ev[i].d;
       nolder += ev[i].older ? ev[i].d : 0;
+      phsum += ev[i].d * ev[i].phase;
     }
   }
   free(ev);
@@ -129,6 +156,21 @@ static void measure_gpu(ov_ctx *c, const ogroup *g, const ospan *a) {
     c->of[beside] += at[1];
     c->ol[beside] += at[2];
   }
+  /* by pairs, the spans that ran with at most one other at once (as for the order of
+   * start), into the group of the phase they spent most of their overlapped time beside */
+  double over = 0;
+  int dom = 0;
+  for (int q = 0; q < np; q++) {
+    over += x[PG_X + q];
+    if (x[PG_X + q] > x[PG_X + dom]) dom = q;
+  }
+  if (more < 0.02 * (a->t1 - a->t0) && over > 0.02 * (a->t1 - a->t0)) {
+    double *grp = pg_group(c, a->phase, dom);
+    x[PG_N] = 1;
+    x[PG_Y] = solo - at[0];
+    for (int k = 0; k < PG_LEN(np); k++) grp[k] += x[k];
+  }
+  free(x);
 }
 
 /* sum over n of t_at[n] / (1 + s (n - 1)): the solo work the times hold at interference s */
@@ -302,15 +344,113 @@ static void first_come(const ov_ctx *c, model *m, int order, calib_overlap_repor
   }
 }
 
+/* The pooled law's work in group g's times with companies other than those in `free`
+ * (est[q] for q < np: q's rate is estimated; the law at two at once, a1 for the phase
+ * that started first and b for the other, and at n >= 3 at once by n and order). */
+static double pg_held(const double *g, int np, const int *est, double s, double s1) {
+  double w = 0, a1 = 1 / (1 + s1), b = 1 / (1 + s);
+  for (int q = 0; q < np; q++)
+    if (!est[q]) w += g[PG_XF(np) + q] * a1 + (g[PG_X + q] - g[PG_XF(np) + q]) * b;
+  for (int n = 3; n <= OV_NMAX; n++)
+    w += g[PG_TM(np) + 2 * n] / (1 + s * (n - 1)) + g[PG_TM(np) + 2 * n + 1] / (1 + s1 * (n - 1));
+  return w;
+}
+
+/* By pairs (model.pair_rate): for GPU phase P, the rate r(P|q) at which it runs beside
+ * exactly one other, of phase q, from calibrate's identity: each span's solo work less its
+ * time alone = sum over q of r(P|q) x (time beside q) + the pooled law's work in its time
+ * with two or more others. Like the order of start, by groups: the spans grouped by the
+ * company they spent most of their overlapped time in, the group sums solved by least
+ * squares weighted by 1 / spans (two-stage least squares with the groups as instruments:
+ * a span's company is the other workers' schedule, not its own draw of work). q is
+ * estimated when P's time beside q is at least a tenth of P's overlapped time and 0.05 s,
+ * and three spans are mostly beside q; the rest is held at the pooled law (the model's
+ * interference and interference_first, as calib_overlap leaves them). With `write`, the
+ * rates go into the model when every one of P's is from 0.01 to 2. */
+static void gpu_pairs(const ov_ctx *c, model *m, int write, calib_overlap_report *out) {
+  int np = m->nphases;
+  double s = m->interference, s1 = m->has_first ? m->interference_first : s;
+  int *est = xcalloc((size_t)np, sizeof *free), *idx = xcalloc((size_t)np, sizeof *idx);
+  double *xs = xcalloc((size_t)np, sizeof *xs);
+  for (int p = 0; p < np; p++) {
+    if (m->phases[p].resource != RES_GPU) continue;
+    double over = 0;
+    int k = 0;
+    for (int d = 0; d < np; d++) {
+      const double *g = pg_group(c, p, d);
+      for (int q = 0; q < np; q++) over += g[PG_X + q];
+      for (int n = 3; n <= OV_NMAX; n++) over += g[PG_TM(np) + 2 * n] + g[PG_TM(np) + 2 * n + 1];
+    }
+    if (over <= 0) continue;
+    for (int q = 0; q < np; q++) {
+      double t = 0;
+      for (int d = 0; d < np; d++) t += pg_group(c, p, d)[PG_X + q];
+      est[q] = t >= 0.1 * over && t >= 0.05 && pg_group(c, p, q)[PG_N] >= 3;
+      if (est[q]) idx[k++] = q;
+    }
+    if (k == 0) continue;
+    gsl_matrix *A = gsl_matrix_calloc((size_t)k, (size_t)k);
+    gsl_vector *bv = gsl_vector_calloc((size_t)k), *r = gsl_vector_alloc((size_t)k);
+    for (int d = 0; d < np; d++) {
+      const double *g = pg_group(c, p, d);
+      if (g[PG_N] <= 0) continue;
+      double y = g[PG_Y] - pg_held(g, np, est, s, s1);
+      for (int i = 0; i < k; i++) xs[i] = g[PG_X + idx[i]];
+      for (int i = 0; i < k; i++) {
+        *gsl_vector_ptr(bv, (size_t)i) += xs[i] * y / g[PG_N];
+        for (int j = 0; j < k; j++) *gsl_matrix_ptr(A, (size_t)i, (size_t)j) += xs[i] * xs[j] / g[PG_N];
+      }
+    }
+    double big = 0;
+    for (int i = 0; i < k; i++) big = fmax(big, fabs(gsl_matrix_get(A, (size_t)i, (size_t)i)));
+    gsl_permutation *perm = gsl_permutation_alloc((size_t)k);
+    int sg, ok = 0;
+    gsl_set_error_handler_off();
+    if (gsl_linalg_LU_decomp(A, perm, &sg) == 0) {
+      ok = 1;
+      for (int i = 0; i < k; i++) ok &= fabs(gsl_matrix_get(A, (size_t)i, (size_t)i)) > 1e-9 * big;
+      ok = ok && gsl_linalg_LU_solve(A, perm, bv, r) == 0;
+    }
+    int inrange = ok;
+    for (int i = 0; ok && i < k; i++) {
+      double v = gsl_vector_get(r, (size_t)i);
+      inrange &= v > 0.01 && v <= 2;
+      if (out->npairs < CALIB_OV_PAIRS_MAX) {
+        calib_pair *cp = &out->pairs[out->npairs++];
+        double tf = 0;
+        for (int d = 0; d < np; d++) tf += pg_group(c, p, d)[PG_XF(np) + idx[i]];
+        double t = 0;
+        for (int d = 0; d < np; d++) t += pg_group(c, p, d)[PG_X + idx[i]];
+        *cp = (calib_pair){p, idx[i], v, (tf / (1 + s1) + (t - tf) / (1 + s)) / t, t};
+      }
+    }
+    if (!ok || !inrange) {
+      int len = (int)strlen(out->pairs_why);
+      snprintf(out->pairs_why + len, sizeof out->pairs_why - (size_t)len, "%s%s: %s", len ? "; " : "",
+               m->phases[p].name, !ok ? "its companies' times are nearly dependent" : "a rate outside 0.01 to 2");
+    } else if (write) {
+      if (!m->pair_rate) m->pair_rate = xcalloc((size_t)np * (size_t)np, sizeof *m->pair_rate);
+      for (int i = 0; i < k; i++) m->pair_rate[p * np + idx[i]] = gsl_vector_get(r, (size_t)i);
+    }
+    gsl_permutation_free(perm);
+    gsl_matrix_free(A);
+    gsl_vector_free(bv);
+    gsl_vector_free(r);
+  }
+  free(est), free(idx), free(xs);
+}
+
 int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, unsigned flags,
                   calib_overlap_report *out, ps_err *e) {
   ov_ctx c = {.m = m};
   memset(out, 0, sizeof *out);
   c.fe = xcalloc(5 * (size_t)m->nphases, sizeof *c.fe);
+  c.pg = xcalloc((size_t)m->nphases * (size_t)m->nphases * (size_t)PG_LEN(m->nphases), sizeof *c.pg);
   for (int f = 0; f < nfiles; f++) {
     int rc = overlap_file(&c, files[f], skip_calls, e);
     if (rc != PS_OK) {
       free(c.fe);
+      free(c.pg);
       return rc;
     }
   }
@@ -343,11 +483,13 @@ int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls
   out->overlapped_s = t_over;
   out->alone_s = t_alone;
   out->work_s = c.work;
-  if (t_over < 0.05 * (t_over + t_alone))
+  if (t_over < 0.05 * (t_over + t_alone)) {
+    free(c.pg);
     return ps_fail(e, PS_EINPUT, "%s%s: GPU phases of different workers overlap for %.1f%% of their time; an overlap "
                    "run needs them to run at once (two or more workers, system.mutex=none)", files[0],
                    nfiles > 1 ? " and the other --overlap files" : "",
                    t_over + t_alone > 0 ? 100 * t_over / (t_over + t_alone) : 0.0);
+  }
   /* ov_work_at falls as s grows: s = 0 when the times hold no more than the work (the phases
    * overlapped for free), 100 when even s = 100 leaves more; else bisection. */
   double s;
@@ -368,5 +510,7 @@ int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls
   m->interference = s;
   out->interference = s;
   first_come(&c, m, (flags & CALIB_OV_ORDER) != 0, out);
+  gpu_pairs(&c, m, (flags & CALIB_OV_PAIRS) != 0, out);
+  free(c.pg);
   return PS_OK;
 }

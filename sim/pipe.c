@@ -160,6 +160,7 @@ typedef struct rep_state {
   int first_come;    /* a shared GPU whose first-started phase feels an interference of its
                         own (model.interference_first, differing from model.interference) */
   uint64_t gpu_seq;  /* first_come: the count of shared-GPU jobs started so far */
+  const double *pairs; /* a shared GPU under a model with gpu_pairs: model.pair_rate */
   int wdeps;         /* the dependency counts and mutex waits are in the workers (worker) */
   int64_t *w_call;   /* each worker's current call number (spans only) */
   int contended;     /* model.cpu_contention > 0 */
@@ -548,8 +549,10 @@ static inline int cpu_rerate(rep_state *r, int force) {
  * it did. n phases at once run at 1 / (1 + s (n - 1)) each (model.interference; 1/n by
  * default). With first_come, the phase that started first among them runs at
  * 1 / (1 + s1 (n - 1)) (model.interference_first) and every job is rescheduled at each
- * change, since which one started first may change with n the same. A GPU's station holds
- * a few jobs (its workers' phases). */
+ * change, since which one started first may change with n the same. With pairs
+ * (model.pair_rate), a job beside exactly one other runs at the rate its pair of phases is
+ * given, where it is, and every job is rescheduled at each change (with interference 0 the
+ * share alone would not move). A GPU's station holds a few jobs (its workers' phases). */
 static double ps_share(const station *st, double s) {
   return st->used <= st->cap ? 1.0 : s != 1 ? 1.0 / (1.0 + s * (st->used - 1)) : (double)st->cap / (double)st->used;
 }
@@ -561,17 +564,23 @@ static int ps_rerate(rep_state *r, station *st) {
     nf = ps_share(st, r->m->interference_first);
     for (int i = 0; i < st->qlen; i++)
       if (first == UINT32_MAX || r->job_seq[st->q[i]] < r->job_seq[first]) first = st->q[i];
-  } else if (nr == st->rate) {
+  } else if (nr == st->rate && !r->pairs) {
     return 0;
   }
   PS_ASSERT(r->resched);
+  int two = r->pairs && st->qlen == 2;
   for (int i = 0; i < st->qlen; i++) {
     uint32_t j = st->q[i];
     r->job[j].rem -= r->job_rate[j] * (r->now - r->job_tupd[j]);
     if (r->job[j].rem < 0) r->job[j].rem = 0;
     r->job_tupd[j] = r->now;
     r->job[j].ver++;
-    r->job_rate[j] = job_speed(r, j, j == first ? nf : nr);
+    double sh = j == first ? nf : nr;
+    if (two) {
+      double pr = r->pairs[job_p(r, j) * r->np + job_p(r, st->q[1 - i])];
+      if (pr > 0) sh = pr;
+    }
+    r->job_rate[j] = job_speed(r, j, sh);
     evq_push(&r->q, r->now + ps_div_speed(r->job[j].rem, r->job_rate[j]), j, r->job[j].ver);
   }
   st->rate = nr;
@@ -1066,6 +1075,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
   r->contended = m->cpu_contention > 0;
   r->resched = s->gpu_shared != 0;
   r->first_come = s->gpu_shared && m->has_first && m->interference_first != m->interference;
+  r->pairs = s->gpu_shared ? m->pair_rate : NULL;
   r->np_m = r->np > 1 ? UINT64_MAX / (uint64_t)r->np + 1 : 0;
   r->np_1 = r->np > 1 ? 0 : UINT32_MAX;
   r->rep = rep;

@@ -427,6 +427,97 @@ START_TEST(order_of_start_from_overlap_run) {
 }
 END_TEST
 
+/* A number of the JSON file rel (in tmpdir): the first "key": value in it. */
+static double json_metric(const char *rel, const char *key) {
+  char *t = tmpfile_text(rel), pat[64];
+  snprintf(pat, sizeof pat, "\"%s\"", key);
+  const char *p = t ? strstr(t, pat) : NULL;
+  double v = NAN;
+  if (p) sscanf(p + strlen(pat), " : %lf", &v);
+  free(t);
+  return v;
+}
+
+/* By pairs: a two-worker run without a mutex on a model whose GPU phases g and h each run
+ * at a rate of their own beside each other phase (gpu_pairs; the pooled interference 1.0
+ * applies to none of them). calibrate --gpu-pairs gives the four rates back and writes
+ * them, a simulation of the calibrated model runs as the original does, and calibrate
+ * without it leaves gpu_pairs out and prints no line for it. Bad gpu_pairs are refused
+ * with their key. */
+START_TEST(pairs_from_overlap_run) {
+  write_file("gp.yaml", "model: gp\ngpu_overlap: {interference: 1.0}\n"
+                        "gpu_pairs: {g: {g: 0.5, h: 0.8}, h: {g: 0.35, h: 0.6}}\nphases:\n"
+                        "  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: 0.05, cv: 0.5}\n"
+                        "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.1, sd: 0.005}\n"
+                        "  - name: h\n    resource: gpu\n    time: {dist: normal, mean: 0.06, sd: 0.003}\n"
+                        "scopes:\n  call: {from: c, to: h}\n");
+  write_file("gp-tmpl.yaml", "model: gp\nphases:\n"
+                             "  - name: c\n    resource: cpu\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n"
+                             "  - name: h\n    resource: gpu\n    time: 1\n");
+  write_file("gp-scn.yaml", "scenario: gp\nmodel: gp.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 600}\n");
+  ck_assert_int_eq(run("simulate gp-scn.yaml --spans gp-solo.jsonl -o a.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("simulate gp-scn.yaml --set system.workers_per_gpu=2 --set system.mutex=none "
+                       "--spans gp-two.jsonl -o gp-two.txt", NULL, NULL), 0);
+  char *out, *err;
+  ck_assert_int_eq(run("calibrate gp-solo.jsonl --overlap gp-two.jsonl --model gp-tmpl.yaml -o gp1.yaml --gpu-pairs",
+                       &out, NULL), 0);
+  const char *names[] = {"g beside g", "g beside h", "h beside g", "h beside h"};
+  const double want[] = {0.5, 0.8, 0.35, 0.6};
+  for (int k = 0; k < 4; k++) {
+    const char *l = strstr(out, names[k]);
+    double v;
+    ck_assert_msg(l && sscanf(l + strlen(names[k]), " %lf", &v) == 1, "%s: %s", names[k], out);
+    ck_assert_msg(fabs(v - want[k]) < 0.04, "%s %g, expected %g", names[k], v, want[k]);
+  }
+  free(out);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/gp1.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  ck_assert_ptr_nonnull(cal->pair_rate);
+  for (int k = 0; k < 4; k++) {
+    double v = cal->pair_rate[(1 + k / 2) * 3 + 1 + k % 2];
+    ck_assert_msg(fabs(v - want[k]) < 0.04, "model: %s %g, expected %g", names[k], v, want[k]);
+  }
+  scn_model_free(cal);
+  free(calp);
+  /* the calibrated model, simulated as the run was: throughput within 2% of the original's */
+  write_file("gp-cal.yaml", "scenario: gp\nmodel: gp1.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 600}\n");
+  ck_assert_int_eq(run("simulate gp-cal.yaml --set system.workers_per_gpu=2 --set system.mutex=none --json -o gp-cal.json",
+                       NULL, NULL), 0);
+  ck_assert_int_eq(run("simulate gp-scn.yaml --set system.workers_per_gpu=2 --set system.mutex=none --json -o gp-orig.json",
+                       NULL, NULL), 0);
+  double x0 = json_metric("gp-orig.json", "throughput_pps"), x1 = json_metric("gp-cal.json", "throughput_pps");
+  ck_assert_msg(fabs(x1 / x0 - 1) < 0.02, "throughput %g calibrated, %g original", x1, x0);
+  /* without --gpu-pairs: no line, no key */
+  ck_assert_int_eq(run("calibrate gp-solo.jsonl --overlap gp-two.jsonl --model gp-tmpl.yaml -o gp0.yaml", &out, NULL), 0);
+  ck_assert_ptr_null(strstr(out, "by pairs"));
+  free(out);
+  calp = xasprintf("%s/gp0.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  ck_assert_ptr_null(cal->pair_rate);
+  scn_model_free(cal);
+  free(calp);
+  /* bad gpu_pairs: a cpu phase, a rate out of range, an unknown phase, not a mapping */
+  const char *bad[][2] = {{"{c: {g: 0.5}}", "gpu_pairs.c"}, {"{g: {c: 0.5}}", "gpu_pairs.g.c"},
+                          {"{g: {h: 2.5}}", "gpu_pairs.g.h"}, {"{g: {h: 0}}", "gpu_pairs.g.h"},
+                          {"{g: {x: 0.5}}", "gpu_pairs.g.x"}, {"[g, h]", "gpu_pairs"}, {"{g: 0.5}", "gpu_pairs.g"}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char *y = xasprintf("model: gb\ngpu_pairs: %s\nphases:\n  - name: c\n    resource: cpu\n    time: 1\n"
+                        "  - name: g\n    resource: gpu\n    time: 1\n  - name: h\n    resource: gpu\n    time: 1\n",
+                        bad[k][0]);
+    write_file("gb.yaml", y);
+    free(y);
+    write_file("gb-scn.yaml", "scenario: gb\nmodel: gb.yaml\n");
+    ck_assert_int_eq(run("simulate gb-scn.yaml -o gb.txt", NULL, &err), 2);
+    ck_assert_msg(strstr(err, bad[k][1]) && strstr(err, "gb.yaml:2"), "%s: %s", bad[k][0], err);
+    ck_assert(!exists("gb.txt"));
+    free(err);
+  }
+}
+END_TEST
+
 /* The cpu contention within each run: the overlap run is made on a host 15% slower than
  * the solo run (its cpu phase 0.092 s against 0.08 s) with contention 0.3. Across runs the
  * slower host reads as contention (0.5 or more); within the run the fit gives 0.3 back and
@@ -1096,6 +1187,7 @@ int main(void) {
   tcase_add_test(tc, amdahl_from_two_thread_counts);
   tcase_add_test(tc, interference_from_overlap_run);
   tcase_add_test(tc, order_of_start_from_overlap_run);
+  tcase_add_test(tc, pairs_from_overlap_run);
   tcase_add_test(tc, contention_within_each_run);
   tcase_add_test(tc, validate_shows_sharing_range);
   tcase_add_test(tc, busy_share_from_kernels);

@@ -83,6 +83,7 @@ static void free_s(scenario *s) {
     if (x->has_fixed) dist_free(&x->fixed);
   }
   free(s->model->phases);
+  free(s->model->pair_rate);
   free(s->model->name);
   free(s->model);
   free(s->mutex_name);
@@ -567,6 +568,64 @@ START_TEST(gpu_first_come) {
     sim_result_free(r);
     free_s(s);
   }
+}
+END_TEST
+
+/* By pairs (model.pair_rate): GPU phase a (1 s) starts with the call, b (1 s) after a cpu
+ * phase c of 0.5 s, on a shared GPU. Alone until 0.5 s, a has 0.5 s left; beside b it runs
+ * at r(a|b) and b at r(b|a).
+ * - r(a|b) = 0.8, r(b|a) = 0.4, s = 1: a ends at 0.5 + 0.5/0.8 = 1.125 s, b has done
+ *   0.625 x 0.4 = 0.25 s and ends alone at 1.875 s;
+ * - the same with s = 0 (the pooled share never moves, the pairs still apply): 1.875 s;
+ * - s = 0 without pairs: a ends at 1 s, b at 1.5 s;
+ * - only r(b|a) = 0.4, s = 1: a runs at the pooled 1/2 and ends at 1.5 s, b has done 0.4 s
+ *   and ends at 2.1 s. */
+START_TEST(gpu_pairs_closed_form) {
+  const double s_[] = {1, 0, 0, 1}, ab[] = {0.8, 0.8, 0, 0}, ba[] = {0.4, 0.4, 0, 0.4};
+  const double want[] = {1.875, 1.875, 1.5, 2.1};
+  for (int i = 0; i < 4; i++) {
+    scenario *s = mk(3);
+    ph(s, 0, "a", RES_GPU, 1.0);
+    ph(s, 1, "c", RES_CPU, 0.5);
+    ph(s, 2, "b", RES_GPU, 1.0);
+    set_after(s, 1, 0, NULL);
+    s->gpu_shared = 1;
+    s->model->gpu_overlap = 1;
+    s->model->interference = s_[i];
+    if (ab[i] > 0 || ba[i] > 0) {
+      s->model->pair_rate = xcalloc(9, sizeof(double));
+      s->model->pair_rate[0 * 3 + 2] = ab[i];
+      s->model->pair_rate[2 * 3 + 0] = ba[i];
+    }
+    s->partitions = 20;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].call_mean, want[i], 1e-9);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* Pairs apply to exactly two at once: a, b (1 s each) and d (0.5 s) start together on a
+ * shared GPU with s = 1 and r(a|b) = r(b|a) = 0.9. Three at once each runs at 1/3, so d
+ * ends at 1.5 s with a and b half done; the two then run at 0.9 and end at 1.5 + 0.5/0.9. */
+START_TEST(gpu_pairs_two_at_once_only) {
+  scenario *s = mk(3);
+  ph(s, 0, "a", RES_GPU, 1.0);
+  ph(s, 1, "b", RES_GPU, 1.0);
+  ph(s, 2, "d", RES_GPU, 0.5);
+  set_after(s, 1, 0, NULL);
+  set_after(s, 2, 0, NULL);
+  s->gpu_shared = 1;
+  s->model->gpu_overlap = 1;
+  s->model->interference = 1;
+  s->model->pair_rate = xcalloc(9, sizeof(double));
+  s->model->pair_rate[0 * 3 + 1] = s->model->pair_rate[1 * 3 + 0] = 0.9;
+  s->partitions = 20;
+  sim_result *r = run(s, 1, NULL, NULL);
+  REL_EQ(r->reps[0].call_mean, 1.5 + 0.5 / 0.9, 1e-9);
+  sim_result_free(r);
+  free_s(s);
 }
 END_TEST
 
@@ -1363,6 +1422,8 @@ int main(void) {
   tcase_add_test(tc, cpu_contention_closed_form);
   tcase_add_test(tc, gpu_phases_of_one_call_overlap);
   tcase_add_test(tc, gpu_first_come);
+  tcase_add_test(tc, gpu_pairs_closed_form);
+  tcase_add_test(tc, gpu_pairs_two_at_once_only);
   tcase_add_test(tc, machine_repairman);
   tcase_add_test(tc, operational_laws);
   tcase_add_test(tc, utilization_law);
