@@ -26,6 +26,7 @@ SOURCE_DATE_EPOCH) and the commit provesim was built from; --check ignores the c
 """
 import argparse
 import concurrent.futures
+import glob
 import gzip
 import io
 import json
@@ -181,15 +182,19 @@ def header_steal(spans):
         return json.loads(fh.readline()).get("host_steal")
 
 
-def calibration_steal(runs, tsv, gate):
+def calibration_steal(runs, tsv, gate, env=os.environ):
     """The calibration gate's reading (session.sh): over the rows of TSV that run.sh runs
     (selected), the median of their spans headers' host_steal (a header without it counts
     0) and the names of the runs above GATE, in the TSV's order; None while a row has no
-    report or spans in RUNS yet (0 and none when no row is selected)."""
+    report or spans in RUNS yet (0 and none when no row is selected). Rows whose whole name
+    matches DONE (run.sh's list of rows an earlier call measured, given when a call finds a
+    fresh machine) were gated by that call and are left out: with every calibration row in
+    DONE the gate passes, and the call goes on to the other lists."""
     v, over = [], []
+    done = env.get("DONE")
     for r in read_tsv(tsv):
         n = r["name"]
-        if not selected(n):
+        if not selected(n, env) or (done and re.fullmatch(done, n)):
             continue
         p = os.path.join(runs, n + ".spans.jsonl.gz")
         if not os.path.exists(os.path.join(runs, n + ".json")) or not os.path.exists(p):
@@ -470,8 +475,10 @@ SESSIONS = [
      ["interleaved-9-p7.tsv"]),
     ("h200-10", "docs/data/validation/h200-10/validation.json", None, "-10", False, "h200-9",
      ["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 7)]),
+    ("h200-11", "docs/data/validation/h200-11/validation.json", None, "-11", False, "h200-10",
+     ["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 7)]),
 ]
-# the run lists of the newest protocol's passes (the ninth and tenth sessions'), --data's default
+# the run lists of the newest protocol's passes (the ninth to eleventh sessions'), --data's default
 PASSES = SESSIONS[-1][6]
 # A session's model judged on another session's passes as well (its runs, its run lists):
 # the ninth session's second calibration, made on a quiet host, on the ninth session's
@@ -525,6 +532,35 @@ def cpu_per_partition(path, skip=2):
     spans = [r for r in read_spans(path, skip)[0] if r.get("resource") == "cpu"]
     calls = {(r["rep"], r["gpu"], r["worker"], r["call"]): len(r.get("partitions") or [0]) for r in spans}
     return sum(r["t1"] - r["t0"] for r in spans) / max(1, sum(calls.values()))
+
+
+def retries(data):
+    """The calibration runs a gate set aside (DATA/rejected-K/runs, session.sh) beside the
+    run with the same name that was kept (DATA/runs): each one's spans header host_steal and
+    its CPU phases' time per partition, in name order then K; [] when none was set aside."""
+    out = []
+    for rej in sorted(glob.glob(os.path.join(data, "rejected-*"))):
+        rd = runs_dir(rej)
+        if not os.path.isdir(rd):
+            continue
+        for f in sorted(os.listdir(rd)):
+            kept = os.path.join(data, "runs", f)
+            if not f.endswith(".spans.jsonl.gz") or not os.path.exists(kept):
+                continue
+            aside = os.path.join(rd, f)
+            out.append({"name": f[:-len(".spans.jsonl.gz")], "set_aside": os.path.basename(rej),
+                        "host_steal": [header_steal(aside) or 0.0, header_steal(kept) or 0.0],
+                        "cpu_s_per_partition": [cpu_per_partition(aside), cpu_per_partition(kept)]})
+    return out
+
+
+def retries_table(rows):
+    s = ["| run | host_steal, set aside / kept | CPU time per partition, set aside / kept (ms) | ratio |",
+         "|---|---|---|---|"]
+    for r in rows:
+        (a, b), (x, y) = r["host_steal"], r["cpu_s_per_partition"]
+        s.append("| %s | %.1f%% / %.1f%% | %.1f / %.1f | %.3f |" % (r["name"], 100 * a, 100 * b, 1e3 * x, 1e3 * y, x / y))
+    return "\n".join(s) + "\n"
 
 
 def simulated_cpu_per_partition(binp, model, ref, tmp):
@@ -726,6 +762,9 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes, also=None):
     doc = {"schema": "provesim.validation/1", "target": TARGET, "calibration": ran,
            "models": {k: os.path.relpath(os.path.join(data, os.path.basename(v)), ROOT) for k, v in models.items()},
            "rows": rows, "repeats": reps, "ablation": abl}
+    ret = retries(data)
+    if ret:
+        doc["calibration_retries"] = ret
     if ref:
         doc["with_reference"] = ref
     if brk:
@@ -817,6 +856,8 @@ def main():
                 text = put("reference-table" + suffix, table(doc["with_reference"]["rows"], host=True), text)
             if doc.get("with_bracketing_references"):
                 text = put("bracket-table" + suffix, table(doc["with_bracketing_references"]["rows"], host=True), text)
+            if doc.get("calibration_retries"):
+                text = put("retries-table" + suffix, retries_table(doc["calibration_retries"]), text)
             if doc.get("mean_of_passes_as_calibrated"):
                 text = put("passes-calibrated-table" + suffix, table(doc["mean_of_passes_as_calibrated"], passes=True), text)
             if doc.get("other_passes"):

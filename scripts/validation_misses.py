@@ -62,7 +62,10 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
     overlap runs alone;
 21. where DATA/probe-7 exists (the tenth session): one worker at 7 threads and c22-w2's
     settings at 2^22, alternated: synth with and without a second worker waiting at the
-    whole-call lock, round by round.
+    whole-call lock, round by round;
+22. where DATA/rejected-K exists (the eleventh session): the mean of the passes as
+    calibrated by the protocol's model and by the same calibration without the runs kept
+    above the gate (host_steal over 0.02), which the gate's second try let through.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -1192,6 +1195,46 @@ def table_gpu_pairs(data):
     print()
 
 
+def table_gate_what_if(data, binp):
+    """The protocol's model against one calibrated without the calibration runs that were
+    kept above the gate (their second try, session.sh GATE_EACH), each judged on the mean
+    of the session's passes as calibrated (a what-if: the protocol keeps them)."""
+    import glob
+    import tempfile
+    import validation as V
+    if not glob.glob(os.path.join(data, "rejected-*")):
+        return
+    calib = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
+    matrix = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    runs = os.path.join(data, "runs")
+    above = [r["name"] for r in calib if os.path.exists(os.path.join(runs, r["name"] + ".spans.jsonl.gz"))
+             and (V.header_steal(os.path.join(runs, r["name"] + ".spans.jsonl.gz")) or 0) > 0.02]
+    sufs = [V.pass_suffix(os.path.join(ROOT, "docs", "data", "validation", t)) for t in V.PASSES]
+
+    def verdict(models):
+        passes = [[dict(V.validate(binp, data, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
+                   for r in matrix if os.path.exists(os.path.join(runs, r["name"] + suf + ".json"))] for suf in sufs]
+        passes = [p for p in passes if p]
+        return V.mean_of_passes(passes[0], passes[1:])
+    flags = V.protocol_flags(data)
+    both = [("the protocol's (%d runs)" % len([r for r in calib if os.path.exists(os.path.join(runs, r["name"] + ".json"))]),
+             V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=flags)[0]),
+            ("without the %d kept above the gate (%s)" % (len(above), ", ".join(above)),
+             V.calibrate(binp, data, [r for r in calib if r["name"] not in above], tempfile.mkdtemp(), extra=flags)[0])]
+    print("## 22. The calibration runs kept above the gate: the passes' verdict without them\n")
+    print("A what-if: the protocol keeps a second try whatever its steal. Mean of the passes as calibrated, "
+          "utilization error (pp) and throughput error (%) per row.\n")
+    res = [(name, verdict(models)) for name, models in both]
+    print("| row | %s |" % " | ".join(name for name, _ in res))
+    print("|---|%s" % ("---|" * len(res)))
+    for i, r in enumerate(res[0][1]):
+        print("| %s | %s |" % (r["name"], " | ".join("%+.1f pp, %+.1f%%%s" % (
+            x[i]["gpu_util"]["error_pp"], x[i]["throughput_pps"]["error_pct"], "" if x[i]["within_target"] else " (out)")
+            for _, x in res)))
+    print("| within the target | %s |" % " | ".join("%d of %d" % (sum(r["within_target"] for r in x), len(x)) for _, x in res))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
@@ -1225,6 +1268,7 @@ def main():
     table_gpu_pairs(data)
     if os.path.exists(a.bin):
         table_gpu_law(data, a.bin)
+        table_gate_what_if(data, a.bin)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)

@@ -58,6 +58,18 @@ with tempfile.TemporaryDirectory() as d:
     if got[0] is not None or got[1][1] != want[1][1] or abs(got[1][0] - want[1][0]) > 1e-12:
         failed += 1
         print("FAIL calibration_steal: got %r, expected %r" % (got, want))
+    # DONE (a fresh machine in mid-session): the rows an earlier call measured and gated
+    # are left out; with all of them in DONE the gate passes with nothing in RUNS, which a
+    # call of the eleventh session did not (it read "incomplete" and ran nothing)
+    empty = os.path.join(d, "empty")
+    os.makedirs(empty)
+    got = [calibration_steal(empty, tsv, 0.02, dict(env, DONE="a|b|d|e")),
+           calibration_steal(empty, tsv, 0.02, dict(env, DONE="a|b")),
+           calibration_steal(runs, tsv, 0.02, dict(env, DONE="b|e"))]
+    checks += 1
+    if got[0] != (0.0, []) or got[1] is not None or got[2] is None or got[2][1] != [] or abs(got[2][0] - 0.0005) > 1e-12:
+        failed += 1
+        print("FAIL calibration_steal with DONE: got %r" % (got,))
     set_aside(d, tsv, 1, ["b"])
     left, moved = sorted(os.listdir(runs)), sorted(os.listdir(os.path.join(d, "rejected-1", "runs")))
     set_aside(d, tsv, 2)
