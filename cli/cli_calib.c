@@ -43,6 +43,10 @@ static const char calibrate_help[] =
     "time the hypervisor gave to other guests (host_steal). When a run lost more than 2%,\n"
     "calibrate warns: its cpu phases ran slower than they will on the host when it is quiet,\n"
     "and so will the model's. The largest share is in the table and the model's provenance.\n"
+    "--max-steal S leaves such runs out instead (spans files and --overlap files whose header\n"
+    "says more than S); the table names them. On the H200 a run that lost 4% this way ran its\n"
+    "cpu phases up to 22% slower than the same settings on a quiet host (docs/validation.md,\n"
+    "\"An eleventh session\").\n"
     "\n"
     "The model records its provenance: the GPU, host and CPU from the spans headers, the commit\n"
     "this provesim was built from, the spans files, the template and the date (UTC; from\n"
@@ -86,6 +90,9 @@ static const char calibrate_help[] =
     "                    three spans mostly there); other pairs and three or more at once\n"
     "                    keep gpu_overlap's law. The table prints each rate beside the\n"
     "                    pooled law's\n"
+    "  --max-steal S     leave out the spans and --overlap files whose header host_steal is\n"
+    "                    above S (a share from 0 to 1, e.g. 0.02), and name them; exit 2\n"
+    "                    when none of the spans files, or of the --overlap files, is left\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
@@ -103,6 +110,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
   calib_overlap_report ovr = {0};
   int nfiles = 0, noverlap = 0, fam = CALIB_AUTO, skip = 0, rc = PS_EXIT_USAGE;
   unsigned ovflags = 0;
+  double max_steal = -1; /* --max-steal: < 0 keeps every file */
+  ps_buf dropped = {0};  /* the files --max-steal left out, for the table */
   model *m = NULL;
   calib_phase_report *reps = NULL;
   ps_buf b = {0}, t = {0};
@@ -141,6 +150,12 @@ int sim_cmd_calibrate(int argc, char **argv) {
       ovflags |= CALIB_OV_ORDER;
     } else if (!strcmp(a, "--gpu-pairs")) {
       ovflags |= CALIB_OV_PAIRS;
+    } else if (cli_is_opt(a, "--max-steal")) {
+      if (!(v = cli_optval(argc, argv, &i, "--max-steal"))) goto missing;
+      if (ps_parse_num(v, &max_steal) || !(max_steal >= 0 && max_steal <= 1)) {
+        rc = cli_usage_error("calibrate", "--max-steal: expected a share from 0 to 1 (e.g. 0.02), got \"%s\"", v);
+        goto done;
+      }
     } else if (cli_is_opt(a, "--contention")) {
       if (!(v = cli_optval(argc, argv, &i, "--contention"))) goto missing;
       if (!strcmp(v, "across")) ovflags |= CALIB_OV_ACROSS;
@@ -200,6 +215,31 @@ int sim_cmd_calibrate(int argc, char **argv) {
     rc = PS_EXIT_USAGE;
     goto done;
   }
+  if (max_steal >= 0) { /* leave out the runs of a shared host, before anything reads them */
+    const char **lists[] = {files, overlap};
+    int *counts[] = {&nfiles, &noverlap}, had[] = {nfiles, noverlap};
+    for (int l = 0; l < 2; l++) {
+      int kept = 0;
+      for (int k = 0; k < *counts[l]; k++) {
+        double st;
+        if (calib_header_steal(lists[l][k], &st, &e) != PS_OK) {
+          fprintf(stderr, "provesim calibrate: %s\n", e.msg);
+          rc = PS_EXIT_USAGE;
+          goto done;
+        }
+        if (st > max_steal) ps_buf_printf(&dropped, "%s%s (%.2f%%)", dropped.len ? ", " : "", lists[l][k], 100 * st);
+        else lists[l][kept++] = lists[l][k];
+      }
+      *counts[l] = kept;
+      if (had[l] && !kept) {
+        fprintf(stderr, "provesim calibrate: --max-steal %g: every %s lost more than that share of its cores' busy "
+                "time to other guests (%s); record them again on a quiet host, or raise --max-steal\n", max_steal,
+                l ? "--overlap file" : "spans file", dropped.p);
+        rc = PS_EXIT_USAGE;
+        goto done;
+      }
+    }
+  }
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
   if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, ovflags, &ovr, &e);
@@ -239,6 +279,11 @@ int sim_cmd_calibrate(int argc, char **argv) {
                            100 * hr.steal_max, files[hr.steal_max_file], hr.steal_over, hr.steal_runs,
                            100 * SPANS_STEAL_WARN);
       calib_set_provenance(m, "host_steal", st);
+      free(st);
+    }
+    if (dropped.len) {
+      char *st = xasprintf("--max-steal %g left out %s", max_steal, dropped.p);
+      calib_set_provenance(m, "left_out", st);
       free(st);
     }
   }
@@ -316,6 +361,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
     ps_buf_printf(&t, "host steal (%d runs recorded it): largest %.2f%% of the run's cores' busy time (%s); %d "
                   "above %.0f%%\n", hr.steal_runs, 100 * hr.steal_max, files[hr.steal_max_file], hr.steal_over,
                   100 * SPANS_STEAL_WARN);
+  if (dropped.len)
+    ps_buf_printf(&t, "left out by --max-steal %g (host steal above it): %s\n", max_steal, dropped.p);
   ps_buf_printf(&t, "wrote %s\n", out);
   if (ps_write_stdout(t.p, t.len, &e) != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);
@@ -337,6 +384,7 @@ done:
   scn_model_free(m);
   ps_buf_free(&b);
   ps_buf_free(&t);
+  ps_buf_free(&dropped);
   free(files);
   free(overlap);
   return rc;

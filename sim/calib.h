@@ -200,6 +200,9 @@ typedef struct calib_host_report {
   double steal_max;
 } calib_host_report;
 int calib_host(const char *const *files, int nfiles, int skip_calls, calib_host_report *out, ps_err *e);
+/* A spans file's header host_steal (-1 when it does not record it), reading the header only
+ * (calibrate --max-steal). */
+int calib_header_steal(const char *path, double *steal, ps_err *e);
 
 /* Internal to sim/calib*.c: each worker's first calls, to leave out skip_calls of them
  * as warm-up. Calls are ranked by number within a (rep, gpu, worker), as calib_model

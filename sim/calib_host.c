@@ -125,6 +125,22 @@ static int host_file(const char *path, int skip_calls, host_run *h, ps_err *e) {
   return PS_OK;
 }
 
+/* calib_header_steal: the header alone (the first record stops the reading). */
+static int steal_hdr(void *ctx, const span_header *hd) {
+  *(double *)ctx = hd->steal == SPANS_STEAL_VALUE ? hd->host_steal : -1;
+  return 0;
+}
+static int stop_at_record(void *ctx, const span_rec *r) {
+  (void)ctx, (void)r;
+  return 1;
+}
+
+int calib_header_steal(const char *path, double *steal, ps_err *e) {
+  *steal = -1;
+  int rc = spans_read(path, steal_hdr, stop_at_record, steal, e);
+  return rc == 1 ? PS_OK : rc;
+}
+
 int calib_host(const char *const *files, int nfiles, int skip_calls, calib_host_report *out, ps_err *e) {
   memset(out, 0, sizeof *out);
   if (nfiles <= 0) return PS_OK;

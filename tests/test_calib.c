@@ -1147,6 +1147,35 @@ START_TEST(host_steal_warned) {
   t = tmpfile_text("st2.yaml");
   ck_assert_ptr_null(strstr(t, "host_steal"));
   free(t);
+  /* --max-steal: st1 (8%) is left out and named, in the table and the provenance; the
+   * model is st0's alone (no warning); a file without host_steal is kept */
+  ck_assert_int_eq(run("calibrate st0.jsonl st1.jsonl st.jsonl --model hr-tmpl.yaml -o st3.yaml --max-steal 0.02", &out,
+                       &err), 0);
+  ck_assert_msg(strstr(out, "left out by --max-steal 0.02 (host steal above it): st1.jsonl (8.00%)") &&
+                strstr(out, "host steal (1 runs recorded it): largest 1.00%"), "%s", out);
+  ck_assert_msg(!strstr(err, "warning"), "%s", err);
+  free(out), free(err);
+  t = tmpfile_text("st3.yaml");
+  ck_assert_msg(strstr(t, "left_out: \"--max-steal 0.02 left out st1.jsonl (8.00%)\"") &&
+                strstr(t, "spans: \"st0.jsonl st.jsonl\""), "%s", t);
+  free(t);
+  /* every spans file above it, or every --overlap file: exit 2, nothing written */
+  ck_assert_int_eq(run("calibrate st1.jsonl --model hr-tmpl.yaml -o st4.yaml --max-steal 0.05", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "every spans file lost more than that share") && strstr(err, "st1.jsonl (8.00%)"), "%s", err);
+  ck_assert(!exists("st4.yaml"));
+  free(err);
+  ck_assert_int_eq(run("calibrate st0.jsonl --overlap st1.jsonl --model hr-tmpl.yaml -o st4.yaml --max-steal 0.05", NULL,
+                       &err), 2);
+  ck_assert_msg(strstr(err, "every --overlap file lost more than that share"), "%s", err);
+  ck_assert(!exists("st4.yaml"));
+  free(err);
+  const char *bad[] = {"-0.1", "1.5", "x", "nan"};
+  for (int k = 0; k < 4; k++) {
+    char *c = xasprintf("calibrate st0.jsonl --model hr-tmpl.yaml -o st4.yaml --max-steal %s", bad[k]);
+    ck_assert_int_eq(run(c, NULL, &err), 2);
+    ck_assert_msg(strstr(err, "--max-steal: expected a share from 0 to 1"), "%s: %s", bad[k], err);
+    free(c), free(err);
+  }
 }
 END_TEST
 
