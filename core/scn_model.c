@@ -700,7 +700,15 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       m->nscopes++;
     }
   }
-  if ((x = scn__opt(mn, "gpu_pairs")) && rd_gpu_pairs(c, x, base, m)) goto fail;
+  if ((x = scn__opt(mn, "gpu_pairs"))) {
+    if (!m->gpu_overlap) {
+      scn__jp(p, sizeof p, base, "gpu_pairs");
+      scn__expect(c, x, p, "gpu_pairs beside a gpu_overlap key (its law holds for the pairs not listed and for three "
+                  "or more at once; calibrate --overlap writes both)");
+      goto fail;
+    }
+    if (rd_gpu_pairs(c, x, base, m)) goto fail;
+  }
   *out = m;
   return 0;
 fail:

@@ -504,7 +504,7 @@ START_TEST(pairs_from_overlap_run) {
                           {"{g: {h: 2.5}}", "gpu_pairs.g.h"}, {"{g: {h: 0}}", "gpu_pairs.g.h"},
                           {"{g: {x: 0.5}}", "gpu_pairs.g.x"}, {"[g, h]", "gpu_pairs"}, {"{g: 0.5}", "gpu_pairs.g"}};
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
-    char *y = xasprintf("model: gb\ngpu_pairs: %s\nphases:\n  - name: c\n    resource: cpu\n    time: 1\n"
+    char *y = xasprintf("model: gb\ngpu_pairs: %s\ngpu_overlap: {interference: 1}\nphases:\n  - name: c\n    resource: cpu\n    time: 1\n"
                         "  - name: g\n    resource: gpu\n    time: 1\n  - name: h\n    resource: gpu\n    time: 1\n",
                         bad[k][0]);
     write_file("gb.yaml", y);
@@ -515,6 +515,12 @@ START_TEST(pairs_from_overlap_run) {
     ck_assert(!exists("gb.txt"));
     free(err);
   }
+  /* without gpu_overlap: refused, as its law covers the pairs not listed */
+  write_file("gb.yaml", "model: gb\ngpu_pairs: {g: {h: 0.5}}\nphases:\n  - name: g\n    resource: gpu\n    time: 1\n"
+                        "  - name: h\n    resource: gpu\n    time: 1\n");
+  ck_assert_int_eq(run("simulate gb-scn.yaml -o gb.txt", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "gb.yaml:2") && strstr(err, "gpu_pairs beside a gpu_overlap key"), "%s", err);
+  free(err);
 }
 END_TEST
 
