@@ -344,7 +344,7 @@ static void first_come(const ov_ctx *c, model *m, int order, calib_overlap_repor
   }
 }
 
-/* The pooled law's work in group g's times with companies other than those in `free`
+/* The pooled law's work in group g's times with the companies whose rates are not estimated
  * (est[q] for q < np: q's rate is estimated; the law at two at once, a1 for the phase
  * that started first and b for the other, and at n >= 3 at once by n and order). */
 static double pg_held(const double *g, int np, const int *est, double s, double s1) {
@@ -370,7 +370,7 @@ static double pg_held(const double *g, int np, const int *est, double s, double 
 static void gpu_pairs(const ov_ctx *c, model *m, int write, calib_overlap_report *out) {
   int np = m->nphases;
   double s = m->interference, s1 = m->has_first ? m->interference_first : s;
-  int *est = xcalloc((size_t)np, sizeof *free), *idx = xcalloc((size_t)np, sizeof *idx);
+  int *est = xcalloc((size_t)np, sizeof *est), *idx = xcalloc((size_t)np, sizeof *idx);
   double *xs = xcalloc((size_t)np, sizeof *xs);
   for (int p = 0; p < np; p++) {
     if (m->phases[p].resource != RES_GPU) continue;
