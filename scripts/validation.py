@@ -254,12 +254,19 @@ def calibrate(binp, data, calib, out_dir, extra=()):
         overlap = [os.path.relpath(spans(r), ROOT) for r in calib if r["size"] == size and os.path.exists(spans(r))
                    and "mutex=none" in " ".join(r["overrides"])]
         model = os.path.join(out_dir, "model-%s.yaml" % size_tag(size))
-        p = run([binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
-                 "--model", "models/provesim-groth16.yaml", "-o", model,
-                 "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size), *extra], env)
+        cmd = [binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
+               "--model", "models/provesim-groth16.yaml", "-o", model,
+               "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size), *extra]
+        p, note = run(cmd, env), ""
+        if p.returncode == 2 and "--max-steal" in cmd:
+            # the protocol's fallback (docs/validation.md, "The twelfth session's protocol"):
+            # when the runs left out leave a law without the runs it needs, keep them all
+            i = cmd.index("--max-steal")
+            note = "(--max-steal left too few runs: %s; calibrated from every run)\n" % p.stderr.strip().splitlines()[-1]
+            p = run(cmd[:i] + cmd[i + 2:], env)
         if p.returncode:
             sys.exit("validation.py: calibrate failed:\n" + p.stderr)
-        models[size], tables[size] = model, re.sub(r"wrote .*\n", "", p.stdout)
+        models[size], tables[size] = model, note + re.sub(r"wrote .*\n", "", p.stdout)
     return models, tables
 
 
@@ -703,17 +710,32 @@ def references_summary(sessions, results):
     return "\n".join(out) + "\n"
 
 
+def before_session(data, k):
+    """Whether DATA is one of the first k sessions of SESSIONS (a later or unlisted folder
+    follows the newest protocol)."""
+    name = os.path.relpath(os.path.normpath(os.path.abspath(data)), os.path.join(ROOT, "docs", "data", "validation"))
+    return name in {s[0] for s in SESSIONS[:k]}
+
+
 def protocol_flags(data):
     """calibrate's options that a session's protocol fixed before its runs: sessions 1-6
     fit the cpu contention across runs (calibrate's default until then), later sessions
     within each run (docs/validation.md, "Where it misses"); from the eighth session on
-    the GPU phases' interference depends on their order of start (--gpu-order), and from
-    the eleventh on GPU phases two at once run at rates by pairs (--gpu-pairs)."""
-    name = os.path.relpath(os.path.normpath(os.path.abspath(data)), os.path.join(ROOT, "docs", "data", "validation"))
-    before = lambda k: name in {s[0] for s in SESSIONS[:k]}
-    if before(6):
+    the GPU phases' interference depends on their order of start (--gpu-order), from the
+    eleventh on GPU phases two at once run at rates by pairs (--gpu-pairs), and from the
+    twelfth on the runs whose host lost more than 2% to steal are left out (--max-steal)."""
+    if before_session(data, 6):
         return ["--contention", "across"]
-    return ["--contention", "within"] + ([] if before(7) else ["--gpu-order"]) + ([] if before(11) else ["--gpu-pairs"])
+    return (["--contention", "within"] + ([] if before_session(data, 7) else ["--gpu-order"]) +
+            ([] if before_session(data, 11) else ["--gpu-pairs"]) + ([] if before_session(data, 12) else ["--max-steal", "0.02"]))
+
+
+def protocol_calibration(data, calib):
+    """The calibration rows of a session: calib.tsv's, and from the twelfth session on also
+    calib-2.tsv's (the same runs again at the end of the lease, names with -c2)."""
+    if before_session(data, 12):
+        return calib
+    return calib + read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib-2.tsv"))
 
 
 def pass_suffix(tsv):
@@ -729,6 +751,7 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes, also=None):
     session's passes, predicted by this model as calibrated ("other_passes")."""
     out_dir = os.path.join(tmp, os.path.basename(data)) if a.check else data
     os.makedirs(out_dir, exist_ok=True)
+    calib = protocol_calibration(data, calib)
     models, tables = calibrate(a.bin, data, calib, out_dir, extra=protocol_flags(data) + list(getattr(a, "extra", ())))
     have = lambda r: os.path.exists(os.path.join(data, "runs", r["name"] + ".json"))
     rows = [validate(a.bin, data, models, r) for r in matrix if have(r)]

@@ -80,6 +80,24 @@ with tempfile.TemporaryDirectory() as d:
         print("FAIL set_aside: moved %r, left %r, then left %r" % (moved, left, left2))
     for k in env:
         del os.environ[k]
+# The twelfth protocol's second calibration: calib-2.tsv is calib.tsv's rows that the
+# sessions run (SKIP='-(a|b)$|g2'), each name with -c2, same size and overrides, every one
+# of them run by the same SKIP; a twelfth session calibrates from both, leaving out the
+# runs above the gate (--max-steal 0.02), and the eleventh from calib.tsv alone
+from validation import protocol_calibration, protocol_flags  # noqa: E402
+vd = os.path.join(HERE, "..", "docs", "data", "validation")
+c1 = read_tsv(os.path.join(vd, "calib.tsv"))
+c2 = read_tsv(os.path.join(vd, "calib-2.tsv"))
+want = [dict(r, name=r["name"] + "-c2") for r in c1 if selected(r["name"], {"SKIP": "-(a|b)$|g2"})]
+checks += 1
+if c2 != want or not all(selected(r["name"], {"SKIP": "-(a|b)$|g2"}) for r in c2):
+    failed += 1
+    print("FAIL calib-2.tsv is not calib.tsv's selected rows with -c2")
+checks += 1
+if (protocol_calibration(os.path.join(vd, "h200-12"), c1) != c1 + c2 or protocol_calibration(os.path.join(vd, "h200-11"), c1) != c1
+        or "--max-steal" not in protocol_flags(os.path.join(vd, "h200-12")) or "--max-steal" in protocol_flags(os.path.join(vd, "h200-11"))):
+    failed += 1
+    print("FAIL the twelfth protocol's calibration rows or flags")
 if checks < 20 or not any(selected(n, {"SKIP": "-(a|b)$|g2"}) != selected(n, {})
                           for t in tsvs for n in (r["name"] for r in read_tsv(t))):
     print("FAIL the run lists changed: no row that SKIP leaves out, or fewer than 20 checks")
