@@ -258,11 +258,15 @@ def calibrate(binp, data, calib, out_dir, extra=()):
                "--model", "models/provesim-groth16.yaml", "-o", model,
                "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size), *extra]
         p, note = run(cmd, env), ""
-        if p.returncode == 2 and "--max-steal" in cmd:
+        # batch multipliers need a run with calls of 2 partitions among those kept
+        batch = any("batch=2" in " ".join(r["overrides"]) for r in calib if r["size"] == size and os.path.exists(spans(r)))
+        lost = p.returncode == 0 and batch and "\n    batch:" not in open(model).read()
+        if (p.returncode == 2 or lost) and "--max-steal" in cmd:
             # the protocol's fallback (docs/validation.md, "The twelfth session's protocol"):
             # when the runs left out leave a law without the runs it needs, keep them all
             i = cmd.index("--max-steal")
-            note = "(--max-steal left too few runs: %s; calibrated from every run)\n" % p.stderr.strip().splitlines()[-1]
+            why = p.stderr.strip().splitlines()[-1] if p.returncode else "no run with calls of 2 partitions was left"
+            note = "(--max-steal left too few runs: %s; calibrated from every run)\n" % why
             p = run(cmd[:i] + cmd[i + 2:], env)
         if p.returncode:
             sys.exit("validation.py: calibrate failed:\n" + p.stderr)
