@@ -189,6 +189,7 @@ int sim_cmd_simulate(int argc, char **argv) {
   char gm[512]; /* a scenario whose GPU memory does not fit still runs: the engine does not model memory */
   if (scn_gpu_mem_over(s, s->workers_per_gpu, s->batch, gm, sizeof gm))
     fprintf(stderr, "provesim simulate: warning: %s; the prover would not start, the simulation runs anyway\n", gm);
+  if (scn_batch_unmeasured(s, gm, sizeof gm)) fprintf(stderr, "provesim simulate: warning: %s\n", gm);
 
   span_sink sink = {0};
   if (spans) {

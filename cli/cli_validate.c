@@ -554,6 +554,7 @@ int sim_cmd_validate(int argc, char **argv) {
   char gm[512]; /* the engine does not model memory: a scenario that does not fit still runs */
   if (lr == PS_OK && scn_gpu_mem_over(s, s->workers_per_gpu, s->batch, gm, sizeof gm))
     fprintf(stderr, "provesim validate: warning: %s; the prover would not start, the simulation runs anyway\n", gm);
+  if (lr == PS_OK && scn_batch_unmeasured(s, gm, sizeof gm)) fprintf(stderr, "provesim validate: warning: %s\n", gm);
   if (lr == PS_OK) lr = load_measured(meas[0], s, &m, &e);
   for (int i = 1; i < nmeas && lr == PS_OK; i++) {
     measured x;

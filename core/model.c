@@ -37,6 +37,24 @@ int scn_worker_threads(const scenario *s, int cores) {
   return t < 1 ? 1 : t;
 }
 
+int scn_batch_unmeasured(const scenario *s, char *buf, size_t n) {
+  const model *m = s->model;
+  if (s->batch <= 1 || m->nprov == 0) return 0; /* a hand-written model says what it means */
+  char names[256];
+  size_t len = 0;
+  int k = 0;
+  for (int p = 0; p < m->nphases; p++) {
+    const phase *ph = &m->phases[p];
+    if (ph->nscale > 0 || (ph->resource != RES_CPU && ph->resource != RES_GPU)) continue;
+    if (len < sizeof names) len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k++ ? ", " : "", ph->name);
+  }
+  if (!k) return 0;
+  snprintf(buf, n, "the calibrated model has no batch multipliers (batch.scale) for %s: a call of %d partitions "
+           "takes %d draws of one partition's time in each; calibrate with a run at system.batch=%d to measure how "
+           "%s", names, s->batch, s->batch, s->batch, k > 1 ? "they batch" : "it batches");
+  return 1;
+}
+
 int scn_gpu_mem_over(const scenario *s, int workers, int batch, char *buf, size_t n) {
   const model *m = s->model;
   if (!m->has_gpu_mem || !(s->gpu_mem_gib > 0)) return 0;

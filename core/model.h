@@ -193,6 +193,11 @@ static inline double model_gpu_gib(const model *m, int workers, int batch) {
  * else returns 0 and leaves buf alone. plan rules such a configuration out; simulate and
  * validate warn; report_bottleneck says when the worker it advises adding does not fit. */
 int scn_gpu_mem_over(const scenario *s, int workers, int batch, char *buf, size_t n);
+/* Calls of s->batch > 1 partitions on a calibrated model (one with provenance) some of
+ * whose cpu or gpu phases have no batch.scale: each such phase then takes batch draws of
+ * one partition's time, which calibrate did not measure. Writes the phases and the reason
+ * into buf and returns 1; else returns 0. simulate and validate warn. */
+int scn_batch_unmeasured(const scenario *s, char *buf, size_t n);
 
 /* Speed (work per second) of a phase that gets a cores: 1 at a = threads without a law;
  * with a law, the speedup over one core (the work is then one-core seconds). */

@@ -524,6 +524,39 @@ START_TEST(pairs_from_overlap_run) {
 }
 END_TEST
 
+/* A calibrated model without batch multipliers, asked for calls of 2 partitions: simulate
+ * and validate warn, naming the phases; not at batch 1, not with a batch-2 run among the
+ * spans, and not for a hand-written model (no provenance). */
+START_TEST(batch_unmeasured_warned) {
+  write_file("bu.yaml", "model: bu\nphases:\n  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: 0.05, cv: 0.1}\n"
+                        "  - name: g\n    resource: gpu\n    time: 0.02\n");
+  write_file("bu-tmpl.yaml", "model: bu\nphases:\n  - name: c\n    resource: cpu\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n");
+  write_file("bu-scn.yaml", "scenario: bu\nmodel: bu.yaml\nworkload: {partitions: 40}\n");
+  ck_assert_int_eq(run("simulate bu-scn.yaml --spans bu1.jsonl -o a.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("simulate bu-scn.yaml --set system.batch=2 --spans bu2.jsonl -o b.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("calibrate bu1.jsonl --model bu-tmpl.yaml -o bu-c1.yaml", NULL, NULL), 0);
+  ck_assert_int_eq(run("calibrate bu1.jsonl bu2.jsonl --model bu-tmpl.yaml -o bu-c2.yaml", NULL, NULL), 0);
+  char *err;
+  ck_assert_int_eq(run("simulate bu-scn.yaml --set model=bu-c1.yaml --set system.batch=2 -o c.txt", NULL, &err), 0);
+  ck_assert_msg(strstr(err, "warning: the calibrated model has no batch multipliers (batch.scale) for c, g: a call "
+                            "of 2 partitions takes 2 draws"), "%s", err);
+  free(err);
+  ck_assert_int_eq(run("validate bu-scn.yaml --measured bu2.jsonl --set model=bu-c1.yaml --set system.batch=2 -o v.txt",
+                       NULL, &err), 0);
+  ck_assert_msg(strstr(err, "provesim validate: warning: the calibrated model has no batch multipliers"), "%s", err);
+  free(err);
+  const char *quiet[] = {"simulate bu-scn.yaml --set model=bu-c1.yaml -o c.txt",
+                         "simulate bu-scn.yaml --set model=bu-c2.yaml --set system.batch=2 -o c.txt",
+                         "simulate bu-scn.yaml --set system.batch=2 -o c.txt"};
+  for (int k = 0; k < 3; k++) {
+    ck_assert_int_eq(run(quiet[k], NULL, &err), 0);
+    ck_assert_msg(!strstr(err, "batch multipliers"), "%s: %s", quiet[k], err);
+    free(err);
+  }
+}
+END_TEST
+
 /* The cpu contention within each run: the overlap run is made on a host 15% slower than
  * the solo run (its cpu phase 0.092 s against 0.08 s) with contention 0.3. Across runs the
  * slower host reads as contention (0.5 or more); within the run the fit gives 0.3 back and
@@ -1223,6 +1256,7 @@ int main(void) {
   tcase_add_test(tc, interference_from_overlap_run);
   tcase_add_test(tc, order_of_start_from_overlap_run);
   tcase_add_test(tc, pairs_from_overlap_run);
+  tcase_add_test(tc, batch_unmeasured_warned);
   tcase_add_test(tc, contention_within_each_run);
   tcase_add_test(tc, validate_shows_sharing_range);
   tcase_add_test(tc, busy_share_from_kernels);
