@@ -25,6 +25,9 @@
 # RESUME=1 skips the rows that already have a report in OUT/runs, or whose name DONE (an
 # extended regex matched against the whole name) covers: session.sh runs a session over
 # several device calls with it.
+# PROBE=1 also runs a short CPU benchmark of the host (prover-bench, CPU backend: Fr
+# multiplications and NTTs of 2^18 on all CPUs, about a second) just before and just after
+# each run, into NAME.probe (probe 8).
 # Exit 1 if a run failed.
 # QUICK=1 BACKEND=cpu is the dry run that works anywhere: 2^10 and 2^11 constraints, fewer
 # partitions.
@@ -55,6 +58,10 @@ if [ -n "${WARMUP:-}" ]; then
     --set prover.constraints=$(real 2^20) --set workload.partitions=$WARMUP --set system.mutex=kernels \
     --set system.workers_per_gpu=1 --json -o /tmp/warmup.json 2>/tmp/warmup.err || echo "warm-up FAILED: $(tail -3 /tmp/warmup.err)"
 fi
+probe() { # PROBE=1: the host's CPU benchmark around a run (above)
+  [ -n "${PROBE:-}" ] || return 0
+  { echo "== $1"; "$bin" prover-bench --backend cpu --only field,ntt --sizes 18..18 --reps 3 2>/dev/null; } >> "$OUT/runs/$name.probe"
+}
 run_tsv() {
   while IFS=$'\t' read -r name size ov run_env; do
     case "$name" in ''|'#'*) continue ;; esac
@@ -73,10 +80,12 @@ run_tsv() {
     printf '%s\n' "${sets[@]}" | grep -v '^--set$' > "$OUT/runs/$name.sets"
     [ -n "${run_env:-}" ] && printf '%s\n' "$run_env" > "$OUT/runs/$name.env"
     { echo before; grep '^cpu' /proc/stat; } > "$OUT/runs/$name.host" 2>/dev/null
+    probe before
     env ${run_env:-} timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
       "${sets[@]}" --json -o "$OUT/runs/$name.json" --spans "$OUT/runs/$name.spans.jsonl" 2>"$OUT/runs/$name.err" \
       || { echo "$name FAILED: $(tail -3 "$OUT/runs/$name.err")"; failed=1; }
     { echo after; grep '^cpu' /proc/stat; } >> "$OUT/runs/$name.host" 2>/dev/null
+    probe after
     [ -f "$OUT/runs/$name.spans.jsonl" ] && gzip -f "$OUT/runs/$name.spans.jsonl"
     python3 - "$OUT/runs/$name.json" "$name" "$(el)" "$OUT/runs/$name.host" "$(sed -n 's/.*cpu_cores=\([0-9]*\).*/\1/p' <<<"$ov")" <<'PY'
 import json, sys, os
