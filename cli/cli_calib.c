@@ -47,6 +47,10 @@ static const char calibrate_help[] =
     "says more than S); the table names them. On the H200 a run that lost 4% this way ran its\n"
     "cpu phases up to 22% slower than the same settings on a quiet host (docs/validation.md,\n"
     "\"An eleventh session\").\n"
+    "--steal-exponent K corrects for it instead: a cpu span of a run that lost the share s\n"
+    "is taken as lasting (1 - s)^K of its length. On the H200, twelve runs of one setting\n"
+    "whose steal went from 0.1% to 21% took cpu time in proportion to (1 - s)^-1.26 (r 0.96;\n"
+    "docs/validation.md, \"Probe 8\"): --steal-exponent 1.26.\n"
     "\n"
     "The model records its provenance: the GPU, host and CPU from the spans headers, the commit\n"
     "this provesim was built from, the spans files, the template and the date (UTC; from\n"
@@ -93,6 +97,9 @@ static const char calibrate_help[] =
     "  --max-steal S     leave out the spans and --overlap files whose header host_steal is\n"
     "                    above S (a share from 0 to 1, e.g. 0.02), and name them; exit 2\n"
     "                    when none of the spans files, or of the --overlap files, is left\n"
+    "  --steal-exponent K  take each cpu span of a run whose spans header says host_steal s\n"
+    "                    as lasting (1 - s)^K of its length (the host made quiet; K from 0\n"
+    "                    to 10; default 0: as measured)\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
@@ -111,6 +118,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   int nfiles = 0, noverlap = 0, fam = CALIB_AUTO, skip = 0, rc = PS_EXIT_USAGE;
   unsigned ovflags = 0;
   double max_steal = -1; /* --max-steal: < 0 keeps every file */
+  double steal_k = 0;    /* --steal-exponent */
   ps_buf dropped = {0};  /* the files --max-steal left out, for the table */
   model *m = NULL;
   calib_phase_report *reps = NULL;
@@ -150,6 +158,12 @@ int sim_cmd_calibrate(int argc, char **argv) {
       ovflags |= CALIB_OV_ORDER;
     } else if (!strcmp(a, "--gpu-pairs")) {
       ovflags |= CALIB_OV_PAIRS;
+    } else if (cli_is_opt(a, "--steal-exponent")) {
+      if (!(v = cli_optval(argc, argv, &i, "--steal-exponent"))) goto missing;
+      if (ps_parse_num(v, &steal_k) || !(steal_k >= 0 && steal_k <= 10)) {
+        rc = cli_usage_error("calibrate", "--steal-exponent: expected a number from 0 to 10 (e.g. 1.26), got \"%s\"", v);
+        goto done;
+      }
     } else if (cli_is_opt(a, "--max-steal")) {
       if (!(v = cli_optval(argc, argv, &i, "--max-steal"))) goto missing;
       if (ps_parse_num(v, &max_steal) || !(max_steal >= 0 && max_steal <= 1)) {
@@ -240,6 +254,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
       }
     }
   }
+  calib_set_steal_exponent(steal_k);
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
   if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, ovflags, &ovr, &e);
@@ -279,6 +294,11 @@ int sim_cmd_calibrate(int argc, char **argv) {
                            100 * hr.steal_max, files[hr.steal_max_file], hr.steal_over, hr.steal_runs,
                            100 * SPANS_STEAL_WARN);
       calib_set_provenance(m, "host_steal", st);
+      free(st);
+    }
+    if (steal_k > 0) {
+      char *st = xasprintf("cpu spans of each run times (1 - host_steal)^%g (--steal-exponent)", steal_k);
+      calib_set_provenance(m, "steal_exponent", st);
       free(st);
     }
     if (dropped.len) {
@@ -361,6 +381,9 @@ int sim_cmd_calibrate(int argc, char **argv) {
     ps_buf_printf(&t, "host steal (%d runs recorded it): largest %.2f%% of the run's cores' busy time (%s); %d "
                   "above %.0f%%\n", hr.steal_runs, 100 * hr.steal_max, files[hr.steal_max_file], hr.steal_over,
                   100 * SPANS_STEAL_WARN);
+  if (steal_k > 0)
+    ps_buf_printf(&t, "cpu spans made quiet: each run's cpu phase spans taken as (1 - host_steal)^%g of their length "
+                  "(--steal-exponent)\n", steal_k);
   if (dropped.len)
     ps_buf_printf(&t, "left out by --max-steal %g (host steal above it): %s\n", max_steal, dropped.p);
   ps_buf_printf(&t, "wrote %s\n", out);

@@ -727,11 +727,12 @@ def protocol_flags(data):
     within each run (docs/validation.md, "Where it misses"); from the eighth session on
     the GPU phases' interference depends on their order of start (--gpu-order), from the
     eleventh on GPU phases two at once run at rates by pairs (--gpu-pairs), and from the
-    twelfth on the runs whose host lost more than 2% to steal are left out (--max-steal)."""
+    twelfth on the runs whose host lost more than 2% to steal are left out (--max-steal)
+    and the others' cpu spans made quiet by probe 8's slope (--steal-exponent 1.26)."""
     if before_session(data, 6):
         return ["--contention", "across"]
     return (["--contention", "within"] + ([] if before_session(data, 7) else ["--gpu-order"]) +
-            ([] if before_session(data, 11) else ["--gpu-pairs"]) + ([] if before_session(data, 12) else ["--max-steal", "0.02"]))
+            ([] if before_session(data, 11) else ["--gpu-pairs"]) + ([] if before_session(data, 12) else ["--max-steal", "0.02", "--steal-exponent", "1.26"]))
 
 
 def protocol_calibration(data, calib):

@@ -63,9 +63,14 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
 21. where DATA/probe-7 exists (the tenth session): one worker at 7 threads and c22-w2's
     settings at 2^22, alternated: synth with and without a second worker waiting at the
     whole-call lock, round by round;
-22. where DATA/rejected-K exists (the eleventh session): the mean of the passes as
-    calibrated by the protocol's model and by the same calibration without the runs kept
-    above the gate (host_steal over 0.02), which the gate's second try let through.
+22. where the calibration's spans headers record host_steal (from the tenth session): the
+    mean of the passes as calibrated by the protocol's model, by the same calibration
+    without the runs kept above the gate (where DATA/rejected-K exists: the gate's last try
+    let them through), and with every run's cpu spans made quiet (--steal-exponent 1.26);
+23. where DATA/probe-8 exists (after the eleventh session): one setting run twelve times
+    with a CPU benchmark of the host just before and after each run (run.sh PROBE=1):
+    each run's CPU time per partition beside the benchmark's NTT time and Fr rate and the
+    run's steal, and how well each predicts the run's CPU time (log-log slope, r).
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -1196,20 +1201,25 @@ def table_gpu_pairs(data):
 
 
 def table_gate_what_if(data, binp):
-    """The protocol's model against one calibrated without the calibration runs that were
-    kept above the gate (their second try, session.sh GATE_EACH), each judged on the mean
-    of the session's passes as calibrated (a what-if: the protocol keeps them)."""
+    """The protocol's model against the same calibration without the runs kept above the
+    gate (their last try, session.sh GATE_EACH; where DATA/rejected-K exists) and with every
+    run's cpu spans made quiet (calibrate --steal-exponent 1.26, probe 8's slope; where the
+    spans headers record host_steal), each judged on the mean of the session's passes as
+    calibrated (what-ifs: the protocol's verdict is the first column)."""
     import glob
     import tempfile
     import validation as V
-    if not glob.glob(os.path.join(data, "rejected-*")):
-        return
-    calib = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
+    calib = V.protocol_calibration(data, V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")))
     matrix = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
     runs = os.path.join(data, "runs")
-    above = [r["name"] for r in calib if os.path.exists(os.path.join(runs, r["name"] + ".spans.jsonl.gz"))
-             and (V.header_steal(os.path.join(runs, r["name"] + ".spans.jsonl.gz")) or 0) > 0.02]
-    sufs = [V.pass_suffix(os.path.join(ROOT, "docs", "data", "validation", t)) for t in V.PASSES]
+    made = [r for r in calib if os.path.exists(os.path.join(runs, r["name"] + ".spans.jsonl.gz"))]
+    steal = {r["name"]: V.header_steal(os.path.join(runs, r["name"] + ".spans.jsonl.gz")) for r in made}
+    if not made or all(v is None for v in steal.values()):
+        return
+    above = [n for n, v in steal.items() if (v or 0) > 0.02]
+    name = os.path.relpath(data, os.path.join(ROOT, "docs", "data", "validation"))
+    lists = next((x[6] for x in V.SESSIONS if x[0] == name), V.PASSES)
+    sufs = [V.pass_suffix(os.path.join(ROOT, "docs", "data", "validation", t)) for t in lists]
 
     def verdict(models):
         passes = [[dict(V.validate(binp, data, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
@@ -1217,21 +1227,89 @@ def table_gate_what_if(data, binp):
         passes = [p for p in passes if p]
         return V.mean_of_passes(passes[0], passes[1:])
     flags = V.protocol_flags(data)
-    both = [("the protocol's (%d runs)" % len([r for r in calib if os.path.exists(os.path.join(runs, r["name"] + ".json"))]),
-             V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=flags)[0]),
-            ("without the %d kept above the gate (%s)" % (len(above), ", ".join(above)),
-             V.calibrate(binp, data, [r for r in calib if r["name"] not in above], tempfile.mkdtemp(), extra=flags)[0])]
-    print("## 22. The calibration runs kept above the gate: the passes' verdict without them\n")
-    print("A what-if: the protocol keeps a second try whatever its steal. Mean of the passes as calibrated, "
-          "utilization error (pp) and throughput error (%) per row.\n")
-    res = [(name, verdict(models)) for name, models in both]
-    print("| row | %s |" % " | ".join(name for name, _ in res))
+    cols = [("the protocol's (%d runs)" % len(made), V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=flags)[0])]
+    if glob.glob(os.path.join(data, "rejected-*")):
+        cols.append(("without the %d kept above the gate (%s)" % (len(above), ", ".join(above)),
+                     V.calibrate(binp, data, [r for r in calib if r["name"] not in above], tempfile.mkdtemp(),
+                                 extra=flags)[0]))
+    cols.append(("cpu spans made quiet (--steal-exponent 1.26)",
+                 V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=flags + ["--steal-exponent", "1.26"])[0]))
+    print("## 22. The calibration's shared host: the passes' verdict with its runs left out or made quiet\n")
+    print("What-ifs beside the protocol's model: the calibration runs kept above the gate left out, or every "
+          "run's cpu spans taken as (1 - host_steal)^1.26 of their length (the slope probe 8 measured). Mean of "
+          "the passes as calibrated, utilization error (pp) and throughput error (%) per row.\n")
+    res = [(n, verdict(models)) for n, models in cols]
+    print("| row | %s |" % " | ".join(n for n, _ in res))
     print("|---|%s" % ("---|" * len(res)))
     for i, r in enumerate(res[0][1]):
         print("| %s | %s |" % (r["name"], " | ".join("%+.1f pp, %+.1f%%%s" % (
             x[i]["gpu_util"]["error_pp"], x[i]["throughput_pps"]["error_pct"], "" if x[i]["within_target"] else " (out)")
             for _, x in res)))
     print("| within the target | %s |" % " | ".join("%d of %d" % (sum(r["within_target"] for r in x), len(x)) for _, x in res))
+    print("| mean absolute error | %s |" % " | ".join("%.2f pp, %.2f%%" % (
+        sum(abs(r["gpu_util"]["error_pp"]) for r in x) / len(x), sum(abs(r["throughput_pps"]["error_pct"]) for r in x) / len(x))
+        for _, x in res))
+    print()
+
+
+def probe_bench(path):
+    """A run's NAME.probe (run.sh PROBE=1): {"before"|"after": (Fr mults/s, NTT 2^18 ms)}."""
+    out, cur, fr = {}, None, None
+    for line in open(path):
+        w = line.split()
+        if line.startswith("== "):
+            cur = w[1]
+        elif w[:1] == ["Fr"]:
+            fr = float(w[1])
+        elif w[:1] == ["ntt"] and cur:
+            out[cur] = (fr, float(w[3]))
+    return out
+
+
+def table_host_probe(data):
+    """Probe 8: does a CPU benchmark around a run track the run's CPU phase speed?"""
+    import validation as V
+    rd = runs_dir(os.path.join(data, "probe-8"))  # unpacked from its runs.tar.xz on first use
+    if not os.path.isdir(rd):
+        return
+    names = sorted((f[:-len(".probe")] for f in os.listdir(rd) if f.endswith(".probe")), key=lambda n: int(n.rsplit("-", 1)[1]))
+    rows = []
+    for n in names:
+        b = probe_bench(os.path.join(rd, n + ".probe"))
+        if "before" not in b or "after" not in b:
+            continue
+        sp = os.path.join(rd, n + ".spans.jsonl.gz")
+        rows.append((n, V.cpu_per_partition(sp), V.header_steal(sp) or 0.0, b["before"], b["after"]))
+    if len(rows) < 3:
+        return
+    print("## 23. Probe 8: a CPU benchmark of the host around each run\n")
+    print("One worker at 2^20, the default policy, twelve runs back to back (`probe-8.tsv`); before and after "
+          "each, `prover-bench --backend cpu --only field,ntt --sizes 18..18` on all CPUs. CPU time: every CPU "
+          "phase per partition (each worker's first two calls left out).\n")
+    print("| run | CPU time per partition (ms) | host_steal | NTT 2^18 before / after (ms) | Fr mults/s before / after |")
+    print("|---|---|---|---|---|")
+    for n, c, st, b, a in rows:
+        print("| %s | %.1f | %.1f%% | %.1f / %.1f | %.3g / %.3g |" % (n, 1e3 * c, 100 * st, b[1], a[1], b[0], a[0]))
+
+    def fit(xs, ys):
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        sxx = sum((x - mx) ** 2 for x in xs)
+        sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+        syy = sum((y - my) ** 2 for y in ys)
+        return sxy / sxx, sxy / math.sqrt(sxx * syy)
+    y = [math.log(c) for _, c, _, _, _ in rows]
+    preds = [("NTT time, mean of before and after (log)", [math.log((b[1] + a[1]) / 2) for _, _, _, b, a in rows]),
+             ("NTT time before the run (log)", [math.log(b[1]) for _, _, _, b, _ in rows]),
+             ("1 / Fr rate, mean (log)", [-math.log((b[0] + a[0]) / 2) for _, _, _, b, a in rows]),
+             ("-log(1 - host_steal)", [-math.log(1 - st) for _, _, st, _, _ in rows])]
+    sd = math.sqrt(sum((v - sum(y) / len(y)) ** 2 for v in y) / (len(y) - 1))
+    print("\nThe runs' CPU time per partition spreads by %.1f%% (sd of its log). Each predictor against "
+          "log CPU time: the slope (1: the run slows as much as the benchmark) and r.\n" % (100 * sd))
+    print("| predictor | slope | r |")
+    print("|---|---|---|")
+    for name, x in preds:
+        k, r = fit(x, y)
+        print("| %s | %.2f | %.3f |" % (name, k, r))
     print()
 
 
@@ -1269,6 +1347,7 @@ def main():
     if os.path.exists(a.bin):
         table_gpu_law(data, a.bin)
         table_gate_what_if(data, a.bin)
+    table_host_probe(data)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)

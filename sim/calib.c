@@ -124,6 +124,7 @@ typedef struct collect_ctx {
   int last;              /* the last pass: the phases with a scaling law */
   long nkernels;         /* kernel records in every file so far */
   int file;
+  double *quiet;         /* per file: its cpu spans' factor (calib__steal_factor of its header) */
   strtab wtab;           /* the workers of every file, "file rep gpu worker", keys of the samples */
   int32_t (*wk)[4];      /* by key: file, rep, gpu, worker */
   int32_t last_w[4];     /* the worker of the last key, and the key */
@@ -145,6 +146,7 @@ static void add_distinct(ps_buf *b, const char *v) {
 
 static int collect_hdr(void *ctx, const span_header *h) {
   collect_ctx *c = ctx;
+  c->quiet[c->file] = calib__steal_factor(h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1);
   add_distinct(&c->host, h->host);
   add_distinct(&c->gpu, h->gpu);
   add_distinct(&c->cpu, h->cpu);
@@ -295,7 +297,7 @@ static int collect_cb(void *ctx, const span_rec *r) {
     phstate *s = &c->ph[p];
     const phase *ph = &c->m->phases[p];
     int k = r->npartitions > 0 ? r->npartitions : 1;
-    double d = r->t1 - r->t0, sp = s->t1 * ph->serial, q = s->t1 - sp;
+    double d = (r->t1 - r->t0) * (ph->resource == RES_CPU ? c->quiet[c->file] : 1), sp = s->t1 * ph->serial, q = s->t1 - sp;
     if (r->threads > 0) d *= s->t1 / (sp + q / r->threads);
     batch_add(s, k, d);
     if (k == s->kmin) calib_acc_add(&s->acc, d / s->kmin, worker_key(c, r));
@@ -336,7 +338,7 @@ static int collect_cb(void *ctx, const span_rec *r) {
     return 0;
   }
   int k = r->npartitions > 0 ? r->npartitions : 1;
-  double d = r->t1 - r->t0;
+  double d = (r->t1 - r->t0) * (ph->resource == RES_CPU ? c->quiet[c->file] : 1);
   if (k > s->kmax) s->kmax = k;
   if (!s->kmin || k < s->kmin) { /* the fit starts again with the fewer partitions */
     s->kmin = k;
@@ -499,6 +501,8 @@ static int model_read(model *tmpl, const char *const *files, int nfiles, calib_f
   c.ph = xcalloc((size_t)np, sizeof *c.ph);
   for (int p = 0; p < np; p++) calib_acc_init(&c.ph[p].acc, calib_sample_cap());
   calib__ranks *rk = xcalloc((size_t)nfiles, sizeof *rk);
+  c.quiet = xmalloc((size_t)(nfiles > 0 ? nfiles : 1) * sizeof *c.quiet);
+  for (int f = 0; f < nfiles; f++) c.quiet[f] = 1;
   calib_phase_report *rep = xcalloc((size_t)np, sizeof *rep);
   for (int f = 0; f < nfiles && rc == PS_OK; f++) {
     rk[f].skip = skip_calls;
@@ -551,6 +555,7 @@ out:
     free(c.ph[p].kcnt);
   }
   free(c.ph);
+  free(c.quiet);
   for (int f = 0; f < nfiles; f++) calib__ranks_free(&rk[f]);
   free(rk);
   groups_free(&c);

@@ -203,6 +203,12 @@ int calib_host(const char *const *files, int nfiles, int skip_calls, calib_host_
 /* A spans file's header host_steal (-1 when it does not record it), reading the header only
  * (calibrate --max-steal). */
 int calib_header_steal(const char *path, double *steal, ps_err *e);
+/* calibrate --steal-exponent K: every reader of cpu phase spans (calib_model, calib_host,
+ * calib_overlap's contention) takes a span of a run whose header says host_steal s as
+ * lasting (1 - s)^K of its length, the run made quiet (0, the default: as measured).
+ * calib__steal_factor gives that factor for a header's steal (-1: not recorded, 1). */
+void calib_set_steal_exponent(double k);
+double calib__steal_factor(double steal);
 
 /* Internal to sim/calib*.c: each worker's first calls, to leave out skip_calls of them
  * as warm-up. Calls are ranked by number within a (rep, gpu, worker), as calib_model

@@ -77,7 +77,7 @@ static int host_cb(void *ctx, const span_rec *r) {
   }
   host_ph *q = &h->ph[p];
   if (q->threads != r->threads) q->threads = -1;
-  double x = (r->t1 - r->t0) / k, dx = x - q->mean;
+  double x = (r->t1 - r->t0) * calib__steal_factor(h->steal) / k, dx = x - q->mean;
   q->n++;
   q->mean += dx / (double)q->n;
   q->m2 += dx * (x - q->mean);
@@ -123,6 +123,12 @@ static int host_file(const char *path, int skip_calls, host_run *h, ps_err *e) {
   }
   strtab_free(&h->workers);
   return PS_OK;
+}
+
+static double steal_exponent; /* calib_set_steal_exponent */
+void calib_set_steal_exponent(double k) { steal_exponent = k; }
+double calib__steal_factor(double steal) {
+  return steal > 0 && steal < 1 && steal_exponent > 0 ? pow(1 - steal, steal_exponent) : 1;
 }
 
 /* calib_header_steal: the header alone (the first record stops the reading). */

@@ -49,6 +49,7 @@ typedef struct ocat {
 typedef struct ov_ctx {
   model *m;
   int pass2;
+  double quiet;  /* the file's cpu spans' factor (calib__steal_factor of its header) */
   ocat cat[2]; /* 0: cpu, 1: gpu */
   /* the sums, over every file */
   double t_at[OV_NMAX + 1]; /* GPU: time spent with n GPU phases at once (n = 1..OV_NMAX, the last: or more) */
@@ -184,7 +185,7 @@ static double ov_work_at(const ov_ctx *c, double s) {
  * against its solo time e at its threads: d / e = 1 + c m, least squares through (0, 1)
  * (across runs); and into its phase's sums for the fit within the run. */
 static void measure_cpu(ov_ctx *c, const ogroup *g, const ospan *a) {
-  double d = a->t1 - a->t0;
+  double len = a->t1 - a->t0, d = len * c->quiet; /* d: as on a quiet host (--steal-exponent) */
   const phase *ph = &c->m->phases[a->phase];
   double thr = a->thr > 0 ? a->thr : ph->threads;
   double e_s = phase_call_mean(ph, a->k) * phase_speed(ph, ph->threads) / phase_speed(ph, thr);
@@ -195,7 +196,7 @@ static void measure_cpu(ov_ctx *c, const ogroup *g, const ospan *a) {
     double lo = b->t0 > a->t0 ? b->t0 : a->t0, hi = b->t1 < a->t1 ? b->t1 : a->t1;
     if (hi > lo) ov += hi - lo;
   }
-  double mm = ov / d;
+  double mm = ov / len;
   if (e_s > 0) {
     c->sxy += (d / e_s - 1) * mm;
     c->sxx += mm * mm;
@@ -275,12 +276,18 @@ static void ocat_reset_groups(ocat *k) {
   strtab_free(&k->tab);
 }
 
+static int ov_hdr(void *ctx, const span_header *h) {
+  ((ov_ctx *)ctx)->quiet = calib__steal_factor(h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1);
+  return 0;
+}
+
 static int overlap_file(ov_ctx *pc, const char *file, int skip_calls, ps_err *e) {
   ov_ctx c = *pc; /* the sums go on; the rest is per file */
   c.pass2 = 0;
   for (int i = 0; i < 2; i++)
     c.cat[i] = (ocat){.gpu_side = i, .rk = {.skip = skip_calls}, .by_t0 = 1, .by_t1 = 1};
-  int rc = spans_read(file, NULL, ov_cb, &c, e);
+  c.quiet = 1;
+  int rc = spans_read(file, ov_hdr, ov_cb, &c, e);
   for (int i = 0; i < 2 && rc == PS_OK; i++) {
     ocat_reset_groups(&c.cat[i]);
     if (!c.cat[i].by_t0 && !c.cat[i].by_t1)

@@ -524,6 +524,62 @@ START_TEST(pairs_from_overlap_run) {
 }
 END_TEST
 
+/* --steal-exponent: a run whose cpu phase took 0.08 / 0.8^1.25 s a partition on a host
+ * that lost 20% to steal (its header says so) calibrates to 0.08 s with --steal-exponent
+ * 1.25 (the host made quiet) and to the time as measured without; the gpu phase is left as
+ * measured; the table and the provenance say so; bad values are refused. */
+START_TEST(steal_exponent_makes_quiet) {
+  const double slow = 0.08 / pow(0.8, 1.25);
+  char *m = xasprintf("model: se\nphases:\n  - name: c\n    resource: cpu\n    time: {dist: normal, mean: %.9f, sd: 0.001}\n"
+                      "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.05, sd: 0.001}\nscopes:\n  call: {from: c, to: g}\n", slow);
+  write_file("se.yaml", m);
+  free(m);
+  write_file("se-tmpl.yaml", "model: se\nphases:\n  - name: c\n    resource: cpu\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\nscopes:\n  call: {from: c, to: g}\n");
+  write_file("se-scn.yaml", "scenario: se\nmodel: se.yaml\nsystem: {cpu_cores: 4}\nworkload: {partitions: 60}\n");
+  ck_assert_int_eq(run("simulate se-scn.yaml --spans se0.jsonl -o se.txt", NULL, NULL), 0);
+  char *t = tmpfile_text("se0.jsonl"), *at = strstr(t, "\"cpu_cores\":4");
+  ck_assert_ptr_nonnull(at);
+  at += strlen("\"cpu_cores\":4");
+  char *body = xasprintf("%.*s,\"host_steal\":0.200000%s", (int)(at - t), t, at);
+  write_file("se1.jsonl", body);
+  free(body), free(t);
+  const char *cmd[] = {"calibrate se1.jsonl --model se-tmpl.yaml -o se-a.yaml",
+                       "calibrate se1.jsonl --model se-tmpl.yaml -o se-b.yaml --steal-exponent 1.25"};
+  const double want[] = {slow, 0.08};
+  for (int i = 0; i < 2; i++) {
+    char *out;
+    ck_assert_int_eq(run(cmd[i], &out, NULL), 0);
+    double c = 0, g = 0;
+    const char *l = strstr(out, "\nc "), *lg = strstr(out, "\ng ");
+    ck_assert_msg(l && sscanf(l + 2, " %*d %lf", &c) == 1 && lg && sscanf(lg + 2, " %*d %lf", &g) == 1, "%s", out);
+    ck_assert_msg(fabs(c / want[i] - 1) < 0.01, "%s: cpu mean %g, expected %g", cmd[i], c, want[i]);
+    ck_assert_msg(fabs(g / 0.05 - 1) < 0.01, "%s: gpu mean %g, expected 0.05 as measured", cmd[i], g);
+    ck_assert_msg(!i == !strstr(out, "cpu spans made quiet: each run's cpu phase spans taken as (1 - host_steal)^1.25"),
+                  "%s", out);
+    free(out);
+  }
+  t = tmpfile_text("se-b.yaml");
+  ck_assert_msg(strstr(t, "steal_exponent: \"cpu spans of each run times (1 - host_steal)^1.25"), "%s", t);
+  free(t);
+  /* a file without host_steal is as measured */
+  char *out;
+  ck_assert_int_eq(run("calibrate se0.jsonl --model se-tmpl.yaml -o se-c.yaml --steal-exponent 1.25", &out, NULL), 0);
+  double c = 0;
+  const char *l = strstr(out, "\nc ");
+  ck_assert_msg(l && sscanf(l + 2, " %*d %lf", &c) == 1 && fabs(c / slow - 1) < 0.01, "%s", out);
+  free(out);
+  const char *bad[] = {"-1", "11", "x"};
+  for (int k = 0; k < 3; k++) {
+    char *err, *b = xasprintf("calibrate se1.jsonl --model se-tmpl.yaml -o se-d.yaml --steal-exponent %s", bad[k]);
+    ck_assert_int_eq(run(b, NULL, &err), 2);
+    ck_assert_msg(strstr(err, "--steal-exponent: expected a number from 0 to 10"), "%s: %s", bad[k], err);
+    ck_assert(!exists("se-d.yaml"));
+    free(b), free(err);
+  }
+}
+END_TEST
+
 /* A calibrated model without batch multipliers, asked for calls of 2 partitions: simulate
  * and validate warn, naming the phases; not at batch 1, not with a batch-2 run among the
  * spans, and not for a hand-written model (no provenance). */
@@ -1257,6 +1313,7 @@ int main(void) {
   tcase_add_test(tc, order_of_start_from_overlap_run);
   tcase_add_test(tc, pairs_from_overlap_run);
   tcase_add_test(tc, batch_unmeasured_warned);
+  tcase_add_test(tc, steal_exponent_makes_quiet);
   tcase_add_test(tc, contention_within_each_run);
   tcase_add_test(tc, validate_shows_sharing_range);
   tcase_add_test(tc, busy_share_from_kernels);

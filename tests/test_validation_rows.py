@@ -95,7 +95,8 @@ if c2 != want or not all(selected(r["name"], {"SKIP": "-(a|b)$|g2"}) for r in c2
     print("FAIL calib-2.tsv is not calib.tsv's selected rows with -c2")
 checks += 1
 if (protocol_calibration(os.path.join(vd, "h200-12"), c1) != c1 + c2 or protocol_calibration(os.path.join(vd, "h200-11"), c1) != c1
-        or "--max-steal" not in protocol_flags(os.path.join(vd, "h200-12")) or "--max-steal" in protocol_flags(os.path.join(vd, "h200-11"))):
+        or "--max-steal" not in protocol_flags(os.path.join(vd, "h200-12")) or "--max-steal" in protocol_flags(os.path.join(vd, "h200-11"))
+        or "--steal-exponent" not in protocol_flags(os.path.join(vd, "h200-12"))):
     failed += 1
     print("FAIL the twelfth protocol's calibration rows or flags")
 if checks < 20 or not any(selected(n, {"SKIP": "-(a|b)$|g2"}) != selected(n, {})
