@@ -66,6 +66,10 @@ typedef struct span_header {
 #define SPANS_STEAL_WARN 0.02
 enum { SPANS_STEAL_NONE, SPANS_STEAL_VALUE, SPANS_STEAL_SLOT };
 #define SPANS_STEAL_WIDTH 8
+/* A header's host_steal as read: the share, or -1 when the header does not record it. */
+static inline double spans_header_steal(const span_header *h) {
+  return h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1;
+}
 
 /* Append one JSON line (with '\n') to b. Returns the offset in b of the host_steal slot
  * (h->steal == SPANS_STEAL_SLOT), or -1 without one. */

@@ -659,6 +659,13 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
     return {"calibration_like_reference": like, "rows": rows}
 
 
+def pass_as_calibrated(binp, data, models, matrix, suf):
+    """One pass of the held-out rows (runs NAME + suf in DATA) predicted by the models as
+    calibrated, without a host factor; the rows it has."""
+    return [dict(validate(binp, data, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
+            for r in matrix if os.path.exists(os.path.join(data, "runs", r["name"] + suf + ".json"))]
+
+
 def mean_of_passes(first, later):
     """Each row's passes (bracketed predictions) as one: the mean prediction against the
     mean measurement, judged against the target as one row is (the fifth session's
@@ -804,8 +811,7 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes, also=None):
     # the verdict of a session without references (the ninth's protocol), and beside the
     # references' verdict what they add (docs/validation.md, "An eighth session").
     def plain(suf, where=data):
-        return [dict(validate(a.bin, where, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
-                for r in matrix if os.path.exists(os.path.join(where, "runs", r["name"] + suf + ".json"))]
+        return pass_as_calibrated(a.bin, where, models, matrix, suf)
     sufs = [pass_suffix(t) for t in tsvs]
     # the first pass without a suffix is the rows validated above
     as_calibrated = [x for x in ([dict(r, of=r["name"], host_factor=1.0) for r in rows] if not suf else plain(suf)

@@ -1222,9 +1222,7 @@ def table_gate_what_if(data, binp):
     sufs = [V.pass_suffix(os.path.join(ROOT, "docs", "data", "validation", t)) for t in lists]
 
     def verdict(models):
-        passes = [[dict(V.validate(binp, data, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
-                   for r in matrix if os.path.exists(os.path.join(runs, r["name"] + suf + ".json"))] for suf in sufs]
-        passes = [p for p in passes if p]
+        passes = [p for p in (V.pass_as_calibrated(binp, data, models, matrix, suf) for suf in sufs) if p]
         return V.mean_of_passes(passes[0], passes[1:])
     flags = V.protocol_flags(data)
     cols = [("the protocol's (%d runs)" % len(made), V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=flags)[0])]

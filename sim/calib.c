@@ -146,7 +146,7 @@ static void add_distinct(ps_buf *b, const char *v) {
 
 static int collect_hdr(void *ctx, const span_header *h) {
   collect_ctx *c = ctx;
-  c->quiet[c->file] = calib__steal_factor(h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1);
+  c->quiet[c->file] = calib__steal_factor(spans_header_steal(h));
   add_distinct(&c->host, h->host);
   add_distinct(&c->gpu, h->gpu);
   add_distinct(&c->cpu, h->cpu);

@@ -46,7 +46,7 @@ typedef struct host_run {
 
 static int host_hdr(void *ctx, const span_header *hd) {
   ((host_run *)ctx)->cores = hd->cpu_cores;
-  ((host_run *)ctx)->steal = hd->steal == SPANS_STEAL_VALUE ? hd->host_steal : -1;
+  ((host_run *)ctx)->steal = spans_header_steal(hd);
   return 0;
 }
 
@@ -133,7 +133,7 @@ double calib__steal_factor(double steal) {
 
 /* calib_header_steal: the header alone (the first record stops the reading). */
 static int steal_hdr(void *ctx, const span_header *hd) {
-  *(double *)ctx = hd->steal == SPANS_STEAL_VALUE ? hd->host_steal : -1;
+  *(double *)ctx = spans_header_steal(hd);
   return 0;
 }
 static int stop_at_record(void *ctx, const span_rec *r) {

@@ -277,7 +277,7 @@ static void ocat_reset_groups(ocat *k) {
 }
 
 static int ov_hdr(void *ctx, const span_header *h) {
-  ((ov_ctx *)ctx)->quiet = calib__steal_factor(h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1);
+  ((ov_ctx *)ctx)->quiet = calib__steal_factor(spans_header_steal(h));
   return 0;
 }
 

@@ -119,7 +119,7 @@ static int by_end(const void *a, const void *b) {
 
 static int steal_hdr(void *ctx, const span_header *h) {
   sm_ctx *c = ctx;
-  c->steal = h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1;
+  c->steal = spans_header_steal(h);
   c->seed = h->has_seed && h->source && !strcmp(h->source, "prover") ? h->seed : -1;
   return 0;
 }

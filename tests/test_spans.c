@@ -114,7 +114,7 @@ START_TEST(header_cpu_cores) {
 END_TEST
 
 static int steal_cb(void *ctx, const span_header *h) {
-  *(double *)ctx = h->steal == SPANS_STEAL_VALUE ? h->host_steal : -1;
+  *(double *)ctx = spans_header_steal(h);
   return 0;
 }
 
