@@ -70,7 +70,14 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
 23. where DATA/probe-8 exists (after the eleventh session): one setting run twelve times
     with a CPU benchmark of the host just before and after each run (run.sh PROBE=1):
     each run's CPU time per partition beside the benchmark's NTT time and Fr rate and the
-    run's steal, and how well each predicts the run's CPU time (log-log slope, r).
+    run's steal, and how well each predicts the run's CPU time (log-log slope, r);
+24. where a second calibration ran at the end of the lease (calib-2.tsv, from the twelfth
+    session): each setting's CPU time per partition in the first calibration over the
+    second where both runs were quiet (host_steal at most 2%), the host's drift over the
+    lease that steal does not show; and the mean of the passes as calibrated from both
+    calibrations (the protocol's), from the first or the second alone, and by the
+    protocol's model with each held-out run's CPU phases slowed by its own steal,
+    (1 - host_steal)^-1.26 (the run's steal taken as an input, not a fit).
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -1250,6 +1257,89 @@ def table_gate_what_if(data, binp):
     print()
 
 
+def pass_with_own_steal(binp, data, models, matrix, suf, tmp, k=1.26):
+    """One pass as pass_as_calibrated, but each run predicted with the model's CPU phases
+    slowed by that run's own host steal (its spans header): times (1 - steal)^-k."""
+    import validation as V
+    rows = []
+    for r in matrix:
+        name = r["name"] + suf
+        spans = os.path.join(data, "runs", name + ".spans.jsonl.gz")
+        if not os.path.exists(os.path.join(data, "runs", name + ".json")):
+            continue
+        f = (1.0 - (V.header_steal(spans) or 0.0)) ** -k
+        vm = {}
+        for size, path in models.items():
+            text = open(path).read()
+            cpu = re.findall(r"  - name: (\w+)\n    resource: cpu", text)
+            vm[size] = os.path.join(tmp, "steal-%s-%s.yaml" % (name, V.size_tag(size)))
+            open(vm[size], "w").write(scaled_model(text, {ph: f for ph in cpu}))
+        rows.append(dict(V.validate(binp, data, vm, dict(r, name=name)), of=r["name"], host_factor=f))
+    return rows
+
+
+def table_lease_drift(data, binp):
+    """Table 24: the host's drift between the calibrations at the two ends of the lease, and
+    the passes' verdict by either calibration alone and with the runs' own steal."""
+    import tempfile
+    import validation as V
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
+    cal1, cal2 = V.read_tsv(os.path.join(vdir, "calib.tsv")), V.read_tsv(os.path.join(vdir, "calib-2.tsv"))
+    runs = os.path.join(data, "runs")
+    sp = lambda n: os.path.join(runs, n + ".spans.jsonl.gz")
+    pairs = [(r["name"], r["name"] + "-c2") for r in cal1 if os.path.exists(sp(r["name"])) and os.path.exists(sp(r["name"] + "-c2"))]
+    if not pairs:
+        return
+    print("## 24. The lease's drift: the calibration at each end, and the runs' own steal\n")
+    print("Each setting of the calibration run at both ends of the lease, where both runs lost at most 2% of their "
+          "cores' busy time to steal: CPU time per partition (every CPU phase, each worker's first two calls left "
+          "out), first over second.\n")
+    print("| run | host_steal, first / second | CPU ms per partition, first / second | ratio |")
+    print("|---|---|---|---|")
+    ratios = []
+    for a, b in pairs:
+        sa, sb = V.header_steal(sp(a)) or 0.0, V.header_steal(sp(b)) or 0.0
+        if sa > 0.02 or sb > 0.02:
+            continue
+        x, y = V.cpu_per_partition(sp(a)), V.cpu_per_partition(sp(b))
+        ratios.append(x / y)
+        print("| %s | %.1f%% / %.1f%% | %.1f / %.1f | %.3f |" % (a, 100 * sa, 100 * sb, 1e3 * x, 1e3 * y, x / y))
+    ratios.sort()
+    n = len(ratios)
+    print("\n%d quiet pairs: median ratio %.3f, range %.3f to %.3f; %d of %d above 1.03.\n" % (
+        n, ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2, ratios[0], ratios[-1],
+        sum(x > 1.03 for x in ratios), n))
+    matrix = V.read_tsv(os.path.join(vdir, "matrix.tsv"))
+    name = os.path.relpath(data, vdir)
+    lists = next((x[6] for x in V.SESSIONS if x[0] == name), V.PASSES)
+    sufs = [V.pass_suffix(os.path.join(vdir, t)) for t in lists]
+    flags = V.protocol_flags(data)
+
+    def verdict(models, steal=False):
+        tmp = tempfile.mkdtemp()
+        passes = [p for p in ((pass_with_own_steal(binp, data, models, matrix, suf, tmp) if steal else
+                               V.pass_as_calibrated(binp, data, models, matrix, suf)) for suf in sufs) if p]
+        return V.mean_of_passes(passes[0], passes[1:])
+    both = V.calibrate(binp, data, cal1 + cal2, tempfile.mkdtemp(), extra=flags)[0]
+    cols = [("both calibrations (the protocol's)", verdict(both)),
+            ("the first alone", verdict(V.calibrate(binp, data, cal1, tempfile.mkdtemp(), extra=flags)[0])),
+            ("the second alone", verdict(V.calibrate(binp, data, cal2, tempfile.mkdtemp(), extra=flags)[0])),
+            ("the protocol's, each run slowed by its own steal", verdict(both, steal=True))]
+    print("The mean of the passes as calibrated, utilization error (pp) and throughput error (%) per row "
+          "(what-ifs; the protocol's verdict is the first column):\n")
+    print("| row | %s |" % " | ".join(n for n, _ in cols))
+    print("|---|%s" % ("---|" * len(cols)))
+    for i, r in enumerate(cols[0][1]):
+        print("| %s | %s |" % (r["name"], " | ".join("%+.1f pp, %+.1f%%%s" % (
+            x[i]["gpu_util"]["error_pp"], x[i]["throughput_pps"]["error_pct"], "" if x[i]["within_target"] else " (out)")
+            for _, x in cols)))
+    print("| within the target | %s |" % " | ".join("%d of %d" % (sum(r["within_target"] for r in x), len(x)) for _, x in cols))
+    print("| mean absolute error | %s |" % " | ".join("%.2f pp, %.2f%%" % (
+        sum(abs(r["gpu_util"]["error_pp"]) for r in x) / len(x), sum(abs(r["throughput_pps"]["error_pct"]) for r in x) / len(x))
+        for _, x in cols))
+    print()
+
+
 def probe_bench(path):
     """A run's NAME.probe (run.sh PROBE=1): {"before"|"after": (Fr mults/s, NTT 2^18 ms)}."""
     out, cur, fr = {}, None, None
@@ -1345,6 +1435,7 @@ def main():
     if os.path.exists(a.bin):
         table_gpu_law(data, a.bin)
         table_gate_what_if(data, a.bin)
+        table_lease_drift(data, a.bin)
     table_host_probe(data)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
