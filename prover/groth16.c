@@ -256,6 +256,13 @@ void g16_ctx_close(g16_ctx *c) {
 
 void g16_ctx_set_threads(g16_ctx *c, unsigned threads) { c->threads = threads; }
 
+void g16_ctx_reserve(g16_ctx *c, int k) {
+  PS_ASSERT(k >= 1 && !c->bufs_busy);
+  bufs_fit(c->b, c->k, &c->bufs, k);
+}
+
+int g16_ctx_reserved(const g16_ctx *c) { return c->bufs.k; }
+
 int g16_ctx_open(ps_backend *b, const g16_keys *k, g16_ctx **out, ps_err *e) {
   *out = NULL;
   g16_ctx *c = xcalloc(1, sizeof *c);

@@ -119,6 +119,14 @@ int g16_ctx_open(ps_backend *b, const g16_keys *k, g16_ctx **out, ps_err *e);
 /* CPU threads the context's jobs use for their CPU steps (witness evaluation, scalar
  * conversion; 0, the default, = every CPU). Several workers on one machine share the cores. */
 void g16_ctx_set_threads(g16_ctx *c, unsigned threads);
+/* Makes c's job buffers (the pinned host memory of the evaluations and scalars) fit jobs of
+ * k partitions now, so that its first job does not pay for them: pinning them takes tens to
+ * hundreds of ms at 2^20-2^22, and contexts opening together pin in turn, so without it
+ * the first call of each worker starts late by its own pinning and the others'. Only
+ * before a job is open; later jobs of up to k partitions reuse them. */
+void g16_ctx_reserve(g16_ctx *c, int k);
+/* The partitions c's job buffers fit (0 before its first job or g16_ctx_reserve). */
+int g16_ctx_reserved(const g16_ctx *c);
 void g16_ctx_close(g16_ctx *c);
 /* The device-resident proving key c proves with: the same pointer for every open context
  * of the same keys on one device. *holders (may be NULL): how many contexts hold it now;

@@ -268,6 +268,34 @@ static void run_pair(int (*fn1)(g16_job *, ps_err *), int (*fn2)(g16_job *, ps_e
   ck_assert_msg(b.rc == PS_OK, "%s", b.e.msg);
 }
 
+/* g16_ctx_reserve makes the job buffers before the first job; jobs reuse them and a bigger
+ * job grows them. */
+START_TEST(test_ctx_reserve) {
+  g16_keys *k = keys_or_die(1024, 11, 0.75, NULL);
+  g16_ctx *c = NULL;
+  ps_err e = {{0}};
+  ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
+  ck_assert_int_eq(g16_ctx_reserved(c), 0);
+  g16_ctx_reserve(c, 2);
+  ck_assert_int_eq(g16_ctx_reserved(c), 2);
+  uint64_t seeds[3] = {4, 5, 6};
+  g16_proof p1;
+  fr_t pub[8];
+  int npub = 0;
+  /* a job of one partition proves with them and leaves them at two */
+  ck_assert_int_eq(g16_prove(c, seeds[0], 9, &p1, pub, &npub, &e), PS_OK);
+  ck_assert_int_eq(g16_verify(g16_keys_vk(k), &p1, pub, npub, &e), 1);
+  ck_assert_int_eq(g16_ctx_reserved(c), 2);
+  g16_ctx_reserve(c, 1); /* never shrinks */
+  ck_assert_int_eq(g16_ctx_reserved(c), 2);
+  g16_job *j = g16_job_new(c, 3, seeds, 3);
+  ck_assert_int_eq(g16_ctx_reserved(c), 3);
+  g16_job_free(j);
+  g16_ctx_close(c);
+  g16_keys_free(k);
+}
+END_TEST
+
 START_TEST(test_batched_jobs) {
   g16_keys *k = keys_or_die(2048, 11, 0.75, NULL);
   g16_ctx *c = NULL;
@@ -1037,6 +1065,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, test_r1cs_family);
   tcase_add_test(tc, test_prove_sizes);
   tcase_add_test(tc, test_batched_jobs);
+  tcase_add_test(tc, test_ctx_reserve);
   tcase_add_test(tc, test_shared_key);
   tcase_add_test(tc, test_measure_report);
   tcase_add_test(tc, test_key_cache);
