@@ -168,6 +168,16 @@ def read_tsv(path):
     return rows
 
 
+def interleave_rows(lists):
+    """The rows of several run lists as one, each list's rows spread evenly over it in their
+    own order: row j of a list of n is due at (j + 1/2) / n of the whole, and the rows go
+    in the order they are due (ties: the earlier list first). The thirteenth session's
+    protocol runs its calibration and its passes this way (interleaved-13.tsv), so that both
+    meet the host of every part of the lease alike."""
+    due = [((j + 0.5) / len(rows), i, j) for i, rows in enumerate(lists) for j in range(len(rows))]
+    return [lists[i][j] for _, i, j in sorted(due)]
+
+
 def selected(name, env=os.environ):
     """Whether run.sh runs the row NAME: its name matches ROWS (when set) and not SKIP
     (when set), extended regexes searched anywhere in the name, as run.sh's grep -E."""

@@ -99,6 +99,23 @@ if (protocol_calibration(os.path.join(vd, "h200-12"), c1) != c1 + c2 or protocol
         or "--steal-exponent" not in protocol_flags(os.path.join(vd, "h200-12"))):
     failed += 1
     print("FAIL the twelfth protocol's calibration rows or flags")
+# The thirteenth protocol's one run list: its calibration and its passes interleaved run by
+# run (validation.interleave_rows: row j of n due at (j + 1/2) / n, ties to the earlier list)
+from validation import interleave_rows  # noqa: E402
+checks += 1
+got = [x for x in interleave_rows([["a", "b"], ["x", "y", "z", "w"], []])]
+if got != ["x", "a", "y", "z", "b", "w"]:
+    failed += 1
+    print("FAIL interleave_rows: %r" % got)
+skip = {"SKIP": "-(a|b)$|g2"}
+cal = [r for r in c1 if selected(r["name"], skip)] + c2
+passes = [r for t in ("interleaved-9.tsv", "interleaved-9-p2.tsv", "interleaved-9-p3.tsv", "interleaved-9-p4.tsv")
+          for r in read_tsv(os.path.join(vd, t))]
+i13 = read_tsv(os.path.join(vd, "interleaved-13.tsv"))
+checks += 1
+if i13 != interleave_rows([cal, passes]) or len(i13) != len({r["name"] for r in i13}) or not all(selected(r["name"], skip) for r in i13):
+    failed += 1
+    print("FAIL interleaved-13.tsv is not the calibration (calib.tsv as run, calib-2.tsv) and the four passes interleaved")
 if checks < 20 or not any(selected(n, {"SKIP": "-(a|b)$|g2"}) != selected(n, {})
                           for t in tsvs for n in (r["name"] for r in read_tsv(t))):
     print("FAIL the run lists changed: no row that SKIP leaves out, or fewer than 20 checks")
