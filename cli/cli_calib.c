@@ -50,7 +50,7 @@ static const char calibrate_help[] =
     "--steal-exponent K corrects for it instead: a cpu span of a run that lost the share s\n"
     "is taken as lasting (1 - s)^K of its length. On the H200, twelve runs of one setting\n"
     "whose steal went from 0.1% to 21% took cpu time in proportion to (1 - s)^-1.26 (r 0.96;\n"
-    "docs/validation.md, \"Probe 8\"): --steal-exponent 1.26.\n"
+    "docs/validation-sessions.md, \"Probe 8\"): --steal-exponent 1.26.\n"
     "\n"
     "The model records its provenance: the GPU, host and CPU from the spans headers, the commit\n"
     "this provesim was built from, the spans files, the template and the date (UTC; from\n"
@@ -397,7 +397,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
     fprintf(stderr, "provesim calibrate: warning: %d of %d runs lost more than %.0f%% of their cores' busy time to "
             "other guests of the host (hypervisor steal; %.1f%% in %s): the host was shared while they ran, so the "
             "model's cpu phases are slower than this host's when it is quiet. Calibrate again on a quiet host "
-            "(docs/validation.md, \"A ninth session\")\n", hr.steal_over, hr.steal_runs, 100 * SPANS_STEAL_WARN,
+            "(docs/validation-sessions.md, \"A ninth session\")\n", hr.steal_over, hr.steal_runs, 100 * SPANS_STEAL_WARN,
             100 * hr.steal_max, files[hr.steal_max_file]);
   rc = PS_EXIT_OK;
 done:

@@ -1,7 +1,7 @@
 /* The hypervisor's steal over the cores a run uses, from the per-CPU lines of /proc/stat:
  * the time the host ran other guests while these CPUs had work. A run that lost a share
  * of its cores' time this way ran on a shared host, slower than it will on a quiet one,
- * and nothing in its own times shows it (docs/validation.md, "A ninth session"). */
+ * and nothing in its own times shows it (docs/validation-sessions.md, "A ninth session"). */
 #ifndef PROVESIM_HOSTSTAT_H
 #define PROVESIM_HOSTSTAT_H
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The held-out validation of docs/validation.md, regenerated without a GPU.
+"""The held-out validation of docs/validation.md and docs/validation-sessions.md, regenerated
+without a GPU.
 
     scripts/validation.py [--bin build/provesim] [--data DIR] [--check]
 
@@ -14,7 +15,8 @@ runs in SESSION/runs (made by docs/data/validation/run.sh):
    where the session has reference runs (ref-NAME), again with the CPU phases scaled by
    the host speed they measured;
 3. write the session's validation.json, its tables between the markers in
-   docs/validation.md, and (first session) docs/validation.svg;
+   docs/validation.md (the first session) or docs/validation-sessions.md (the others), and
+   (first session) docs/validation.svg;
 4. beside each row, its measurement from the session before, when there is one: the noise
    floor of a single measurement.
 --data DIR does steps 1-2 for the runs in DIR alone (a new session) and writes only
@@ -272,7 +274,7 @@ def calibrate(binp, data, calib, out_dir, extra=()):
         batch = any("batch=2" in " ".join(r["overrides"]) for r in calib if r["size"] == size and os.path.exists(spans(r)))
         lost = p.returncode == 0 and batch and "\n    batch:" not in open(model).read()
         if (p.returncode == 2 or lost) and "--max-steal" in cmd:
-            # the protocol's fallback (docs/validation.md, "The twelfth session's protocol"):
+            # the protocol's fallback (docs/validation-sessions.md, "The twelfth session's protocol"):
             # when the runs left out leave a law without the runs it needs, keep them all
             i = cmd.index("--max-steal")
             why = p.stderr.strip().splitlines()[-1] if p.returncode else "no run with calls of 2 partitions was left"
@@ -505,7 +507,7 @@ SESSIONS = [
 PASSES = SESSIONS[-1][6]
 # A session's model judged on another session's passes as well (its runs, its run lists):
 # the ninth session's second calibration, made on a quiet host, on the ninth session's
-# passes 2-6, which ran on a quiet host (docs/validation.md, "A ninth session").
+# passes 2-6, which ran on a quiet host (docs/validation-sessions.md, "A ninth session").
 ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2, 7)])}
 
 
@@ -821,7 +823,7 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes, also=None):
         doc["mean_of_passes"] = mean_of_passes(brk["rows"], [x["rows"] for x in later])
     # The passes predicted by the model as calibrated, without the references' host factor:
     # the verdict of a session without references (the ninth's protocol), and beside the
-    # references' verdict what they add (docs/validation.md, "An eighth session").
+    # references' verdict what they add (docs/validation-sessions.md, "An eighth session").
     def plain(suf, where=data):
         return pass_as_calibrated(a.bin, where, models, matrix, suf)
     sufs = [pass_suffix(t) for t in tsvs]
@@ -837,6 +839,9 @@ def session(a, calib, matrix, tmp, data, earlier, ablate, passes, also=None):
         doc["other_passes"] = {"runs": os.path.relpath(where, ROOT), "passes": lists,
                                "mean_of_passes_as_calibrated": mean_of_passes(other[0], other[1:])}
     return models, tables, doc
+
+
+PAGE_BREAK = "\n<!-- validation.py: next page -->\n"
 
 
 def main():
@@ -866,8 +871,10 @@ def main():
     sessions = SESSIONS if not a.data else [(os.path.abspath(a.data), os.path.join(os.path.abspath(a.data), "validation.json"),
                                              None, "", True, None, a.passes.split(","))]
     vdir = os.path.join(ROOT, "docs", "data", "validation")
-    md = os.path.join(ROOT, "docs", "validation.md")
-    text = open(md).read() if os.path.exists(md) and not a.data else None
+    # the pages whose marked tables this fills: the summary and the sessions' log, worked on
+    # as one text (each marker is in one of them) and written back page by page
+    mds = [os.path.join(ROOT, "docs", x) for x in ("validation.md", "validation-sessions.md")]
+    text = PAGE_BREAK.join(open(md).read() for md in mds) if all(map(os.path.exists, mds)) and not a.data else None
     outputs, committed_models, first_rows = {}, [], None
     dirs = [os.path.join(vdir, x[0]) if not os.path.isabs(x[0]) else x[0] for x in sessions]
     # The sessions are independent: unpacked, then calibrated and predicted, side by side
@@ -919,7 +926,8 @@ def main():
     if text is not None:
         text = re.sub(r"(<!-- references-summary -->\n).*?(<!-- /references-summary -->)",
                       lambda m: m.group(1) + references_summary(sessions, results) + m.group(2), text, flags=re.S)
-        outputs[md] = text
+        for md, page in zip(mds, text.split(PAGE_BREAK)):
+            outputs[md] = page
     if a.check:
         def norm(t):
             return re.sub(r'commit: "[^"]*"', "commit", t)
@@ -930,7 +938,7 @@ def main():
         if stale:
             print("validation.py: out of date: %s (run scripts/validation.py)" % ", ".join(os.path.relpath(p, ROOT) for p in stale))
             return 1
-        print("validation.py: docs/data/validation.json, docs/validation.md and the models are current")
+        print("validation.py: docs/data/validation.json, docs/validation.md, docs/validation-sessions.md and the models are current")
         return 0
     for p, t in outputs.items():
         open(p, "w").write(t)

@@ -1,5 +1,5 @@
 # rows in; each between two references of its own size, cores and threads (the seventh
-# session's protocol, docs/validation.md): ref-NAME before it and ref-NAME-after after it,
+# session's protocol, docs/validation-sessions.md): ref-NAME before it and ref-NAME-after after it,
 # one worker under the kernels lock at the cpu_cores the row has and the threads each of
 # its workers gets (system.threads: share (cores - keep_core) / workers, at least 1; all:
 # the cores; a number: that), S the pass's suffix, CORES the machine's cores (default 16:

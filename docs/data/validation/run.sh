@@ -19,7 +19,7 @@
 # and 30) are the partitions of a closed run at 2^20 and 2^22 constraints; OUT/log.txt
 # has the machine (GPU, driver, CPU and its topology) and every run's summary line. WARMUP=N
 # first runs N partitions of the reference settings (one worker, 2^20, the default policy)
-# and keeps nothing of it: the host's first minute runs CPU phases slower (docs/validation.md,
+# and keeps nothing of it: the host's first minute runs CPU phases slower (docs/validation-sessions.md,
 # "A fourth session"). DEADLINE=S starts no run after S seconds from the script's start (the
 # rows left are named in the log), so that a device call ends in time to pack its outputs.
 # RESUME=1 skips the rows that already have a report in OUT/runs, or whose name DONE (an

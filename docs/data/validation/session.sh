@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call of a validation session too long for one call (docs/validation.md, "The
+# One device call of a validation session too long for one call (docs/validation-sessions.md, "The
 # seventh session's protocol"), from the repository root:
 #   [FIRST=1] [DONE=REGEX] [DEADLINE=S] bash docs/data/validation/session.sh BIN TSV...
 # The same command, called again while the machine is warm, goes on where the last call
@@ -15,7 +15,7 @@
 # and FIRST=1, since the new machine needs its warm-up too.
 # Each call leaves in $OUT one archive, call-UNIXTIME.tar: the runs it made
 # (runs/NAME.{json,spans.jsonl.gz,sets,env,err,host}) and the log of the session so far.
-# GATE=SHARE (the tenth session's protocol, docs/validation.md) runs the first TSV, the
+# GATE=SHARE (the tenth session's protocol, docs/validation-sessions.md) runs the first TSV, the
 # calibration, alone first. Once all its rows have run, the median over them of the
 # spans headers' host_steal (the share of a run's cores' busy time the hypervisor gave to
 # other guests; measure at 5cafe3c or later) must be at most SHARE. Above it the host was

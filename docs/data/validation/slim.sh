@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Keeps a device call's copy of the working tree under its 64 MiB (docs/validation.md, "The
+# Keeps a device call's copy of the working tree under its 64 MiB (docs/validation-sessions.md, "The
 # eleventh session's protocol"): the sessions' archives (runs.tar.xz, 40 MB of the 60 MB of
 # tracked files after ten sessions) are not needed on the GPU machine. From the
 # repository root:
