@@ -18,5 +18,9 @@ set_tests_properties(validation PROPERTIES TIMEOUT 600 COST 10000)
 # The validation archives' spans codec gives every file back byte for byte.
 add_test(NAME validation_codec COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_codec.py)
 add_test(NAME validation_rows COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_rows.py)
+# A session's call stopped by a signal keeps the runs it finished, and the next call runs
+# the rest (docs/data/validation/session.sh, on the CPU backend).
+add_test(NAME validation_session COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_session.sh $<TARGET_FILE:provesim>)
+set_tests_properties(validation_session PROPERTIES TIMEOUT 180)
 # Every option a command parses is in its --help.
 add_test(NAME cli_help COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_cli_help.py $<TARGET_FILE:provesim>)

@@ -26,6 +26,10 @@
 # session's protocol) gates every run instead of the median: the runs above SHARE move to
 # rejected-K and only they run again (a run that alone sets a parameter, such as the
 # batch multipliers' cal20-b2, passes a median gate however contended it was).
+# A call stopped by SIGTERM or SIGINT (a device call past its time limit) stops its run,
+# packs what it made so far into its archive and exits 1, so that the runs it finished
+# come back; the next call runs the rest (give DEADLINE below the call's limit to end in
+# time instead).
 set -uo pipefail
 [ $# -ge 2 ] || { echo "usage: [FIRST=1] [DONE=REGEX] bash $0 BIN TSV..." >&2; exit 2; }
 bin=$1; shift
@@ -39,10 +43,44 @@ mkdir -p "$STATE/runs"; stamp=$(mktemp); touch "$stamp"
 warm=; [ -n "${FIRST:-}" ] && warm=${WARMUP:-200}
 deadline=${DEADLINE:-540} t0=$(date +%s) rc=0
 left() { echo $(( deadline - ($(date +%s) - t0) )); }
+arc=$RET/call-$(date +%s).tar child=
+# this call's runs (and the runs set aside) and the log, into $arc
+pack() {
+  # (not a spans file still under its temporary name: a run cut short)
+  if ! (cd "$STATE" && find runs $(ls -d rejected-* 2>/dev/null) -type f -newer "$stamp" ! -name '*.tmp.*' | sort | tar -cf "$arc" -T - log.txt); then
+    echo "session.sh: could not write $arc: this call's runs are only in $STATE" >&2
+    rc=1
+  fi
+  echo "packed $(cd "$STATE" && find runs -name '*.json' -newer "$stamp" | wc -l) reports; $(ls "$STATE"/runs/*.json 2>/dev/null | wc -l) in all"
+}
+stopped() {
+  echo "== session.sh: stopped by a signal at $(( $(date +%s) - t0 )) s; packing this call's runs" | tee -a "$STATE/log.txt"
+  # run.sh, and whatever still writes into STATE/runs: the row's timeout and measure, which
+  # GNU timeout puts in a process group of their own, so that a signal to this call's group
+  # misses them. A run cut short writes no report, and the next call runs that row again.
+  [ -n "$child" ] && kill -TERM "$child" 2>/dev/null
+  pkill -TERM -f -- "$STATE/runs/" 2>/dev/null
+  for _ in $(seq 100); do pgrep -f -- "$STATE/runs/" > /dev/null || break; sleep 0.1; done
+  # a run whose measure had ended, its spans not yet compressed by run.sh
+  local f
+  for f in "$STATE"/runs/*.spans.jsonl; do [ -f "$f" ] && [ -f "${f%.spans.jsonl}.json" ] && gzip -f "$f"; done
+  rc=1
+  pack
+  exit 1
+}
+trap stopped TERM INT
+# run.sh in the background and waited for, so that a signal reaches the trap at once
+# (bash runs a trap only after a foreground command ends)
+run_lists() {
+  OUT=$STATE RESUME=1 WARMUP=$warm DEADLINE=$(left) bash docs/data/validation/run.sh "$bin" "$@" &
+  child=$!
+  wait "$child" || rc=1
+  child=
+}
 if [ -n "${GATE:-}" ]; then
   calib=$1
   while :; do
-    OUT=$STATE RESUME=1 WARMUP=$warm DEADLINE=$(left) bash docs/data/validation/run.sh "$bin" "$calib" || rc=1
+    run_lists "$calib"
     warm=
     # the median host_steal of the calibration's runs and the runs above the gate, or
     # "incomplete" while some have not run
@@ -69,12 +107,7 @@ set_aside(sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:])' "$STATE" "$calib
   done
 fi
 if [ "${med:-}" != incomplete ]; then
-  OUT=$STATE RESUME=1 WARMUP=$warm DEADLINE=$(left) bash docs/data/validation/run.sh "$bin" "$@" || rc=1
+  run_lists "$@"
 fi
-arc=$RET/call-$(date +%s).tar
-if ! (cd "$STATE" && find runs $(ls -d rejected-* 2>/dev/null) -type f -newer "$stamp" | sort | tar -cf "$arc" -T - log.txt); then
-  echo "session.sh: could not write $arc: this call's runs are only in $STATE" >&2
-  rc=1
-fi
-echo "packed $(cd "$STATE" && find runs -name '*.json' -newer "$stamp" | wc -l) reports; $(ls "$STATE"/runs/*.json | wc -l) in all"
+pack
 exit $rc
