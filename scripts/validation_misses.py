@@ -70,7 +70,9 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
 23. where DATA/probe-8 exists (after the eleventh session): one setting run twelve times
     with a CPU benchmark of the host just before and after each run (run.sh PROBE=1):
     each run's CPU time per partition beside the benchmark's NTT time and Fr rate and the
-    run's steal, and how well each predicts the run's CPU time (log-log slope, r);
+    run's steal, and how well each predicts the run's CPU time (log-log slope, r); and 25,
+    the same for DATA/probe-9 (after the twelfth session: twenty runs of cal20-c4-t3's
+    setting on a quiet host);
 24. where a second calibration ran at the end of the lease (calib-2.tsv, from the twelfth
     session): each setting's CPU time per partition in the first calibration over the
     second where both runs were quiet (host_steal at most 2%), the host's drift over the
@@ -1354,10 +1356,17 @@ def probe_bench(path):
     return out
 
 
-def table_host_probe(data):
-    """Probe 8: does a CPU benchmark around a run track the run's CPU phase speed?"""
+PROBES = {  # a probe with PROBE=1's benchmark: its table's number and what it ran
+    "probe-8": (23, "One worker at 2^20, the default policy, twelve runs back to back (`probe-8.tsv`)"),
+    "probe-9": (25, "One worker at 2^20 on 4 cores at 3 threads (`cal20-c4-t3`'s setting), twenty runs back to "
+                    "back (`probe-9.tsv`)"),
+}
+
+
+def table_host_probe(data, probe="probe-8"):
+    """Probes 8 and 9: does a CPU benchmark around a run track the run's CPU phase speed?"""
     import validation as V
-    rd = runs_dir(os.path.join(data, "probe-8"))  # unpacked from its runs.tar.xz on first use
+    rd = runs_dir(os.path.join(data, probe))  # unpacked from its runs.tar.xz on first use
     if not os.path.isdir(rd):
         return
     names = sorted((f[:-len(".probe")] for f in os.listdir(rd) if f.endswith(".probe")), key=lambda n: int(n.rsplit("-", 1)[1]))
@@ -1370,10 +1379,10 @@ def table_host_probe(data):
         rows.append((n, V.cpu_per_partition(sp), V.header_steal(sp) or 0.0, b["before"], b["after"]))
     if len(rows) < 3:
         return
-    print("## 23. Probe 8: a CPU benchmark of the host around each run\n")
-    print("One worker at 2^20, the default policy, twelve runs back to back (`probe-8.tsv`); before and after "
-          "each, `prover-bench --backend cpu --only field,ntt --sizes 18..18` on all CPUs. CPU time: every CPU "
-          "phase per partition (each worker's first two calls left out).\n")
+    number, what = PROBES[probe]
+    print("## %d. Probe %s: a CPU benchmark of the host around each run\n" % (number, probe.split("-")[1]))
+    print("%s; before and after each, `prover-bench --backend cpu --only field,ntt --sizes 18..18` on all CPUs. "
+          "CPU time: every CPU phase per partition (each worker's first two calls left out).\n" % what)
     print("| run | CPU time per partition (ms) | host_steal | NTT 2^18 before / after (ms) | Fr mults/s before / after |")
     print("|---|---|---|---|---|")
     for n, c, st, b, a in rows:
@@ -1437,6 +1446,7 @@ def main():
         table_gate_what_if(data, a.bin)
         table_lease_drift(data, a.bin)
     table_host_probe(data)
+    table_host_probe(data, "probe-9")
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)
