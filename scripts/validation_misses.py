@@ -1245,17 +1245,23 @@ def table_gate_what_if(data, binp):
     print("What-ifs beside the protocol's model: the calibration runs kept above the gate left out, or every "
           "run's cpu spans taken as (1 - host_steal)^1.26 of their length (the slope probe 8 measured). Mean of "
           "the passes as calibrated, utilization error (pp) and throughput error (%) per row.\n")
-    res = [(n, verdict(models)) for n, models in cols]
-    print("| row | %s |" % " | ".join(n for n, _ in res))
-    print("|---|%s" % ("---|" * len(res)))
-    for i, r in enumerate(res[0][1]):
+    verdict_columns([(n, verdict(models)) for n, models in cols])
+
+
+def verdict_columns(cols):
+    """Verdicts side by side (tables 22 and 24): (heading, rows of mean_of_passes) per column,
+    each row's utilization and throughput errors, then the count within the target and the
+    mean absolute errors."""
+    print("| row | %s |" % " | ".join(n for n, _ in cols))
+    print("|---|%s" % ("---|" * len(cols)))
+    for i, r in enumerate(cols[0][1]):
         print("| %s | %s |" % (r["name"], " | ".join("%+.1f pp, %+.1f%%%s" % (
             x[i]["gpu_util"]["error_pp"], x[i]["throughput_pps"]["error_pct"], "" if x[i]["within_target"] else " (out)")
-            for _, x in res)))
-    print("| within the target | %s |" % " | ".join("%d of %d" % (sum(r["within_target"] for r in x), len(x)) for _, x in res))
+            for _, x in cols)))
+    print("| within the target | %s |" % " | ".join("%d of %d" % (sum(r["within_target"] for r in x), len(x)) for _, x in cols))
     print("| mean absolute error | %s |" % " | ".join("%.2f pp, %.2f%%" % (
         sum(abs(r["gpu_util"]["error_pp"]) for r in x) / len(x), sum(abs(r["throughput_pps"]["error_pct"]) for r in x) / len(x))
-        for _, x in res))
+        for _, x in cols))
     print()
 
 
@@ -1329,17 +1335,7 @@ def table_lease_drift(data, binp):
             ("the protocol's, each run slowed by its own steal", verdict(both, steal=True))]
     print("The mean of the passes as calibrated, utilization error (pp) and throughput error (%) per row "
           "(what-ifs; the protocol's verdict is the first column):\n")
-    print("| row | %s |" % " | ".join(n for n, _ in cols))
-    print("|---|%s" % ("---|" * len(cols)))
-    for i, r in enumerate(cols[0][1]):
-        print("| %s | %s |" % (r["name"], " | ".join("%+.1f pp, %+.1f%%%s" % (
-            x[i]["gpu_util"]["error_pp"], x[i]["throughput_pps"]["error_pct"], "" if x[i]["within_target"] else " (out)")
-            for _, x in cols)))
-    print("| within the target | %s |" % " | ".join("%d of %d" % (sum(r["within_target"] for r in x), len(x)) for _, x in cols))
-    print("| mean absolute error | %s |" % " | ".join("%.2f pp, %.2f%%" % (
-        sum(abs(r["gpu_util"]["error_pp"]) for r in x) / len(x), sum(abs(r["throughput_pps"]["error_pct"]) for r in x) / len(x))
-        for _, x in cols))
-    print()
+    verdict_columns(cols)
 
 
 def probe_bench(path):
