@@ -71,6 +71,15 @@ void calib__ranks_free(calib__ranks *r) {
   memset(r, 0, sizeof *r);
 }
 
+/* ---------------------------------------------------------------- steal */
+
+/* Here, beside the ranks, as both are shared by every reader of spans in sim/calib*.c. */
+static double steal_exponent; /* calib_set_steal_exponent */
+void calib_set_steal_exponent(double k) { steal_exponent = k; }
+double calib__steal_factor(double steal) {
+  return steal > 0 && steal < 1 && steal_exponent > 0 ? pow(1 - steal, steal_exponent) : 1;
+}
+
 /* ---------------------------------------------------------------- calib_model */
 
 #define CALIB_REREAD 1 /* a worker's calls out of order: read again, with a first pass */

@@ -125,12 +125,6 @@ static int host_file(const char *path, int skip_calls, host_run *h, ps_err *e) {
   return PS_OK;
 }
 
-static double steal_exponent; /* calib_set_steal_exponent */
-void calib_set_steal_exponent(double k) { steal_exponent = k; }
-double calib__steal_factor(double steal) {
-  return steal > 0 && steal < 1 && steal_exponent > 0 ? pow(1 - steal, steal_exponent) : 1;
-}
-
 /* calib_header_steal: the header alone (the first record stops the reading). */
 static int steal_hdr(void *ctx, const span_header *hd) {
   *(double *)ctx = spans_header_steal(hd);
