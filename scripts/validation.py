@@ -159,6 +159,52 @@ def pack_runs(data):
     return arc
 
 
+def bad_input(msg):
+    """Bad input: the message on stderr, exit 2."""
+    print("validation.py: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def import_calls(data, calls):
+    """A session's device calls into DATA, what the repository keeps of it: each call's
+    archive (session.sh's call-TIME.tar, in the order the calls ran) unpacked into DATA
+    (runs/, rejected-K/runs/, log.txt: the last call's log is the session's whole log; a
+    later call's file of the same name replaces an earlier one), DATA/date.txt the first
+    call's TIME (the models' provenance date), then DATA/runs.tar.xz and each
+    rejected-K/runs.tar.xz (pack_runs). Every archive is checked before anything is
+    written. Returns the archives written."""
+    member = re.compile(r"^(runs|rejected-\d+/runs)/[^/]+$|^log\.txt$")
+    if not calls:
+        bad_input("--import: no call archives given")
+    times = []
+    for path in calls:
+        m = re.match(r"call-(\d+)\.tar$", os.path.basename(path))
+        if not m:
+            bad_input("%s: expected a call archive named call-TIME.tar (session.sh)" % path)
+        times.append(int(m.group(1)))
+        try:
+            with tarfile.open(path) as tf:
+                infos = tf.getmembers()
+        except (OSError, tarfile.TarError) as e:
+            bad_input("%s: not a readable tar archive (%s)" % (path, e))
+        for info in infos:
+            if not info.isfile() or not member.match(info.name) or os.path.basename(info.name).startswith("."):
+                bad_input("%s: unexpected member %r (expected runs/NAME, rejected-K/runs/NAME or log.txt); "
+                          "nothing was written" % (path, info.name))
+    for path in calls:
+        with tarfile.open(path) as tf:
+            for info in tf:
+                out = os.path.join(data, info.name)
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                with tf.extractfile(info) as src, open(out + ".part", "wb") as dst:
+                    shutil.copyfileobj(src, dst, 1 << 20)
+                os.replace(out + ".part", out)
+    with open(os.path.join(data, "date.txt"), "w") as fh:
+        fh.write("%d\n" % min(times))
+    return [pack_runs(d) for d in [data] + sorted(glob.glob(os.path.join(data, "rejected-*")))
+            if os.path.isdir(os.path.join(d, "runs"))]
+
+
 def read_tsv(path):
     rows = []
     for line in open(path):
@@ -851,6 +897,9 @@ def main():
     ap.add_argument("--check", action="store_true")
     ap.add_argument("--pack", metavar="DIR", help="pack DIR/runs into DIR/runs.tar.xz (what the repository keeps of a "
                     "session) and exit")
+    ap.add_argument("--import", dest="import_calls", nargs="+", metavar="DIR CALL.tar",
+                    help="a new session's device calls (session.sh's call-TIME.tar, in the order they ran) "
+                         "unpacked into DIR, with DIR/date.txt, then packed as --pack does; and exit")
     ap.add_argument("--passes", default=",".join(PASSES),
                     help="with --data: the run lists of the session's passes, in docs/data/validation "
                          "(default: the newest session's, %(default)s)")
@@ -861,6 +910,12 @@ def main():
     ap.add_argument("--calibrate-extra", default="", help="with --data: more calibrate options (space-separated)")
     a = ap.parse_args()
     a.extra = a.calibrate_extra.split()
+    if a.import_calls:
+        if len(a.import_calls) < 2:
+            ap.error("--import DIR CALL.tar...: give the folder and at least one call archive")
+        for arc in import_calls(os.path.abspath(a.import_calls[0]), a.import_calls[1:]):
+            print("validation.py: wrote %s" % os.path.relpath(arc, ROOT))
+        return 0
     if a.pack:
         print("validation.py: wrote %s" % os.path.relpath(pack_runs(os.path.abspath(a.pack)), ROOT))
         return 0

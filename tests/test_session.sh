@@ -2,7 +2,8 @@
 # docs/data/validation/session.sh stopped by a signal in the middle of a call (a device call
 # past its time limit) packs the runs it finished, and the next call runs the rest: every
 # row of the list is in exactly one call's archive, with its report and its spans, and no
-# run cut short is in any. The CPU backend at 2^10 and 2^11 constraints (QUICK=1), about
+# run cut short is in any; validation.py --import makes the session's folder from them. The
+# CPU backend at 2^10 and 2^11 constraints (QUICK=1), about
 # 15 s. (The call also stops the row's measure at once rather than wait for it, which
 # matters for the GPU's long rows; these rows are too short for a test to tell.)
 # Usage: tests/test_session.sh BIN
@@ -36,4 +37,16 @@ for t in "$OUT"/call-*.tar; do
     grep -qx "runs/$n.spans.jsonl.gz" <<<"$members" || fail "$t: $n has a report and no spans"
   done
 done
-echo "ok: $(echo $got | wc -w) rows, $(tar -tf "$(ls "$OUT"/call-*.tar | head -1)" | grep -c '\.json$') of them before the signal"
+# validation.py --import makes the session's folder from the two archives: date.txt the first
+# call's time, the whole log, runs.tar.xz with every row's report; a member outside runs/ is
+# refused with exit 2 and nothing written
+first=$(ls "$OUT"/call-*.tar | head -1)
+python3 scripts/validation.py --import "$d/session" "$OUT"/call-*.tar > "$d/import.txt" 2>&1 || fail "--import: $(cat "$d/import.txt")"
+[ "$(cat "$d/session/date.txt")" = "$(basename "$first" .tar | cut -d- -f2)" ] || fail "--import: date.txt is not the first call's time"
+grep -q "stopped by a signal" "$d/session/log.txt" || fail "--import: log.txt is not the whole session's log"
+packed=$(tar -tJf "$d/session/runs.tar.xz" | sed -n 's|^runs/\(.*\)\.json$|\1|p' | sort)
+[ "$packed" = "$want" ] || fail "--import: runs.tar.xz holds $(echo $packed)"
+mkdir -p "$d/evil/runs" && echo x > "$d/evil/runs/a.json" && tar -cf "$d/call-7.tar" -C "$d/evil" runs/a.json -C "$d" call1.txt
+python3 scripts/validation.py --import "$d/bad" "$d/call-7.tar" > "$d/bad.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && [ ! -e "$d/bad" ] && grep -q "unexpected member 'call1.txt'" "$d/bad.txt" || fail "--import took a stray member (exit $rc)"
+echo "ok: $(echo $got | wc -w) rows, $(tar -tf "$first" | grep -c '\.json$') of them before the signal; imported and packed"
