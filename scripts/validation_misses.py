@@ -1265,27 +1265,6 @@ def verdict_columns(cols):
     print()
 
 
-def pass_with_own_steal(binp, data, models, matrix, suf, tmp, k=1.26):
-    """One pass as pass_as_calibrated, but each run predicted with the model's CPU phases
-    slowed by that run's own host steal (its spans header): times (1 - steal)^-k."""
-    import validation as V
-    rows = []
-    for r in matrix:
-        name = r["name"] + suf
-        spans = os.path.join(data, "runs", name + ".spans.jsonl.gz")
-        if not os.path.exists(os.path.join(data, "runs", name + ".json")):
-            continue
-        f = (1.0 - (V.header_steal(spans) or 0.0)) ** -k
-        vm = {}
-        for size, path in models.items():
-            text = open(path).read()
-            cpu = re.findall(r"  - name: (\w+)\n    resource: cpu", text)
-            vm[size] = os.path.join(tmp, "steal-%s-%s.yaml" % (name, V.size_tag(size)))
-            open(vm[size], "w").write(scaled_model(text, {ph: f for ph in cpu}))
-        rows.append(dict(V.validate(binp, data, vm, dict(r, name=name)), of=r["name"], host_factor=f))
-    return rows
-
-
 def table_lease_drift(data, binp):
     """Table 24: the host's drift between the calibrations at the two ends of the lease, and
     the passes' verdict by either calibration alone and with the runs' own steal."""
@@ -1325,7 +1304,7 @@ def table_lease_drift(data, binp):
 
     def verdict(models, steal=False):
         tmp = tempfile.mkdtemp()
-        passes = [p for p in ((pass_with_own_steal(binp, data, models, matrix, suf, tmp) if steal else
+        passes = [p for p in ((V.pass_with_own_steal(binp, data, models, matrix, suf, tmp) if steal else
                                V.pass_as_calibrated(binp, data, models, matrix, suf)) for suf in sufs) if p]
         return V.mean_of_passes(passes[0], passes[1:])
     both = V.calibrate(binp, data, cal1 + cal2, tempfile.mkdtemp(), extra=flags)[0]

@@ -21,6 +21,10 @@ add_test(NAME validation_rows COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_v
 # A session's call stopped by a signal keeps the runs it finished, and the next call runs
 # the rest (docs/data/validation/session.sh, on the CPU backend).
 add_test(NAME validation_session COMMAND bash ${PROJECT_SOURCE_DIR}/tests/test_session.sh $<TARGET_FILE:provesim>)
+# validation.py --data on a session it does not list yet (the twelfth's runs): the newest
+# protocol end to end, and the committed verdict back.
+add_test(NAME validation_data COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_data.py $<TARGET_FILE:provesim>)
+set_tests_properties(validation_data PROPERTIES TIMEOUT 300)
 set_tests_properties(validation_session PROPERTIES TIMEOUT 180)
 # Every option a command parses is in its --help.
 add_test(NAME cli_help COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_cli_help.py $<TARGET_FILE:provesim>)
