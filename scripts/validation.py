@@ -649,6 +649,18 @@ def simulated_cpu_per_partition(binp, model, ref, tmp):
     return cpu_per_partition(out)
 
 
+def host_scaled(models, f, tmp, stem):
+    """The models (by size) with every CPU phase's time multiplied by f, the host's speed
+    of the moment, written to TMP/STEM-SIZE.yaml: {size: path}."""
+    out = {}
+    for size, path in models.items():
+        text = open(path).read()
+        cpu = re.findall(r"  - name: (\w+)\n    resource: cpu", text)
+        out[size] = os.path.join(tmp, "%s-%s.yaml" % (stem, size_tag(size)))
+        open(out[size], "w").write(scaled_model(text, {p: f for p in cpu}))
+    return out
+
+
 def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix="", tsv=INTERLEAVED):
     """Each held-out row predicted again with the model's CPU phases scaled by the host's
     speed of the moment: f = the CPU phases' time per partition in the row's reference
@@ -704,14 +716,7 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
             elif not suffix:
                 continue
         f /= base[k]
-        vm = {}
-        for msize, path in models.items():
-            vp = os.path.join(tmp, "ref-%s-%s.yaml" % (r["name"], size_tag(msize)))
-            text = open(path).read()
-            cpu = re.findall(r"  - name: (\w+)\n    resource: cpu", text)
-            open(vp, "w").write(scaled_model(text, {p: f for p in cpu}))
-            vm[msize] = vp
-        row = validate(a.bin, data, vm, r)
+        row = validate(a.bin, data, host_scaled(models, f, tmp, "ref-" + r["name"]), r)
         row["host_factor"] = f
         if suffix:
             row["of"], row["bracketed"] = r["of"], both
@@ -739,12 +744,7 @@ def pass_with_own_steal(binp, data, models, matrix, suf, tmp, k=1.26):
         if not os.path.exists(os.path.join(data, "runs", name + ".json")):
             continue
         f = (1.0 - (header_steal(spans) or 0.0)) ** -k
-        vm = {}
-        for size, path in models.items():
-            text = open(path).read()
-            cpu = re.findall(r"  - name: (\w+)\n    resource: cpu", text)
-            vm[size] = os.path.join(tmp, "steal-%s-%s.yaml" % (name, size_tag(size)))
-            open(vm[size], "w").write(scaled_model(text, {ph: f for ph in cpu}))
+        vm = host_scaled(models, f, tmp, "steal-" + name)
         rows.append(dict(validate(binp, data, vm, dict(r, name=name)), of=r["name"], host_factor=f))
     return rows
 
