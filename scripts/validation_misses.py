@@ -1226,9 +1226,7 @@ def table_gate_what_if(data, binp):
     if not made or all(v is None for v in steal.values()):
         return
     above = [n for n, v in steal.items() if (v or 0) > 0.02]
-    name = os.path.relpath(data, os.path.join(ROOT, "docs", "data", "validation"))
-    lists = next((x[6] for x in V.SESSIONS if x[0] == name), V.PASSES)
-    sufs = [V.pass_suffix(os.path.join(ROOT, "docs", "data", "validation", t)) for t in lists]
+    sufs = pass_suffixes(data)
 
     def verdict(models):
         passes = [p for p in (V.pass_as_calibrated(binp, data, models, matrix, suf) for suf in sufs) if p]
@@ -1246,6 +1244,16 @@ def table_gate_what_if(data, binp):
           "run's cpu spans taken as (1 - host_steal)^1.26 of their length (the slope probe 8 measured). Mean of "
           "the passes as calibrated, utilization error (pp) and throughput error (%) per row.\n")
     verdict_columns([(n, verdict(models)) for n, models in cols])
+
+
+def pass_suffixes(data):
+    """The suffixes of a session's passes ("" for the first), from its run lists in
+    validation.py's SESSIONS (the newest protocol's for a session it does not list)."""
+    import validation as V
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
+    name = os.path.relpath(data, vdir)
+    lists = next((x[6] for x in V.SESSIONS if x[0] == name), V.PASSES)
+    return [V.pass_suffix(os.path.join(vdir, t)) for t in lists]
 
 
 def verdict_columns(cols):
@@ -1297,9 +1305,7 @@ def table_lease_drift(data, binp):
         n, ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2, ratios[0], ratios[-1],
         sum(x > 1.03 for x in ratios), n))
     matrix = V.read_tsv(os.path.join(vdir, "matrix.tsv"))
-    name = os.path.relpath(data, vdir)
-    lists = next((x[6] for x in V.SESSIONS if x[0] == name), V.PASSES)
-    sufs = [V.pass_suffix(os.path.join(vdir, t)) for t in lists]
+    sufs = pass_suffixes(data)
     flags = V.protocol_flags(data)
 
     def verdict(models, steal=False):
