@@ -254,12 +254,12 @@ int sim_cmd_calibrate(int argc, char **argv) {
       }
     }
   }
-  calib_set_steal_exponent(steal_k);
+  const calib_read rd = {.skip_calls = skip, .steal_exponent = steal_k};
   int lr = scn_load_model(tmpl, &m, &e);
-  if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, skip, &reps, &e);
-  if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, skip, ovflags, &ovr, &e);
+  if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, &rd, &reps, &e);
+  if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, &rd, ovflags, &ovr, &e);
   calib_host_report hr = {0};
-  if (lr == PS_OK) lr = calib_host(files, nfiles, skip, &hr, &e);
+  if (lr == PS_OK) lr = calib_host(files, nfiles, &rd, &hr, &e);
   if (lr == PS_OK && hr.identified) m->host_speed_sd = hr.sd;
   if (lr != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);

@@ -74,10 +74,8 @@ void calib__ranks_free(calib__ranks *r) {
 /* ---------------------------------------------------------------- steal */
 
 /* Here, beside the ranks, as both are shared by every reader of spans in sim/calib*.c. */
-static double steal_exponent; /* calib_set_steal_exponent */
-void calib_set_steal_exponent(double k) { steal_exponent = k; }
-double calib__steal_factor(double steal) {
-  return steal > 0 && steal < 1 && steal_exponent > 0 ? pow(1 - steal, steal_exponent) : 1;
+double calib__steal_factor(double steal, double k) {
+  return steal > 0 && steal < 1 && k > 0 ? pow(1 - steal, k) : 1;
 }
 
 /* ---------------------------------------------------------------- calib_model */
@@ -133,6 +131,7 @@ typedef struct collect_ctx {
   int last;              /* the last pass: the phases with a scaling law */
   long nkernels;         /* kernel records in every file so far */
   int file;
+  double steal_k;        /* calib_read.steal_exponent */
   double *quiet;         /* per file: its cpu spans' factor (calib__steal_factor of its header) */
   strtab wtab;           /* the workers of every file, "file rep gpu worker", keys of the samples */
   int32_t (*wk)[4];      /* by key: file, rep, gpu, worker */
@@ -155,7 +154,7 @@ static void add_distinct(ps_buf *b, const char *v) {
 
 static int collect_hdr(void *ctx, const span_header *h) {
   collect_ctx *c = ctx;
-  c->quiet[c->file] = calib__steal_factor(spans_header_steal(h));
+  c->quiet[c->file] = calib__steal_factor(spans_header_steal(h), c->steal_k);
   add_distinct(&c->host, h->host);
   add_distinct(&c->gpu, h->gpu);
   add_distinct(&c->cpu, h->cpu);
@@ -503,9 +502,10 @@ static int phase_fit(model *tmpl, phstate *s, int p, calib_family want, long nke
 /* calib_model, with the warm-up calls ranked as the files are read (online: a worker's
  * calls must come in order of number, else CALIB_REREAD and nothing changed) or in a
  * first pass over each file. */
-static int model_read(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
+static int model_read(model *tmpl, const char *const *files, int nfiles, calib_family want, const calib_read *rd,
                       int online, calib_phase_report **reports, ps_err *e) {
-  collect_ctx c = {.m = tmpl, .e = e, .online = online};
+  collect_ctx c = {.m = tmpl, .e = e, .online = online, .steal_k = rd->steal_exponent};
+  const int skip_calls = rd->skip_calls;
   int np = tmpl->nphases, rc = PS_OK;
   c.ph = xcalloc((size_t)np, sizeof *c.ph);
   for (int p = 0; p < np; p++) calib_acc_init(&c.ph[p].acc, calib_sample_cap());
@@ -582,10 +582,10 @@ out:
   return PS_OK;
 }
 
-int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
+int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, const calib_read *rd,
                 calib_phase_report **reports, ps_err *e) {
-  int rc = model_read(tmpl, files, nfiles, want, skip_calls, skip_calls > 0, reports, e);
-  if (rc == CALIB_REREAD) rc = model_read(tmpl, files, nfiles, want, skip_calls, 0, reports, e);
+  int rc = model_read(tmpl, files, nfiles, want, rd, rd->skip_calls > 0, reports, e);
+  if (rc == CALIB_REREAD) rc = model_read(tmpl, files, nfiles, want, rd, 0, reports, e);
   return rc;
 }
 

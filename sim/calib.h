@@ -101,8 +101,18 @@ typedef struct calib_phase_report {
   double serial;          /* phases with a scaling law: the fitted serial share */
 } calib_phase_report;
 
+/* How calib_model, calib_overlap and calib_host read a run's spans (calibrate's options):
+ * - skip_calls: each (rep, gpu, worker)'s first calls are left out (warm-up effects);
+ * - steal_exponent (--steal-exponent K): every cpu phase span of a run whose header says
+ *   host_steal s is taken as lasting (1 - s)^K of its length, the run made quiet (0: as
+ *   measured); GPU spans are read as measured. */
+typedef struct calib_read {
+  int skip_calls;
+  double steal_exponent;
+} calib_read;
+
 /* Fill the template model's phase times from the phase spans in files[0..nfiles-1]:
- * spans named like a template phase are grouped; the first `skip_calls` calls of each
+ * spans named like a template phase are grouped; the first rd->skip_calls calls of each
  * (rep, gpu, worker) are left out (warm-up effects); spans of one-partition calls give
  * the time distribution; calls of k partitions give batch multipliers scale[k-1] =
  * mean(k) / mean(1) for k = 1.. as long as every k was seen. When the files hold kernel
@@ -112,14 +122,14 @@ typedef struct calib_phase_report {
  * phase, caller frees with free()) is filled.
  *
  * The files are read as streams: once, again when a phase has a scaling law, and first to
- * rank each worker's calls when skip_calls > 0 and a worker's calls do not come in order of
+ * rank each worker's calls when rd->skip_calls > 0 and a worker's calls do not come in order of
  * number (they do in files from measure and simulate): memory is the sums and the capped
  * sample of each phase, one entry per worker and, per (rep, gpu), the spans and kernel
  * intervals of the moment, never the files. When a phase's durations exceed the sample
  * cap its report says so (fit.nsample < fit.n) and so does the model's provenance
  * ("sample"). Kernel records must come in order of start within each (rep, gpu), as
  * measure writes them (an error otherwise). */
-int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, int skip_calls,
+int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family want, const calib_read *rd,
                 calib_phase_report **reports, ps_err *e);
 
 /* The interference of GPU phases that overlap (model.interference), from runs where they
@@ -176,7 +186,7 @@ typedef struct calib_overlap_report {
   char pairs_why[256];     /* the phases whose rates were not identified, and why */
 } calib_overlap_report;
 enum { CALIB_OV_ORDER = 1, CALIB_OV_ACROSS = 2, CALIB_OV_PAIRS = 4 };
-int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, unsigned flags,
+int calib_overlap(model *m, const char *const *files, int nfiles, const calib_read *rd, unsigned flags,
                   calib_overlap_report *out, ps_err *e);
 
 /* The run-to-run spread of the host's CPU speed (model.host_speed.sd), from the spans files
@@ -199,16 +209,13 @@ typedef struct calib_host_report {
   int steal_runs, steal_over, steal_max_file;
   double steal_max;
 } calib_host_report;
-int calib_host(const char *const *files, int nfiles, int skip_calls, calib_host_report *out, ps_err *e);
+int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e);
 /* A spans file's header host_steal (-1 when it does not record it), reading the header only
  * (calibrate --max-steal). */
 int calib_header_steal(const char *path, double *steal, ps_err *e);
-/* calibrate --steal-exponent K: every reader of cpu phase spans (calib_model, calib_host,
- * calib_overlap's contention) takes a span of a run whose header says host_steal s as
- * lasting (1 - s)^K of its length, the run made quiet (0, the default: as measured).
- * calib__steal_factor gives that factor for a header's steal (-1: not recorded, 1). */
-void calib_set_steal_exponent(double k);
-double calib__steal_factor(double steal);
+/* The factor a cpu span of a run whose header says host_steal `steal` is taken at under
+ * calib_read.steal_exponent k: (1 - steal)^k, 1 when k is 0 or the steal not recorded (-1). */
+double calib__steal_factor(double steal, double k);
 
 /* Internal to sim/calib*.c: each worker's first calls, to leave out skip_calls of them
  * as warm-up. Calls are ranked by number within a (rep, gpu, worker), as calib_model

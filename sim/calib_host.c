@@ -38,6 +38,7 @@ typedef struct host_run {
   host_ph ph[HOST_NPH];
   int nph, maxk, too_many, cores; /* cores: the header's cpu_cores, 0 when not given */
   double steal;                   /* the header's host_steal, -1 when not given */
+  double steal_k;                 /* calib_read.steal_exponent */
   strtab workers;
   char key[512];  /* the settings */
   double y, v;    /* log T and its sampling variance */
@@ -77,7 +78,7 @@ static int host_cb(void *ctx, const span_rec *r) {
   }
   host_ph *q = &h->ph[p];
   if (q->threads != r->threads) q->threads = -1;
-  double x = (r->t1 - r->t0) * calib__steal_factor(h->steal) / k, dx = x - q->mean;
+  double x = (r->t1 - r->t0) * calib__steal_factor(h->steal, h->steal_k) / k, dx = x - q->mean;
   q->n++;
   q->mean += dx / (double)q->n;
   q->m2 += dx * (x - q->mean);
@@ -90,9 +91,10 @@ static int by_name(const void *a, const void *b) {
 
 /* One file: its settings key, log T and v; ok = 0 when it has no cpu phase spans left
  * after the warm-up, or a phase at several thread counts (its speed is not one setting's). */
-static int host_file(const char *path, int skip_calls, host_run *h, ps_err *e) {
+static int host_file(const char *path, const calib_read *rd, host_run *h, ps_err *e) {
   memset(h, 0, sizeof *h);
-  h->rk.skip = skip_calls;
+  h->rk.skip = rd->skip_calls;
+  h->steal_k = rd->steal_exponent;
   int rc = spans_read(path, host_hdr, host_cb, h, e);
   if (rc == PS_OK) {
     h->pass2 = 1;
@@ -141,12 +143,12 @@ int calib_header_steal(const char *path, double *steal, ps_err *e) {
   return rc == 1 ? PS_OK : rc;
 }
 
-int calib_host(const char *const *files, int nfiles, int skip_calls, calib_host_report *out, ps_err *e) {
+int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e) {
   memset(out, 0, sizeof *out);
   if (nfiles <= 0) return PS_OK;
   host_run *runs = xcalloc((size_t)nfiles, sizeof *runs);
   int rc = PS_OK;
-  for (int i = 0; i < nfiles && rc == PS_OK; i++) rc = host_file(files[i], skip_calls, &runs[i], e);
+  for (int i = 0; i < nfiles && rc == PS_OK; i++) rc = host_file(files[i], rd, &runs[i], e);
   if (rc != PS_OK) {
     free(runs);
     return rc;

@@ -49,6 +49,7 @@ typedef struct ocat {
 typedef struct ov_ctx {
   model *m;
   int pass2;
+  double steal_k; /* calib_read.steal_exponent */
   double quiet;  /* the file's cpu spans' factor (calib__steal_factor of its header) */
   ocat cat[2]; /* 0: cpu, 1: gpu */
   /* the sums, over every file */
@@ -277,7 +278,7 @@ static void ocat_reset_groups(ocat *k) {
 }
 
 static int ov_hdr(void *ctx, const span_header *h) {
-  ((ov_ctx *)ctx)->quiet = calib__steal_factor(spans_header_steal(h));
+  ((ov_ctx *)ctx)->quiet = calib__steal_factor(spans_header_steal(h), ((ov_ctx *)ctx)->steal_k);
   return 0;
 }
 
@@ -447,14 +448,14 @@ static void gpu_pairs(const ov_ctx *c, model *m, int write, calib_overlap_report
   free(est), free(idx), free(xs);
 }
 
-int calib_overlap(model *m, const char *const *files, int nfiles, int skip_calls, unsigned flags,
+int calib_overlap(model *m, const char *const *files, int nfiles, const calib_read *rd, unsigned flags,
                   calib_overlap_report *out, ps_err *e) {
-  ov_ctx c = {.m = m};
+  ov_ctx c = {.m = m, .steal_k = rd->steal_exponent};
   memset(out, 0, sizeof *out);
   c.fe = xcalloc(5 * (size_t)m->nphases, sizeof *c.fe);
   c.pg = xcalloc((size_t)m->nphases * (size_t)m->nphases * (size_t)PG_LEN(m->nphases), sizeof *c.pg);
   for (int f = 0; f < nfiles; f++) {
-    int rc = overlap_file(&c, files[f], skip_calls, e);
+    int rc = overlap_file(&c, files[f], rd->skip_calls, e);
     if (rc != PS_OK) {
       free(c.fe);
       free(c.pg);

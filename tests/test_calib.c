@@ -966,8 +966,8 @@ START_TEST(overlap_in_either_order) {
   ps_err e;
   model *m = NULL;
   ck_assert_int_eq(scn_load_model(mp, &m, NULL), PS_OK);
-  ck_assert_msg(calib_overlap(m, (const char *const[]){a}, 1, 1, 0, &ra, &e) == PS_OK, "%s", e.msg);
-  ck_assert_msg(calib_overlap(m, (const char *const[]){b}, 1, 1, 0, &rb, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){a}, 1, &(calib_read){.skip_calls = 1}, 0, &ra, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){b}, 1, &(calib_read){.skip_calls = 1}, 0, &rb, &e) == PS_OK, "%s", e.msg);
   ck_assert_double_eq_tol(ra.overlapped_s, 999 * 0.2, 1e-6);
   ck_assert_double_eq_tol(ra.alone_s, 999 * 0.1, 1e-6);
   ck_assert_double_eq_tol(ra.work_s, 999 * 0.2, 1e-6);
@@ -1010,13 +1010,13 @@ START_TEST(overlap_three_at_once) {
   ps_err e;
   model *m = NULL;
   ck_assert_int_eq(scn_load_model(mp, &m, NULL), PS_OK);
-  ck_assert_msg(calib_overlap(m, (const char *const[]){all}, 1, 0, 0, &r1, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){all}, 1, &(calib_read){0}, 0, &r1, &e) == PS_OK, "%s", e.msg);
   ck_assert_double_eq_tol(r1.alone_s, 1000 * 0.1, 1e-6);
   ck_assert_double_eq_tol(r1.overlapped_s, 1000 * 0.5, 1e-6);
   ck_assert_double_eq_tol(r1.work_s, 1000 * 0.3, 1e-6);
   ck_assert_int_eq(r1.max_at_once, 3);
   ck_assert_double_eq_tol(r1.interference, 1.0, 1e-9);
-  ck_assert_msg(calib_overlap(m, (const char *const[]){ev, od}, 2, 0, 0, &r2, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_overlap(m, (const char *const[]){ev, od}, 2, &(calib_read){0}, 0, &r2, &e) == PS_OK, "%s", e.msg);
   ck_assert_double_eq_tol(r2.overlapped_s, r1.overlapped_s, 1e-6);
   ck_assert_double_eq_tol(r2.interference, 1.0, 1e-9);
   scn_model_free(m);
@@ -1064,7 +1064,7 @@ START_TEST(memory_bounded_by_budget) {
   const char *files[] = {sp};
   calib_phase_report *reps = NULL;
   ps_err e;
-  ck_assert_msg(calib_model(m, files, 1, CALIB_AUTO, 0, &reps, &e) == PS_OK, "%s", e.msg);
+  ck_assert_msg(calib_model(m, files, 1, CALIB_AUTO, &(calib_read){0}, &reps, &e) == PS_OK, "%s", e.msg);
   getrusage(RUSAGE_SELF, &ru1);
   calib_set_sample_cap(0);
   ck_assert_int_eq(reps[0].fit.n, 100000);
