@@ -549,8 +549,10 @@ SESSIONS = [
      ["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 7)]),
     ("h200-12", "docs/data/validation/h200-12/validation.json", None, "-12", False, "h200-11",
      ["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 5)]),
+    ("h200-13", "docs/data/validation/h200-13/validation.json", None, "-13", False, "h200-12",
+     ["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 7)]),
 ]
-# the run lists of the newest protocol's passes (the twelfth session's), --data's default
+# the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
 # A session's model judged on another session's passes as well (its runs, its run lists):
 # the ninth session's second calibration, made on a quiet host, on the ninth session's
