@@ -83,7 +83,11 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
 26. where DATA/probe-10 exists (after the thirteenth session): two settings alternated run
     by run (probe-10.tsv: c20-w2-c4's and cal20-c4-t1's, which the model gives the same
     one-thread CPU phases), each pair's CPU time per partition, first setting over second,
-    and the reading the list fixed before its runs.
+    and the reading the list fixed before its runs;
+27. for a session judged on the mean of its passes (validation.json's
+    mean_of_passes_as_calibrated): the verdict's own spread, the passes of each row
+    resampled with replacement (4,000 draws, a fixed seed) against the model's one
+    prediction: how many rows come within the target, and how often each row misses.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -1436,6 +1440,47 @@ def table_alternated(data, probe="probe-10"):
                                           sum(p[3] for p in pairs) / len(pairs)))
 
 
+def table_resampled(data, draws=4000):
+    """The verdict's own spread: each row's passes resampled with replacement, the model's
+    prediction held fixed, judged as the protocol judges the mean of the passes."""
+    import random
+    import validation as V
+    path = os.path.join(data, "validation.json")
+    doc = json.load(open(path)) if os.path.exists(path) else {}
+    rows = doc.get("mean_of_passes_as_calibrated")
+    if not rows:
+        return
+    rd = runs_dir(data)
+    runs = {}
+    for r in rows:
+        ms = [json.load(open(p))["metrics"] for p in (os.path.join(rd, r["name"] + suf + ".json")
+                                                      for suf in pass_suffixes(data)) if os.path.exists(p)]
+        runs[r["name"]] = (r, [(m["gpu_util"][0], m["throughput_pps"]) for m in ms])
+    rng = random.Random(13)
+    within, missed = [0] * (len(rows) + 1), {n: 0 for n in runs}
+    for _ in range(draws):
+        k = 0
+        for n, (r, ms) in runs.items():
+            pick = [rng.choice(ms) for _ in ms]
+            u, x = (sum(v[i] for v in pick) / len(pick) for i in (0, 1))
+            ok = (abs(100 * (r["gpu_util"]["predicted"] - u)) <= V.TARGET["util_pp"] and
+                  abs(100 * (r["throughput_pps"]["predicted"] - x) / x) <= V.TARGET["tput_pct"])
+            k += ok
+            missed[n] += not ok
+        within[k] += 1
+    print("## 27. The verdict's own spread: the passes resampled\n")
+    print("Each row's passes drawn again with replacement (%d draws), the model's one prediction held fixed, "
+          "judged on the mean as the protocol judges it (utilization and throughput; the arrivals row's p99 "
+          "left out). The session's verdict: %d of %d.\n" % (draws, sum(r["within_target"] for r in rows), len(rows)))
+    print("| rows within the target | share of draws |")
+    print("|---|---|")
+    for k in range(len(rows), -1, -1):
+        if within[k]:
+            print("| %d of %d | %.1f%% |" % (k, len(rows), 100 * within[k] / draws))
+    print("\nThe rows out most often: %s.\n" % ", ".join(
+        "%s %.0f%%" % (n, 100 * c / draws) for n, c in sorted(missed.items(), key=lambda kv: -kv[1]) if c >= draws / 20))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
@@ -1474,6 +1519,7 @@ def main():
     table_host_probe(data)
     table_host_probe(data, "probe-9")
     table_alternated(data)
+    table_resampled(data)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)
