@@ -1,0 +1,50 @@
+"""The thirteenth session's figures that docs/validation-sessions.md quotes from
+scripts/validation_misses.py come back from the committed runs: probe 10's reading
+(table 26) and the verdict's spread with the passes resampled (table 27). The session's
+archives are copied to a scratch folder (validation.py --check unpacks the committed
+folders at the same time). Usage: test_validation_misses.py"""
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import validation_misses as M  # noqa: E402
+
+src = os.path.join(ROOT, "docs", "data", "validation", "h200-13")
+doc = open(os.path.join(ROOT, "docs", "validation-sessions.md")).read()
+failed = checks = 0
+
+
+def expect(what, text, *needles):
+    global failed, checks
+    for n in needles:
+        checks += 1
+        if n not in text:
+            failed += 1
+            print("FAIL %s: %r not found in:\n%s" % (what, n, text[-3000:]))
+
+
+with tempfile.TemporaryDirectory() as d:
+    for f in ("runs.tar.xz", "validation.json"):
+        shutil.copy(os.path.join(src, f), d)
+    os.makedirs(os.path.join(d, "probe-10"))
+    shutil.copy(os.path.join(src, "probe-10", "runs.tar.xz"), os.path.join(d, "probe-10"))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        M.table_alternated(d)
+        M.table_resampled(d)
+    t = out.getvalue()
+    # table 26: the five pairs and the reading fixed in probe-10.tsv
+    expect("table 26", t, "| 3 | 194.1 / 209.3 | 0.927 |",
+           "Median ratio 0.999 (0.927 to 1.121), 1 of 5 pairs below 0.97: the setting runs as calibrated")
+    # table 27: the shares the docs quote
+    expect("table 27", t, "The session's verdict: 17 of 18.", "| 18 of 18 | 4.9% |", "| 17 of 18 | 20.6% |",
+           "| 16 of 18 | 33.5% |", "c20-w2-c4 71%")
+expect("docs/validation-sessions.md", doc, "**Median 0.999**", "All 18 rows within the target in 4.9% of the draws, 17\nor more in 25.5%")
+print("%d of %d checks failed" % (failed, checks))
+sys.exit(1 if failed else 0)
