@@ -558,6 +558,12 @@ PASSES = SESSIONS[-1][6]
 # the ninth session's second calibration, made on a quiet host, on the ninth session's
 # passes 2-6, which ran on a quiet host (docs/validation-sessions.md, "A ninth session").
 ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2, 7)])}
+# A session judged also on the mean of its errors and earlier sessions' of the same protocol
+# (pooled(); the fourteenth session's protocol, docs/validation.md): session -> the earlier
+# sessions (their rows from this run, else their committed validation.json). A session that
+# SESSIONS does not list yet (--data) pools with NEXT_POOLED.
+POOLED = {"h200-14": ["h200-13"]}
+NEXT_POOLED = POOLED["h200-14"]
 
 
 def read_spans(path, skip=2, kind="memcpy"):
@@ -793,6 +799,54 @@ def mean_of_passes(first, later):
     return rows
 
 
+def pooled(sessions_rows, arrivals=()):
+    """The verdict over several sessions of one protocol (the fourteenth session's protocol,
+    fixed before its runs, pools it with the thirteenth): each session's own model predicts
+    its own passes (its mean_of_passes_as_calibrated rows), and a row's errors are the mean
+    over the sessions of that session's errors (utilization in pp, throughput and, for the
+    rows in ARRIVALS, p99 latency in %), judged against the target as one row is. Only the
+    rows that every session has are pooled."""
+    by = [{r["name"]: r for r in rows} for rows in sessions_rows]
+    out = []
+    for r in sessions_rows[0]:
+        rs = [b[r["name"]] for b in by if r["name"] in b]
+        if len(rs) < len(by):
+            continue
+        mean = lambda f: sum(f(x) for x in rs) / len(rs)
+        row = {"name": r["name"], "constraints": r["constraints"], "passes": [x["passes"] for x in rs],
+               "util_error_pp": [x["gpu_util"]["error_pp"] for x in rs],
+               "tput_error_pct": [x["throughput_pps"]["error_pct"] for x in rs]}
+        row["util_error_pp_mean"] = mean(lambda x: x["gpu_util"]["error_pp"])
+        row["tput_error_pct_mean"] = mean(lambda x: x["throughput_pps"]["error_pct"])
+        ok = abs(row["util_error_pp_mean"]) <= TARGET["util_pp"] and abs(row["tput_error_pct_mean"]) <= TARGET["tput_pct"]
+        if r["name"] in arrivals:
+            q = [x["latency_p99_s"] and x["latency_p99_s"].get("error_pct") for x in rs]
+            row["p99_error_pct_mean"] = sum(q) / len(q) if all(v is not None for v in q) else None
+            ok = ok and row["p99_error_pct_mean"] is not None and abs(row["p99_error_pct_mean"]) <= TARGET["p99_pct"]
+        row["within_target"] = ok
+        out.append(row)
+    return out
+
+
+def pooled_table(rows, labels):
+    """pooled()'s rows: each session's errors and their mean, and the verdict."""
+    out = ["| scenario | passes (%s) | util error (%s) | mean | throughput error (%s) | mean | target |" % ((", ".join(labels),) * 3),
+           "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        p99 = "; p99 %+.1f%%" % r["p99_error_pct_mean"] if r.get("p99_error_pct_mean") is not None else ""
+        out.append("| %s | %s | %s | %+.1f pp | %s | %+.1f%%%s | %s |" % (
+            r["name"], ", ".join(str(p) for p in r["passes"]), ", ".join("%+.1f" % v for v in r["util_error_pp"]),
+            r["util_error_pp_mean"], ", ".join("%+.1f" % v for v in r["tput_error_pct"]), r["tput_error_pct_mean"],
+            p99, "yes" if r["within_target"] else "**no**"))
+    n = len(rows)
+    out.append("")
+    out.append("%d of %d held-out scenarios within the target on the mean of the sessions' errors (mean absolute "
+               "errors %.2f pp, %.2f%%)." % (sum(r["within_target"] for r in rows), n,
+                                            sum(abs(r["util_error_pp_mean"]) for r in rows) / max(n, 1),
+                                            sum(abs(r["tput_error_pct_mean"]) for r in rows) / max(n, 1)))
+    return "\n".join(out) + "\n"
+
+
 def references_summary(sessions, results):
     """Per session with several passes: the mean of the passes judged with the references'
     host factor and as calibrated, side by side (a markdown table)."""
@@ -977,8 +1031,21 @@ def main():
                             x[0] in ALSO and (os.path.join(vdir, ALSO[x[0]][0]), ALSO[x[0]][1]))
                 for data, x in zip(dirs, sessions)]
         results = [f.result() for f in done]
+    by_name = {}
+    arrivals = {r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])}
+
+    def rows_of(e):  # an earlier session's verdict rows: from this run, else as committed
+        if e not in by_name:
+            path = os.path.join(vdir, e, "validation.json")
+            by_name[e] = json.load(open(path)) if os.path.exists(path) else {}
+        return by_name[e].get("mean_of_passes_as_calibrated")
     for (name, json_out, svg_out, suffix, ablate, earlier, passes), data, (models, tables, doc) in zip(
             sessions, dirs, results):
+        by_name[name] = doc
+        pool = POOLED.get(name) or (NEXT_POOLED if a.data else None)
+        if pool and doc.get("mean_of_passes_as_calibrated") and all(rows_of(e) for e in pool):
+            doc["pooled"] = {"sessions": pool + [os.path.basename(name)], "rows": pooled(
+                [rows_of(e) for e in pool] + [doc["mean_of_passes_as_calibrated"]], arrivals)}
         committed_models += [(m, os.path.join(data, os.path.basename(m))) for m in models.values()]
         outputs[os.path.join(ROOT, json_out)] = json.dumps(doc, indent=1) + "\n"
         if svg_out:
@@ -1004,6 +1071,8 @@ def main():
                 text = put("passes-calibrated-table" + suffix, table(doc["mean_of_passes_as_calibrated"], passes=True), text)
             if doc.get("mean_of_passes_with_own_steal"):
                 text = put("passes-own-steal-table" + suffix, table(doc["mean_of_passes_with_own_steal"], passes=True), text)
+            if doc.get("pooled"):
+                text = put("pooled-table" + suffix, pooled_table(doc["pooled"]["rows"], doc["pooled"]["sessions"]), text)
             if doc.get("other_passes"):
                 text = put("other-passes-table" + suffix,
                            table(doc["other_passes"]["mean_of_passes_as_calibrated"], passes=True), text)
@@ -1043,6 +1112,9 @@ def main():
         if doc.get("mean_of_passes_with_own_steal"):
             print("\nBeside it, each run's CPU phases slowed by its own steal (the protocol's second figure):\n")
             print(table(doc["mean_of_passes_with_own_steal"], passes=True), end="")
+        if doc.get("pooled"):
+            print("\nPooled with %s (each row's errors averaged over the sessions):\n" % ", ".join(doc["pooled"]["sessions"][:-1]))
+            print(pooled_table(doc["pooled"]["rows"], doc["pooled"]["sessions"]), end="")
     return 0
 
 

@@ -29,6 +29,8 @@ set_tests_properties(validation_data PROPERTIES TIMEOUT 300)
 # scripts/validation_misses.py (probe 10's reading, the passes resampled) come back.
 add_test(NAME validation_misses COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_misses.py)
 set_tests_properties(validation_misses PROPERTIES TIMEOUT 300)
+# The fourteenth session's pooled verdict (validation.pooled) on rows made by hand.
+add_test(NAME validation_pooled COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_pooled.py)
 set_tests_properties(validation_session PROPERTIES TIMEOUT 180)
 # Every option a command parses is in its --help.
 add_test(NAME cli_help COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_cli_help.py $<TARGET_FILE:provesim>)

@@ -2,7 +2,8 @@
 it is added (docs/validation.md, "Reproduce it"): the twelfth session's runs, copied as
 their archive to a scratch folder, go through the newest protocol (both calibrations, the
 steal flags, the ablation of a model with GPU rates by pairs, the passes as calibrated and
-with each run's own steal) and give the twelfth session's committed verdict.
+with each run's own steal, the verdict pooled with the thirteenth session's) and give the
+twelfth session's committed verdict.
 Usage: test_validation_data.py BIN"""
 import json
 import os
@@ -41,5 +42,20 @@ with tempfile.TemporaryDirectory() as d:
         if not any(v["variant"].startswith("no GPU overlap") for v in doc.get("ablation", [])):
             failed += 1
             print("FAIL no ablation without the GPU overlap")
+        # a session not yet listed pools with the newest protocol's earlier session
+        # (the fourteenth session's protocol: the thirteenth's committed rows)
+        checks += 1
+        pool = doc.get("pooled") or {}
+        prev = json.load(open(os.path.join(ROOT, "docs", "data", "validation", "h200-13", "validation.json")))
+        r0 = {r["name"]: r for r in pool.get("rows", [])}.get("k20-w1-c4")
+        a = {r["name"]: r for r in prev["mean_of_passes_as_calibrated"]}["k20-w1-c4"]
+        b = {r["name"]: r for r in doc["mean_of_passes_as_calibrated"]}["k20-w1-c4"]
+        if (pool.get("sessions", [None])[0] != "h200-13" or len(pool.get("rows", [])) != 18 or not r0 or
+                abs(r0["tput_error_pct_mean"] - (a["throughput_pps"]["error_pct"] + b["throughput_pps"]["error_pct"]) / 2) > 1e-9):
+            failed += 1
+            print("FAIL the pooled verdict with h200-13: %r" % {k: pool.get(k) for k in ("sessions",)})
+        if "Pooled with h200-13" not in p.stdout:
+            failed += 1
+            print("FAIL --data does not print the pooled verdict")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)

@@ -1,0 +1,46 @@
+"""validation.pooled, the fourteenth session's pooled verdict (docs/validation.md, "The
+fourteenth session's protocol"), on rows made by hand: each row's errors are the mean of
+the sessions' errors, judged against the target (2 pp, 3%, and 10% of p99 for the arrivals
+rows), and a row that a session lacks is not pooled. Usage: test_validation_pooled.py"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+from validation import pooled, pooled_table  # noqa: E402
+
+
+def row(name, pp, pct, p99=None, passes=6):
+    return {"name": name, "constraints": "2^20", "passes": passes, "gpu_util": {"error_pp": pp},
+            "throughput_pps": {"error_pct": pct}, "latency_p99_s": {"error_pct": p99} if p99 is not None else None}
+
+
+s1 = [row("a", 1.5, 4.0), row("b", -2.5, 0.0), row("c", 0.0, 0.0), row("q", 0.0, 0.0, 15.0, 1), row("r", 0.0, 0.0, 15.0, 1)]
+s2 = [row("a", 0.5, 1.0), row("b", -1.0, -3.4), row("q", 0.0, 0.0, 3.0, 1), row("r", 0.0, 0.0, 7.0, 1)]
+got = {r["name"]: r for r in pooled([s1, s2], arrivals={"q", "r"})}
+failed = checks = 0
+
+
+def check(ok, what):
+    global failed, checks
+    checks += 1
+    if not ok:
+        failed += 1
+        print("FAIL", what)
+
+
+check(sorted(got) == ["a", "b", "q", "r"], "rows pooled: %s (c is in one session only)" % sorted(got))
+a, b, q, r = (got[k] for k in "abqr")
+check(abs(a["util_error_pp_mean"] - 1.0) < 1e-12 and abs(a["tput_error_pct_mean"] - 2.5) < 1e-12 and a["within_target"],
+      "a: +1.5/+0.5 pp and +4/+1%% pool to +1.0 pp, +2.5%%, within: %r" % a)
+check(abs(b["util_error_pp_mean"] + 1.75) < 1e-12 and abs(b["tput_error_pct_mean"] + 1.7) < 1e-12 and b["within_target"],
+      "b: -1.75 pp, -1.7%%, within: %r" % b)
+check(q["within_target"] and abs(q["p99_error_pct_mean"] - 9.0) < 1e-12, "q: p99 +15/+3%% pools to +9%%, within: %r" % q)
+check(not r["within_target"] and abs(r["p99_error_pct_mean"] - 11.0) < 1e-12, "r: p99 +15/+7%% pools to +11%%, out: %r" % r)
+check(a["passes"] == [6, 6] and a["util_error_pp"] == [1.5, 0.5], "a keeps each session's passes and errors: %r" % a)
+out = {x["name"]: x for x in pooled([s1, s2])}
+check(out["r"]["within_target"], "without ARRIVALS, p99 is not judged: %r" % out["r"])
+t = pooled_table(pooled([s1, s2], arrivals={"q", "r"}), ["s1", "s2"])
+check("3 of 4 held-out scenarios within the target" in t and "| r | 1, 1 |" in t and "p99 +11.0%" in t, t)
+print("%d of %d checks failed" % (failed, checks))
+sys.exit(1 if failed else 0)
