@@ -1042,7 +1042,7 @@ def main():
     for (name, json_out, svg_out, suffix, ablate, earlier, passes), data, (models, tables, doc) in zip(
             sessions, dirs, results):
         by_name[name] = doc
-        pool = POOLED.get(name) or (NEXT_POOLED if a.data else None)
+        pool = [e for e in POOLED.get(name) or (NEXT_POOLED if a.data else []) if e != os.path.basename(name)]
         if pool and doc.get("mean_of_passes_as_calibrated") and all(rows_of(e) for e in pool):
             doc["pooled"] = {"sessions": pool + [os.path.basename(name)], "rows": pooled(
                 [rows_of(e) for e in pool] + [doc["mean_of_passes_as_calibrated"]], arrivals)}
