@@ -87,7 +87,10 @@ Prints four tables (docs/validation.md, "Where it misses", quotes them):
 27. for a session judged on the mean of its passes (validation.json's
     mean_of_passes_as_calibrated): the verdict's own spread, the passes of each row
     resampled with replacement (4,000 draws, a fixed seed) against the model's one
-    prediction: how many rows come within the target, and how often each row misses.
+    prediction: how many rows come within the target, and how often each row misses;
+28. the saturated rows (GPU-bound, several workers, the mutex on the kernels): the gaps
+    between consecutive GPU phases of different workers (the mutex handed over) and of one
+    worker, their share of the run, beside the utilization error.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -1481,6 +1484,47 @@ def table_resampled(data, draws=4000):
         "%s %.0f%%" % (n, 100 * c / draws) for n, c in sorted(missed.items(), key=lambda kv: -kv[1]) if c >= draws / 20))
 
 
+def table_handoff(data, rows=("k20-w3", "k20-w4", "k20-w2-all", "k20-w2-nokeep")):
+    """Where the GPU never waits for a worker's CPU phases, what it idles is the gaps between
+    its phases: within one worker's call (the next launch) and between workers (the mutex
+    handed to a waiting worker, which the model grants at once)."""
+    path = os.path.join(data, "validation.json")
+    if not os.path.exists(path):
+        return
+    doc = json.load(open(path))
+    err = {r["name"]: r["gpu_util"]["error_pp"] for r in doc.get("mean_of_passes_as_calibrated") or doc["rows"]}
+    rd = runs_dir(data)
+    out = []
+    for n in rows:
+        cross, within, span = [], [], 0.0
+        for suf in pass_suffixes(data):
+            f = os.path.join(rd, n + suf + ".spans.jsonl.gz")
+            if not os.path.exists(f):
+                continue
+            spans, _ = read_spans(f)
+            g = sorted((s for s in spans if s.get("resource") == "gpu"), key=lambda s: s["t0"])
+            for a, b in zip(g, g[1:]):
+                if b["t0"] >= a["t1"]:
+                    (within if a["worker"] == b["worker"] else cross).append(b["t0"] - a["t1"])
+            span += g[-1]["t1"] - g[0]["t0"] if g else 0
+        if cross and span > 0:
+            out.append((n, len(cross), statistics.median(cross), sum(cross) / span, statistics.median(within),
+                        sum(within) / span, err.get(n)))
+    if not out:
+        return
+    print("## 28. The saturated rows: the GPU's gaps between phases\n")
+    print("Consecutive GPU phase spans over all passes (each worker's first two calls left out): between two "
+          "workers (the mutex handed over) and within one worker, the median gap and the gaps' share of the "
+          "time from the first GPU phase to the last; beside it the row's utilization error (the mean of the "
+          "passes as calibrated; the model hands the mutex over at once).\n")
+    print("| row | handovers | median gap between workers (us) | their share | median gap within a worker (us) | their share | util error |")
+    print("|---|---|---|---|---|---|---|")
+    for n, k, mc, sc, mw, sw, e in out:
+        print("| %s | %d | %.0f | %.2f%% | %.0f | %.2f%% | %s |" % (n, k, 1e6 * mc, 100 * sc, 1e6 * mw, 100 * sw,
+                                                             "%+.2f pp" % e if e is not None else "-"))
+    print()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
@@ -1520,6 +1564,7 @@ def main():
     table_host_probe(data, "probe-9")
     table_alternated(data)
     table_resampled(data)
+    table_handoff(data)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)

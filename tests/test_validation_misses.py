@@ -1,6 +1,7 @@
 """The thirteenth session's figures that docs/validation-sessions.md quotes from
 scripts/validation_misses.py come back from the committed runs: probe 10's reading
-(table 26) and the verdict's spread with the passes resampled (table 27). The session's
+(table 26), the verdict's spread with the passes resampled (table 27) and the saturated
+rows' gaps between GPU phases (table 28). The session's
 archives are copied to a scratch folder (validation.py --check unpacks the committed
 folders at the same time). Usage: test_validation_misses.py"""
 import contextlib
@@ -38,6 +39,7 @@ with tempfile.TemporaryDirectory() as d:
     with contextlib.redirect_stdout(out):
         M.table_alternated(d)
         M.table_resampled(d)
+        M.table_handoff(d)
     t = out.getvalue()
     # table 26: the five pairs and the reading fixed in probe-10.tsv
     expect("table 26", t, "| 3 | 194.1 / 209.3 | 0.927 |",
@@ -45,6 +47,9 @@ with tempfile.TemporaryDirectory() as d:
     # table 27: the shares the docs quote
     expect("table 27", t, "The session's verdict: 17 of 18.", "| 18 of 18 | 4.9% |", "| 17 of 18 | 20.6% |",
            "| 16 of 18 | 33.5% |", "c20-w2-c4 71%")
+    # table 28: the saturated rows' gaps
+    expect("table 28", t, "| k20-w3 | 318 | 150 | 0.32% | 6 | 0.02% | +0.34 pp |",
+           "| k20-w2-nokeep | 330 | 135 | 0.35% | 6 | 0.02% | +0.12 pp |")
 expect("docs/validation-sessions.md", doc, "**Median 0.999**", "All 18 rows within the target in 4.9% of the draws, 17\nor more in 25.5%")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
