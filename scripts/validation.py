@@ -19,8 +19,11 @@ runs in SESSION/runs (made by docs/data/validation/run.sh):
    (first session) docs/validation.svg;
 4. beside each row, its measurement from the session before, when there is one: the noise
    floor of a single measurement.
---data DIR does steps 1-2 for the runs in DIR alone (a new session) and writes only
-DIR/validation.json and DIR/model-SIZE.yaml, printing the table. --check writes nothing
+--data DIR does steps 1-2 for the runs in DIR alone (a new session, its passes the newest
+protocol's unless --passes names others) and writes only DIR/validation.json and
+DIR/model-SIZE.yaml, printing the tables: the first pass, the mean of the passes, and that
+mean pooled with the sessions of NEXT_POOLED (the fourteenth session's protocol). A listed
+session in POOLED gets the pooled verdict too (validation.json "pooled"). --check writes nothing
 and exits 1 when any committed output would change (CI runs it).
 
 The models' provenance carries the date of the runs (SESSION/date.txt, as
@@ -979,10 +982,14 @@ PAGE_BREAK = "\n<!-- validation.py: next page -->\n"
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "),
+                                 epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
+                    help="the provesim that calibrates and validates (default: build/provesim)")
     ap.add_argument("--data", help="one session's runs (default: every committed session, docs/data/validation/h200*)")
-    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 when a committed output (validation.json, the two pages' tables, "
+                         "the models) would change")
     ap.add_argument("--pack", metavar="DIR", help="pack DIR/runs into DIR/runs.tar.xz (what the repository keeps of a "
                     "session) and exit")
     ap.add_argument("--import", dest="import_calls", nargs="+", metavar="DIR CALL.tar",
