@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Why three held-out rows of docs/validation.md miss: the measured phase times against
-what the calibrated model draws, from the committed H200 runs, without a GPU.
+"""Why held-out rows of docs/validation.md miss: the measured phase times against what the
+calibrated model draws, probes of the host, and what-ifs, from the committed H200 runs of
+one session, without a GPU.
 
-    scripts/validation_misses.py [--data docs/data/validation/h200]
+    scripts/validation_misses.py [--bin build/provesim] [--data docs/data/validation/h200-13]
 
-Prints four tables (docs/validation.md, "Where it misses", quotes them):
+Prints the numbered tables below that the session's data allows (docs/validation.md and
+docs/validation-sessions.md quote them):
 1. every run: each phase's measured mean per partition against the calibrated model's mean
    at the run's thread count and batch (model-SIZE.yaml: Amdahl's law, batch.scale), with
    the run's session (log.txt or log-2.txt), workers on the host, and how many workers can
@@ -1526,10 +1528,13 @@ def table_handoff(data, rows=("k20-w3", "k20-w4", "k20-w2-all", "k20-w2-nokeep")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "),
+                                 epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "provesim"),
-                    help="provesim, for tables 7 and 8 (left out when it does not exist)")
-    ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"))
+                    help="provesim, for the tables that calibrate or simulate again (those tables are left out "
+                         "when it does not exist)")
+    ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"),
+                    help="one session's folder (default: the first session, docs/data/validation/h200)")
     a = ap.parse_args()
     data = os.path.abspath(a.data)
     runs_dir(data)  # unpacked from runs.tar.xz on first use
