@@ -6,14 +6,17 @@ without a GPU.
 
 For each device session of SESSIONS (docs/data/validation/h200, h200-2, ...), from its
 runs in SESSION/runs (made by docs/data/validation/run.sh):
-1. calibrate: for each circuit size, the single-worker runs of calib.tsv (three thread
-   counts) give SESSION/model-SIZE.yaml (`provesim calibrate`, Amdahl's law per CPU phase),
-   and its runs without a mutex (two and four workers) the GPU phases' interference and the
-   CPU phases' contention (--overlap, repeated);
+1. calibrate: for each circuit size, the single-worker runs of calib.tsv (several thread
+   counts and cores; from the twelfth session also calib-2.tsv's second copy) give
+   SESSION/model-SIZE.yaml (`provesim calibrate` with the flags the session's protocol
+   fixed, protocol_flags: Amdahl's law per CPU phase), and its runs without a mutex (two
+   and four workers) the GPU phases' interference and the CPU phases' contention
+   (--overlap, repeated);
 2. predict and compare: every row of matrix.tsv goes through `provesim validate --json`
-   with that model and the overrides the run was measured with (SESSION/runs/NAME.sets);
-   where the session has reference runs (ref-NAME), again with the CPU phases scaled by
-   the host speed they measured;
+   with that model and the overrides the run was measured with (SESSION/runs/NAME.sets),
+   for each of the session's passes, and the passes' mean is the protocol's verdict (from
+   the fifth session); where the session has reference runs (ref-NAME), again with the
+   CPU phases scaled by the host speed they measured;
 3. write the session's validation.json, its tables between the markers in
    docs/validation.md (the first session) or docs/validation-sessions.md (the others), and
    (first session) docs/validation.svg;
