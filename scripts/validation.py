@@ -49,6 +49,13 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TARGET = {"util_pp": 2.0, "tput_pct": 3.0, "p99_pct": 10.0}
+
+
+def within_target(util_pp, tput_pct, p99_pct=None):
+    """The target's rule for one row's errors: utilization in pp, throughput in %, and p99
+    latency in % when given (the arrivals row's; None: not judged)."""
+    return (abs(util_pp) <= TARGET["util_pp"] and abs(tput_pct) <= TARGET["tput_pct"] and
+            (p99_pct is None or abs(p99_pct) <= TARGET["p99_pct"]))
 INTERLEAVED = os.path.join(ROOT, "docs", "data", "validation", "interleaved.tsv")
 
 
@@ -390,10 +397,8 @@ def validate(binp, data, models, row, extra=()):
         m = metric(doc, name)
         if m is not None and m["measured"] is not None:
             r[key] = {"predicted": m["predicted"], "measured": m["measured"], "error_pct": rel(m)}
-    ok = abs(r["gpu_util"]["error_pp"]) <= TARGET["util_pp"] and abs(r["throughput_pps"]["error_pct"]) <= TARGET["tput_pct"]
-    if poisson and r["latency_p99_s"] and r["latency_p99_s"]["error_pct"] is not None:
-        ok = ok and abs(r["latency_p99_s"]["error_pct"]) <= TARGET["p99_pct"]
-    r["within_target"] = ok
+    q = r["latency_p99_s"]["error_pct"] if poisson and r["latency_p99_s"] else None
+    r["within_target"] = within_target(r["gpu_util"]["error_pp"], r["throughput_pps"]["error_pct"], q)
     r["inside_pi"] = {"gpu_util": u["verdict"] == "inside", "throughput": x["verdict"] == "inside"}
     return r
 
@@ -790,9 +795,8 @@ def mean_of_passes(first, later):
         if q99 and q99["measured"] is not None and all(y["latency_p99_s"] and y["latency_p99_s"]["measured"] is not None for y in runs):
             q99 = {k: mean(lambda y: y["latency_p99_s"][k]) for k in ("predicted", "measured")}
             q99["error_pct"] = 100.0 * (q99["predicted"] - q99["measured"]) / q99["measured"]
-        ok = abs(u["error_pp"]) <= TARGET["util_pp"] and abs(x["error_pct"]) <= TARGET["tput_pct"]
-        if any("arrivals" in o for o in r["overrides"]) and q99 and q99.get("error_pct") is not None:
-            ok = ok and abs(q99["error_pct"]) <= TARGET["p99_pct"]
+        ok = within_target(u["error_pp"], x["error_pct"],
+                           q99.get("error_pct") if any("arrivals" in o for o in r["overrides"]) and q99 else None)
         row = {"name": base, "constraints": r["constraints"], "passes": len(runs),
                "host_factor": mean(lambda y: y["host_factor"]), "gpu_util": u, "throughput_pps": x,
                "latency_p99_s": q99, "within_target": ok}
@@ -824,12 +828,13 @@ def pooled(sessions_rows, arrivals=()):
                "tput_error_pct": [x["throughput_pps"]["error_pct"] for x in rs]}
         row["util_error_pp_mean"] = mean(lambda x: x["gpu_util"]["error_pp"])
         row["tput_error_pct_mean"] = mean(lambda x: x["throughput_pps"]["error_pct"])
-        ok = abs(row["util_error_pp_mean"]) <= TARGET["util_pp"] and abs(row["tput_error_pct_mean"]) <= TARGET["tput_pct"]
+        q99 = None
         if r["name"] in arrivals:
             q = [x["latency_p99_s"] and x["latency_p99_s"].get("error_pct") for x in rs]
-            row["p99_error_pct_mean"] = sum(q) / len(q) if all(v is not None for v in q) else None
-            ok = ok and row["p99_error_pct_mean"] is not None and abs(row["p99_error_pct_mean"]) <= TARGET["p99_pct"]
-        row["within_target"] = ok
+            q99 = row["p99_error_pct_mean"] = sum(q) / len(q) if all(v is not None for v in q) else None
+        # an arrivals row without its p99 in every session is not within
+        row["within_target"] = (r["name"] not in arrivals or q99 is not None) and within_target(
+            row["util_error_pp_mean"], row["tput_error_pct_mean"], q99)
         out.append(row)
     return out
 

@@ -1468,8 +1468,7 @@ def table_resampled(data, draws=4000):
         for n, (r, ms) in runs.items():
             pick = [rng.choice(ms) for _ in ms]
             u, x = (sum(v[i] for v in pick) / len(pick) for i in (0, 1))
-            ok = (abs(100 * (r["gpu_util"]["predicted"] - u)) <= V.TARGET["util_pp"] and
-                  abs(100 * (r["throughput_pps"]["predicted"] - x) / x) <= V.TARGET["tput_pct"])
+            ok = V.within_target(100 * (r["gpu_util"]["predicted"] - u), 100 * (r["throughput_pps"]["predicted"] - x) / x)
             k += ok
             missed[n] += not ok
         within[k] += 1
