@@ -317,6 +317,8 @@ def calibrate(binp, data, calib, out_dir, extra=()):
     if os.path.exists(date):
         env["SOURCE_DATE_EPOCH"] = open(date).read().strip()
     models, tables = {}, {}
+    # the card, from the session's folder (h200-13, h100-14, ...): the models' names
+    card = (re.findall(r"/(h\d+)(?:-\d+)?(?=/|$)", os.path.abspath(data)) or ["h200"])[-1]
     for size in sorted({r["size"] for r in calib}):
         # the calibration runs of calib.tsv that this session made (a later session added some)
         spans = lambda r: os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz")
@@ -327,7 +329,7 @@ def calibrate(binp, data, calib, out_dir, extra=()):
         model = os.path.join(out_dir, "model-%s.yaml" % size_tag(size))
         cmd = [binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
                "--model", "models/provesim-groth16.yaml", "-o", model,
-               "--skip-calls", "2", "--name", "provesim-groth16-h200-%s" % size_tag(size), *extra]
+               "--skip-calls", "2", "--name", "provesim-groth16-%s-%s" % (card, size_tag(size)), *extra]
         p, note = run(cmd, env), ""
         # batch multipliers need a run with calls of 2 partitions among those kept
         batch = any("batch=2" in " ".join(r["overrides"]) for r in calib if r["size"] == size and os.path.exists(spans(r)))
@@ -572,8 +574,9 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # A session judged also on the mean of its errors and earlier sessions' of the same protocol
 # (pooled(); the fourteenth session's protocol, docs/validation.md): session -> the earlier
 # sessions (their rows from this run, else their committed validation.json). A session that
-# SESSIONS does not list yet (--data) pools with NEXT_POOLED.
-POOLED = {"h200-14": ["h200-13"]}
+# SESSIONS does not list yet (--data) pools with NEXT_POOLED. The fourteenth session's folder
+# is named for the card the device tool lends it (H100 or H200, docs/validation.md).
+POOLED = {"h200-14": ["h200-13"], "h100-14": ["h200-13"]}
 NEXT_POOLED = POOLED["h200-14"]
 
 

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(git rev-parse --show-toplevel)"
 ex=.git/info/exclude mark='# validation slim.sh'
-arcs() { git ls-files 'docs/data/validation/h200*/runs.tar.xz' 'docs/data/validation/h200*/*/runs.tar.xz'; }
+arcs() { git ls-files 'docs/data/validation/h[0-9]*/runs.tar.xz' 'docs/data/validation/h[0-9]*/*/runs.tar.xz'; }
 case "${1:-}" in
 out)
   git diff --cached --quiet || { echo "slim.sh: staged changes; commit or unstage them first" >&2; exit 1; }
