@@ -181,11 +181,18 @@ def bad_input(msg):
 def import_calls(data, calls):
     """A session's device calls into DATA, what the repository keeps of it: each call's
     archive (session.sh's call-TIME.tar, in the order the calls ran) unpacked into DATA
-    (runs/, rejected-K/runs/, log.txt: the last call's log is the session's whole log; a
-    later call's file of the same name replaces an earlier one), DATA/date.txt the first
-    call's TIME (the models' provenance date), then DATA/runs.tar.xz and each
-    rejected-K/runs.tar.xz (pack_runs). Every archive is checked before anything is
-    written. Returns the archives written."""
+    (runs/, rejected-K/runs/, log.txt), DATA/date.txt the first call's TIME (the models'
+    provenance date), then DATA/runs.tar.xz, each rejected-K/runs.tar.xz and
+    repeats/runs.tar.xz (pack_runs). Every archive is checked before anything is written.
+    - A later call's file of the same name replaces an earlier one (a row cut short by a
+      signal left its settings in one call and runs whole in the next), except a row whose
+      report (NAME.json) an earlier call brought: a call that ran it again (a fresh machine
+      not told DONE) puts its files in repeats/runs/, and the session's runs/ keep the
+      first, the run in the list's order.
+    - A call's log is its machine's whole log so far. Each machine's last log is kept, in
+      the order the calls ran: a log that does not go on from the one before started on a
+      fresh machine.
+    Returns the archives written."""
     member = re.compile(r"^(runs|rejected-\d+/runs)/[^/]+$|^log\.txt$")
     if not calls:
         bad_input("--import: no call archives given")
@@ -204,18 +211,38 @@ def import_calls(data, calls):
             if not info.isfile() or not member.match(info.name) or os.path.basename(info.name).startswith("."):
                 bad_input("%s: unexpected member %r (expected runs/NAME, rejected-K/runs/NAME or log.txt); "
                           "nothing was written" % (path, info.name))
+    reported, logs = set(), []  # the rows with a report from an earlier call; each machine's log
     for path in calls:
         with tarfile.open(path) as tf:
-            for info in tf:
-                out = os.path.join(data, info.name)
+            infos = tf.getmembers()
+            earlier = {os.path.basename(i.name).split(".")[0] for i in infos
+                       if i.name.startswith("runs/") and i.name.endswith(".json")} & reported
+            for info in infos:
+                src = tf.extractfile(info)
+                if info.name == "log.txt":
+                    text = src.read().decode()
+                    if logs and text.startswith(logs[-1]):
+                        logs[-1] = text
+                    else:
+                        logs.append(text)
+                    continue
+                name = info.name
+                if name.startswith("runs/") and os.path.basename(name).split(".")[0] in earlier:
+                    name = "repeats/" + name
+                out = os.path.join(data, name)
                 os.makedirs(os.path.dirname(out), exist_ok=True)
-                with tf.extractfile(info) as src, open(out + ".part", "wb") as dst:
+                with src, open(out + ".part", "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
                 os.replace(out + ".part", out)
+            reported |= {os.path.basename(i.name).split(".")[0] for i in infos
+                         if i.name.startswith("runs/") and i.name.endswith(".json")}
+    if logs:
+        with open(os.path.join(data, "log.txt"), "w") as fh:
+            fh.write("== the session went on on a fresh machine (the last one went back)\n".join(logs))
     with open(os.path.join(data, "date.txt"), "w") as fh:
         fh.write("%d\n" % min(times))
-    return [pack_runs(d) for d in [data] + sorted(glob.glob(os.path.join(data, "rejected-*")))
-            if os.path.isdir(os.path.join(d, "runs"))]
+    return [pack_runs(d) for d in [data] + sorted(glob.glob(os.path.join(data, "rejected-*"))) +
+            [os.path.join(data, "repeats")] if os.path.isdir(os.path.join(d, "runs"))]
 
 
 def read_tsv(path):

@@ -2,9 +2,9 @@
 # docs/data/validation/session.sh stopped by a signal in the middle of a call (a device call
 # past its time limit) packs the runs it finished, and the next call runs the rest: every
 # row of the list is in exactly one call's archive, with its report and its spans, and no
-# run cut short is in any; validation.py --import makes the session's folder from them. The
-# CPU backend at 2^10 and 2^11 constraints (QUICK=1), about
-# 15 s. (The call also stops the row's measure at once rather than wait for it, which
+# run cut short is in any; validation.py --import makes the session's folder from them. A
+# fresh machine told DONE once skips those rows in every later call, and --import sets aside
+# a row run twice. The CPU backend at 2^10 and 2^11 constraints (QUICK=1), about 20 s. (The call also stops the row's measure at once rather than wait for it, which
 # matters for the GPU's long rows; these rows are too short for a test to tell.)
 # Usage: tests/test_session.sh BIN
 set -uo pipefail
@@ -49,4 +49,32 @@ packed=$(tar -tJf "$d/session/runs.tar.xz" | sed -n 's|^runs/\(.*\)\.json$|\1|p'
 mkdir -p "$d/evil/runs" && echo x > "$d/evil/runs/a.json" && tar -cf "$d/call-7.tar" -C "$d/evil" runs/a.json -C "$d" call1.txt
 python3 scripts/validation.py --import "$d/bad" "$d/call-7.tar" > "$d/bad.txt" 2>&1; rc=$?
 [ $rc -eq 2 ] && [ ! -e "$d/bad" ] && grep -q "unexpected member 'call1.txt'" "$d/bad.txt" || fail "--import took a stray member (exit $rc)"
-echo "ok: $(echo $got | wc -w) rows, $(tar -tf "$first" | grep -c '\.json$') of them before the signal; imported and packed"
+# A machine that went back: the next call starts a fresh one (a new STATE) with FIRST=1 and
+# DONE, the rows the first machine measured, and is stopped after one run; the call after it,
+# on the same machine and without DONE, must not run those rows again (STATE/done.txt).
+done_rows=$(sed -n 's|^runs/\(.*\)\.json$|\1|p' <<<"$(tar -tf "$first")" | paste -sd'|')
+before=$(tr '|' '\n' <<<"$done_rows" | grep -c .)
+rm -rf "$OUT" && mkdir -p "$OUT" && export STATE=$d/state2
+FIRST=1 DONE=$done_rows setsid bash docs/data/validation/session.sh "$bin" $list > "$d/call3.txt" 2>&1 &
+pid=$!
+for _ in $(seq 1200); do [ "$(ls "$STATE"/runs/*.json 2>/dev/null | wc -l)" -ge 1 ] && break; sleep 0.1; done
+kill -TERM -- -$pid
+wait $pid
+bash docs/data/validation/session.sh "$bin" $list > "$d/call4.txt" 2>&1 || fail "the call after the fresh machine's first exited $?"
+got2=$(for t in "$OUT"/call-*.tar; do tar -tf "$t" | sed -n 's|^runs/\(.*\)\.json$|\1|p'; done | sort)
+want2=$(grep -vxE "$done_rows" <<<"$want")
+[ "$got2" = "$want2" ] || fail "after a fresh machine: got $(echo $got2), want the rows not in DONE once each: $(echo $want2)"
+# --import of calls that ran a row twice (a fresh machine not told DONE): runs/ keep the first
+# run, repeats/runs the second; each machine's last log is kept, in order
+mkdir -p "$d/m/1/runs" "$d/m/2/runs" "$d/m/3/runs"
+echo first > "$d/m/1/runs/a.json"; echo L1 > "$d/m/1/log.txt"
+echo second > "$d/m/2/runs/a.json"; echo b > "$d/m/2/runs/b.json"; echo M1 > "$d/m/2/log.txt"
+echo c > "$d/m/3/runs/c.json"; printf 'M1\nM2\n' > "$d/m/3/log.txt"
+for k in 1 2 3; do (cd "$d/m/$k" && tar -cf "$d/call-$k.tar" runs/* log.txt); done
+python3 scripts/validation.py --import "$d/rep" "$d"/call-{1,2,3}.tar > "$d/rep.txt" 2>&1 || fail "--import of repeats: $(cat "$d/rep.txt")"
+[ "$(cat "$d/rep/runs/a.json")" = first ] && [ "$(cat "$d/rep/repeats/runs/a.json")" = second ] &&
+  [ -f "$d/rep/runs/b.json" ] && [ -f "$d/rep/runs/c.json" ] && [ -f "$d/rep/repeats/runs.tar.xz" ] &&
+  [ "$(cat "$d/rep/log.txt")" = "$(printf 'L1\n== the session went on on a fresh machine (the last one went back)\nM1\nM2')" ] ||
+  fail "--import of repeats: runs/a.json '$(cat "$d/rep/runs/a.json")', log: $(cat "$d/rep/log.txt")"
+echo "ok: $(echo $got | wc -w) rows, $before of them before the signal; imported and packed;" \
+  "a fresh machine ran the other $(echo $got2 | wc -w) once; repeats set aside"

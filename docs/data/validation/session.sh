@@ -12,7 +12,8 @@
 # partitions, not kept). A later call that finds no STATE ran on a fresh machine (the last
 # one went back): it stops at once with exit 3, and the caller calls again with DONE, an
 # extended regex of the row names already measured (from the earlier calls' archives),
-# and FIRST=1, since the new machine needs its warm-up too.
+# and FIRST=1, since the new machine needs its warm-up too. That DONE holds for every later
+# call on the new machine as well (STATE/done.txt): those calls need not repeat it.
 # Each call leaves in $OUT one archive, call-UNIXTIME.tar: the runs it made
 # (runs/NAME.{json,spans.jsonl.gz,sets,env,err,host}) and the log of the session so far.
 # GATE=SHARE (the tenth session's protocol, docs/validation-sessions.md) runs the first TSV, the
@@ -40,6 +41,13 @@ if [ ! -d "$STATE/runs" ] && [ -z "${FIRST:-}" ]; then
   exit 3
 fi
 mkdir -p "$STATE/runs"; stamp=$(mktemp); touch "$stamp"
+# DONE outlives the call that gave it: every later call on this machine skips those rows too
+# (their reports are on a machine that went back, not in this STATE). Without this, the
+# fourteenth session's third call, on the machine its second call had started with DONE,
+# ran 41 of the first machine's rows again.
+[ -n "${DONE:-}" ] && { echo "$DONE" >> "$STATE/done.txt"
+  echo "== rows measured on a machine that went back (DONE): $(tr '|' '\n' <<<"$DONE" | grep -c .)" >> "$STATE/log.txt"; }
+[ -s "$STATE/done.txt" ] && { DONE=$(paste -sd'|' "$STATE/done.txt"); export DONE; }
 warm=; [ -n "${FIRST:-}" ] && warm=${WARMUP:-200}
 deadline=${DEADLINE:-540} t0=$(date +%s) rc=0
 left() { echo $(( deadline - ($(date +%s) - t0) )); }
