@@ -1485,6 +1485,43 @@ def table_resampled(data, draws=4000):
         "%s %.0f%%" % (n, 100 * c / draws) for n, c in sorted(missed.items(), key=lambda kv: -kv[1]) if c >= draws / 20))
 
 
+def table_machines(data):
+    """The rows a session ran on two machines (DATA/runs, the first run; DATA/repeats/runs,
+    the same row run again on a fresh machine that was not told DONE): each setting's
+    throughput, GPU busy time per call and CPU time per partition, the second machine's over
+    the first's. Same card, same binary, same list: what moves is the host."""
+    import validation as V
+    rd, rr = runs_dir(data), runs_dir(os.path.join(data, "repeats"))
+    if not os.path.isdir(rr):
+        return
+    rows = []
+    for f in sorted(os.listdir(rr)):
+        if not f.endswith(".json") or not os.path.exists(os.path.join(rd, f)):
+            continue
+        n = f[:-len(".json")]
+        a, b = (json.load(open(os.path.join(d, f))) for d in (rd, rr))
+        x = [m["metrics"]["throughput_pps"] for m in (a, b)]
+        g = [m["measurement"]["prover"]["steady"]["gpu_mean_s"] for m in (a, b)]
+        c = [V.cpu_per_partition(os.path.join(d, n + ".spans.jsonl.gz")) for d in (rd, rr)]
+        st = [V.header_steal(os.path.join(d, n + ".spans.jsonl.gz")) or 0.0 for d in (rd, rr)]
+        rows.append((n, x, g, c, st))
+    if not rows:
+        return
+    print("## 29. One setting on two machines (DATA/repeats: the rows a fresh machine ran again)\n")
+    print("| run | partitions/s, first / second machine | ratio | GPU ms per call, ratio | CPU ms per partition, "
+          "first / second | ratio | host_steal, the larger |")
+    print("|---|---|---|---|---|---|---|")
+    for n, x, g, c, st in rows:
+        print("| %s | %.3f / %.3f | %.3f | %.3f | %.1f / %.1f | %.3f | %.2f%% |" % (
+            n, x[0], x[1], x[1] / x[0], g[1] / g[0], 1e3 * c[0], 1e3 * c[1], c[1] / c[0], 100 * max(st)))
+    med = lambda v: statistics.median(v)
+    xr, gr, cr = ([r[k][1] / r[k][0] for r in rows] for k in (1, 2, 3))
+    print("\n%d settings. The second machine's over the first's, median: throughput %.3f (%.3f to %.3f; %d of %d "
+          "below 0.97), GPU busy time per call %.3f, CPU time per partition %.3f (%.3f to %.3f).\n" % (
+              len(rows), med(xr), min(xr), max(xr), sum(r < 0.97 for r in xr), len(xr), med(gr), med(cr),
+              min(cr), max(cr)))
+
+
 def table_handoff(data, rows=("k20-w3", "k20-w4", "k20-w2-all", "k20-w2-nokeep")):
     """Where the GPU never waits for a worker's CPU phases, what it idles is the gaps between
     its phases: within one worker's call (the next launch) and between workers (the mutex
@@ -1569,6 +1606,7 @@ def main():
     table_alternated(data)
     table_resampled(data)
     table_handoff(data)
+    table_machines(data)
     if os.path.exists(a.bin):
         table_explained(data, models, a.bin, ("c20-w2-b2", "k20-g2-w2", "k22-w2", "k20-w2-c8"))
         table_contention_law(data, a.bin)

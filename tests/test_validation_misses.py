@@ -1,7 +1,8 @@
 """The thirteenth session's figures that docs/validation-sessions.md quotes from
 scripts/validation_misses.py come back from the committed runs: probe 10's reading
 (table 26), the verdict's spread with the passes resampled (table 27) and the saturated
-rows' gaps between GPU phases (table 28). The session's
+rows' gaps between GPU phases (table 28); and the fourteenth session's rows run on two
+machines (table 29). The sessions'
 archives are copied to a scratch folder (validation.py --check unpacks the committed
 folders at the same time). Usage: test_validation_misses.py"""
 import contextlib
@@ -50,6 +51,18 @@ with tempfile.TemporaryDirectory() as d:
     # table 28: the saturated rows' gaps
     expect("table 28", t, "| k20-w3 | 318 | 150 | 0.32% | 6 | 0.02% | +0.34 pp |",
            "| k20-w2-nokeep | 330 | 135 | 0.35% | 6 | 0.02% | +0.12 pp |")
+# table 29: the fourteenth session's rows run on both machines
+with tempfile.TemporaryDirectory() as d:
+    s14 = os.path.join(ROOT, "docs", "data", "validation", "h100-14")
+    shutil.copy(os.path.join(s14, "runs.tar.xz"), d)
+    os.makedirs(os.path.join(d, "repeats"))
+    shutil.copy(os.path.join(s14, "repeats", "runs.tar.xz"), os.path.join(d, "repeats"))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        M.table_machines(d)
+    expect("table 29", out.getvalue(), "| k20-w2 | 17.338 / 16.386 | 0.945 |",
+           "41 settings. The second machine's over the first's, median: throughput 0.961 (0.848 to 1.044; 24 of 41 "
+           "below 0.97), GPU busy time per call 1.002, CPU time per partition 1.102")
 expect("docs/validation-sessions.md", doc, "**Median 0.999**", "All 18 rows within the target in 4.9% of the draws, 17\nor more in 25.5%")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
