@@ -178,6 +178,24 @@ def bad_input(msg):
     sys.exit(2)
 
 
+MACHINES = "machines.tsv"
+MANY_MACHINES = ("the session's runs ran on %d machines, and a verdict comes only from one machine's runs "
+                 "(docs/validation.md, \"The fifteenth session's protocol\"): these tables are no verdict")
+
+
+def machines(data):
+    """The machines a session's runs (DATA/runs) ran on, from DATA/machines.tsv (--import):
+    {machine: [run names]}; {} for a session imported before the file existed."""
+    path, out = os.path.join(data, MACHINES), {}
+    if os.path.exists(path):
+        for line in open(path):
+            if line.strip() and not line.startswith("#"):
+                name, k = line.rstrip("\n").split("\t")
+                if name.startswith("runs/"):
+                    out.setdefault(int(k), []).append(name[len("runs/"):])
+    return out
+
+
 def import_calls(data, calls):
     """A session's device calls into DATA, what the repository keeps of it: each call's
     archive (session.sh's call-TIME.tar, in the order the calls ran) unpacked into DATA
@@ -191,7 +209,7 @@ def import_calls(data, calls):
       first, the run in the list's order.
     - A call's log is its machine's whole log so far. Each machine's last log is kept, in
       the order the calls ran: a log that does not go on from the one before started on a
-      fresh machine.
+      fresh machine. DATA/machines.tsv says which machine (1, 2, ...) each run ran on.
     Returns the archives written."""
     member = re.compile(r"^(runs|rejected-\d+/runs)/[^/]+$|^log\.txt$")
     if not calls:
@@ -212,26 +230,30 @@ def import_calls(data, calls):
                 bad_input("%s: unexpected member %r (expected runs/NAME, rejected-K/runs/NAME or log.txt); "
                           "nothing was written" % (path, info.name))
     reported, logs = set(), []  # the rows with a report from an earlier call; each machine's log
+    machine = []  # (runs/NAME or repeats/runs/NAME, the machine its report came from)
     for path in calls:
         with tarfile.open(path) as tf:
             infos = tf.getmembers()
+            log = next((i for i in infos if i.name == "log.txt"), None)
+            if log is not None:
+                text = tf.extractfile(log).read().decode()
+                if logs and text.startswith(logs[-1]):
+                    logs[-1] = text
+                else:
+                    logs.append(text)
             earlier = {os.path.basename(i.name).split(".")[0] for i in infos
                        if i.name.startswith("runs/") and i.name.endswith(".json")} & reported
             for info in infos:
-                src = tf.extractfile(info)
-                if info.name == "log.txt":
-                    text = src.read().decode()
-                    if logs and text.startswith(logs[-1]):
-                        logs[-1] = text
-                    else:
-                        logs.append(text)
+                if info is log:
                     continue
                 name = info.name
                 if name.startswith("runs/") and os.path.basename(name).split(".")[0] in earlier:
                     name = "repeats/" + name
+                if name.endswith(".json") and "/runs/" in "/" + name:
+                    machine.append((name[:-len(".json")], max(1, len(logs))))
                 out = os.path.join(data, name)
                 os.makedirs(os.path.dirname(out), exist_ok=True)
-                with src, open(out + ".part", "wb") as dst:
+                with tf.extractfile(info) as src, open(out + ".part", "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
                 os.replace(out + ".part", out)
             reported |= {os.path.basename(i.name).split(".")[0] for i in infos
@@ -239,6 +261,11 @@ def import_calls(data, calls):
     if logs:
         with open(os.path.join(data, "log.txt"), "w") as fh:
             fh.write("== the session went on on a fresh machine (the last one went back)\n".join(logs))
+    with open(os.path.join(data, MACHINES), "w") as fh:
+        fh.write("# the machine each run ran on: 1, 2, ... in the order the session's calls met them "
+                 "(validation.py --import; a call whose log does not go on from the last one's ran on a "
+                 "fresh machine)\n")
+        fh.writelines("%s\t%d\n" % m for m in sorted(machine))
     with open(os.path.join(data, "date.txt"), "w") as fh:
         fh.write("%d\n" % min(times))
     return [pack_runs(d) for d in [data] + sorted(glob.glob(os.path.join(data, "rejected-*"))) +
@@ -1093,10 +1120,16 @@ def main():
     for (name, json_out, svg_out, suffix, ablate, earlier, passes), data, (models, tables, doc) in zip(
             sessions, dirs, results):
         by_name[name] = doc
+        # the fifteenth session's protocol gives a verdict only on one machine's runs
+        ran_on = machines(data)
+        if ran_on:
+            doc["machines"] = {str(k): len(v) for k, v in sorted(ran_on.items())}
         pool = [e for e in POOLED.get(name) or (NEXT_POOLED if a.data else []) if e != os.path.basename(name)]
         if pool and doc.get("mean_of_passes_as_calibrated") and all(rows_of(e) for e in pool):
             doc["pooled"] = {"sessions": pool + [os.path.basename(name)], "rows": pooled(
                 [rows_of(e) for e in pool] + [doc["mean_of_passes_as_calibrated"]], arrivals)}
+            if len(ran_on) > 1:
+                doc["pooled"]["no_verdict"] = MANY_MACHINES % len(ran_on)
         committed_models += [(m, os.path.join(data, os.path.basename(m))) for m in models.values()]
         outputs[os.path.join(ROOT, json_out)] = json.dumps(doc, indent=1) + "\n"
         if svg_out:
@@ -1153,6 +1186,9 @@ def main():
         return 0
     for p, t in outputs.items():
         open(p, "w").write(t)
+    if a.data and len(results[0][2].get("machines") or {}) > 1:
+        print("Note: " + MANY_MACHINES % len(results[0][2]["machines"]) + " (%s, runs per machine: %s).\n" % (
+            MACHINES, ", ".join("%s: %d" % kv for kv in results[0][2]["machines"].items())))
     print(table(first_rows), end="")
     if a.data:  # a new session: its verdict too, the mean of its passes
         doc = results[0][2]
@@ -1164,7 +1200,9 @@ def main():
             print("\nBeside it, each run's CPU phases slowed by its own steal (the protocol's second figure):\n")
             print(table(doc["mean_of_passes_with_own_steal"], passes=True), end="")
         if doc.get("pooled"):
-            print("\nPooled with %s (each row's errors averaged over the sessions):\n" % ", ".join(doc["pooled"]["sessions"][:-1]))
+            print("\nPooled with %s (each row's errors averaged over the sessions%s):\n" % (
+                ", ".join(doc["pooled"]["sessions"][:-1]), "; no verdict: " + doc["pooled"]["no_verdict"]
+                if doc["pooled"].get("no_verdict") else ""))
             print(pooled_table(doc["pooled"]["rows"], doc["pooled"]["sessions"]), end="")
     return 0
 

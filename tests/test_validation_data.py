@@ -3,7 +3,8 @@ it is added (docs/validation.md, "Reproduce it"): the twelfth session's runs, co
 their archive to a scratch folder, go through the newest protocol (both calibrations, the
 steal flags, the ablation of a model with GPU rates by pairs, the passes as calibrated and
 with each run's own steal, the verdict pooled with the thirteenth session's) and give the
-twelfth session's committed verdict.
+twelfth session's committed verdict; with a machines.tsv that puts two runs on two
+machines, --data says that the tables are no verdict.
 Usage: test_validation_data.py BIN"""
 import json
 import os
@@ -19,6 +20,9 @@ failed = checks = 0
 with tempfile.TemporaryDirectory() as d:
     for f in ("runs.tar.xz", "date.txt"):
         shutil.copy(os.path.join(src, f), d)
+    # as if two of its runs had run on two machines (validation.py --import's machines.tsv)
+    with open(os.path.join(d, "machines.tsv"), "w") as fh:
+        fh.write("# made by the test\nruns/k20-w2\t1\nruns/c20-w2\t2\n")
     passes = ",".join(["interleaved-9.tsv"] + ["interleaved-9-p%d.tsv" % k for k in range(2, 5)])
     p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "validation.py"), "--bin", sys.argv[1],
                         "--data", d, "--passes", passes], capture_output=True, text=True)
@@ -57,5 +61,11 @@ with tempfile.TemporaryDirectory() as d:
         if "Pooled with h200-13" not in p.stdout:
             failed += 1
             print("FAIL --data does not print the pooled verdict")
+        # runs on two machines: the fifteenth session's protocol gives no verdict, and says so
+        checks += 1
+        if (doc.get("machines") != {"1": 1, "2": 1} or "2 machines" not in pool.get("no_verdict", "") or
+                not p.stdout.startswith("Note: the session's runs ran on 2 machines")):
+            failed += 1
+            print("FAIL two machines: %r, %r, %r" % (doc.get("machines"), pool.get("no_verdict"), p.stdout[:200]))
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
