@@ -203,10 +203,11 @@ def import_calls(data, calls):
     provenance date), then DATA/runs.tar.xz, each rejected-K/runs.tar.xz and
     repeats/runs.tar.xz (pack_runs). Every archive is checked before anything is written.
     - A later call's file of the same name replaces an earlier one (a row cut short by a
-      signal left its settings in one call and runs whole in the next), except a row whose
-      report (NAME.json) an earlier call brought: a call that ran it again (a fresh machine
-      not told DONE) puts its files in repeats/runs/, and the session's runs/ keep the
-      first, the run in the list's order.
+      signal left its settings in one call and runs whole in the next; a gate ran a
+      calibration row again), except a row whose report (NAME.json) an earlier call
+      brought from another machine: a fresh machine not told DONE ran it again, its files
+      go to repeats/runs/, and the session's runs/ keep the first, the run in the list's
+      order.
     - A call's log is its machine's whole log so far. Each machine's last log is kept, in
       the order the calls ran: a log that does not go on from the one before started on a
       fresh machine. DATA/machines.tsv says which machine (1, 2, ...) each run ran on.
@@ -229,8 +230,8 @@ def import_calls(data, calls):
             if not info.isfile() or not member.match(info.name) or os.path.basename(info.name).startswith("."):
                 bad_input("%s: unexpected member %r (expected runs/NAME, rejected-K/runs/NAME or log.txt); "
                           "nothing was written" % (path, info.name))
-    reported, logs = set(), []  # the rows with a report from an earlier call; each machine's log
-    machine = []  # (runs/NAME or repeats/runs/NAME, the machine its report came from)
+    reported, logs = {}, []  # the rows with a report from an earlier call: their machine; each machine's log
+    machine = {}  # runs/NAME or repeats/runs/NAME: the machine its report came from
     for path in calls:
         with tarfile.open(path) as tf:
             infos = tf.getmembers()
@@ -241,8 +242,10 @@ def import_calls(data, calls):
                     logs[-1] = text
                 else:
                     logs.append(text)
-            earlier = {os.path.basename(i.name).split(".")[0] for i in infos
-                       if i.name.startswith("runs/") and i.name.endswith(".json")} & reported
+            here = max(1, len(logs))  # this call's machine
+            earlier = {n for n in (os.path.basename(i.name).split(".")[0] for i in infos
+                                   if i.name.startswith("runs/") and i.name.endswith(".json"))
+                       if reported.get(n, here) != here}
             for info in infos:
                 if info is log:
                     continue
@@ -250,14 +253,15 @@ def import_calls(data, calls):
                 if name.startswith("runs/") and os.path.basename(name).split(".")[0] in earlier:
                     name = "repeats/" + name
                 if name.endswith(".json") and "/runs/" in "/" + name:
-                    machine.append((name[:-len(".json")], max(1, len(logs))))
+                    machine[name[:-len(".json")]] = here
                 out = os.path.join(data, name)
                 os.makedirs(os.path.dirname(out), exist_ok=True)
                 with tf.extractfile(info) as src, open(out + ".part", "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
                 os.replace(out + ".part", out)
-            reported |= {os.path.basename(i.name).split(".")[0] for i in infos
-                         if i.name.startswith("runs/") and i.name.endswith(".json")}
+            for n in {os.path.basename(i.name).split(".")[0] for i in infos
+                      if i.name.startswith("runs/") and i.name.endswith(".json")} - earlier:
+                reported[n] = here
     if logs:
         with open(os.path.join(data, "log.txt"), "w") as fh:
             fh.write("== the session went on on a fresh machine (the last one went back)\n".join(logs))
@@ -265,7 +269,7 @@ def import_calls(data, calls):
         fh.write("# the machine each run ran on: 1, 2, ... in the order the session's calls met them "
                  "(validation.py --import; a call whose log does not go on from the last one's ran on a "
                  "fresh machine)\n")
-        fh.writelines("%s\t%d\n" % m for m in sorted(machine))
+        fh.writelines("%s\t%d\n" % m for m in sorted(machine.items()))
     with open(os.path.join(data, "date.txt"), "w") as fh:
         fh.write("%d\n" % min(times))
     return [pack_runs(d) for d in [data] + sorted(glob.glob(os.path.join(data, "rejected-*"))) +

@@ -65,16 +65,17 @@ got2=$(for t in "$OUT"/call-*.tar; do tar -tf "$t" | sed -n 's|^runs/\(.*\)\.jso
 want2=$(grep -vxE "$done_rows" <<<"$want")
 [ "$got2" = "$want2" ] || fail "after a fresh machine: got $(echo $got2), want the rows not in DONE once each: $(echo $want2)"
 # --import of calls that ran a row twice (a fresh machine not told DONE): runs/ keep the first
-# run, repeats/runs the second; each machine's last log is kept, in order; machines.tsv says
+# run, repeats/runs the second; a row run again on the same machine (a gate's) replaces it; each machine's last log is kept, in order; machines.tsv says
 # which machine each run ran on (the third call's log goes on from the second's)
 mkdir -p "$d/m/1/runs" "$d/m/2/runs" "$d/m/3/runs"
 echo first > "$d/m/1/runs/a.json"; echo L1 > "$d/m/1/log.txt"
 echo second > "$d/m/2/runs/a.json"; echo b > "$d/m/2/runs/b.json"; echo M1 > "$d/m/2/log.txt"
-echo c > "$d/m/3/runs/c.json"; printf 'M1\nM2\n' > "$d/m/3/log.txt"
+echo c > "$d/m/3/runs/c.json"; echo b2 > "$d/m/3/runs/b.json"; printf 'M1\nM2\n' > "$d/m/3/log.txt"
 for k in 1 2 3; do (cd "$d/m/$k" && tar -cf "$d/call-$k.tar" runs/* log.txt); done
 python3 scripts/validation.py --import "$d/rep" "$d"/call-{1,2,3}.tar > "$d/rep.txt" 2>&1 || fail "--import of repeats: $(cat "$d/rep.txt")"
 [ "$(cat "$d/rep/runs/a.json")" = first ] && [ "$(cat "$d/rep/repeats/runs/a.json")" = second ] &&
-  [ -f "$d/rep/runs/b.json" ] && [ -f "$d/rep/runs/c.json" ] && [ -f "$d/rep/repeats/runs.tar.xz" ] &&
+  [ "$(cat "$d/rep/runs/b.json")" = b2 ] && [ -f "$d/rep/runs/c.json" ] && [ -f "$d/rep/repeats/runs.tar.xz" ] &&
+  [ ! -e "$d/rep/repeats/runs/b.json" ] &&
   [ "$(cat "$d/rep/log.txt")" = "$(printf 'L1\n== the session went on on a fresh machine (the last one went back)\nM1\nM2')" ] &&
   [ "$(grep -v '^#' "$d/rep/machines.tsv")" = "$(printf 'repeats/runs/a\t2\nruns/a\t1\nruns/b\t2\nruns/c\t2')" ] ||
   fail "--import of repeats: runs/a.json '$(cat "$d/rep/runs/a.json")', log: $(cat "$d/rep/log.txt")"
