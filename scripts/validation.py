@@ -25,9 +25,11 @@ runs in SESSION/runs (made by docs/data/validation/run.sh):
 --data DIR does steps 1-2 for the runs in DIR alone (a new session, its passes the newest
 protocol's unless --passes names others) and writes only DIR/validation.json and
 DIR/model-SIZE.yaml, printing the tables: the first pass, the mean of the passes, and that
-mean pooled with the sessions of NEXT_POOLED (the fourteenth and fifteenth sessions' protocol). A listed
-session in POOLED gets the pooled verdict too (validation.json "pooled"). --check writes nothing
-and exits 1 when any committed output would change (CI runs it).
+mean pooled with the sessions of NEXT_POOLED (the fourteenth and fifteenth sessions'
+protocol). A listed session in POOLED gets the pooled verdict too (validation.json
+"pooled"). Runs of more than one machine (DIR/machines.tsv, --import) give no verdict, and
+--data says so. --check writes nothing and exits 1 when any committed output would change
+(CI runs it).
 
 The models' provenance carries the date of the runs (SESSION/date.txt, as
 SOURCE_DATE_EPOCH) and the commit provesim was built from; --check ignores the commit.
@@ -1069,7 +1071,9 @@ def main():
                     "session) and exit")
     ap.add_argument("--import", dest="import_calls", nargs="+", metavar="DIR CALL.tar",
                     help="a new session's device calls (session.sh's call-TIME.tar, in the order they ran) "
-                         "unpacked into DIR, with DIR/date.txt, then packed as --pack does; and exit")
+                         "unpacked into DIR, with DIR/date.txt, DIR/machines.tsv (the machine each run ran "
+                         "on) and DIR/repeats/runs (a row a fresh machine ran again), then packed as --pack "
+                         "does; and exit")
     ap.add_argument("--passes", default=",".join(PASSES),
                     help="with --data: the run lists of the session's passes, in docs/data/validation "
                          "(default: the newest session's, %(default)s)")
