@@ -245,14 +245,14 @@ def import_calls(data, calls):
                 else:
                     logs.append(text)
             here = max(1, len(logs))  # this call's machine
-            earlier = {n for n in (os.path.basename(i.name).split(".")[0] for i in infos
-                                   if i.name.startswith("runs/") and i.name.endswith(".json"))
-                       if reported.get(n, here) != here}
+            row = lambda name: os.path.basename(name).split(".")[0]  # noqa: E731 (runs/ROW.*)
+            reports = {row(i.name) for i in infos if i.name.startswith("runs/") and i.name.endswith(".json")}
+            earlier = {n for n in reports if reported.get(n, here) != here}
             for info in infos:
                 if info is log:
                     continue
                 name = info.name
-                if name.startswith("runs/") and os.path.basename(name).split(".")[0] in earlier:
+                if name.startswith("runs/") and row(name) in earlier:
                     name = "repeats/" + name
                 if name.endswith(".json") and "/runs/" in "/" + name:
                     machine[name[:-len(".json")]] = here
@@ -261,9 +261,7 @@ def import_calls(data, calls):
                 with tf.extractfile(info) as src, open(out + ".part", "wb") as dst:
                     shutil.copyfileobj(src, dst, 1 << 20)
                 os.replace(out + ".part", out)
-            for n in {os.path.basename(i.name).split(".")[0] for i in infos
-                      if i.name.startswith("runs/") and i.name.endswith(".json")} - earlier:
-                reported[n] = here
+            reported.update((n, here) for n in reports - earlier)
     if logs:
         with open(os.path.join(data, "log.txt"), "w") as fh:
             fh.write("== the session went on on a fresh machine (the last one went back)\n".join(logs))

@@ -1514,7 +1514,7 @@ def table_machines(data):
     for n, x, g, c, st in rows:
         print("| %s | %.3f / %.3f | %.3f | %.3f | %.1f / %.1f | %.3f | %.2f%% |" % (
             n, x[0], x[1], x[1] / x[0], g[1] / g[0], 1e3 * c[0], 1e3 * c[1], c[1] / c[0], 100 * max(st)))
-    med = lambda v: statistics.median(v)
+    med = statistics.median
     xr, gr, cr = ([r[k][1] / r[k][0] for r in rows] for k in (1, 2, 3))
     print("\n%d settings. The second machine's over the first's, median: throughput %.3f (%.3f to %.3f; %d of %d "
           "below 0.97), GPU busy time per call %.3f, CPU time per partition %.3f (%.3f to %.3f).\n" % (

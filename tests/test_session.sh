@@ -4,8 +4,9 @@
 # row of the list is in exactly one call's archive, with its report and its spans, and no
 # run cut short is in any; validation.py --import makes the session's folder from them. A
 # fresh machine told DONE once skips those rows in every later call, and --import sets aside
-# a row run twice. The CPU backend at 2^10 and 2^11 constraints (QUICK=1), about 20 s. (The call also stops the row's measure at once rather than wait for it, which
-# matters for the GPU's long rows; these rows are too short for a test to tell.)
+# a row run twice. The CPU backend at 2^10 and 2^11 constraints (QUICK=1), about 20 s.
+# (The call also stops the row's measure at once rather than wait for it, which matters for
+# the GPU's long rows; these rows are too short for a test to tell.)
 # Usage: tests/test_session.sh BIN
 set -uo pipefail
 bin=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -65,8 +66,9 @@ got2=$(for t in "$OUT"/call-*.tar; do tar -tf "$t" | sed -n 's|^runs/\(.*\)\.jso
 want2=$(grep -vxE "$done_rows" <<<"$want")
 [ "$got2" = "$want2" ] || fail "after a fresh machine: got $(echo $got2), want the rows not in DONE once each: $(echo $want2)"
 # --import of calls that ran a row twice (a fresh machine not told DONE): runs/ keep the first
-# run, repeats/runs the second; a row run again on the same machine (a gate's) replaces it; each machine's last log is kept, in order; machines.tsv says
-# which machine each run ran on (the third call's log goes on from the second's)
+# run, repeats/runs the second; a row run again on the same machine (a gate's) replaces it;
+# each machine's last log is kept, in order; machines.tsv says which machine each run ran on
+# (the third call's log goes on from the second's)
 mkdir -p "$d/m/1/runs" "$d/m/2/runs" "$d/m/3/runs"
 echo first > "$d/m/1/runs/a.json"; echo L1 > "$d/m/1/log.txt"
 echo second > "$d/m/2/runs/a.json"; echo b > "$d/m/2/runs/b.json"; echo M1 > "$d/m/2/log.txt"
