@@ -234,6 +234,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
     int *counts[] = {&nfiles, &noverlap}, had[] = {nfiles, noverlap};
     for (int l = 0; l < 2; l++) {
       int kept = 0;
+      size_t from = dropped.len; /* where this list's files start in `dropped` */
       for (int k = 0; k < *counts[l]; k++) {
         double st;
         if (calib_header_steal(lists[l][k], &st, &e) != PS_OK) {
@@ -248,7 +249,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
       if (had[l] && !kept) {
         fprintf(stderr, "provesim calibrate: --max-steal %g: every %s lost more than that share of its cores' busy "
                 "time to other guests (%s); record them again on a quiet host, or raise --max-steal\n", max_steal,
-                l ? "--overlap file" : "spans file", dropped.p);
+                l ? "--overlap file" : "spans file", dropped.p + from + (from ? 2 : 0));
         rc = PS_EXIT_USAGE;
         goto done;
       }

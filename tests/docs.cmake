@@ -31,6 +31,8 @@ add_test(NAME validation_misses COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test
 set_tests_properties(validation_misses PROPERTIES TIMEOUT 300)
 # The fourteenth session's pooled verdict (validation.pooled) on rows made by hand.
 add_test(NAME validation_pooled COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_pooled.py)
+# validation.calibrate's fallback to every run when --max-steal leaves a law without its runs.
+add_test(NAME validation_fallback COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_fallback.py)
 set_tests_properties(validation_session PROPERTIES TIMEOUT 180)
 # Every option a command parses is in its --help.
 add_test(NAME cli_help COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_cli_help.py $<TARGET_FILE:provesim>)

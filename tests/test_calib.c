@@ -1264,6 +1264,14 @@ START_TEST(host_steal_warned) {
   ck_assert_msg(strstr(err, "every --overlap file lost more than that share"), "%s", err);
   ck_assert(!exists("st4.yaml"));
   free(err);
+  /* the message names that list's files only, not the spans files left out before them */
+  ck_assert_int_eq(run("calibrate st0.jsonl st1.jsonl --overlap st1.jsonl --model hr-tmpl.yaml -o st4.yaml "
+                       "--max-steal 0.05", NULL, &err), 2);
+  const char *named = strstr(err, "every --overlap file lost more than that share");
+  ck_assert_msg(named && strstr(named, "(st1.jsonl (8.00%))") && !strstr(strstr(named, "st1.jsonl") + 1, "st1.jsonl"),
+                "%s", err);
+  ck_assert(!exists("st4.yaml"));
+  free(err);
   const char *bad[] = {"-0.1", "1.5", "x", "nan"};
   for (int k = 0; k < 4; k++) {
     char *c = xasprintf("calibrate st0.jsonl --model hr-tmpl.yaml -o st4.yaml --max-steal %s", bad[k]);
