@@ -92,7 +92,13 @@ docs/validation-sessions.md quote them):
     prediction: how many rows come within the target, and how often each row misses;
 28. the saturated rows (GPU-bound, several workers, the mutex on the kernels): the gaps
     between consecutive GPU phases of different workers (the mutex handed over) and of one
-    worker, their share of the run, beside the utilization error.
+    worker, their share of the run, beside the utilization error;
+29. where DATA/repeats exists (a session on two machines): the rows both machines ran,
+    the second machine's throughput, GPU and CPU time over the first's;
+30. the GPU phases' host threads: the mean of the passes as calibrated with the protocol's
+    model (each GPU phase holds one host thread, host_threads: 1) and with the same model
+    holding two (CUDA's spinning waiter beside the launching thread, the seventh session's
+    probe 4), a what-if for a law that calibrate does not fit yet.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -1563,6 +1569,35 @@ def table_handoff(data, rows=("k20-w3", "k20-w4", "k20-w2-all", "k20-w2-nokeep")
     print()
 
 
+def table_host_threads(data, binp):
+    """Table 30: the session's passes as calibrated, with the protocol's model and with the
+    same model's GPU phases holding two host threads instead of one (a what-if: the model's
+    other parameters stay as fitted)."""
+    import tempfile
+    import validation as V
+    calib = V.protocol_calibration(data, V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")))
+    matrix = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    sufs = pass_suffixes(data)
+    models = V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=V.protocol_flags(data))[0]
+    two, d = {}, tempfile.mkdtemp()
+    for size, path in models.items():
+        two[size] = os.path.join(d, os.path.basename(path))
+        with open(path) as src, open(two[size], "w") as dst:
+            dst.write(re.sub(r"(?m)^(\s*host_threads: )1$", r"\g<1>2", src.read()))
+
+    def verdict(m):
+        passes = [p for p in (V.pass_as_calibrated(binp, data, m, matrix, suf) for suf in sufs) if p]
+        return V.mean_of_passes(passes[0], passes[1:]) if passes else None
+    cols = [("host_threads: 1 (the protocol's)", verdict(models)), ("host_threads: 2", verdict(two))]
+    if not cols[0][1]:
+        return
+    print("## 30. The GPU phases' host threads: the passes' verdict with one or two\n")
+    print("The mean of the passes as calibrated, utilization error (pp) and throughput error (%) per row: the "
+          "protocol's model, whose GPU phases each hold one host thread, and the same model with two (the other "
+          "parameters as fitted). A what-if, not a fit.\n")
+    verdict_columns(cols)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "),
                                  epilog=__doc__.split("\n\n", 1)[1], formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1612,6 +1647,7 @@ def main():
         table_contention_law(data, a.bin)
         table_contention_within(data, a.bin)
         table_own_reference(data, a.bin)
+        table_host_threads(data, a.bin)
     return 0
 
 

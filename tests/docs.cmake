@@ -27,7 +27,7 @@ add_test(NAME validation_data COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_v
 set_tests_properties(validation_data PROPERTIES TIMEOUT 300)
 # The thirteenth session's figures that docs/validation-sessions.md quotes from
 # scripts/validation_misses.py (probe 10's reading, the passes resampled) come back.
-add_test(NAME validation_misses COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_misses.py)
+add_test(NAME validation_misses COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_misses.py $<TARGET_FILE:provesim>)
 set_tests_properties(validation_misses PROPERTIES TIMEOUT 300)
 # The fourteenth session's pooled verdict (validation.pooled) on rows made by hand.
 add_test(NAME validation_pooled COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_validation_pooled.py)
