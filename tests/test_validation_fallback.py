@@ -12,6 +12,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 from validation import calibrate  # noqa: E402
+from pychecks import check, done  # noqa: E402
 
 tmp = tempfile.mkdtemp()
 data = os.path.join(tmp, "h200-99")
@@ -33,17 +34,6 @@ def stand_in(body):
     return path
 
 
-failed = checks = 0
-
-
-def check(ok, what):
-    global failed, checks
-    checks += 1
-    if not ok:
-        failed += 1
-        print("FAIL", what)
-
-
 steal = ('case "$(tail -1 %s)" in *--max-steal*) echo "provesim calibrate: --max-steal 0.02: every --overlap file lost '
          'more than that share" >&2; exit 2;; esac\necho "model: x" > "$out"; echo "fitted"' % log)
 models, tables = calibrate(stand_in(steal), data, calib, tmp, extra=["--max-steal", "0.02"])
@@ -62,5 +52,4 @@ p = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, %r); f
                         data, calib, tmp)], capture_output=True, text=True)
 check(p.returncode != 0 and "bad.yaml:3: bad key" in p.stderr, "other exit 2: stops (%d) %s" % (p.returncode, p.stderr))
 check(len(open(log).read().splitlines()) == 1, "other exit 2: no second call")
-print("%d of %d checks passed" % (checks - failed, checks))
-sys.exit(1 if failed else 0)
+sys.exit(done())

@@ -8,6 +8,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
 from validation import pooled, pooled_table  # noqa: E402
+from pychecks import check, done  # noqa: E402
 
 
 def row(name, pp, pct, p99=None, passes=6):
@@ -18,16 +19,6 @@ def row(name, pp, pct, p99=None, passes=6):
 s1 = [row("a", 1.5, 4.0), row("b", -2.5, 0.0), row("c", 0.0, 0.0), row("q", 0.0, 0.0, 15.0, 1), row("r", 0.0, 0.0, 15.0, 1)]
 s2 = [row("a", 0.5, 1.0), row("b", -1.0, -3.4), row("q", 0.0, 0.0, 3.0, 1), row("r", 0.0, 0.0, 7.0, 1)]
 got = {r["name"]: r for r in pooled([s1, s2], arrivals={"q", "r"})}
-failed = checks = 0
-
-
-def check(ok, what):
-    global failed, checks
-    checks += 1
-    if not ok:
-        failed += 1
-        print("FAIL", what)
-
 
 check(sorted(got) == ["a", "b", "q", "r"], "rows pooled: %s (c is in one session only)" % sorted(got))
 a, b, q, r = (got[k] for k in "abqr")
@@ -42,5 +33,4 @@ out = {x["name"]: x for x in pooled([s1, s2])}
 check(out["r"]["within_target"], "without ARRIVALS, p99 is not judged: %r" % out["r"])
 t = pooled_table(pooled([s1, s2], arrivals={"q", "r"}), ["s1", "s2"])
 check("3 of 4 held-out scenarios within the target" in t and "| r | 1, 1 |" in t and "p99 +11.0%" in t, t)
-print("%d of %d checks failed" % (failed, checks))
-sys.exit(1 if failed else 0)
+sys.exit(done())
