@@ -98,7 +98,11 @@ docs/validation-sessions.md quote them):
 30. the GPU phases' host threads: the mean of the passes as calibrated with the protocol's
     model (each GPU phase holds one host thread, host_threads: 1) and with the same model
     holding two (CUDA's spinning waiter beside the launching thread, the seventh session's
-    probe 4), a what-if for a law that calibrate does not fit yet.
+    probe 4), a what-if for a law that calibrate does not fit yet;
+31. where DATA/probe-11 exists (after the eighteenth session): five single-worker
+    settings alternated run by run (probe-11.tsv), `prep`'s time per partition at 4, 5
+    and 3 cores over its reference on 16, synth's as the control, the host threads the
+    ratios imply and the reading probe-11.tsv fixed before the runs.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -1451,6 +1455,51 @@ def table_alternated(data, probe="probe-10"):
                                           sum(p[3] for p in pairs) / len(pairs)))
 
 
+def table_host_threads_probe(data, probe="probe-11"):
+    """Probe 11: one worker at a = 3 threads on 4 cores, b = 3 on 16, c = 3 on 5, d = 2 on
+    3, e = 2 on 16, alternated in rounds (p11-S-K); per round prep's time per partition
+    over its reference's (a/b, c/b, d/e) and synth's a/b, their medians, the host threads
+    they imply (a phase of k threads beside h host threads on c cores runs at
+    min(1, c / (k + h)): h = c s - k) and the reading fixed in probe-11.tsv."""
+    rd = runs_dir(os.path.join(data, probe))
+    if not os.path.isdir(rd):
+        return
+    rounds = []
+    for k in range(1, 100):
+        f = {s: os.path.join(rd, "p11-%s-%d.spans.jsonl.gz" % (s, k)) for s in "abcde"}
+        if not all(os.path.exists(x) for x in f.values()):
+            break
+        prep = {s: phase_per_partition(x, "prep") for s, x in f.items()}
+        synth = {s: phase_per_partition(x, "synth") for s, x in f.items()}
+        rounds.append((k, prep, synth))
+    if not rounds:
+        return
+    print("## 31. Probe 11: the host threads of a GPU phase, from cores that the threads fill\n")
+    print("One worker under the kernels lock at five settings alternated run by run: a = 3 threads on 4 cores, "
+          "b = 3 on 16, c = 3 on 5, d = 2 threads on 3 cores, e = 2 on 16. `prep` (beside `ntt_h`) and `synth` "
+          "(beside no GPU phase) in ms per partition, each worker's first two calls left out.\n")
+    print("| round | prep a / b / c (ms) | a/b | c/b | prep d / e (ms) | d/e | synth a / b (ms) | synth a/b |")
+    print("|---|---|---|---|---|---|---|---|")
+    sa, sc, sd, ss = [], [], [], []
+    for k, p, s in rounds:
+        sa.append(p["a"] / p["b"]), sc.append(p["c"] / p["b"]), sd.append(p["d"] / p["e"]), ss.append(s["a"] / s["b"])
+        print("| %d | %.2f / %.2f / %.2f | %.3f | %.3f | %.2f / %.2f | %.3f | %.2f / %.2f | %.3f |" % (
+            k, 1e3 * p["a"], 1e3 * p["b"], 1e3 * p["c"], sa[-1], sc[-1], 1e3 * p["d"], 1e3 * p["e"], sd[-1],
+            1e3 * s["a"], 1e3 * s["b"], ss[-1]))
+    ma, mc, md, ms = (statistics.median(x) for x in (sa, sc, sd, ss))
+    ha, hd = 4 * ma - 3, 3 * md - 2
+    within = lambda x: 0.97 <= x <= 1.03
+    if within(mc) and within(ms) and abs(ha - hd) <= 0.3:
+        reading = "a host-thread law, h = %.2f" % ((ha + hd) / 2)
+    elif mc > 1.03 or ms > 1.03:
+        reading = "a core-set effect, not host threads"
+    else:
+        reading = "neither reading"
+    print("\nMedians over %d rounds: s_a %.3f, s_c %.3f, s_d %.3f, synth's a/b %.3f; host threads h_a = 4 s_a - 3 = "
+          "%.2f, h_d = 3 s_d - 2 = %.2f. The reading fixed in probe-11.tsv: %s.\n" % (
+              len(rounds), ma, mc, md, ms, ha, hd, reading))
+
+
 def table_resampled(data, draws=4000):
     """The verdict's own spread: each row's passes resampled with replacement, the model's
     prediction held fixed, judged as the protocol judges the mean of the passes."""
@@ -1639,6 +1688,7 @@ def main():
     table_host_probe(data)
     table_host_probe(data, "probe-9")
     table_alternated(data)
+    table_host_threads_probe(data)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

@@ -2,11 +2,14 @@
 scripts/validation_misses.py come back from the committed runs: probe 10's reading
 (table 26), the verdict's spread with the passes resampled (table 27) and the saturated
 rows' gaps between GPU phases (table 28); and the fourteenth session's rows run on two
-machines (table 29); with BIN, the GPU phases' host threads, one against two (table 30).
-The sessions' archives are copied to a scratch folder (validation.py --check unpacks the
-committed folders at the same time). Usage: test_validation_misses.py [BIN]"""
+machines (table 29); probe 11's reading on spans made by hand (table 31); with BIN, the
+GPU phases' host threads, one against two (table 30). The sessions' archives are copied to
+a scratch folder (validation.py --check unpacks the committed folders at the same time).
+Usage: test_validation_misses.py [BIN]"""
 import contextlib
+import gzip
 import io
+import json
 import os
 import shutil
 import sys
@@ -76,6 +79,37 @@ with tempfile.TemporaryDirectory() as d:
     expect("table 29", out.getvalue(), "| k20-w2 | 17.338 / 16.386 | 0.945 |",
            "41 settings. The second machine's over the first's, median: throughput 0.961 (0.848 to 1.044; 24 of 41 "
            "below 0.97), GPU busy time per call 1.002, CPU time per partition 1.102")
+# table 31: probe 11 on spans made by hand, prep and synth per partition by setting and
+# round; the medians, the host threads h = c s - k they imply and the reading
+def spans(path, prep, synth):
+    with gzip.open(path, "wt") as fh:
+        for call in range(5):  # the first two calls are left out
+            for ph, dt in (("synth", synth), ("prep", prep if call >= 2 else 9.0)):
+                fh.write(json.dumps({"rep": 0, "gpu": 0, "worker": 0, "call": call, "phase": ph, "t0": call,
+                                     "t1": call + dt, "partitions": [call]}) + "\n")
+
+
+def probe11(rounds):
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "probe-11", "runs"))
+        for k, r in enumerate(rounds, 1):
+            for s, (prep, synth) in r.items():
+                spans(os.path.join(d, "probe-11", "runs", "p11-%s-%d.spans.jsonl.gz" % (s, k)), prep, synth)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            M.table_host_threads_probe(d)
+        return out.getvalue()
+
+
+# prep 1.2x at 4 cores (h_a = 4 * 1.2 - 3 = 1.8), 1.25x at 3 cores (h_d = 3 * 1.25 - 2 = 1.75),
+# as fast at 5 cores, synth the same: the law; with synth 1.1x at 4 cores: a core-set effect
+law = {"a": (0.024, 0.05), "b": (0.02, 0.05), "c": (0.02, 0.05), "d": (0.025, 0.07), "e": (0.02, 0.07)}
+t = probe11([law, law, dict(law, c=(0.0204, 0.05))])
+expect("table 31", t, "| 1 | 24.00 / 20.00 / 20.00 | 1.200 | 1.000 | 25.00 / 20.00 | 1.250 |",
+       "Medians over 3 rounds: s_a 1.200, s_c 1.000, s_d 1.250, synth's a/b 1.000; host threads h_a = 4 s_a - 3 = 1.80, "
+       "h_d = 3 s_d - 2 = 1.75", "The reading fixed in probe-11.tsv: a host-thread law, h = 1.78.")
+t = probe11([dict(law, a=(0.024, 0.055))] * 2)
+expect("table 31, synth slowed too", t, "synth's a/b 1.100", "a core-set effect, not host threads.")
 expect("docs/validation-sessions.md", doc, "**Median 0.999**", "All 18 rows within the target in 4.9% of the draws, 17\nor more in 25.5%")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
