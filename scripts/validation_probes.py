@@ -1,0 +1,337 @@
+"""The probes of docs/validation-sessions.md read from their runs (DATA/probe*/runs, each
+from its runs.tar.xz on first use), and what they and scripts/validation_misses.py share:
+a phase's mean time per partition in a run's spans, and a model's phase means. Each
+table_* prints the numbered table of validation_misses.py that its docstring names, and
+nothing when the session has no such probe; validation_misses.py runs them in its order.
+Only the standard library."""
+import json
+import math
+import os
+import re
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from validation import read_spans, runs_dir  # noqa: E402  (one reader of spans)
+
+CPU, GPU = ("synth", "prep", "epilogue"), ("ntt_h", "msm", "b_g2")
+
+
+def runs(data):
+    out = []
+    for f in sorted(os.listdir(os.path.join(data, "runs"))):
+        if f.endswith(".json"):
+            d = json.load(open(os.path.join(data, "runs", f)))
+            out.append((f[:-5], d))
+    return out
+
+
+def phase_per_partition(path, phase):
+    """A phase's mean time per partition (s) in a run's spans (each worker's first calls
+    left out, as read_spans does); None when the run or the phase is missing."""
+    if not os.path.exists(path):
+        return None
+    v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in read_spans(path)[0] if r["phase"] == phase]
+    return sum(v) / len(v) if v else None
+
+
+def model_means(path):
+    """One-core mean, serial fraction and batch multipliers of each phase of a calibrated
+    model (the subset of YAML that calibrate writes)."""
+    out, cur = {}, None
+    for line in open(path):
+        m = re.match(r"  - name: (\w+)", line)
+        if m:
+            cur = out.setdefault(m.group(1), {"serial": None, "scale": [1.0]})
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"    scaling: \{serial: ([0-9.e-]+)\}", line)
+        if m:
+            cur["serial"] = float(m.group(1))
+        m = re.match(r"    batch: \{scale: \[(.*)\]\}", line)
+        if m:
+            cur["scale"] = [float(x) for x in m.group(1).split(",")]
+        m = re.match(r"    time: \{dist: (\w+), (.*)\}", line)
+        if m:
+            p = dict((k.strip(), float(v)) for k, v in (x.split(":") for x in m.group(2).split(",")))
+            d = m.group(1)
+            cur["mean"] = {"lognormal": lambda: math.exp(p["mu"] + p["sigma"] ** 2 / 2),
+                           "normal": lambda: p["mean"], "uniform": lambda: (p["min"] + p["max"]) / 2,
+                           "gamma": lambda: p["mean"] if "mean" in p else p["shape"] * p["scale"], "exponential": lambda: p["mean"],
+                           "const": lambda: p["value"]}[d]()
+    return out
+
+
+def model_time(ph, threads, batch):
+    """The model's mean time of one call's phase, per partition."""
+    t = ph["mean"]
+    if ph["serial"] is not None:
+        t *= ph["serial"] + (1 - ph["serial"]) / threads
+    return t * ph["scale"][min(batch, len(ph["scale"])) - 1] / batch
+
+
+def table_probe2(data):
+    """The second probe (DATA/probe-2, docs/data/validation/probe-2.tsv): four rounds of one
+    worker at 7 threads, two workers with the lock on the kernels and without a lock (7
+    threads each), and a 2^20 reference; synthesis per partition (ms) and the two-worker
+    runs over the one-worker run of the same round."""
+    d = os.path.join(data, "probe-2")
+    if not os.path.isdir(d):
+        return
+    print("## 10. Probe 2: two workers at 2^22 against one at the same threads, four rounds (DATA/probe-2)\n")
+    print("| round | one worker, 7 threads | two, lock on the kernels | two, no lock | 2^20 reference | "
+          "lock / one | no lock / one |")
+    print("|---|---|---|---|---|---|---|")
+
+    def synth(name):
+        return 1e3 * phase_per_partition(os.path.join(d, name + ".spans.jsonl.gz"), "synth")
+    rk, ro = [], []
+    for i in range(1, 5):
+        one, k, o, ref = (synth("q-%s-%d" % (n, i)) for n in ("cal22-t7", "k22-w2", "ovl22-w2", "ref"))
+        rk.append(k / one), ro.append(o / one)
+        print("| %d | %.1f | %.1f | %.1f | %.1f | %.3f | %.3f |" % (i, one, k, o, ref, k / one, o / one))
+    print("| mean | | | | | %.3f | %.3f |\n" % (sum(rk) / len(rk), sum(ro) / len(ro)))
+
+
+def table_probe3(data):
+    """The third probe (DATA/probe-3, docs/data/validation/probe-3.tsv): three rounds at 2^22
+    of one worker at 7 threads, two workers locked and without a mutex, each with CUDA's
+    default wait (spinning) and with blocked waiters (PSC_CUDA_SYNC=block), one worker at 2
+    threads on 8 cores, and three workers on 8 cores, default and blocked: synthesis per
+    partition (ms) over the one-worker run of the same threads and round, and throughput."""
+    d = os.path.join(data, "probe-3")
+    if not os.path.isdir(d):
+        return
+    rd = os.path.join(d, "runs")
+    kinds = [("k22-w2", "one22-t7", "two locked"), ("k22-w2-block", "one22-t7", "two locked, blocked"),
+             ("n22-w2", "one22-t7", "two, no mutex"), ("n22-w2-block", "one22-t7", "two, no mutex, blocked"),
+             ("k22-w3-c8", "one22-t2-c8", "three on 8 cores"),
+             ("k22-w3-c8-block", "one22-t2-c8", "three on 8 cores, blocked")]
+    print("## 11. Probe 3: do spinning waiters slow the CPU phases? (2^22, three rounds, DATA/probe-3)\n")
+    print("Synthesis per partition over one worker's at the same threads in the same round; throughput "
+          "(partitions/s) and GPU utilization (CUPTI) beside.\n")
+    print("| run | round 1 | round 2 | round 3 | mean | throughput | utilization |")
+    print("|---|---|---|---|---|---|---|")
+
+    def synth(name):
+        return phase_per_partition(os.path.join(rd, name + ".spans.jsonl.gz"), "synth")
+
+    def report(name):
+        p = os.path.join(rd, name + ".json")
+        return json.load(open(p))["metrics"] if os.path.exists(p) else None
+    for kind, one, label in kinds:
+        ratios, xs, us = [], [], []
+        for r in (1, 2, 3):
+            a, b = synth("p-%s-%d" % (kind, r)), synth("p-%s-%d" % (one, r))
+            ratios.append(a / b if a and b else None)
+            m = report("p-%s-%d" % (kind, r))
+            if m:
+                xs.append(m["throughput_pps"]), us.append(m["gpu_util"][0])
+        ok = [x for x in ratios if x is not None]
+        print("| %s | %s | %s | %s | %s |" % (label, " | ".join("%.3f" % x if x is not None else "-" for x in ratios),
+              "%.3f" % (sum(ok) / len(ok)) if ok else "-", "%.2f" % (sum(xs) / len(xs)) if xs else "-",
+              "%.1f%%" % (100 * sum(us) / len(us)) if us else "-"))
+    print()
+    model = os.path.join(data, "model-222.yaml")
+    if not os.path.exists(model):
+        return
+    mm = model_means(model)
+    print("Each phase's mean per partition over the 2^22 model's at the run's threads, mean of the rounds:\n")
+    print("| run | threads | %s | throughput |" % " | ".join(CPU + GPU))
+    print("|---|---|%s---|" % ("---|" * len(CPU + GPU)))
+    for kind, label in [("one22-t7", "one worker, 7 threads"), ("one22-t2-c8", "one worker, 2 threads, 8 cores")] + \
+            [(k, lab) for k, _, lab in kinds]:
+        docs = [json.load(open(p)) for p in (os.path.join(rd, "p-%s-%d.json" % (kind, r)) for r in (1, 2, 3))
+                if os.path.exists(p)]
+        if not docs:
+            continue
+        thr = docs[0]["scenario"]["system"]["threads"].get("threads_per_worker") or 1
+        ratio = [sum(x["metrics"]["phases_s"][p]["mean"] for x in docs) / len(docs) / model_time(mm[p], thr, 1)
+                 for p in CPU + GPU]
+        print("| %s | %d | %s | %.2f |" % (label, thr, " | ".join("%.2f" % v for v in ratio),
+                                          sum(x["metrics"]["throughput_pps"] for x in docs) / len(docs)))
+    print()
+
+
+def table_probe(data):
+    """The probe runs (DATA/probe/runs, docs/data/validation/probe.tsv): each setting
+    twice in alternation; the CPU phases of several workers against one worker at the same
+    threads in the same pass."""
+    d = os.path.join(data, "probe", "runs")
+    if not os.path.isdir(d):
+        return
+    print("## 9. Probe: several workers against one, same threads, alternated (DATA/probe)\n")
+    print("Synthesis and prep per partition (ms), and over the single-worker run of the same pass "
+          "and threads; pass a, then pass b (names ending -b).\n")
+    print("| run | synth a | synth b | prep a | prep b | synth / one worker, a | b |")
+    print("|---|---|---|---|---|---|---|")
+
+    def per_part(name, ph):
+        return 1e3 * phase_per_partition(os.path.join(d, name + ".spans.jsonl.gz"), ph)
+    one = {"p-k20-w4": "p-cal20-t3", "p-ovl20-w4-t3": "p-cal20-t3", "p-k22-w2": "p-cal22-t7",
+           "p-ovl22-w2": "p-cal22-t7", "p-k22-w2-t6": "p-cal22-t6"}
+    for name in ("p-cal20-t3", "p-k20-w4", "p-ovl20-w4-t3", "p-cal22-t7", "p-k22-w2", "p-ovl22-w2",
+                 "p-cal22-t6", "p-k22-w2-t6"):
+        sa, sb = per_part(name, "synth"), per_part(name + "-b", "synth")
+        pa, pb = per_part(name, "prep"), per_part(name + "-b", "prep")
+        ra = rb = "-"
+        if name in one:
+            ra = "%.2f" % (sa / per_part(one[name], "synth"))
+            rb = "%.2f" % (sb / per_part(one[name] + "-b", "synth"))
+        print("| %s | %.1f | %.1f | %.1f | %.1f | %s | %s |" % (name, sa, sb, pa, pb, ra, rb))
+    print()
+
+
+def probe_bench(path):
+    """A run's NAME.probe (run.sh PROBE=1): {"before"|"after": (Fr mults/s, NTT 2^18 ms)}."""
+    out, cur, fr = {}, None, None
+    for line in open(path):
+        w = line.split()
+        if line.startswith("== "):
+            cur = w[1]
+        elif w[:1] == ["Fr"]:
+            fr = float(w[1])
+        elif w[:1] == ["ntt"] and cur:
+            out[cur] = (fr, float(w[3]))
+    return out
+
+
+PROBES = {  # a probe with PROBE=1's benchmark: its table's number and what it ran
+    "probe-8": (23, "One worker at 2^20, the default policy, twelve runs back to back (`probe-8.tsv`)"),
+    "probe-9": (25, "One worker at 2^20 on 4 cores at 3 threads (`cal20-c4-t3`'s setting), twenty runs back to "
+                    "back (`probe-9.tsv`)"),
+}
+
+
+def table_host_probe(data, probe="probe-8"):
+    """Probes 8 and 9: does a CPU benchmark around a run track the run's CPU phase speed?"""
+    import validation as V
+    rd = runs_dir(os.path.join(data, probe))  # unpacked from its runs.tar.xz on first use
+    if not os.path.isdir(rd):
+        return
+    names = sorted((f[:-len(".probe")] for f in os.listdir(rd) if f.endswith(".probe")), key=lambda n: int(n.rsplit("-", 1)[1]))
+    rows = []
+    for n in names:
+        b = probe_bench(os.path.join(rd, n + ".probe"))
+        if "before" not in b or "after" not in b:
+            continue
+        sp = os.path.join(rd, n + ".spans.jsonl.gz")
+        rows.append((n, V.cpu_per_partition(sp), V.header_steal(sp) or 0.0, b["before"], b["after"]))
+    if len(rows) < 3:
+        return
+    number, what = PROBES[probe]
+    print("## %d. Probe %s: a CPU benchmark of the host around each run\n" % (number, probe.split("-")[1]))
+    print("%s; before and after each, `prover-bench --backend cpu --only field,ntt --sizes 18..18` on all CPUs. "
+          "CPU time: every CPU phase per partition (each worker's first two calls left out).\n" % what)
+    print("| run | CPU time per partition (ms) | host_steal | NTT 2^18 before / after (ms) | Fr mults/s before / after |")
+    print("|---|---|---|---|---|")
+    for n, c, st, b, a in rows:
+        print("| %s | %.1f | %.1f%% | %.1f / %.1f | %.3g / %.3g |" % (n, 1e3 * c, 100 * st, b[1], a[1], b[0], a[0]))
+
+    def fit(xs, ys):
+        mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+        sxx = sum((x - mx) ** 2 for x in xs)
+        sxy = sum((x - mx) * (y - my) for x, y in zip(xs, ys))
+        syy = sum((y - my) ** 2 for y in ys)
+        return sxy / sxx, sxy / math.sqrt(sxx * syy)
+    y = [math.log(c) for _, c, _, _, _ in rows]
+    preds = [("NTT time, mean of before and after (log)", [math.log((b[1] + a[1]) / 2) for _, _, _, b, a in rows]),
+             ("NTT time before the run (log)", [math.log(b[1]) for _, _, _, b, _ in rows]),
+             ("1 / Fr rate, mean (log)", [-math.log((b[0] + a[0]) / 2) for _, _, _, b, a in rows]),
+             ("-log(1 - host_steal)", [-math.log(1 - st) for _, _, st, _, _ in rows])]
+    sd = math.sqrt(sum((v - sum(y) / len(y)) ** 2 for v in y) / (len(y) - 1))
+    print("\nThe runs' CPU time per partition spreads by %.1f%% (sd of its log). Each predictor against "
+          "log CPU time: the slope (1: the run slows as much as the benchmark) and r.\n" % (100 * sd))
+    print("| predictor | slope | r |")
+    print("|---|---|---|")
+    for name, x in preds:
+        k, r = fit(x, y)
+        print("| %s | %.2f | %.3f |" % (name, k, r))
+    print()
+
+
+def table_alternated(data, probe="probe-10"):
+    """Probe 10: two settings alternated run by run (probe-10.tsv: p10-c-K, c20-w2-c4's
+    setting, then p10-t-K, cal20-c4-t1's, for K = 1, 2, ...); each pair's CPU time per
+    partition, the first over the second, and the reading fixed in probe-10.tsv: a median
+    within 0.98-1.02 says the first setting runs as the second calibrates it, below 0.97
+    in at least four of five pairs a bias the model does not hold."""
+    import validation as V
+    rd = runs_dir(os.path.join(data, probe))
+    if not os.path.isdir(rd):
+        return
+    pairs = []
+    for k in range(1, 100):
+        a, b = (os.path.join(rd, "p10-%s-%d" % (x, k)) for x in "ct")
+        if not (os.path.exists(a + ".json") and os.path.exists(b + ".json")):
+            break
+        ca, cb = (V.cpu_per_partition(x + ".spans.jsonl.gz") for x in (a, b))
+        xa, xb = (json.load(open(x + ".json"))["metrics"]["throughput_pps"] for x in (a, b))
+        sa, sb = (V.header_steal(x + ".spans.jsonl.gz") or 0.0 for x in (a, b))
+        pairs.append((k, ca, cb, xa, xb, max(sa, sb)))
+    if not pairs:
+        return
+    print("## 26. Probe 10: c20-w2-c4's setting and cal20-c4-t1's alternated, run by run\n")
+    print("Two workers on 4 cores under the whole-call lock (one thread each) against one worker on 4 cores at one "
+          "thread, which the model gives the same CPU phases. CPU time: every CPU phase per partition (each "
+          "worker's first two calls left out).\n")
+    print("| pair | CPU ms per partition, c20-w2-c4's / cal20-c4-t1's | ratio | partitions/s, c20-w2-c4's / cal20-c4-t1's | host_steal, the larger |")
+    print("|---|---|---|---|---|")
+    ratios = []
+    for k, ca, cb, xa, xb, st in pairs:
+        ratios.append(ca / cb)
+        print("| %d | %.1f / %.1f | %.3f | %.3f / %.3f | %.2f%% |" % (k, 1e3 * ca, 1e3 * cb, ca / cb, xa, xb, 100 * st))
+    med = statistics.median(ratios)
+    low = sum(r < 0.97 for r in ratios)
+    reading = ("the setting runs as calibrated: the miss is the host's" if 0.98 <= med <= 1.02 else
+               "a bias of the setting that the model does not hold" if low >= 4 else "neither reading")
+    print("\nMedian ratio %.3f (%.3f to %.3f), %d of %d pairs below 0.97: %s. c20-w2-c4's setting ran at %.3f "
+          "partitions/s on average.\n" % (med, min(ratios), max(ratios), low, len(ratios), reading,
+                                          sum(p[3] for p in pairs) / len(pairs)))
+
+
+def table_host_threads_probe(data, probe="probe-11"):
+    """Probe 11: one worker at a = 3 threads on 4 cores, b = 3 on 16, c = 3 on 5, d = 2 on
+    3, e = 2 on 16, alternated in rounds (p11-S-K); per round prep's time per partition
+    over its reference's (a/b, c/b, d/e) and synth's a/b, their medians, the host threads
+    they imply (a phase of k threads beside h host threads on c cores runs at
+    min(1, c / (k + h)): h = c s - k) and the reading fixed in probe-11.tsv."""
+    rd = runs_dir(os.path.join(data, probe))
+    if not os.path.isdir(rd):
+        return
+    rounds = []
+    for k in range(1, 100):
+        f = {s: os.path.join(rd, "p11-%s-%d.spans.jsonl.gz" % (s, k)) for s in "abcde"}
+        if not all(os.path.exists(x) for x in f.values()):
+            break
+        prep = {s: phase_per_partition(x, "prep") for s, x in f.items()}
+        synth = {s: phase_per_partition(x, "synth") for s, x in f.items()}
+        rounds.append((k, prep, synth))
+    if not rounds:
+        return
+    print("## 31. Probe 11: the host threads of a GPU phase, from cores that the threads fill\n")
+    print("One worker under the kernels lock at five settings alternated run by run: a = 3 threads on 4 cores, "
+          "b = 3 on 16, c = 3 on 5, d = 2 threads on 3 cores, e = 2 on 16. `prep` (beside `ntt_h`) and `synth` "
+          "(beside no GPU phase) in ms per partition, each worker's first two calls left out.\n")
+    print("| round | prep a / b / c (ms) | a/b | c/b | prep d / e (ms) | d/e | synth a / b (ms) | synth a/b |")
+    print("|---|---|---|---|---|---|---|---|")
+    sa, sc, sd, ss = [], [], [], []
+    for k, p, s in rounds:
+        sa.append(p["a"] / p["b"]), sc.append(p["c"] / p["b"]), sd.append(p["d"] / p["e"]), ss.append(s["a"] / s["b"])
+        print("| %d | %.2f / %.2f / %.2f | %.3f | %.3f | %.2f / %.2f | %.3f | %.2f / %.2f | %.3f |" % (
+            k, 1e3 * p["a"], 1e3 * p["b"], 1e3 * p["c"], sa[-1], sc[-1], 1e3 * p["d"], 1e3 * p["e"], sd[-1],
+            1e3 * s["a"], 1e3 * s["b"], ss[-1]))
+    ma, mc, md, ms = (statistics.median(x) for x in (sa, sc, sd, ss))
+    ha, hd = 4 * ma - 3, 3 * md - 2
+    within = lambda x: 0.97 <= x <= 1.03
+    if within(mc) and within(ms) and abs(ha - hd) <= 0.3:
+        reading = "a host-thread law, h = %.2f" % ((ha + hd) / 2)
+    elif mc > 1.03 or ms > 1.03:
+        reading = "a core-set effect, not host threads"
+    else:
+        reading = "neither reading"
+    print("\nMedians over %d rounds: s_a %.3f, s_c %.3f, s_d %.3f, synth's a/b %.3f; host threads h_a = 4 s_a - 3 = "
+          "%.2f, h_d = 3 s_d - 2 = %.2f. The reading fixed in probe-11.tsv: %s.\n" % (
+              len(rounds), ma, mc, md, ms, ha, hd, reading))

@@ -1,0 +1,348 @@
+"""The what-ifs of scripts/validation_misses.py: a session's rows predicted again with a
+model other than the protocol's (another GPU sharing law, another CPU contention law, the
+phase times measured in the row, the calibration without its contended runs or from one
+end of the lease, the GPU phases holding two host threads), and the helpers they share
+(a session's pass suffixes, verdicts side by side). Each table_* prints the numbered table
+of validation_misses.py that its docstring names; they calibrate and predict with provesim
+(BIN), so validation_misses.py runs them only when BIN exists. Only the standard library."""
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+from validation import scaled_model  # noqa: E402  (one model scaler)
+from validation_probes import CPU, GPU, model_means, model_time, runs  # noqa: E402
+
+
+def table_gpu_law(data, binp):
+    """x20-w2 (the one held-out row whose GPU phases overlap: its mutex leaves b_g2 out),
+    each of its passes predicted as calibrated, under the law the model was calibrated with
+    (shared: each of n phases at 1 / (1 + s (n - 1))); with the order of start that
+    calibrate --gpu-order fits from the same overlap runs (the phase that started first at
+    1 / (1 + s1 (n - 1))); and with an exclusive GPU (one phase at a time, first come first
+    served). Laws fitted from the calibration runs, or a sensitivity (exclusive); nothing
+    is fitted to the row."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tempfile
+    import validation as V
+    row = {r["name"]: r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}.get("x20-w2")
+    model = os.path.join(data, "model-220.yaml")
+    if not row or not os.path.exists(os.path.join(data, "runs", "x20-w2.sets")) or not os.path.exists(model):
+        return
+    calib = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
+    ordered, tables = V.calibrate(binp, data, [r for r in calib if r["size"] == "2^20"], tempfile.mkdtemp(),
+                                  extra=V.protocol_flags(data) + ["--gpu-order"])
+    fit = re.search(r"started first ([0-9.]+), the other ([0-9.]+)", tables["2^20"])
+    print("## 12. x20-w2 under three GPU sharing laws: shared with the fitted interference, shared by "
+          "order of start, or exclusive\n")
+    print("Order of start fitted from the session's overlap runs (`calibrate --gpu-order`): %s.\n" % (
+        "the phase that started first s1 = %s, the other s = %s" % fit.groups() if fit else "not identified"))
+    print("| pass | law | util predicted | measured | error | throughput pred / meas (p/s) | error |")
+    print("|---|---|---|---|---|---|---|")
+    laws = (("shared", {"2^20": model}, []), ("by order of start", ordered, []),
+            ("exclusive", {"2^20": model}, ["system.gpu_sharing=exclusive"]))
+    for name in ("x20-w2", "x20-w2-p2", "x20-w2-p3"):
+        if not os.path.exists(os.path.join(data, "runs", name + ".sets")):
+            continue
+        for law, models, extra in laws:
+            r = V.validate(binp, data, models, dict(row, name=name), extra=extra)
+            print("| %s | %s | %.1f%% | %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% |" % (
+                name, law, 100 * r["gpu_util"]["predicted"], 100 * r["gpu_util"]["measured"],
+                r["gpu_util"]["error_pp"], r["throughput_pps"]["predicted"], r["throughput_pps"]["measured"],
+                r["throughput_pps"]["error_pct"]))
+    print()
+
+
+def table_contention_within(data, binp):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import argparse as ap
+    import tempfile
+    import validation as V
+    name = os.path.basename(data)
+    sess = [x for x in V.SESSIONS if x[0] == name]
+    if not sess:
+        return
+    calib = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))
+    matrix = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    verdict = lambda doc: (doc.get("mean_of_passes") or (doc.get("with_bracketing_references") or {}).get("rows")
+                           or doc["rows"])
+    docs, fits = [], []
+    for how in ("across", "within"):
+        tmp = tempfile.mkdtemp()
+        a = ap.Namespace(bin=binp, check=True, extra=["--contention", how])
+        models, tables, doc = V.session(a, calib, matrix, tmp, data, None, False, sess[0][6])
+        docs.append({r["name"]: r for r in verdict(doc)})
+        fits.append(", ".join("%s %s" % (k, m.group(1)) for k, t in sorted(tables.items())
+                              for m in [re.search(r"slow by 1/\(1 \+ ([0-9.]+) m\)", t)] if m))
+    print("## 14. The verdict with the cpu contention fitted across runs (the protocol's) or within each run\n")
+    print("cpu_contention across runs: %s; within each run: %s. Rows whose verdict or utilization error "
+          "moves by 0.3 pp or more.\n" % (fits[0], fits[1]))
+    print("| row | across: util error, tput error | within: util error, tput error | within target (across / within) |")
+    print("|---|---|---|---|")
+    for k, r in docs[0].items():
+        w = docs[1].get(k)
+        if not w or (abs(w["gpu_util"]["error_pp"] - r["gpu_util"]["error_pp"]) < 0.3
+                     and w["within_target"] == r["within_target"]):
+            continue
+        print("| %s | %+.1f pp, %+.1f%% | %+.1f pp, %+.1f%% | %s / %s |" % (
+            k, r["gpu_util"]["error_pp"], r["throughput_pps"]["error_pct"], w["gpu_util"]["error_pp"],
+            w["throughput_pps"]["error_pct"], "yes" if r["within_target"] else "no", "yes" if w["within_target"] else "no"))
+    n = [sum(x["within_target"] for x in d.values()) for d in docs]
+    print("\nWithin target: %d of %d across runs, %d of %d within each run.\n" % (n[0], len(docs[0]), n[1], len(docs[1])))
+
+
+def table_own_reference(data, binp):
+    """Probe 3's rounds read as the seventh session's protocol would: each locked run
+    (two workers; three on 8 cores) predicted with the CPU phases scaled by the host factor
+    its own one-worker run of the same round measured (one worker at the threads each of
+    its workers gets, on its cores: p-one22-t7, p-one22-t2-c8), against the 2^22 model's
+    CPU time per partition at those threads; with the session's model (contention fitted
+    across runs) and with the contention fitted within each run."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import argparse as ap
+    import tempfile
+    import validation as V
+    d = os.path.join(data, "probe-3")
+    rd = os.path.join(d, "runs")
+    model = os.path.join(data, "model-222.yaml")
+    if not os.path.isdir(rd) or not os.path.exists(model) or os.path.basename(data) not in {x[0] for x in V.SESSIONS}:
+        return
+    calib = [r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")) if r["size"] == "2^22"]
+    tmp = tempfile.mkdtemp()
+    within, _ = V.calibrate(binp, data, calib, tmp, extra=V.protocol_flags(data) + ["--contention", "within"])
+    models = (("across runs (the session's)", model), ("within each run", within["2^22"]))
+    print("## 15. Probe 3 read with references of each run's own threads and cores (2^22)\n")
+    print("Host factor f: the one-worker run's CPU time per partition in the same round over the model's at its "
+          "threads. Error of the prediction with the CPU phases scaled by f.\n")
+    print("| run | reference | f | contention | util pred / meas | error | throughput pred / meas | error |")
+    print("|---|---|---|---|---|---|---|---|")
+    errs = {}
+    for kind, one in (("k22-w2", "one22-t7"), ("k22-w3-c8", "one22-t2-c8")):
+        for r in (1, 2, 3):
+            name, ref = "p-%s-%d" % (kind, r), "p-%s-%d" % (one, r)
+            rp = os.path.join(rd, ref + ".spans.jsonl.gz")
+            if not os.path.exists(os.path.join(rd, name + ".sets")) or not os.path.exists(rp):
+                continue
+            thr = json.load(open(os.path.join(rd, ref + ".json")))["scenario"]["system"]["threads"].get(
+                "threads_per_worker") or 1
+            for label, mp in models:
+                mm = model_means(mp)
+                f = V.cpu_per_partition(rp) / sum(model_time(mm[p], thr, 1) for p in CPU)
+                text = open(mp).read()
+                sp = os.path.join(tmp, "%s-%d.yaml" % (name, len(label)))
+                open(sp, "w").write(scaled_model(text, {p: f for p in CPU}))
+                v = V.validate(binp, d, {"2^22": sp}, {"name": name, "size": "2^22", "overrides": []})
+                u, x = v["gpu_util"], v["throughput_pps"]
+                errs.setdefault((kind, label), []).append((u["error_pp"], x["error_pct"]))
+                print("| %s | %s | %.3f | %s | %.1f%% / %.1f%% | %+.1f pp | %.2f / %.2f | %+.1f%% |" % (
+                    name, ref, f, label, 100 * u["predicted"], 100 * u["measured"], u["error_pp"], x["predicted"],
+                    x["measured"], x["error_pct"]))
+    print()
+    for (kind, label), v in errs.items():
+        print("- %s, contention %s: mean error %+.1f pp, %+.1f%% over %d rounds" % (
+            kind, label, sum(a for a, _ in v) / len(v), sum(b for _, b in v) / len(v), len(v)))
+    print()
+
+
+def table_explained(data, models, binp, rows):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tempfile
+    import validation as V
+    print("## 7. The misses predicted again with the phase times measured in the row\n")
+    print("| scenario | phases rescaled (measured / model) | util predicted, calibrated model | with the row's phase "
+          "times | measured | throughput pred. / with / measured (p/s) |")
+    print("|---|---|---|---|---|---|")
+    rr = dict(runs(data))
+    mats = {r["name"]: r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}
+    tmp = tempfile.mkdtemp()
+    for name in rows:
+        if name not in rr or name not in mats:
+            continue
+        d, row = rr[name], mats[name]
+        s = d["scenario"]["system"]
+        b, thr = s["batch"], s["threads"].get("threads_per_worker") or 1
+        path = os.path.join(data, "model-%s.yaml" % row["size"].replace("^", ""))
+        mm = model_means(path)
+        ratios = {p: d["metrics"]["phases_s"][p]["mean"] / b / model_time(mm[p], thr, b) for p in CPU + GPU}
+        alt = os.path.join(tmp, "%s.yaml" % name)
+        open(alt, "w").write(scaled_model(open(path).read(), ratios))
+        base = V.validate(binp, data, {row["size"]: path}, row)
+        new = V.validate(binp, data, {row["size"]: alt}, row)
+        print("| %s | %s | %.1f%% (%+.1f pp) | %.1f%% (%+.1f pp) | %.1f%% | %.2f / %.2f / %.2f |" % (
+            name, ", ".join("%s %.2f" % kv for kv in ratios.items()), 100 * base["gpu_util"]["predicted"],
+            base["gpu_util"]["error_pp"], 100 * new["gpu_util"]["predicted"], new["gpu_util"]["error_pp"],
+            100 * base["gpu_util"]["measured"], base["throughput_pps"]["predicted"],
+            new["throughput_pps"]["predicted"], d["metrics"]["throughput_pps"]))
+    print()
+
+
+def table_contention_law(data, binp):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import tempfile
+    import validation as V
+    print("## 8. Could a CPU contention law 1/(1 + c m) cover the four-worker rows? (2^20)\n")
+    print("Every held-out row predicted again with the 2^20 model's `cpu_contention` set to c "
+          "(calibrated: 0; the 2^22 overlap run gives 0.1247). A sensitivity, not a fit.\n")
+    # the rows this session measured (the sixth had one GPU: no k20-g2-w2)
+    mat = [r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+           if os.path.exists(os.path.join(data, "runs", r["name"] + ".sets"))]
+    show = [n for n in ("k20-g2-w2", "k20-w4", "k20-w2-c8", "k20-w2-c4") if n in {r["name"] for r in mat}]
+    print("| c | rows within target | %s |" % " | ".join("%s util error" % n for n in show))
+    print("|---|---|%s" % ("---|" * len(show)))
+    path = os.path.join(data, "model-220.yaml")
+    models = {"2^20": path, "2^22": os.path.join(data, "model-222.yaml")}
+    text = re.sub(r"^cpu_contention: .*\n", "", open(path).read(), flags=re.M)
+    tmp = tempfile.mkdtemp()
+    for c in (0, 0.01, 0.02, 0.03, 0.05, 0.1247):
+        alt = os.path.join(tmp, "c%g.yaml" % c)
+        open(alt, "w").write(text.replace("\ngpu_overlap:", "\ncpu_contention: %g\ngpu_overlap:" % c, 1))
+        rows = {r["name"]: V.validate(binp, data, dict(models, **{"2^20": alt}), r) for r in mat}
+        print("| %g | %d of %d | %s |" % (c, sum(r["within_target"] for r in rows.values()), len(rows), " | ".join(
+            "%+.1f pp%s" % (rows[n]["gpu_util"]["error_pp"], "" if rows[n]["within_target"] else " (miss)")
+            for n in show)))
+    print()
+
+
+def table_gate_what_if(data, binp):
+    """The protocol's model against the same calibration without the runs kept above the
+    gate (their last try, session.sh GATE_EACH; where DATA/rejected-K exists) and with every
+    run's cpu spans made quiet (calibrate --steal-exponent 1.26, probe 8's slope; where the
+    spans headers record host_steal), each judged on the mean of the session's passes as
+    calibrated (what-ifs: the protocol's verdict is the first column)."""
+    import glob
+    import tempfile
+    import validation as V
+    calib = V.protocol_calibration(data, V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")))
+    matrix = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    runs = os.path.join(data, "runs")
+    made = [r for r in calib if os.path.exists(os.path.join(runs, r["name"] + ".spans.jsonl.gz"))]
+    steal = {r["name"]: V.header_steal(os.path.join(runs, r["name"] + ".spans.jsonl.gz")) for r in made}
+    if not made or all(v is None for v in steal.values()):
+        return
+    above = [n for n, v in steal.items() if (v or 0) > 0.02]
+    sufs = pass_suffixes(data)
+
+    def verdict(models):
+        passes = [p for p in (V.pass_as_calibrated(binp, data, models, matrix, suf) for suf in sufs) if p]
+        return V.mean_of_passes(passes[0], passes[1:])
+    flags = V.protocol_flags(data)
+    cols = [("the protocol's (%d runs)" % len(made), V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=flags)[0])]
+    if glob.glob(os.path.join(data, "rejected-*")):
+        cols.append(("without the %d kept above the gate (%s)" % (len(above), ", ".join(above)),
+                     V.calibrate(binp, data, [r for r in calib if r["name"] not in above], tempfile.mkdtemp(),
+                                 extra=flags)[0]))
+    cols.append(("cpu spans made quiet (--steal-exponent 1.26)",
+                 V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=flags + ["--steal-exponent", "1.26"])[0]))
+    print("## 22. The calibration's shared host: the passes' verdict with its runs left out or made quiet\n")
+    print("What-ifs beside the protocol's model: the calibration runs kept above the gate left out, or every "
+          "run's cpu spans taken as (1 - host_steal)^1.26 of their length (the slope probe 8 measured). Mean of "
+          "the passes as calibrated, utilization error (pp) and throughput error (%) per row.\n")
+    verdict_columns([(n, verdict(models)) for n, models in cols])
+
+
+def pass_suffixes(data):
+    """The suffixes of a session's passes ("" for the first), from its run lists in
+    validation.py's SESSIONS (the newest protocol's for a session it does not list)."""
+    import validation as V
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
+    name = os.path.relpath(data, vdir)
+    lists = next((x[6] for x in V.SESSIONS if x[0] == name), V.PASSES)
+    return [V.pass_suffix(os.path.join(vdir, t)) for t in lists]
+
+
+def verdict_columns(cols):
+    """Verdicts side by side (tables 22 and 24): (heading, rows of mean_of_passes) per column,
+    each row's utilization and throughput errors, then the count within the target and the
+    mean absolute errors."""
+    print("| row | %s |" % " | ".join(n for n, _ in cols))
+    print("|---|%s" % ("---|" * len(cols)))
+    for i, r in enumerate(cols[0][1]):
+        print("| %s | %s |" % (r["name"], " | ".join("%+.1f pp, %+.1f%%%s" % (
+            x[i]["gpu_util"]["error_pp"], x[i]["throughput_pps"]["error_pct"], "" if x[i]["within_target"] else " (out)")
+            for _, x in cols)))
+    print("| within the target | %s |" % " | ".join("%d of %d" % (sum(r["within_target"] for r in x), len(x)) for _, x in cols))
+    print("| mean absolute error | %s |" % " | ".join("%.2f pp, %.2f%%" % (
+        sum(abs(r["gpu_util"]["error_pp"]) for r in x) / len(x), sum(abs(r["throughput_pps"]["error_pct"]) for r in x) / len(x))
+        for _, x in cols))
+    print()
+
+
+def table_lease_drift(data, binp):
+    """Table 24: the host's drift between the calibrations at the two ends of the lease, and
+    the passes' verdict by either calibration alone and with the runs' own steal."""
+    import tempfile
+    import validation as V
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
+    cal1, cal2 = V.read_tsv(os.path.join(vdir, "calib.tsv")), V.read_tsv(os.path.join(vdir, "calib-2.tsv"))
+    runs = os.path.join(data, "runs")
+    sp = lambda n: os.path.join(runs, n + ".spans.jsonl.gz")
+    pairs = [(r["name"], r["name"] + "-c2") for r in cal1 if os.path.exists(sp(r["name"])) and os.path.exists(sp(r["name"] + "-c2"))]
+    if not pairs:
+        return
+    print("## 24. The lease's drift: the calibration at each end, and the runs' own steal\n")
+    print("Each setting of the calibration run at both ends of the lease, where both runs lost at most 2% of their "
+          "cores' busy time to steal: CPU time per partition (every CPU phase, each worker's first two calls left "
+          "out), first over second.\n")
+    print("| run | host_steal, first / second | CPU ms per partition, first / second | ratio |")
+    print("|---|---|---|---|")
+    ratios = []
+    for a, b in pairs:
+        sa, sb = V.header_steal(sp(a)) or 0.0, V.header_steal(sp(b)) or 0.0
+        if sa > 0.02 or sb > 0.02:
+            continue
+        x, y = V.cpu_per_partition(sp(a)), V.cpu_per_partition(sp(b))
+        ratios.append(x / y)
+        print("| %s | %.1f%% / %.1f%% | %.1f / %.1f | %.3f |" % (a, 100 * sa, 100 * sb, 1e3 * x, 1e3 * y, x / y))
+    ratios.sort()
+    n = len(ratios)
+    print("\n%d quiet pairs: median ratio %.3f, range %.3f to %.3f; %d of %d above 1.03.\n" % (
+        n, ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2, ratios[0], ratios[-1],
+        sum(x > 1.03 for x in ratios), n))
+    matrix = V.read_tsv(os.path.join(vdir, "matrix.tsv"))
+    sufs = pass_suffixes(data)
+    flags = V.protocol_flags(data)
+
+    def verdict(models, steal=False):
+        tmp = tempfile.mkdtemp()
+        passes = [p for p in ((V.pass_with_own_steal(binp, data, models, matrix, suf, tmp) if steal else
+                               V.pass_as_calibrated(binp, data, models, matrix, suf)) for suf in sufs) if p]
+        return V.mean_of_passes(passes[0], passes[1:])
+    both = V.calibrate(binp, data, cal1 + cal2, tempfile.mkdtemp(), extra=flags)[0]
+    cols = [("both calibrations (the protocol's)", verdict(both)),
+            ("the first alone", verdict(V.calibrate(binp, data, cal1, tempfile.mkdtemp(), extra=flags)[0])),
+            ("the second alone", verdict(V.calibrate(binp, data, cal2, tempfile.mkdtemp(), extra=flags)[0])),
+            ("the protocol's, each run slowed by its own steal", verdict(both, steal=True))]
+    print("The mean of the passes as calibrated, utilization error (pp) and throughput error (%) per row "
+          "(what-ifs; the protocol's verdict is the first column):\n")
+    verdict_columns(cols)
+
+
+def table_host_threads(data, binp):
+    """Table 30: the session's passes as calibrated, with the protocol's model and with the
+    same model's GPU phases holding two host threads instead of one (a what-if: the model's
+    other parameters stay as fitted)."""
+    import tempfile
+    import validation as V
+    calib = V.protocol_calibration(data, V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")))
+    matrix = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    sufs = pass_suffixes(data)
+    models = V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=V.protocol_flags(data))[0]
+    two, d = {}, tempfile.mkdtemp()
+    for size, path in models.items():
+        two[size] = os.path.join(d, os.path.basename(path))
+        with open(path) as src, open(two[size], "w") as dst:
+            dst.write(re.sub(r"(?m)^(\s*host_threads: )1$", r"\g<1>2", src.read()))
+
+    def verdict(m):
+        passes = [p for p in (V.pass_as_calibrated(binp, data, m, matrix, suf) for suf in sufs) if p]
+        return V.mean_of_passes(passes[0], passes[1:]) if passes else None
+    cols = [("host_threads: 1 (the protocol's)", verdict(models)), ("host_threads: 2", verdict(two))]
+    if not cols[0][1]:
+        return
+    print("## 30. The GPU phases' host threads: the passes' verdict with one or two\n")
+    print("The mean of the passes as calibrated, utilization error (pp) and throughput error (%) per row: the "
+          "protocol's model, whose GPU phases each hold one host thread, and the same model with two (the other "
+          "parameters as fitted). A what-if, not a fit.\n")
+    verdict_columns(cols)
