@@ -4,7 +4,8 @@
 # row of the list is in exactly one call's archive, with its report and its spans, and no
 # run cut short is in any; validation.py --import makes the session's folder from them. A
 # fresh machine told DONE once skips those rows in every later call, and --import sets aside
-# a row run twice. The CPU backend at 2^10 and 2^11 constraints (QUICK=1), about 20 s.
+# a row run twice. FIRST=1 on a STATE with runs is refused. The CPU backend at 2^10 and
+# 2^11 constraints (QUICK=1), about 20 s.
 # (The call also stops the row's measure at once rather than wait for it, which matters for
 # the GPU's long rows; these rows are too short for a test to tell.)
 # Usage: tests/test_session.sh BIN
@@ -28,6 +29,10 @@ fail() { echo "FAIL $*"; tail -n 5 "$d/call1.txt" "$d/call2.txt"; exit 1; }
 [ $rc1 -eq 1 ] && grep -q "stopped by a signal" "$d/call1.txt" || fail "the first call was not stopped by the signal (exit $rc1)"
 [ $rc2 -eq 0 ] || fail "the second call exited $rc2"
 [ "$(ls "$OUT"/call-*.tar | wc -l)" -eq 2 ] || fail "expected two archives: $(ls "$OUT")"
+# FIRST=1 on a STATE that holds a session's runs is refused (exit 2), and makes no archive
+FIRST=1 bash docs/data/validation/session.sh "$bin" $list > "$d/again.txt" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "already holds runs of a session; give a fresh STATE" "$d/again.txt" &&
+  [ "$(ls "$OUT"/call-*.tar | wc -l)" -eq 2 ] || fail "FIRST=1 on a used STATE: exit $rc, $(cat "$d/again.txt")"
 want=$(grep -v '^#' $list | cut -f1 | grep -E "$ROWS" | sort)
 got=$(for t in "$OUT"/call-*.tar; do tar -tf "$t" | sed -n 's|^runs/\(.*\)\.json$|\1|p'; done | sort)
 [ "$got" = "$want" ] || fail "the archives' reports are not the list's rows once each: got $(echo $got), want $(echo $want)"

@@ -9,7 +9,8 @@
 # after DEADLINE seconds (default 540). So a call's rows are first what the last call
 # left, then the next rows of the lists, as the protocol orders them.
 # FIRST=1 marks the session's first call: it runs the warm-up (WARMUP, default 200
-# partitions, not kept). A later call that finds no STATE ran on a fresh machine (the last
+# partitions, not kept); it exits 2 when STATE already holds runs (another session's: a
+# session of one call, docs/validation.md's seventeenth protocol, gives a fresh STATE). A later call that finds no STATE ran on a fresh machine (the last
 # one went back): it stops at once with exit 3, and the caller calls again with DONE, an
 # extended regex of the row names already measured (from the earlier calls' archives),
 # and FIRST=1, since the new machine needs its warm-up too. That DONE holds for every later
@@ -39,6 +40,14 @@ if [ ! -d "$STATE/runs" ] && [ -z "${FIRST:-}" ]; then
   echo "no $STATE: this machine is fresh, and the session's earlier runs are not on it." >&2
   echo "Call again with FIRST=1 and DONE='name|name|...' (the rows already measured)." >&2
   exit 3
+fi
+# FIRST=1 starts a session: a STATE with runs already holds another (a warm machine's last
+# session), and going on from it would mix two sessions' runs in one (a one-call session,
+# docs/validation.md, "The seventeenth session's protocol", needs a fresh STATE)
+if [ -n "${FIRST:-}" ] && ls "$STATE"/runs/*.json > /dev/null 2>&1; then
+  echo "session.sh: FIRST=1, but $STATE already holds runs of a session; give a fresh STATE (e.g. STATE=/tmp/provesim-val-\$(date +%s))," >&2
+  echo "or leave FIRST out to go on with that session" >&2
+  exit 2
 fi
 mkdir -p "$STATE/runs"; stamp=$(mktemp); touch "$stamp"
 # DONE outlives the call that gave it: every later call on this machine skips those rows too
