@@ -319,14 +319,15 @@ def table_lease_drift(data, binp):
     verdict_columns(cols)
 
 
-def table_host_threads(data, binp):
+def table_host_threads(data, binp, rows=None):
     """Table 30: the session's passes as calibrated, with the protocol's model and with the
     same model's GPU phases holding two host threads instead of one (a what-if: the model's
-    other parameters stay as fitted)."""
+    other parameters stay as fitted); ROWS, when given, only those rows (a test's)."""
     import tempfile
     import validation as V
     calib = V.protocol_calibration(data, V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")))
-    matrix = V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+    matrix = [r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))
+              if rows is None or r["name"] in rows]
     sufs = pass_suffixes(data)
     models = V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=V.protocol_flags(data))[0]
     two, d = {}, tempfile.mkdtemp()
