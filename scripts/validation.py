@@ -390,11 +390,12 @@ def calibrate(binp, data, calib, out_dir, extra=()):
                "--model", "models/provesim-groth16.yaml", "-o", model,
                "--skip-calls", "2", "--name", "provesim-groth16-%s-%s" % (card, size_tag(size)), *extra]
         # (exit 2 from --max-steal, every run of a list left out, is the fallback's below)
-        p, note = run(cmd, env, ok=(0, 1, 2) if "--max-steal" in cmd else (0, 1)), ""
+        gated = "--max-steal" in cmd
+        p, note = run(cmd, env, ok=(0, 1, 2) if gated else (0, 1)), ""
         # batch multipliers need a run with calls of 2 partitions among those kept
         batch = any("batch=2" in " ".join(r["overrides"]) for r in calib if r["size"] == size and os.path.exists(spans(r)))
         lost = p.returncode == 0 and batch and "\n    batch:" not in open(model).read()
-        if (p.returncode == 2 and "--max-steal" in p.stderr or lost) and "--max-steal" in cmd:
+        if gated and (p.returncode == 2 and "--max-steal" in p.stderr or lost):
             # the protocol's fallback (docs/validation-sessions.md, "The twelfth session's protocol"):
             # when the runs left out leave a law without the runs it needs, keep them all
             i = cmd.index("--max-steal")

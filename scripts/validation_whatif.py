@@ -223,10 +223,7 @@ def table_gate_what_if(data, binp):
         return
     above = [n for n, v in steal.items() if (v or 0) > 0.02]
     sufs = pass_suffixes(data)
-
-    def verdict(models):
-        passes = [p for p in (V.pass_as_calibrated(binp, data, models, matrix, suf) for suf in sufs) if p]
-        return V.mean_of_passes(passes[0], passes[1:])
+    verdict = lambda models: passes_verdict(binp, data, models, matrix, sufs)
     flags = V.protocol_flags(data)
     cols = [("the protocol's (%d runs)" % len(made), V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=flags)[0])]
     if glob.glob(os.path.join(data, "rejected-*")):
@@ -250,6 +247,17 @@ def pass_suffixes(data):
     name = os.path.relpath(data, vdir)
     lists = next((x[6] for x in V.SESSIONS if x[0] == name), V.PASSES)
     return [V.pass_suffix(os.path.join(vdir, t)) for t in lists]
+
+
+def passes_verdict(binp, data, models, matrix, sufs, steal=False):
+    """The mean of a session's passes (SUFS, pass_suffixes) predicted with MODELS: as
+    calibrated, or with each run's CPU phases slowed by its own steal; None without passes."""
+    import tempfile
+    import validation as V
+    tmp = tempfile.mkdtemp() if steal else None
+    passes = [p for p in ((V.pass_with_own_steal(binp, data, models, matrix, suf, tmp) if steal else
+                           V.pass_as_calibrated(binp, data, models, matrix, suf)) for suf in sufs) if p]
+    return V.mean_of_passes(passes[0], passes[1:]) if passes else None
 
 
 def verdict_columns(cols):
@@ -304,11 +312,7 @@ def table_lease_drift(data, binp):
     sufs = pass_suffixes(data)
     flags = V.protocol_flags(data)
 
-    def verdict(models, steal=False):
-        tmp = tempfile.mkdtemp()
-        passes = [p for p in ((V.pass_with_own_steal(binp, data, models, matrix, suf, tmp) if steal else
-                               V.pass_as_calibrated(binp, data, models, matrix, suf)) for suf in sufs) if p]
-        return V.mean_of_passes(passes[0], passes[1:])
+    verdict = lambda models, steal=False: passes_verdict(binp, data, models, matrix, sufs, steal)
     both = V.calibrate(binp, data, cal1 + cal2, tempfile.mkdtemp(), extra=flags)[0]
     cols = [("both calibrations (the protocol's)", verdict(both)),
             ("the first alone", verdict(V.calibrate(binp, data, cal1, tempfile.mkdtemp(), extra=flags)[0])),
@@ -335,11 +339,8 @@ def table_host_threads(data, binp, rows=None):
         two[size] = os.path.join(d, os.path.basename(path))
         with open(path) as src, open(two[size], "w") as dst:
             dst.write(re.sub(r"(?m)^(\s*host_threads: )1$", r"\g<1>2", src.read()))
-
-    def verdict(m):
-        passes = [p for p in (V.pass_as_calibrated(binp, data, m, matrix, suf) for suf in sufs) if p]
-        return V.mean_of_passes(passes[0], passes[1:]) if passes else None
-    cols = [("host_threads: 1 (the protocol's)", verdict(models)), ("host_threads: 2", verdict(two))]
+    cols = [("host_threads: 1 (the protocol's)", passes_verdict(binp, data, models, matrix, sufs)),
+            ("host_threads: 2", passes_verdict(binp, data, two, matrix, sufs))]
     if not cols[0][1]:
         return
     print("## 30. The GPU phases' host threads: the passes' verdict with one or two\n")

@@ -10,7 +10,8 @@
 # left, then the next rows of the lists, as the protocol orders them.
 # FIRST=1 marks the session's first call: it runs the warm-up (WARMUP, default 200
 # partitions, not kept); it exits 2 when STATE already holds runs (another session's: a
-# session of one call, docs/validation.md's seventeenth protocol, gives a fresh STATE). A later call that finds no STATE ran on a fresh machine (the last
+# session of one call, docs/validation.md's seventeenth protocol, gives a fresh STATE).
+# A later call that finds no STATE ran on a fresh machine (the last
 # one went back): it stops at once with exit 3, and the caller calls again with DONE, an
 # extended regex of the row names already measured (from the earlier calls' archives),
 # and FIRST=1, since the new machine needs its warm-up too. That DONE holds for every later
