@@ -25,9 +25,10 @@ runs in SESSION/runs (made by docs/data/validation/run.sh):
 --data DIR does steps 1-2 for the runs in DIR alone (a new session, its passes the newest
 protocol's unless --passes names others) and writes only DIR/validation.json and
 DIR/model-SIZE.yaml, printing the tables: the first pass, the mean of the passes, and that
-mean pooled with the sessions of NEXT_POOLED (the fourteenth and fifteenth sessions'
-protocol). A listed session in POOLED gets the pooled verdict too (validation.json
-"pooled"). Runs of more than one machine (DIR/machines.tsv, --import) give no verdict, and
+mean pooled with the sessions of NEXT_POOLED (the three one-call sessions of the
+seventeenth session's protocol). A listed session in POOLED gets the pooled verdict too
+(validation.json "pooled"), and one in POOLED_BESIDE a second pooled reading
+("pooled_beside"). Runs of more than one machine (DIR/machines.tsv, --import) give no verdict, and
 --data says so. --check writes nothing and exits 1 when any committed output would change
 (CI runs it).
 
@@ -635,6 +636,8 @@ SESSIONS = [
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
     ("h200-18", "docs/data/validation/h200-18/validation.json", None, "-18", False, "h200-17",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    ("h200-19", "docs/data/validation/h200-19/validation.json", None, "-19", False, "h200-18",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
@@ -649,10 +652,13 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # two machines and not to its end, so it gives no verdict and is not pooled; the next session
 # that runs the protocol whole is judged with the thirteenth (docs/validation.md, "The
 # fifteenth session's protocol"); its folder is named for its card. Under the seventeenth
-# session's protocol (one-call sessions), the third one-call session that counts is judged
-# with the thirteenth, seventeenth and eighteenth (--data, then POOLED when committed).
-POOLED = {}
-NEXT_POOLED = ["h200-13", "h200-17", "h200-18"]
+# session's protocol (one-call sessions), the third one-call session that counts (the
+# nineteenth) is judged with the thirteenth, seventeenth and eighteenth: the protocol's
+# verdict. Reported beside it (POOLED_BESIDE, not a verdict): the three one-call sessions
+# pooled without the thirteenth. A later session of that protocol pools as NEXT_POOLED says.
+POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"]}
+POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"]}
+NEXT_POOLED = ["h200-17", "h200-18", "h200-19"]
 
 
 def read_spans(path, skip=2, kind="memcpy"):
@@ -1147,6 +1153,10 @@ def main():
                 [rows_of(e) for e in pool] + [doc["mean_of_passes_as_calibrated"]], arrivals)}
             if len(ran_on) > 1:
                 doc["pooled"]["no_verdict"] = MANY_MACHINES % len(ran_on)
+        beside = POOLED_BESIDE.get(name) or []
+        if beside and doc.get("mean_of_passes_as_calibrated") and all(rows_of(e) for e in beside):
+            doc["pooled_beside"] = {"sessions": beside + [os.path.basename(name)], "rows": pooled(
+                [rows_of(e) for e in beside] + [doc["mean_of_passes_as_calibrated"]], arrivals)}
         committed_models += [(m, os.path.join(data, os.path.basename(m))) for m in models.values()]
         outputs[os.path.join(ROOT, json_out)] = json.dumps(doc, indent=1) + "\n"
         if svg_out:
@@ -1174,6 +1184,9 @@ def main():
                 text = put("passes-own-steal-table" + suffix, table(doc["mean_of_passes_with_own_steal"], passes=True), text)
             if doc.get("pooled"):
                 text = put("pooled-table" + suffix, pooled_table(doc["pooled"]["rows"], doc["pooled"]["sessions"]), text)
+            if doc.get("pooled_beside"):
+                text = put("pooled-beside-table" + suffix,
+                           pooled_table(doc["pooled_beside"]["rows"], doc["pooled_beside"]["sessions"]), text)
             if doc.get("other_passes"):
                 text = put("other-passes-table" + suffix,
                            table(doc["other_passes"]["mean_of_passes_as_calibrated"], passes=True), text)

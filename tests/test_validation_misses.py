@@ -110,6 +110,15 @@ expect("table 31", t, "| 1 | 24.00 / 20.00 / 20.00 | 1.200 | 1.000 | 25.00 / 20.
        "h_d = 3 s_d - 2 = 1.75", "The reading fixed in probe-11.tsv: a host-thread law, h = 1.78.")
 t = probe11([dict(law, a=(0.024, 0.055))] * 2)
 expect("table 31, synth slowed too", t, "synth's a/b 1.100", "a core-set effect, not host threads.")
+# probe 11 as it ran (the nineteenth session's folder, its committed archive): the reading
+# the docs quote
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    M.table_host_threads_probe(os.path.join(ROOT, "docs", "data", "validation", "h200-19"))
+med = ("Medians over 4 rounds: s_a 1.065, s_c 0.993, s_d 1.075, synth's a/b 0.970; host threads h_a = 4 s_a - 3 = "
+       "1.26, h_d = 3 s_d - 2 = 1.23. The reading fixed in probe-11.tsv: a host-thread law, h = 1.24.")
+expect("table 31 on h200-19", out.getvalue(), "| 1 | 19.34 / 18.86 / 18.86 | 1.025 | 1.000 | 33.10 / 27.77 | 1.192 |", med)
+expect("docs/validation-sessions.md, probe 11", doc, med)
 expect("docs/validation-sessions.md", doc, "**Median 0.999**", "All 18 rows within the target in 4.9% of the draws, 17\nor more in 25.5%")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)

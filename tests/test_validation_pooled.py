@@ -1,13 +1,16 @@
 """validation.pooled, the fourteenth session's pooled verdict (docs/validation.md, "The
 fourteenth session's protocol"), on rows made by hand: each row's errors are the mean of
 the sessions' errors, judged against the target (2 pp, 3%, and 10% of p99 for the arrivals
-rows), and a row that a session lacks is not pooled. Usage: test_validation_pooled.py"""
+rows), and a row that a session lacks is not pooled; then the committed nineteenth
+session's verdict (POOLED) and the reading beside it (POOLED_BESIDE) against the means of
+the listed sessions' committed errors. Usage: test_validation_pooled.py"""
+import json
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
-from validation import pooled, pooled_table  # noqa: E402
+from validation import POOLED, POOLED_BESIDE, pooled, pooled_table  # noqa: E402
 from pychecks import check, done  # noqa: E402
 
 
@@ -33,4 +36,24 @@ out = {x["name"]: x for x in pooled([s1, s2])}
 check(out["r"]["within_target"], "without ARRIVALS, p99 is not judged: %r" % out["r"])
 t = pooled_table(pooled([s1, s2], arrivals={"q", "r"}), ["s1", "s2"])
 check("3 of 4 held-out scenarios within the target" in t and "| r | 1, 1 |" in t and "p99 +11.0%" in t, t)
+
+# The committed verdicts: each pooled row's mean is the mean of the listed sessions' own
+# errors (mean_of_passes_as_calibrated), the last session being the one that holds them.
+vdir = os.path.join(HERE, "..", "docs", "data", "validation")
+for key, lists in (("pooled", POOLED), ("pooled_beside", POOLED_BESIDE)):
+    for name, earlier in lists.items():
+        doc = json.load(open(os.path.join(vdir, name, "validation.json")))
+        got = doc.get(key) or {}
+        check(got.get("sessions") == earlier + [name], "%s %s: sessions %r" % (name, key, got.get("sessions")))
+        own = [{r["name"]: r for r in json.load(open(os.path.join(vdir, e, "validation.json")))["mean_of_passes_as_calibrated"]}
+               for e in earlier + [name]]
+        rows = got.get("rows") or []
+        check(len(rows) == 18, "%s %s: %d rows" % (name, key, len(rows)))
+        for r in rows:
+            u = sum(o[r["name"]]["gpu_util"]["error_pp"] for o in own) / len(own)
+            x = sum(o[r["name"]]["throughput_pps"]["error_pct"] for o in own) / len(own)
+            check(abs(r["util_error_pp_mean"] - u) < 1e-9 and abs(r["tput_error_pct_mean"] - x) < 1e-9 and
+                  r["within_target"] == (abs(u) <= 2 and abs(x) <= 3 and (r.get("p99_error_pct_mean") is None or
+                                                                          abs(r["p99_error_pct_mean"]) <= 10)),
+                  "%s %s %s: %r against %.4f pp, %.4f%%" % (name, key, r["name"], r, u, x))
 sys.exit(done())
