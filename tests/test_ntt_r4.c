@@ -67,20 +67,9 @@ static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k
   free(sh);
 }
 
-/* ntt.cu's run_network: pre-passes of at most max_k stages, then a last pass of log_block. */
+/* ntt.cu's run_network: the passes of ntt_pass_layout, each over its blocks. */
 static void network(fr_t *d, const fr_t *tw, unsigned log_n, unsigned log_block, unsigned max_k, int dit) {
-  unsigned ps[32], pk[32], np = 0;
-  if (log_n <= log_block) {
-    ps[0] = 0, pk[0] = log_n, np = 1;
-  } else {
-    unsigned rest = log_n - log_block, npre = (rest + max_k - 1) / max_k, s = 0;
-    for (unsigned i = 0; i < npre; i++) {
-      unsigned k = rest / (npre - i);
-      ps[np] = s, pk[np++] = k;
-      s += k, rest -= k;
-    }
-    ps[np] = s, pk[np++] = log_block;
-  }
+  unsigned ps[32], pk[32], np = ntt_pass_layout(log_n, log_block, max_k, ps, pk);
   for (unsigned ii = 0; ii < np; ii++) {
     unsigned i = dit ? np - 1 - ii : ii, s = ps[i], k = pk[i], L = log_n - s - k;
     unsigned c = log_block - k < L ? log_block - k : L;
@@ -89,7 +78,7 @@ static void network(fr_t *d, const fr_t *tw, unsigned log_n, unsigned log_block,
 }
 
 START_TEST(r4_network_equals_reference) {
-  static const unsigned shapes[][2] = {{10, 8}, {6, 4}, {5, 5}, {7, 3}, {4, 2}};
+  static const unsigned shapes[][2] = {{10, 8}, {8, 7}, {8, 6}, {9, 7}, {6, 4}, {5, 5}, {7, 3}, {4, 2}};
   uint64_t st = 5;
   for (unsigned log_n = 1; log_n <= 13; log_n++) {
     size_t n = (size_t)1 << log_n;
@@ -114,11 +103,40 @@ START_TEST(r4_network_equals_reference) {
 }
 END_TEST
 
+/* The default layout: blocks of 2^8, passes of at most 7 stages, so 2^20 runs as 6 + 6 + 8
+ * stages, 2^24 as 5 + 5 + 6 + 8 and 2^27 as 6 + 6 + 7 + 8; every layout's stages add up to
+ * the size, and no pass is longer than its block. */
+START_TEST(default_layout_by_size) {
+  unsigned lb, mk, ps[32], pk[32];
+  static const struct { unsigned log_n, lb, np, k[5]; } want[] = {
+      {8, 8, 1, {8}}, {9, 8, 2, {1, 8}}, {16, 8, 3, {4, 4, 8}}, {20, 8, 3, {6, 6, 8}}, {21, 8, 3, {6, 7, 8}},
+      {24, 8, 4, {5, 5, 6, 8}}, {26, 8, 4, {6, 6, 6, 8}}, {27, 8, 4, {6, 6, 7, 8}}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    ntt_default_layout(want[i].log_n, &lb, &mk);
+    unsigned np = ntt_pass_layout(want[i].log_n, lb, mk, ps, pk);
+    ck_assert_msg(lb == want[i].lb && np == want[i].np, "2^%u: blocks of 2^%u, %u passes", want[i].log_n, lb, np);
+    for (unsigned j = 0; j < np; j++)
+      ck_assert_msg(pk[j] == want[i].k[j] && ps[j] == (j ? ps[j - 1] + pk[j - 1] : 0),
+                    "2^%u: pass %u has %u stages from %u", want[i].log_n, j, pk[j], ps[j]);
+  }
+  for (unsigned log_n = 1; log_n <= 30; log_n++) {
+    ntt_default_layout(log_n, &lb, &mk);
+    unsigned np = ntt_pass_layout(log_n, lb, mk, ps, pk), sum = 0;
+    for (unsigned j = 0; j < np; j++) {
+      ck_assert_msg(pk[j] >= 1 && pk[j] <= lb && (j + 1 == np || pk[j] <= mk), "2^%u pass %u: %u stages", log_n, j, pk[j]);
+      sum += pk[j];
+    }
+    ck_assert_msg(sum == log_n, "2^%u: the passes add up to %u stages", log_n, sum);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ntt_r4");
   TCase *tc = tcase_create("network");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, r4_network_equals_reference);
+  tcase_add_test(tc, default_layout_by_size);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

@@ -21,10 +21,10 @@ extern "C" {
 }
 
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
- * that is not the last; PSC_NTT_LOG_BLOCK (8..12) and PSC_NTT_MAX_K (1..LOG_BLOCK) in the
- * environment override them, for tuning with prover-bench. */
-#define NTT_LOG_BLOCK 10
-#define NTT_MAX_K 8
+ * that is not the last, are ntt_default_layout's (ntt_r4.h: blocks of 2^8, passes of at
+ * most 7 stages); PSC_NTT_LOG_BLOCK (8..12) and PSC_NTT_MAX_K (1..LOG_BLOCK) in the
+ * environment set them, for tuning with prover-bench (a LOG_BLOCK without MAX_K takes 8
+ * stages for blocks of 2^10, LOG_BLOCK - 2 otherwise). */
 /* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 5.67 ms on the
  * H200, against 8.82 ms one stage at a time); 2: one stage at a time (ntt_pass).
  * PSC_NTT_RADIX overrides. */
@@ -284,8 +284,8 @@ static void ntt_settings_init(void) {
   ntt_settings s;
   s.radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
   s.max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
-  s.log_block = env_uint("PSC_NTT_LOG_BLOCK", NTT_LOG_BLOCK, 8, 12);
-  if (!s.max_k || s.max_k > s.log_block) s.max_k = s.log_block == NTT_LOG_BLOCK ? NTT_MAX_K : s.log_block - 2;
+  s.log_block = env_uint("PSC_NTT_LOG_BLOCK", 0, 8, 12); /* 0: ntt_default_layout's */
+  if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
 
@@ -299,24 +299,14 @@ static const ntt_settings *ntt_settings_get(void) {
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
   const ntt_settings *set = ntt_settings_get();
-  const unsigned log_block = set->log_block, max_k = set->max_k, radix = set->radix;
-  unsigned ps[32], pk[32], np = 0;
-  if (log_n <= log_block) {
-    ps[0] = 0;
-    pk[0] = log_n;
-    np = 1;
-  } else {
-    unsigned rest = log_n - log_block, npre = (rest + max_k - 1) / max_k, s = 0;
-    for (unsigned i = 0; i < npre; i++) {
-      unsigned k = rest / (npre - i);
-      ps[np] = s;
-      pk[np++] = k;
-      s += k;
-      rest -= k;
-    }
-    ps[np] = s;
-    pk[np++] = log_block;
+  const unsigned radix = set->radix;
+  unsigned log_block = set->log_block, max_k = set->max_k, ps[32], pk[32];
+  if (!log_block) { /* the default blocks, and passes of PSC_NTT_MAX_K if it fits them */
+    unsigned mk;
+    ntt_default_layout(log_n, &log_block, &mk);
+    if (!max_k || max_k > log_block) max_k = mk;
   }
+  const unsigned np = ntt_pass_layout(log_n, log_block, max_k, ps, pk);
   for (unsigned ii = 0; ii < np; ii++) {
     unsigned i = dit ? np - 1 - ii : ii;
     unsigned s = ps[i], k = pk[i], L = log_n - s - k;

@@ -71,4 +71,35 @@ NTT_HD void ntt_r4_group_at(ntt_r4_group *gr, unsigned g, unsigned c, unsigned l
     }                                                                                              \
   } while (0)
 
+/* The pass layout of a transform of 2^log_n: passes of k stages each (ps[i] the first
+ * stage of pass i, pk[i] its count), the pre-passes of at most max_k stages split as
+ * evenly as they go, then one last pass of log_block stages (or one pass of all of them
+ * when log_n <= log_block); returns the number of passes. */
+NTT_HD unsigned ntt_pass_layout(unsigned log_n, unsigned log_block, unsigned max_k, unsigned *ps, unsigned *pk) {
+  unsigned np = 0;
+  if (log_n <= log_block) {
+    ps[0] = 0, pk[0] = log_n;
+    return 1;
+  }
+  unsigned rest = log_n - log_block, npre = (rest + max_k - 1) / max_k, s = 0;
+  for (unsigned i = 0; i < npre; i++) {
+    unsigned k = rest / (npre - i);
+    ps[np] = s, pk[np++] = k;
+    s += k, rest -= k;
+  }
+  ps[np] = s, pk[np++] = log_block;
+  return np;
+}
+
+/* The default blocks (2^log_block elements in shared memory) and pass length: blocks of
+ * 2^8 and passes of at most 7 stages, at every size. On the H200 they ran every size from
+ * 2^16 to 2^27 3-39% faster than blocks of 2^10 with passes of at most 8 (2^20 by 22%, 2^24
+ * by 5%), and of the layouts tried none was more than 1% faster at any size from 2^17 to
+ * 2^26 (docs/performance.md, "NTT: smaller blocks"). */
+NTT_HD void ntt_default_layout(unsigned log_n, unsigned *log_block, unsigned *max_k) {
+  (void)log_n;
+  *log_block = 8;
+  *max_k = 7;
+}
+
 #endif
