@@ -41,9 +41,10 @@ typedef struct phase {
   double host_mem_gib;   /* host memory held while the call is in flight (plan); default 0 */
   double busy;           /* gpu phases: share of the phase's time the GPU executes kernels
                             (the rest: host steps, copies, syncs inside it); default 1 */
-  int host_threads;      /* gpu phases: host threads the phase keeps busy while it runs (the
+  double host_threads;   /* gpu phases: host threads the phase keeps busy while it runs (the
                             launching and synchronising thread), competing for cpu_cores;
                             its host part (1 - busy) slows with the core share they get.
+                            May be a fraction (the engine counts 64ths of a thread).
                             Default 0 */
 } phase;
 

@@ -623,9 +623,11 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
         scn__expect(c, x, p, "no host_threads: key on a cpu/pcie/none phase (host_threads are the host side of a gpu phase)");
         goto fail;
       }
-      int64_t v;
-      if (scn__rd_int(c, x, p, 0, 64, &v)) goto fail;
-      ph->host_threads = (int)v;
+      if (scn__rd_num(c, x, p, 0, 0, &ph->host_threads)) goto fail;
+      if (ph->host_threads > 64) {
+        scn__expect(c, x, p, "a number from 0 to 64 (host threads; a fraction is kept to 1/64 of a thread)");
+        goto fail;
+      }
     }
     pair *ap = scn__map_find(it, "after");
     if (!ap || scn__is_null(ap->val)) {

@@ -96,9 +96,10 @@ docs/validation-sessions.md quote them):
 29. where DATA/repeats exists (a session on two machines): the rows both machines ran,
     the second machine's throughput, GPU and CPU time over the first's;
 30. the GPU phases' host threads: the mean of the passes as calibrated with the protocol's
-    model (each GPU phase holds one host thread, host_threads: 1) and with the same model
-    holding two (CUDA's spinning waiter beside the launching thread, the seventh session's
-    probe 4), a what-if for a law that calibrate does not fit yet;
+    model (each GPU phase holds one host thread, host_threads: 1), with the same model
+    holding the host threads probe 11 measured (table 31, the nineteenth session's: 1.24)
+    and holding two (CUDA's spinning waiter beside the launching thread, the seventh
+    session's probe 4), what-ifs for a law that calibrate does not fit yet;
 31. where DATA/probe-11 exists (after the eighteenth session): five single-worker
     settings alternated run by run (probe-11.tsv), `prep`'s time per partition at 4, 5
     and 3 cores over its reference on 16, synth's as the control, the host threads the

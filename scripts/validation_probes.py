@@ -292,15 +292,16 @@ def table_alternated(data, probe="probe-10"):
                                           sum(p[3] for p in pairs) / len(pairs)))
 
 
-def table_host_threads_probe(data, probe="probe-11"):
-    """Probe 11: one worker at a = 3 threads on 4 cores, b = 3 on 16, c = 3 on 5, d = 2 on
-    3, e = 2 on 16, alternated in rounds (p11-S-K); per round prep's time per partition
-    over its reference's (a/b, c/b, d/e) and synth's a/b, their medians, the host threads
-    they imply (a phase of k threads beside h host threads on c cores runs at
-    min(1, c / (k + h)): h = c s - k) and the reading fixed in probe-11.tsv."""
+def host_threads_probe(data, probe="probe-11"):
+    """Probe 11's rounds and reading from DATA/probe-11, or None where it did not run: one
+    worker at a = 3 threads on 4 cores, b = 3 on 16, c = 3 on 5, d = 2 on 3, e = 2 on 16,
+    alternated in rounds (p11-S-K); per round prep's time per partition over its reference's
+    (a/b, c/b, d/e) and synth's a/b, their medians, the host threads they imply (a phase of k
+    threads beside h host threads on c cores runs at min(1, c / (k + h)): h = c s - k) and
+    the reading fixed in probe-11.tsv, with h when the reading is the law."""
     rd = runs_dir(os.path.join(data, probe))
     if not os.path.isdir(rd):
-        return
+        return None
     rounds = []
     for k in range(1, 100):
         f = {s: os.path.join(rd, "p11-%s-%d.spans.jsonl.gz" % (s, k)) for s in "abcde"}
@@ -310,6 +311,30 @@ def table_host_threads_probe(data, probe="probe-11"):
         synth = {s: phase_per_partition(x, "synth") for s, x in f.items()}
         rounds.append((k, prep, synth))
     if not rounds:
+        return None
+    sa = [p["a"] / p["b"] for _, p, _ in rounds]
+    sc = [p["c"] / p["b"] for _, p, _ in rounds]
+    sd = [p["d"] / p["e"] for _, p, _ in rounds]
+    ss = [x["a"] / x["b"] for _, _, x in rounds]
+    ma, mc, md, ms = (statistics.median(x) for x in (sa, sc, sd, ss))
+    ha, hd = 4 * ma - 3, 3 * md - 2
+    within = lambda x: 0.97 <= x <= 1.03
+    h = None
+    if within(mc) and within(ms) and abs(ha - hd) <= 0.3:
+        h = (ha + hd) / 2
+        reading = "a host-thread law, h = %.2f" % h
+    elif mc > 1.03 or ms > 1.03:
+        reading = "a core-set effect, not host threads"
+    else:
+        reading = "neither reading"
+    return {"rounds": rounds, "ratios": (sa, sc, sd, ss), "medians": (ma, mc, md, ms), "h_a": ha, "h_d": hd,
+            "reading": reading, "h": h}
+
+
+def table_host_threads_probe(data, probe="probe-11"):
+    """Table 31: host_threads_probe's rounds, medians and reading."""
+    r = host_threads_probe(data, probe)
+    if not r:
         return
     print("## 31. Probe 11: the host threads of a GPU phase, from cores that the threads fill\n")
     print("One worker under the kernels lock at five settings alternated run by run: a = 3 threads on 4 cores, "
@@ -317,21 +342,12 @@ def table_host_threads_probe(data, probe="probe-11"):
           "(beside no GPU phase) in ms per partition, each worker's first two calls left out.\n")
     print("| round | prep a / b / c (ms) | a/b | c/b | prep d / e (ms) | d/e | synth a / b (ms) | synth a/b |")
     print("|---|---|---|---|---|---|---|---|")
-    sa, sc, sd, ss = [], [], [], []
-    for k, p, s in rounds:
-        sa.append(p["a"] / p["b"]), sc.append(p["c"] / p["b"]), sd.append(p["d"] / p["e"]), ss.append(s["a"] / s["b"])
+    sa, sc, sd, ss = r["ratios"]
+    for i, (k, p, s) in enumerate(r["rounds"]):
         print("| %d | %.2f / %.2f / %.2f | %.3f | %.3f | %.2f / %.2f | %.3f | %.2f / %.2f | %.3f |" % (
-            k, 1e3 * p["a"], 1e3 * p["b"], 1e3 * p["c"], sa[-1], sc[-1], 1e3 * p["d"], 1e3 * p["e"], sd[-1],
-            1e3 * s["a"], 1e3 * s["b"], ss[-1]))
-    ma, mc, md, ms = (statistics.median(x) for x in (sa, sc, sd, ss))
-    ha, hd = 4 * ma - 3, 3 * md - 2
-    within = lambda x: 0.97 <= x <= 1.03
-    if within(mc) and within(ms) and abs(ha - hd) <= 0.3:
-        reading = "a host-thread law, h = %.2f" % ((ha + hd) / 2)
-    elif mc > 1.03 or ms > 1.03:
-        reading = "a core-set effect, not host threads"
-    else:
-        reading = "neither reading"
+            k, 1e3 * p["a"], 1e3 * p["b"], 1e3 * p["c"], sa[i], sc[i], 1e3 * p["d"], 1e3 * p["e"], sd[i],
+            1e3 * s["a"], 1e3 * s["b"], ss[i]))
+    ma, mc, md, ms = r["medians"]
     print("\nMedians over %d rounds: s_a %.3f, s_c %.3f, s_d %.3f, synth's a/b %.3f; host threads h_a = 4 s_a - 3 = "
           "%.2f, h_d = 3 s_d - 2 = %.2f. The reading fixed in probe-11.tsv: %s.\n" % (
-              len(rounds), ma, mc, md, ms, ha, hd, reading))
+              len(r["rounds"]), ma, mc, md, ms, r["h_a"], r["h_d"], r["reading"]))

@@ -13,7 +13,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import scaled_model  # noqa: E402  (one model scaler)
-from validation_probes import CPU, GPU, model_means, model_time, runs  # noqa: E402
+from validation_probes import CPU, GPU, host_threads_probe, model_means, model_time, runs  # noqa: E402
 
 
 def table_gpu_law(data, binp):
@@ -323,10 +323,17 @@ def table_lease_drift(data, binp):
     verdict_columns(cols)
 
 
+# The session whose probe 11 gives table 30's measured host threads (docs/validation-sessions.md,
+# "A nineteenth session").
+PROBE11 = os.path.join(ROOT, "docs", "data", "validation", "h200-19")
+
+
 def table_host_threads(data, binp, rows=None):
     """Table 30: the session's passes as calibrated, with the protocol's model and with the
-    same model's GPU phases holding two host threads instead of one (a what-if: the model's
-    other parameters stay as fitted); ROWS, when given, only those rows (a test's)."""
+    same model's GPU phases holding the host threads probe 11 measured (PROBE11's reading,
+    to two decimals; the engine keeps 64ths of a thread) or two instead of one (what-ifs:
+    the model's other parameters stay as fitted); ROWS, when given, only those rows (a
+    test's)."""
     import tempfile
     import validation as V
     calib = V.protocol_calibration(data, V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")))
@@ -334,17 +341,24 @@ def table_host_threads(data, binp, rows=None):
               if rows is None or r["name"] in rows]
     sufs = pass_suffixes(data)
     models = V.calibrate(binp, data, calib, tempfile.mkdtemp(), extra=V.protocol_flags(data))[0]
-    two, d = {}, tempfile.mkdtemp()
-    for size, path in models.items():
-        two[size] = os.path.join(d, os.path.basename(path))
-        with open(path) as src, open(two[size], "w") as dst:
-            dst.write(re.sub(r"(?m)^(\s*host_threads: )1$", r"\g<1>2", src.read()))
-    cols = [("host_threads: 1 (the protocol's)", passes_verdict(binp, data, models, matrix, sufs)),
-            ("host_threads: 2", passes_verdict(binp, data, two, matrix, sufs))]
+    def with_host_threads(h):
+        out, d = {}, tempfile.mkdtemp()
+        for size, path in models.items():
+            out[size] = os.path.join(d, os.path.basename(path))
+            with open(path) as src, open(out[size], "w") as dst:
+                dst.write(re.sub(r"(?m)^(\s*host_threads: )1$", r"\g<1>" + h, src.read()))
+        return out
+    probe = host_threads_probe(PROBE11)
+    cols = [("host_threads: 1 (the protocol's)", passes_verdict(binp, data, models, matrix, sufs))]
+    if probe and probe["h"] is not None:
+        h = "%.2f" % probe["h"]
+        cols.append(("host_threads: %s (probe 11)" % h, passes_verdict(binp, data, with_host_threads(h), matrix, sufs)))
+    cols.append(("host_threads: 2", passes_verdict(binp, data, with_host_threads("2"), matrix, sufs)))
     if not cols[0][1]:
         return
-    print("## 30. The GPU phases' host threads: the passes' verdict with one or two\n")
+    print("## 30. The GPU phases' host threads: the passes' verdict with one, as probe 11 measured, or two\n")
     print("The mean of the passes as calibrated, utilization error (pp) and throughput error (%) per row: the "
-          "protocol's model, whose GPU phases each hold one host thread, and the same model with two (the other "
-          "parameters as fitted). A what-if, not a fit.\n")
+          "protocol's model, whose GPU phases each hold one host thread, and the same model with the host threads "
+          "probe 11 measured (the nineteenth session's probe, table 31) and with two (the other parameters as "
+          "fitted). What-ifs, not fits.\n")
     verdict_columns(cols)

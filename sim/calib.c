@@ -731,7 +731,7 @@ void calib_model_yaml(ps_buf *b, const model *m) {
     ps_buf_printf(b, "]\n");
     if (ph->host_mem_gib > 0) ps_buf_printf(b, "    host_mem_gib: %.6g\n", ph->host_mem_gib);
     if (ph->resource == RES_GPU && ph->busy < 1) ps_buf_printf(b, "    busy: %.4f\n", ph->busy);
-    if (ph->host_threads) ps_buf_printf(b, "    host_threads: %d\n", ph->host_threads);
+    if (ph->host_threads > 0) ps_buf_printf(b, "    host_threads: %.6g\n", ph->host_threads);
   }
   if (m->nscopes > 0) {
     ps_buf_printf(b, "scopes:\n");

@@ -125,7 +125,8 @@ _Static_assert(sizeof(pjob) == 32, "two jobs a cache line");
 /* What a job's phase decides. */
 typedef struct pphase {
   int thr;           /* cores the phase's jobs hold at their station */
-  int hthr;          /* host threads of a gpu phase (its shadows' cores) */
+  int hthr, hfrac;   /* host threads of a gpu phase (its shadows' cores): whole threads, and
+                      * the fraction beyond them in 64ths of a thread */
   int cls;           /* the cpu class of its jobs, or -1 */
   uint8_t law;       /* the phase has a scaling law */
   uint8_t host;      /* a gpu phase with host threads in the cpu station */
@@ -173,6 +174,10 @@ typedef struct rep_state {
   int64_t events;
 
   station cpu;
+  int cpu_h64;       /* the running gpu phases' host threads may be fractions of a thread
+                      * (phase.host_threads): their whole threads are in cpu.used and what is
+                      * left, 0 to 63 64ths, here, so the pool's demand is cpu.used +
+                      * cpu_h64 / 64 (exact in a double); 0 throughout with whole threads */
   double cpu_t_upd, cpu_used_int; /* the integral of the cores in use (min(demand, cores) for PS) */
   int cpu_ncpu;      /* jobs in service at the cpu that are cpu phases (not host threads) */
   int cpu_m;         /* the other cpu phases each ran beside at the last rate */
@@ -242,20 +247,40 @@ static const char *res_names[] = {"cpu", "gpu", "pcie", "none"};
 
 /* ---------------------------------------------------------------- accounting */
 
+/* Whether the cpu pool's demand (its jobs' threads and host threads, cpu.used + cpu_h64 /
+ * 64, cpu_h64 < 64) exceeds its cores; the demand; the cores it uses, min(demand, cores).
+ * With whole threads (cpu_h64 0) these are the integer tests of cpu.used alone. */
+static inline int cpu_over(const rep_state *r) {
+  return r->cpu.used > r->cpu.cap || __builtin_expect(r->cpu.used == r->cpu.cap && r->cpu_h64 != 0, 0);
+}
+static inline double cpu_demand(const rep_state *r) { return r->cpu.used + r->cpu_h64 * (1.0 / 64); }
+static inline double cpu_in_use(const rep_state *r) {
+  if (r->cpu.used >= r->cpu.cap) return r->cpu.cap;
+  return __builtin_expect(r->cpu_h64 != 0, 0) ? cpu_demand(r) : r->cpu.used;
+}
+
+/* The host threads of a gpu phase join (sign 1) or leave (-1) the cpu pool's demand: whole
+ * threads hthr, and hfrac 64ths carried into cpu.used as they make whole threads. */
+static inline void cpu_host_demand(rep_state *r, const pphase *pp, int sign) {
+  r->cpu.used += sign * pp->hthr;
+  r->cpu_h64 += sign * pp->hfrac;
+  if (r->cpu_h64 >= 64) r->cpu_h64 -= 64, r->cpu.used++;
+  else if (r->cpu_h64 < 0) r->cpu_h64 += 64, r->cpu.used--;
+}
+
 /* The cpu station's integral of the cores in use up to now (the other stations keep none:
  * a GPU's accounting is gpu_advance's). */
-static inline void cpu_advance(rep_state *r, double now) {
+static inline __attribute__((always_inline)) void cpu_advance(rep_state *r, double now) {
   station *st = &r->cpu;
   double dt = now - r->cpu_t_upd;
-  if (dt > 0) r->cpu_used_int += dt * (st->kind == ST_PS ? (st->used < st->cap ? st->used : st->cap) : st->used);
+  if (dt > 0) r->cpu_used_int += dt * (st->kind == ST_PS ? cpu_in_use(r) : st->used);
   r->cpu_t_upd = now;
 }
 
 /* cpu_advance for the processor-sharing pool (cpu_sharing: ps). */
 static inline void cpu_advance_ps(rep_state *r) {
-  const station *st = &r->cpu;
   double dt = r->now - r->cpu_t_upd;
-  if (dt > 0) r->cpu_used_int += dt * (st->used < st->cap ? st->used : st->cap);
+  if (dt > 0) r->cpu_used_int += dt * cpu_in_use(r);
   r->cpu_t_upd = r->now;
 }
 
@@ -438,7 +463,7 @@ static inline double cls_speed(const rep_state *r, int c) {
  * storage): it is not in pool.act, where the loop looks, so nothing reads it, and a test
  * for it would be a branch as hard to predict as a coin toss. The sequence number it takes
  * leaves a gap, which changes no comparison. */
-static void cls_schedule(rep_state *r, int c) {
+static inline __attribute__((always_inline)) void cls_schedule(rep_state *r, int c) {
   ps_cls *k = &r->pool.cls[c];
   k->due = ps_cls_due(k, r->now);
   k->seq = r->q.seq++; /* the order of a push of the engine's queue */
@@ -514,7 +539,7 @@ static void host_update(rep_state *r, uint32_t job, double h) {
  * order. */
 static int cpu_rerate_slow(rep_state *r, int force) {
   station *st = &r->cpu;
-  double nr = st->used <= st->cap ? 1.0 : (double)st->cap / (double)st->used;
+  double nr = !cpu_over(r) ? 1.0 : (double)st->cap / (r->cpu_h64 ? cpu_demand(r) : (double)st->used);
   int m = r->cpu_ncpu > 1 && r->m->cpu_contention > 0 ? r->cpu_ncpu - 1 : 0;
   int changed = nr != st->rate || m != r->cpu_m;
   st->rate = nr;
@@ -538,7 +563,7 @@ static int cpu_rerate_slow(rep_state *r, int force) {
  * and no contention model, so nothing changed and only class `force` is rescheduled. */
 static inline int cpu_rerate(rep_state *r, int force) {
   const station *st = &r->cpu;
-  if (r->cpu_roomy || (st->used <= st->cap && st->rate == 1.0 && !r->contended)) {
+  if (r->cpu_roomy || (!cpu_over(r) && st->rate == 1.0 && !r->contended)) {
     if (force >= 0) cls_schedule(r, force);
     return 0;
   }
@@ -654,7 +679,7 @@ static void host_join(rep_state *r, uint32_t job) {
   uint32_t sh = job + r->nj;
   touch(r, st);
   const pphase *pp = &r->pp[job_p(r, job)];
-  st->used += pp->hthr;
+  cpu_host_demand(r, pp, 1);
   st->nrun++;
   if (pp->cls >= 0) {
     gpu_state *g = &r->gpus[r->job[job].st->gpu_of];
@@ -676,7 +701,7 @@ static void host_leave(rep_state *r, uint32_t job) {
   uint32_t sh = job + r->nj;
   touch(r, st);
   const pphase *pp = &r->pp[job_p(r, job)];
-  st->used -= pp->hthr;
+  cpu_host_demand(r, pp, -1);
   st->nrun--;
   r->job_hshare[job] = 1;
   if (pp->cls >= 0) {
@@ -1126,9 +1151,10 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
     const phase *ph = &m->phases[p];
     pphase *q = &r->pp[p];
     q->thr = ph->resource == RES_CPU ? ph->threads : 1;
-    q->hthr = ph->host_threads;
+    long h64 = lround(ph->host_threads * 64);
+    q->hthr = (int)(h64 / 64), q->hfrac = (int)(h64 % 64);
     q->law = ph->resource == RES_CPU && ph->law != SCALE_NONE;
-    q->host = ph->resource == RES_GPU && ph->host_threads > 0 && !s->cpu_fifo;
+    q->host = ph->resource == RES_GPU && h64 > 0 && !s->cpu_fifo;
     q->plain = !ph->has_fixed && ph->nscale == 0;
     q->unit = !q->host && !q->law && (ph->resource != RES_CPU || !r->contended);
     q->busy = ph->busy;
@@ -1171,10 +1197,11 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
     }
   int anyhost = 0; /* a gpu phase has host threads in the cpu station */
   for (int p = 0; p < r->np; p++) anyhost |= r->pp[p].host;
-  int64_t most = 0; /* the cores every worker's every phase would hold at once */
+  int64_t most = 0; /* the cores every worker's every phase would hold at once, in 64ths */
   for (int p = 0; p < r->np; p++)
-    most += (m->phases[p].resource == RES_CPU ? r->pp[p].thr : 0) + (r->pp[p].host ? r->pp[p].hthr : 0);
-  r->cpu_roomy = !s->cpu_fifo && !r->contended && most * r->nw <= s->cpu_cores;
+    most += (m->phases[p].resource == RES_CPU ? 64 * (int64_t)r->pp[p].thr : 0) +
+            (r->pp[p].host ? 64 * (int64_t)r->pp[p].hthr + r->pp[p].hfrac : 0);
+  r->cpu_roomy = !s->cpu_fifo && !r->contended && most * r->nw <= 64 * (int64_t)s->cpu_cores;
   for (int p = 0; p < r->np; p++) {
     r->pp[p].cpu_ps = m->phases[p].resource == RES_CPU && !s->cpu_fifo;
     r->pp[p].gpu_fifo = m->phases[p].resource == RES_GPU && !s->gpu_shared && !anyhost;

@@ -497,6 +497,37 @@ START_TEST(host_thread_shares_cores) {
 END_TEST
 
 
+/* Host threads may be a fraction of a thread: g's h host threads and c's one thread demand
+ * 1 + h cores; on C cores each gets the share x = min(1, C / (1 + h)) of what it demands. g
+ * (1 s, half of it kernels) runs at v = 1 / (0.5 + 0.5 / x) and ends at 1 / v, c having
+ * done x / v of its 10 s; the call ends at 1 / v + 10 - x / v. h = 0.5 on 1 core: x = 2/3,
+ * v = 0.8, 10.41667 s; h = 1.5 on 1 core: x = 0.4, 11.05 s; h = 1.5 on 2 cores: x = 0.8,
+ * 10.225 s; h = 0.5 on 2 cores: nothing squeezed, 10 s. h = 1.24 is kept as 79/64. */
+START_TEST(host_threads_fraction) {
+  static const struct { double h; int cores; } cs[] = {{0.5, 1}, {1.5, 1}, {1.5, 2}, {0.5, 2}, {1.24, 2}};
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    scenario *s = mk(2);
+    ph(s, 0, "g", RES_GPU, 1.0);
+    ph(s, 1, "c", RES_CPU, 10.0);
+    set_after(s, 1, 0, NULL);
+    s->model->phases[0].busy = 0.5;
+    s->model->phases[0].host_threads = cs[i].h;
+    s->cpu_cores = cs[i].cores;
+    s->partitions = 20;
+    double h = round(cs[i].h * 64) / 64, x = fmin(1, cs[i].cores / (1 + h)), v = 1 / (0.5 + 0.5 / x);
+    double call = 1 / v + 10 - x / v;
+    sim_result *r = run(s, 1, NULL, NULL);
+    REL_EQ(r->reps[0].call_mean, call, 1e-9);
+    REL_EQ(r->reps[0].gpu_util[0], 0.5 / call, 1e-9);
+    if (i == 0) REL_EQ(call, 10.0 + 5.0 / 12, 1e-12); /* the closed form above, by hand */
+    if (i == 2) REL_EQ(call, 10.225, 1e-12);
+    sim_result_free(r);
+    free_s(s);
+  }
+}
+END_TEST
+
+
 /* CPU contention: n workers whose only phase is a cpu phase of 1 s (1 thread, cores to
  * spare) always run beside n - 1 others, each at 1 / (1 + c (n - 1)): the call takes
  * 1 + c (n - 1) and X = n / that. One worker alone is not slowed. */
@@ -1419,6 +1450,7 @@ int main(void) {
   tcase_add_test(tc, thread_policy);
   tcase_add_test(tc, gpu_interference);
   tcase_add_test(tc, host_thread_shares_cores);
+  tcase_add_test(tc, host_threads_fraction);
   tcase_add_test(tc, cpu_contention_closed_form);
   tcase_add_test(tc, gpu_phases_of_one_call_overlap);
   tcase_add_test(tc, gpu_first_come);

@@ -669,8 +669,19 @@ START_TEST(test_thread_policy) {
   ASSERT_ERR(e.msg, "--set phases.prep.host_threads=1: phases.prep.host_threads: ", "expected no host_threads: key on a cpu");
   const char *l[] = {"phases.msm.host_threads=1"};
   s = load_ok("good-defaults.yaml", l, 1);
-  ck_assert_int_eq(s->model->phases[scn_phase_index(s->model, "msm")].host_threads, 1);
+  ck_assert_double_eq(s->model->phases[scn_phase_index(s->model, "msm")].host_threads, 1);
   scn_free(s);
+  /* A fraction of a thread (probe 11 measured about 1.24); more than 64, or below 0, is refused. */
+  const char *l2[] = {"phases.msm.host_threads=1.25"};
+  s = load_ok("good-defaults.yaml", l2, 1);
+  ck_assert_double_eq(s->model->phases[scn_phase_index(s->model, "msm")].host_threads, 1.25);
+  scn_free(s);
+  const char *l3[] = {"phases.msm.host_threads=64.5"};
+  e = load_fail("good-defaults.yaml", l3, 1);
+  ASSERT_ERR(e.msg, "--set phases.msm.host_threads=64.5: phases.msm.host_threads: ", "expected a number from 0 to 64");
+  const char *l4[] = {"phases.msm.host_threads=-1"};
+  e = load_fail("good-defaults.yaml", l4, 1);
+  ASSERT_ERR(e.msg, "--set phases.msm.host_threads=-1: phases.msm.host_threads: ", "expected a number >= 0");
   /* A tagged scalar is a string, as a quoted one is: `!!str 2` is no thread count. */
   const char *t2[] = {"phases.prep.threads=!!str 2"};
   e = load_fail("good-defaults.yaml", t2, 1);
