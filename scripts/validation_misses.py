@@ -103,8 +103,11 @@ docs/validation-sessions.md quote them):
 31. where DATA/probe-11 exists (after the eighteenth session): five single-worker
     settings alternated run by run (probe-11.tsv), `prep`'s time per partition at 4, 5
     and 3 cores over its reference on 16, synth's as the control, the host threads the
-    ratios imply and the reading probe-11.tsv fixed before the runs.
-The probes' tables (9, 10, 11, 23, 25, 26, 31) are in validation_probes.py, the what-ifs
+    ratios imply and the reading probe-11.tsv fixed before the runs;
+32. where DATA/runs holds probe 11's pair among the calibration runs (cal20-c4-t3 and
+    cal20-c16-t3, the tenth to thirteenth sessions): each copy's prep and synth, 4 cores
+    over 16, and the host threads they imply.
+The probes' tables (9, 10, 11, 23, 25, 26, 31, 32) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
@@ -121,7 +124,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import read_spans, runs_dir  # noqa: E402  (one reader of spans)
 from validation_probes import (CPU, GPU, model_means, model_time, phase_per_partition, runs,  # noqa: E402
-                               table_alternated, table_host_probe, table_host_threads_probe, table_probe,
+                               table_alternated, table_host_probe, table_host_threads_calib,
+                               table_host_threads_probe, table_probe,
                                table_probe2, table_probe3)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
@@ -1045,6 +1049,7 @@ def main():
     table_host_probe(data, "probe-9")
     table_alternated(data)
     table_host_threads_probe(data)
+    table_host_threads_calib(data)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

@@ -351,3 +351,34 @@ def table_host_threads_probe(data, probe="probe-11"):
     print("\nMedians over %d rounds: s_a %.3f, s_c %.3f, s_d %.3f, synth's a/b %.3f; host threads h_a = 4 s_a - 3 = "
           "%.2f, h_d = 3 s_d - 2 = %.2f. The reading fixed in probe-11.tsv: %s.\n" % (
               len(r["rounds"]), ma, mc, md, ms, r["h_a"], r["h_d"], r["reading"]))
+
+
+def table_host_threads_calib(data):
+    """Table 32: probe 11's pair among a session's calibration runs. Where DATA/runs holds
+    one worker at 3 threads on 4 cores and on 16 (cal20-c4-t3 and cal20-c16-t3, and their
+    second copies -c2, run in the same session but not alternated), each copy's prep and
+    synth per partition, 4 cores over 16, and the host threads prep's ratio implies (h =
+    4 s - 3), as probe 11 reads them; and with prep's ratio divided by synth's (what the
+    core set did to a phase beside no GPU phase taken out)."""
+    rd = runs_dir(data)
+    rows = []
+    for suf in ("", "-c2"):
+        a, b = (os.path.join(rd, "cal20-%s-t3%s.spans.jsonl.gz" % (c, suf)) for c in ("c4", "c16"))
+        if os.path.exists(a) and os.path.exists(b):
+            pa, pb = phase_per_partition(a, "prep"), phase_per_partition(b, "prep")
+            sa, sb = phase_per_partition(a, "synth"), phase_per_partition(b, "synth")
+            rows.append((suf or "first", pa, pb, sa, sb))
+    if not rows:
+        return
+    print("## 32. Probe 11's pair among the calibration runs: 3 threads on 4 cores against 16\n")
+    print("One worker at 3 threads under the kernels lock (cal20-c4-t3 and cal20-c16-t3, each copy run in the same "
+          "session, not alternated): `prep` (beside `ntt_h`) and `synth` (beside no GPU phase) in ms per "
+          "partition, the ratios 4 cores over 16, and the host threads prep's ratio implies, h = 4 s - 3, as "
+          "it is and with the ratio divided by synth's.\n")
+    print("| copy | prep 4 / 16 cores (ms) | s | synth 4 / 16 (ms) | synth's ratio | h | h, synth's ratio taken out |")
+    print("|---|---|---|---|---|---|---|")
+    for suf, pa, pb, sa, sb in rows:
+        print("| %s | %.2f / %.2f | %.3f | %.2f / %.2f | %.3f | %.2f | %.2f |" % (
+            suf, 1e3 * pa, 1e3 * pb, pa / pb, 1e3 * sa, 1e3 * sb, sa / sb, 4 * pa / pb - 3, 4 * (pa / pb) / (sa / sb) - 3))
+    print()
+

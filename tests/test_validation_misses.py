@@ -3,7 +3,8 @@ scripts/validation_misses.py come back from the committed runs: probe 10's readi
 (table 26), the verdict's spread with the passes resampled (table 27) and the saturated
 rows' gaps between GPU phases (table 28); and the fourteenth session's rows run on two
 machines (table 29); probe 11's reading on spans made by hand and on the nineteenth
-session's committed runs (table 31); with BIN, the GPU phases' host threads, one against
+session's committed runs (table 31), and its pair among the thirteenth session's
+calibration runs (table 32); with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30). The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
 Usage: test_validation_misses.py [BIN]"""
@@ -123,6 +124,13 @@ med = ("Medians over 4 rounds: s_a 1.065, s_c 0.993, s_d 1.075, synth's a/b 0.97
        "1.26, h_d = 3 s_d - 2 = 1.23. The reading fixed in probe-11.tsv: a host-thread law, h = 1.24.")
 expect("table 31 on h200-19", out.getvalue(), "| 1 | 19.34 / 18.86 / 18.86 | 1.025 | 1.000 | 33.10 / 27.77 | 1.192 |", med)
 expect("docs/validation-sessions.md, probe 11", doc, med)
+# table 32: probe 11's pair among the thirteenth session's calibration runs (its archive)
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    M.table_host_threads_calib(os.path.join(ROOT, "docs", "data", "validation", "h200-13"))
+expect("table 32 on h200-13", out.getvalue(), "| first | 21.49 / 18.06 | 1.190 | 61.36 / 60.27 | 1.018 | 1.76 | 1.68 |",
+       "| -c2 | 20.67 / 18.69 | 1.106 | 61.73 / 62.76 | 0.983 | 1.42 | 1.50 |")
+expect("docs/validation-sessions.md, table 32", doc, "give h = 1.26, 0.87, 1.28, 1.48, 1.76 and 1.42 (median 1.35)")
 expect("docs/validation-sessions.md", doc, "**Median 0.999**", "All 18 rows within the target in 4.9% of the draws, 17\nor more in 25.5%")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
