@@ -528,6 +528,53 @@ START_TEST(host_threads_fraction) {
 END_TEST
 
 
+/* A fraction of a host thread is the same as whole ones at twice the scale: cpu phases
+ * without a scaling law run at their share, and every share is cores / demand, so 3
+ * workers with 1-thread cpu phases and half a host thread per gpu phase on 2 cores run
+ * exactly as 2-thread phases with one host thread on 4 cores, draw for draw (random
+ * times, a shared GPU, the host threads of several gpu phases joining and leaving in any
+ * order: the 64ths carried into whole threads and back). Also with 1.5 and 3 on 4 and 8. */
+START_TEST(host_threads_fraction_scales) {
+  static const struct { double h; int cores; } cs[] = {{0.5, 2}, {1.5, 4}, {0.25, 1}};
+  for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+    sim_result *r[2];
+    for (int twice = 0; twice <= 1; twice++) {
+      scenario *s = mk(3);
+      ph(s, 0, "c", RES_CPU, 1.0);
+      ph(s, 1, "g", RES_GPU, 1.0);
+      ph(s, 2, "d", RES_CPU, 1.0);
+      int a0 = 0, a1 = 1;
+      set_after(s, 1, 1, &a0);
+      set_after(s, 2, 1, &a1);
+      dist_free(&s->model->phases[0].time);
+      dist_exponential(&s->model->phases[0].time, 0.6, NULL);
+      dist_free(&s->model->phases[1].time);
+      dist_lognormal_mean_cv(&s->model->phases[1].time, 0.5, 0.5, NULL);
+      dist_free(&s->model->phases[2].time);
+      dist_exponential(&s->model->phases[2].time, 0.3, NULL);
+      s->model->phases[0].threads = s->model->phases[2].threads = 1 + twice;
+      s->model->phases[1].busy = 0.6;
+      s->model->phases[1].host_threads = cs[i].h * (1 + twice);
+      s->cpu_cores = cs[i].cores * (1 + twice);
+      s->workers_per_gpu = 3;
+      s->gpu_shared = 1;
+      s->model->interference = 0.3;
+      s->partitions = 400;
+      s->warmup = 40;
+      r[twice] = run(s, 1, NULL, NULL);
+      free_s(s);
+    }
+    REL_EQ(r[0]->reps[0].call_mean, r[1]->reps[0].call_mean, 1e-12);
+    REL_EQ(r[0]->reps[0].throughput_pps, r[1]->reps[0].throughput_pps, 1e-12);
+    REL_EQ(r[0]->reps[0].gpu_util[0], r[1]->reps[0].gpu_util[0], 1e-12);
+    ck_assert_msg(r[0]->reps[0].call_mean > 1.35, "the host threads squeeze: a call of %.4f s", r[0]->reps[0].call_mean);
+    sim_result_free(r[0]);
+    sim_result_free(r[1]);
+  }
+}
+END_TEST
+
+
 /* CPU contention: n workers whose only phase is a cpu phase of 1 s (1 thread, cores to
  * spare) always run beside n - 1 others, each at 1 / (1 + c (n - 1)): the call takes
  * 1 + c (n - 1) and X = n / that. One worker alone is not slowed. */
@@ -1451,6 +1498,7 @@ int main(void) {
   tcase_add_test(tc, gpu_interference);
   tcase_add_test(tc, host_thread_shares_cores);
   tcase_add_test(tc, host_threads_fraction);
+  tcase_add_test(tc, host_threads_fraction_scales);
   tcase_add_test(tc, cpu_contention_closed_form);
   tcase_add_test(tc, gpu_phases_of_one_call_overlap);
   tcase_add_test(tc, gpu_first_come);
