@@ -1147,16 +1147,16 @@ def main():
         ran_on = machines(data)
         if ran_on:
             doc["machines"] = {str(k): len(v) for k, v in sorted(ran_on.items())}
-        pool = [e for e in POOLED.get(name) or (NEXT_POOLED if a.data else []) if e != os.path.basename(name)]
-        if pool and doc.get("mean_of_passes_as_calibrated") and all(rows_of(e) for e in pool):
-            doc["pooled"] = {"sessions": pool + [os.path.basename(name)], "rows": pooled(
-                [rows_of(e) for e in pool] + [doc["mean_of_passes_as_calibrated"]], arrivals)}
-            if len(ran_on) > 1:
-                doc["pooled"]["no_verdict"] = MANY_MACHINES % len(ran_on)
-        beside = POOLED_BESIDE.get(name) or []
-        if beside and doc.get("mean_of_passes_as_calibrated") and all(rows_of(e) for e in beside):
-            doc["pooled_beside"] = {"sessions": beside + [os.path.basename(name)], "rows": pooled(
-                [rows_of(e) for e in beside] + [doc["mean_of_passes_as_calibrated"]], arrivals)}
+        # the verdict pooled with earlier sessions (POOLED, or NEXT_POOLED for --data), and
+        # the reading beside it (POOLED_BESIDE)
+        for key, pool in (("pooled", POOLED.get(name) or (NEXT_POOLED if a.data else [])),
+                          ("pooled_beside", POOLED_BESIDE.get(name) or [])):
+            pool = [e for e in pool if e != os.path.basename(name)]
+            if pool and doc.get("mean_of_passes_as_calibrated") and all(rows_of(e) for e in pool):
+                doc[key] = {"sessions": pool + [os.path.basename(name)], "rows": pooled(
+                    [rows_of(e) for e in pool] + [doc["mean_of_passes_as_calibrated"]], arrivals)}
+                if len(ran_on) > 1:
+                    doc[key]["no_verdict"] = MANY_MACHINES % len(ran_on)
         committed_models += [(m, os.path.join(data, os.path.basename(m))) for m in models.values()]
         outputs[os.path.join(ROOT, json_out)] = json.dumps(doc, indent=1) + "\n"
         if svg_out:
@@ -1182,11 +1182,9 @@ def main():
                 text = put("passes-calibrated-table" + suffix, table(doc["mean_of_passes_as_calibrated"], passes=True), text)
             if doc.get("mean_of_passes_with_own_steal"):
                 text = put("passes-own-steal-table" + suffix, table(doc["mean_of_passes_with_own_steal"], passes=True), text)
-            if doc.get("pooled"):
-                text = put("pooled-table" + suffix, pooled_table(doc["pooled"]["rows"], doc["pooled"]["sessions"]), text)
-            if doc.get("pooled_beside"):
-                text = put("pooled-beside-table" + suffix,
-                           pooled_table(doc["pooled_beside"]["rows"], doc["pooled_beside"]["sessions"]), text)
+            for key, marker in (("pooled", "pooled-table"), ("pooled_beside", "pooled-beside-table")):
+                if doc.get(key):
+                    text = put(marker + suffix, pooled_table(doc[key]["rows"], doc[key]["sessions"]), text)
             if doc.get("other_passes"):
                 text = put("other-passes-table" + suffix,
                            table(doc["other_passes"]["mean_of_passes_as_calibrated"], passes=True), text)

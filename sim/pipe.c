@@ -539,7 +539,7 @@ static void host_update(rep_state *r, uint32_t job, double h) {
  * order. */
 static int cpu_rerate_slow(rep_state *r, int force) {
   station *st = &r->cpu;
-  double nr = !cpu_over(r) ? 1.0 : (double)st->cap / (r->cpu_h64 ? cpu_demand(r) : (double)st->used);
+  double nr = !cpu_over(r) ? 1.0 : (double)st->cap / cpu_demand(r);
   int m = r->cpu_ncpu > 1 && r->m->cpu_contention > 0 ? r->cpu_ncpu - 1 : 0;
   int changed = nr != st->rate || m != r->cpu_m;
   st->rate = nr;
