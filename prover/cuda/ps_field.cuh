@@ -17,6 +17,12 @@ static __constant__ fp_t c_fp_one = BLS_FP_ONE;
 static __constant__ fp_t c_fp_pm2 = BLS_FP_P_MINUS_2;
 static __constant__ fr_t c_fr_r = BLS_FR_R;
 static __constant__ fr_t c_fr_one = BLS_FR_ONE;
+/* Fr's -r^-1 mod 2^32 is W - 1. Given as a literal, ptxas turns each reduction step's m
+ * into a negation and then leaves 6 of the step's 8 lo/hi product pairs unfused (an
+ * IMAD.X and an IMAD.HI.U32.X each instead of one IMAD.WIDE.U32.X; nvdisasm of fr_mul_d:
+ * 192 multiply instructions against 125 read from here). Read from constant memory, the
+ * value is opaque to it and every pair fuses. */
+static __constant__ uint32_t c_fr_inv32 = BLS_FR_INV32;
 
 #define PSF_INL static __device__ __forceinline__
 
@@ -84,7 +90,7 @@ PSF_REDUCE_ONCE(12)
 PSF_INL void fr_mul_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
   const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fr_r.v;
   uint32_t t[8];
-  PSF_MONT_BODY(8, t, a, b, MOD, BLS_FR_INV32);
+  PSF_MONT_BODY_R1(8, t, a, b, MOD, c_fr_inv32); /* r's limbs 0 and 1 are 1 and 2^32 - 1 */
   psf_reduce_once_8(rr->v, t, MOD);
 }
 PSF_INL void fr_add_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_add_8(r->v, a->v, b->v, c_fr_r.v); }

@@ -30,7 +30,8 @@
  *   PSF_OP_ADD_CC(d,x) d += x, carry out     PSF_OP_ADDC_CC(d,x) d += x + carry, carry out
  *   PSF_OP_ADDC(d,x)   d += x + carry, no carry out
  * and then uses PSF_MONT_BODY(N, r, a, b, MOD, INV) with a, b, MOD readable as x[i]
- * and r writable as r[i] (i < N); INV = -MOD^-1 mod W. */
+ * and r writable as r[i] (i < N); INV = -MOD^-1 mod W. PSF_MONT_BODY_R1 is the same for a
+ * modulus whose two low limbs are 1 and W - 1 (BLS12-381's r; PSF_MONT_REDUCE_R1_). */
 #ifndef PROVESIM_PSF_MONT_H
 #define PROVESIM_PSF_MONT_H
 
@@ -53,6 +54,32 @@
     PSF_OP_ADDC(p[N], 0u);                                                                 \
     PSF_OP_MAD_LO_CC(q[1], MOD[1], m_);                                                    \
     PSF_OP_MADC_HI_CC(q[2], MOD[1], m_);                                                   \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2 - 1; k_++) {                                  \
+      PSF_OP_MADC_LO_CC(q[2 * k_ + 1], MOD[2 * k_ + 1], m_);                               \
+      PSF_OP_MADC_HI_CC(q[2 * k_ + 2], MOD[2 * k_ + 1], m_);                               \
+    }                                                                                      \
+    PSF_OP_MADC_LO_CC(q[(N) - 1], MOD[(N) - 1], m_);                                       \
+    PSF_OP_MADC_HI(q[N], MOD[(N) - 1], m_);                                                \
+  } while (0)
+
+/* The same step for a modulus with MOD[0] = 1 and MOD[1] = W - 1 (so INV = W - 1): the
+ * words of m*MOD[0] are (m, 0) and those of m*MOD[1] = (m - 1)W + (W - m) are (-m, m - 1),
+ * or (0, 0) when m = 0, so both enter their chains as plain additions of the same words
+ * the products would give (same carries, same bounds) and two of the N products a step go.
+ * On sm_90 that is 16 fewer wide multiplications of the 128 in an Fr product. */
+#define PSF_MONT_REDUCE_R1_(N, p, q, MOD, INV)                                               \
+  do {                                                                                     \
+    uint32_t m_ = (p[0] + q[0]) * (uint32_t)(INV);                                         \
+    uint32_t l_ = 0u - m_, h_ = m_ - (m_ != 0u);                                           \
+    PSF_OP_ADD_CC(p[0], m_);                                                               \
+    PSF_OP_ADDC_CC(p[1], 0u);                                                              \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) {                                      \
+      PSF_OP_MADC_LO_CC(p[2 * k_], MOD[2 * k_], m_);                                       \
+      PSF_OP_MADC_HI_CC(p[2 * k_ + 1], MOD[2 * k_], m_);                                   \
+    }                                                                                      \
+    PSF_OP_ADDC(p[N], 0u);                                                                 \
+    PSF_OP_ADD_CC(q[1], l_);                                                               \
+    PSF_OP_ADDC_CC(q[2], h_);                                                              \
     PSF_UNROLL for (int k_ = 1; k_ < (N) / 2 - 1; k_++) {                                  \
       PSF_OP_MADC_LO_CC(q[2 * k_ + 1], MOD[2 * k_ + 1], m_);                               \
       PSF_OP_MADC_HI_CC(q[2 * k_ + 2], MOD[2 * k_ + 1], m_);                               \
@@ -94,7 +121,7 @@
     q[N] = 0;                                                                              \
   } while (0)
 
-#define PSF_MONT_BODY(N, r, a, b, MOD, INV)                                                  \
+#define PSF_MONT_BODY_(N, r, a, b, MOD, INV, REDUCE)                                         \
   do {                                                                                     \
     uint32_t p[(N) + 1], q[(N) + 1], c_;                                                   \
     /* Row 0: plain products, no carries (the pairs are disjoint). */                      \
@@ -106,17 +133,17 @@
     }                                                                                      \
     p[N] = 0;                                                                              \
     q[0] = 0;                                                                              \
-    PSF_MONT_REDUCE_(N, p, q, MOD, INV);                                                   \
+    REDUCE(N, p, q, MOD, INV);                                                             \
     PSF_UNROLL for (int i_ = 1; i_ < (N); i_++) {                                          \
       uint32_t bi_ = b[i_];                                                                \
       c_ = p[0] != 0; /* the carry out of limb 0 of p + q, which is 0 mod W */             \
       PSF_MONT_SHIFT_(N, p, q);                                                            \
       if (i_ & 1) {                                                                        \
         PSF_MONT_ROW_(N, q, p, a, bi_, c_);                                                \
-        PSF_MONT_REDUCE_(N, q, p, MOD, INV);                                               \
+        REDUCE(N, q, p, MOD, INV);                                                         \
       } else {                                                                             \
         PSF_MONT_ROW_(N, p, q, a, bi_, c_);                                                \
-        PSF_MONT_REDUCE_(N, p, q, MOD, INV);                                               \
+        REDUCE(N, p, q, MOD, INV);                                                         \
       }                                                                                    \
     }                                                                                      \
     /* p + q has limb 0 == 0 mod W; the result is limbs 1..N of the sum. */                \
@@ -125,5 +152,8 @@
     PSF_OP_ADDC(p[N], q[N]);                                                               \
     PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) r[j_] = p[j_ + 1];                         \
   } while (0)
+
+#define PSF_MONT_BODY(N, r, a, b, MOD, INV) PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_)
+#define PSF_MONT_BODY_R1(N, r, a, b, MOD, INV) PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_R1_)
 
 #endif
