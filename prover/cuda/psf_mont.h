@@ -41,45 +41,35 @@
 #define PSF_UNROLL
 #endif
 
-/* One reduction step on (p, q): m from limb 0, add m*MOD over both chains. */
-#define PSF_MONT_REDUCE_(N, p, q, MOD, INV)                                                  \
-  do {                                                                                     \
-    uint32_t m_ = (p[0] + q[0]) * (uint32_t)(INV);                                         \
-    PSF_OP_MAD_LO_CC(p[0], MOD[0], m_);                                                    \
-    PSF_OP_MADC_HI_CC(p[1], MOD[0], m_);                                                   \
-    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) {                                      \
-      PSF_OP_MADC_LO_CC(p[2 * k_], MOD[2 * k_], m_);                                       \
-      PSF_OP_MADC_HI_CC(p[2 * k_ + 1], MOD[2 * k_], m_);                                   \
-    }                                                                                      \
-    PSF_OP_ADDC(p[N], 0u);                                                                 \
-    PSF_OP_MAD_LO_CC(q[1], MOD[1], m_);                                                    \
-    PSF_OP_MADC_HI_CC(q[2], MOD[1], m_);                                                   \
-    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2 - 1; k_++) {                                  \
-      PSF_OP_MADC_LO_CC(q[2 * k_ + 1], MOD[2 * k_ + 1], m_);                               \
-      PSF_OP_MADC_HI_CC(q[2 * k_ + 2], MOD[2 * k_ + 1], m_);                               \
-    }                                                                                      \
-    PSF_OP_MADC_LO_CC(q[(N) - 1], MOD[(N) - 1], m_);                                       \
-    PSF_OP_MADC_HI(q[N], MOD[(N) - 1], m_);                                                \
-  } while (0)
-
-/* The same step for a modulus with MOD[0] = 1 and MOD[1] = W - 1 (so INV = W - 1): the
- * words of m*MOD[0] are (m, 0) and those of m*MOD[1] = (m - 1)W + (W - m) are (-m, m - 1),
- * or (0, 0) when m = 0, so both enter their chains as plain additions of the same words
- * the products would give (same carries, same bounds) and two of the N products a step go.
+/* One reduction step on (p, q): m from limb 0, add m*MOD over both chains. With R1 (a
+ * constant) the modulus has MOD[0] = 1 and MOD[1] = W - 1 (so INV = W - 1): the words of
+ * m*MOD[0] are (m, 0) and those of m*MOD[1] = (m - 1)W + (W - m) are (-m, m - 1), or (0, 0)
+ * when m = 0, so both enter their chains as plain additions of the same words the
+ * products would give (same carries, same bounds) and two of the N products a step go.
  * On sm_90 that is 16 fewer wide multiplications of the 128 in an Fr product. */
-#define PSF_MONT_REDUCE_R1_(N, p, q, MOD, INV)                                               \
+#define PSF_MONT_REDUCE_STEP_(N, p, q, MOD, INV, R1)                                         \
   do {                                                                                     \
     uint32_t m_ = (p[0] + q[0]) * (uint32_t)(INV);                                         \
-    uint32_t l_ = 0u - m_, h_ = m_ - (m_ != 0u);                                           \
-    PSF_OP_ADD_CC(p[0], m_);                                                               \
-    PSF_OP_ADDC_CC(p[1], 0u);                                                              \
+    uint32_t l_ = (R1) ? 0u - m_ : 0u, h_ = (R1) ? m_ - (m_ != 0u) : 0u;                   \
+    if (R1) {                                                                              \
+      PSF_OP_ADD_CC(p[0], m_);                                                             \
+      PSF_OP_ADDC_CC(p[1], 0u);                                                            \
+    } else {                                                                               \
+      PSF_OP_MAD_LO_CC(p[0], MOD[0], m_);                                                  \
+      PSF_OP_MADC_HI_CC(p[1], MOD[0], m_);                                                 \
+    }                                                                                      \
     PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) {                                      \
       PSF_OP_MADC_LO_CC(p[2 * k_], MOD[2 * k_], m_);                                       \
       PSF_OP_MADC_HI_CC(p[2 * k_ + 1], MOD[2 * k_], m_);                                   \
     }                                                                                      \
     PSF_OP_ADDC(p[N], 0u);                                                                 \
-    PSF_OP_ADD_CC(q[1], l_);                                                               \
-    PSF_OP_ADDC_CC(q[2], h_);                                                              \
+    if (R1) {                                                                              \
+      PSF_OP_ADD_CC(q[1], l_);                                                             \
+      PSF_OP_ADDC_CC(q[2], h_);                                                            \
+    } else {                                                                               \
+      PSF_OP_MAD_LO_CC(q[1], MOD[1], m_);                                                  \
+      PSF_OP_MADC_HI_CC(q[2], MOD[1], m_);                                                 \
+    }                                                                                      \
     PSF_UNROLL for (int k_ = 1; k_ < (N) / 2 - 1; k_++) {                                  \
       PSF_OP_MADC_LO_CC(q[2 * k_ + 1], MOD[2 * k_ + 1], m_);                               \
       PSF_OP_MADC_HI_CC(q[2 * k_ + 2], MOD[2 * k_ + 1], m_);                               \
@@ -87,6 +77,8 @@
     PSF_OP_MADC_LO_CC(q[(N) - 1], MOD[(N) - 1], m_);                                       \
     PSF_OP_MADC_HI(q[N], MOD[(N) - 1], m_);                                                \
   } while (0)
+#define PSF_MONT_REDUCE_(N, p, q, MOD, INV) PSF_MONT_REDUCE_STEP_(N, p, q, MOD, INV, 0)
+#define PSF_MONT_REDUCE_R1_(N, p, q, MOD, INV) PSF_MONT_REDUCE_STEP_(N, p, q, MOD, INV, 1)
 
 /* Row i >= 1 of the product: X += a_even * bi on pairs (0,1)..(N-2,N-1), carry to X[N];
  * Y += c at limb 0, then Y += a_odd * bi on pairs (1,2)..(N-1,N). */
