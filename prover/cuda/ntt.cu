@@ -22,7 +22,7 @@ extern "C" {
 
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
  * that is not the last, are ntt_default_layout's (ntt_r4.h: blocks of 2^8, passes of at
- * most 7 stages); PSC_NTT_LOG_BLOCK (8..12) and PSC_NTT_MAX_K (1..LOG_BLOCK) in the
+ * most 7 stages); PSC_NTT_LOG_BLOCK (8..11: a radix-4 block holds two tiles) and PSC_NTT_MAX_K (1..LOG_BLOCK) in the
  * environment set them, for tuning with prover-bench (a LOG_BLOCK without MAX_K takes 8
  * stages for blocks of 2^10, LOG_BLOCK - 2 otherwise). */
 /* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 5.67 ms on the
@@ -35,6 +35,10 @@ extern "C" {
  * 80 registers and spills; 7.85 ms with 256 x 2). */
 #define NTT_R4_THREADS 128
 #define NTT_R4_MIN_BLOCKS 5
+/* Tiles a radix-4 block does in turn, the next one's loads beside the current one's
+ * arithmetic (0: as many blocks as fit at once, each taking every gridDim-th tile).
+ * PSC_NTT_TILES overrides. */
+#define NTT_R4_TILES 2
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
@@ -87,13 +91,16 @@ typedef struct ntt_blk {
   size_t lo_group, base;
 } ntt_blk;
 
-static __device__ __forceinline__ ntt_blk ntt_block(unsigned log_n, unsigned s, unsigned k, unsigned c) {
+static __device__ __forceinline__ ntt_blk ntt_tile(unsigned t, unsigned log_n, unsigned s, unsigned k, unsigned c) {
   ntt_blk b;
   b.L = log_n - s - k;
   b.nel = 1u << (k + c);
-  b.lo_group = blockIdx.x & ((1u << (b.L - c)) - 1);
-  b.base = (((size_t)blockIdx.x >> (b.L - c)) << (log_n - s)) | (b.lo_group << c);
+  b.lo_group = t & ((1u << (b.L - c)) - 1);
+  b.base = (((size_t)t >> (b.L - c)) << (log_n - s)) | (b.lo_group << c);
   return b;
+}
+static __device__ __forceinline__ ntt_blk ntt_block(unsigned log_n, unsigned s, unsigned k, unsigned c) {
+  return ntt_tile(blockIdx.x, log_n, s, k, c);
 }
 
 /* Copies the block between global memory and shared memory (store = 1: back to global). */
@@ -104,6 +111,21 @@ static __device__ __forceinline__ void ntt_block_io(const ntt_blk *b, unsigned c
     if (store) d[g] = sh[e];
     else sh[e] = d[g];
   }
+}
+
+/* Starts copying the block's elements from global to shared memory without holding
+ * registers or waiting (cp.async, 16 bytes at a time, one commit group per call); the
+ * caller waits with cp.async.wait_group and a barrier before reading them. */
+static __device__ __forceinline__ void ntt_block_load_async(const ntt_blk *b, unsigned c, const fr_t *d, fr_t *sh) {
+  const unsigned cmask = (1u << c) - 1;
+  for (unsigned e = threadIdx.x; e < b->nel; e += blockDim.x) {
+    const char *g = (const char *)&d[b->base | ((size_t)(e >> c) << b->L) | (e & cmask)];
+    unsigned a = (unsigned)__cvta_generic_to_shared(&sh[e]);
+#pragma unroll
+    for (unsigned o = 0; o < sizeof(fr_t); o += 16)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a + o), "l"(g + o) : "memory");
+  }
+  asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
 /* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
@@ -129,14 +151,11 @@ __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log
 static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { fr_mul_d(r, a, b); }
-__global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
-    ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit) {
-  extern __shared__ fr_t sh[];
-  const ntt_blk b = ntt_block(log_n, s, k, c);
-  const unsigned L = b.L, nel = b.nel;
-  const size_t lo_group = b.lo_group;
-  ntt_block_io(&b, c, d, sh, 0);
-  __syncthreads();
+/* The stage pairs of one tile in shared memory (and a last radix-2 stage when k is odd). */
+static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, unsigned s, unsigned k, unsigned c,
+                                                   const fr_t *__restrict__ tw, int dit) {
+  const unsigned L = b->L, nel = b->nel;
+  const size_t lo_group = b->lo_group;
   for (unsigned step = 0; step + 1 < k; step += 2) {
     const unsigned t_big = dit ? k - 2 - step : step, lH = k - 1 - t_big;
     for (unsigned g = threadIdx.x; g < nel / 4; g += blockDim.x) {
@@ -162,7 +181,35 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
     ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
     __syncthreads();
   }
-  ntt_block_io(&b, c, d, sh, 1);
+}
+
+/* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
+ * of shared memory: while it works on one, the next is on its way into the other half
+ * (cp.async), so the global loads overlap the arithmetic. */
+__global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
+    ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit,
+                unsigned ntiles) {
+  extern __shared__ fr_t sh2[];
+  unsigned t = blockIdx.x;
+  ntt_blk b = ntt_tile(t, log_n, s, k, c);
+  fr_t *cur = sh2, *nxt = sh2 + b.nel;
+  ntt_block_load_async(&b, c, d, cur);
+  for (; t < ntiles; t += gridDim.x) {
+    ntt_blk bn = b;
+    if (t + gridDim.x < ntiles) {
+      bn = ntt_tile(t + gridDim.x, log_n, s, k, c);
+      ntt_block_load_async(&bn, c, d, nxt);
+    } else {
+      asm volatile("cp.async.commit_group;" ::: "memory"); /* empty: the wait below counts alike */
+    }
+    asm volatile("cp.async.wait_group 1;" ::: "memory"); /* this tile's copies are in */
+    __syncthreads();
+    ntt_r4_tile(&b, cur, s, k, c, tw, dit);
+    ntt_block_io(&b, c, d, cur, 1);
+    __syncthreads(); /* cur is read out before the tile after next is copied into it */
+    fr_t *u = cur;
+    cur = nxt, nxt = u, b = bn;
+  }
 }
 
 __global__ void ntt_bitrev(fr_t *out, const fr_t *in, unsigned log_n) {
@@ -274,7 +321,7 @@ static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned h
  * devices run transforms at the same time, so the settings are filled under pthread_once:
  * a thread that saw log_block set but not yet max_k would divide by zero. */
 typedef struct ntt_settings {
-  unsigned log_block, max_k, radix;
+  unsigned log_block, max_k, radix, tiles;
 } ntt_settings;
 
 static ntt_settings ntt_set;
@@ -284,7 +331,8 @@ static void ntt_settings_init(void) {
   ntt_settings s;
   s.radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
   s.max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
-  s.log_block = env_uint("PSC_NTT_LOG_BLOCK", 0, 8, 12); /* 0: ntt_default_layout's */
+  s.log_block = env_uint("PSC_NTT_LOG_BLOCK", 0, 8, 11); /* 0: ntt_default_layout's */
+  s.tiles = env_uint("PSC_NTT_TILES", NTT_R4_TILES, 0, 1024);
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
@@ -315,11 +363,28 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     unsigned tmax = radix == 4 ? NTT_R4_THREADS : NTT_THREADS, want = nel / per;
     unsigned threads = want < 32 ? 32 : want > tmax ? tmax : want;
     size_t blocks = (size_t)1 << (log_n - k - c), smem = nel * sizeof(fr_t);
-    void (*kern)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int) =
-        radix == 4 ? ntt_pass_r4 : ntt_pass;
+    if (radix == 2) {
+      if (smem > 48 * 1024)
+        PSC_CHECK(cudaFuncSetAttribute(ntt_pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+      ntt_pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit);
+      PSC_CHECK_LAUNCH();
+      continue;
+    }
+    /* Two tiles' shared memory a block; the grid: a block per tiles tiles, or with tiles 0
+     * as many blocks as fit on the device at once. */
+    const unsigned ntiles = (unsigned)blocks;
+    smem *= 2;
     if (smem > 48 * 1024)
-      PSC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    kern<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit);
+      PSC_CHECK(cudaFuncSetAttribute(ntt_pass_r4, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (set->tiles) {
+      blocks = (ntiles + set->tiles - 1) / set->tiles;
+    } else {
+      int per_sm = 0;
+      PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ntt_pass_r4, (int)threads, smem));
+      size_t res = (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)d->sm_count;
+      blocks = res < ntiles ? res : ntiles;
+    }
+    ntt_pass_r4<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles);
     PSC_CHECK_LAUNCH();
   }
   return PS_OK;
