@@ -18,53 +18,64 @@ static void fadd(fr_t *r, const fr_t *a, const fr_t *b) { fr_add(r, a, b); }
 static void fsub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub(r, a, b); }
 static void fmul(fr_t *r, const fr_t *a, const fr_t *b) { fr_mul(r, a, b); }
 
-/* One pass (stages s .. s+k-1) over all blocks, as the kernel does it. */
+/* The kernel's grid for this test's passes: tiles a block (0: a resident count of 3). */
+static unsigned tiles_per_block;
+
+/* One pass (stages s .. s+k-1) over all tiles, as the kernel does it: block b of
+ * ntt_r4_grid's grid does tiles b, b + grid, ...; every tile must come exactly once. */
 static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k, unsigned c, int dit) {
   const unsigned L = log_n - s - k, nel = 1u << (k + c), cmask = (1u << c) - 1;
+  const unsigned ntiles = 1u << (log_n - k - c), grid = ntt_r4_grid(ntiles, tiles_per_block, 3);
   fr_t *sh = malloc(sizeof(fr_t) * nel);
-  for (size_t blk = 0; blk < ((size_t)1 << (log_n - k - c)); blk++) {
-    const size_t lo_group = blk & ((1u << (L - c)) - 1), hi = blk >> (L - c);
-    const size_t base = (hi << (log_n - s)) | (lo_group << c);
-    for (unsigned e = 0; e < nel; e++) sh[e] = d[base | ((size_t)(e >> c) << L) | (e & cmask)];
-    for (unsigned step = 0; step + 1 < k; step += 2) {
-      unsigned t_big = dit ? k - 2 - step : step, lH = k - 1 - t_big;
-      for (unsigned g = 0; g < nel / 4; g++) {
-        ntt_r4_group gr;
-        ntt_r4_group_at(&gr, g, c, lH, L, lo_group << c, s + t_big);
-        fr_t x[4], w[3];
-        int has[3];
-        for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
-        for (int i = 0; i < 3; i++) {
-          has[i] = gr.ti[i] != 0;
-          if (has[i]) w[i] = tw[gr.ti[i]];
+  unsigned *seen = calloc(ntiles, sizeof *seen), order = 0;
+  for (unsigned bk = 0; bk < grid; bk++)
+    for (size_t blk = bk; blk < ntiles; blk += grid) {
+      seen[blk]++, order++;
+      const size_t lo_group = blk & ((1u << (L - c)) - 1), hi = blk >> (L - c);
+      const size_t base = (hi << (log_n - s)) | (lo_group << c);
+      for (unsigned e = 0; e < nel; e++) sh[e] = d[base | ((size_t)(e >> c) << L) | (e & cmask)];
+      for (unsigned step = 0; step + 1 < k; step += 2) {
+        unsigned t_big = dit ? k - 2 - step : step, lH = k - 1 - t_big;
+        for (unsigned g = 0; g < nel / 4; g++) {
+          ntt_r4_group gr;
+          ntt_r4_group_at(&gr, g, c, lH, L, lo_group << c, s + t_big);
+          fr_t x[4], w[3];
+          int has[3];
+          for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
+          for (int i = 0; i < 3; i++) {
+            has[i] = gr.ti[i] != 0;
+            if (has[i]) w[i] = tw[gr.ti[i]];
+          }
+          NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, fadd, fsub, fmul);
+          for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
         }
-        NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, fadd, fsub, fmul);
-        for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
       }
-    }
-    if (k & 1) { /* the last stage executed, radix 2 */
-      unsigned t = dit ? 0 : k - 1, lhr = k - 1 - t, hr = 1u << lhr;
-      for (unsigned j = 0; j < nel / 2; j++) {
-        unsigned col = j & cmask, q = j >> c, r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
-        unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
-        size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << (s + t);
-        fr_t a = sh[e0], b = sh[e1], x, y;
-        if (!dit) {
-          fr_add(&x, &a, &b);
-          fr_sub(&y, &a, &b);
-          if (ti) fr_mul(&y, &y, &tw[ti]);
-        } else {
-          if (ti) fr_mul(&b, &b, &tw[ti]);
-          fr_add(&x, &a, &b);
-          fr_sub(&y, &a, &b);
+      if (k & 1) { /* the last stage executed, radix 2 */
+        unsigned t = dit ? 0 : k - 1, lhr = k - 1 - t, hr = 1u << lhr;
+        for (unsigned j = 0; j < nel / 2; j++) {
+          unsigned col = j & cmask, q = j >> c, r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
+          unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
+          size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << (s + t);
+          fr_t a = sh[e0], b = sh[e1], x, y;
+          if (!dit) {
+            fr_add(&x, &a, &b);
+            fr_sub(&y, &a, &b);
+            if (ti) fr_mul(&y, &y, &tw[ti]);
+          } else {
+            if (ti) fr_mul(&b, &b, &tw[ti]);
+            fr_add(&x, &a, &b);
+            fr_sub(&y, &a, &b);
+          }
+          sh[e0] = x;
+          sh[e1] = y;
         }
-        sh[e0] = x;
-        sh[e1] = y;
       }
+      for (unsigned e = 0; e < nel; e++) d[base | ((size_t)(e >> c) << L) | (e & cmask)] = sh[e];
     }
-    for (unsigned e = 0; e < nel; e++) d[base | ((size_t)(e >> c) << L) | (e & cmask)] = sh[e];
-  }
+  for (unsigned t = 0; t < ntiles; t++) ck_assert_msg(seen[t] == 1, "tile %u of %u done %u times", t, ntiles, seen[t]);
+  ck_assert_uint_eq(order, ntiles);
   free(sh);
+  free(seen);
 }
 
 /* ntt.cu's run_network: the passes of ntt_pass_layout, each over its blocks. */
@@ -77,9 +88,12 @@ static void network(fr_t *d, const fr_t *tw, unsigned log_n, unsigned log_block,
   }
 }
 
+/* Looped over the tiles a block does: 1, the default 2, 3 and 0 (resident blocks). */
 START_TEST(r4_network_equals_reference) {
   static const unsigned shapes[][2] = {{10, 8}, {8, 7}, {8, 6}, {9, 7}, {6, 4}, {5, 5}, {7, 3}, {4, 2}};
+  static const unsigned tpb[] = {1, 2, 3, 0};
   uint64_t st = 5;
+  tiles_per_block = tpb[_i];
   for (unsigned log_n = 1; log_n <= 13; log_n++) {
     size_t n = (size_t)1 << log_n;
     fr_t *x = malloc(sizeof(fr_t) * n), *want = malloc(sizeof(fr_t) * n), *got = malloc(sizeof(fr_t) * n);
@@ -135,7 +149,7 @@ int main(void) {
   Suite *s = suite_create("ntt_r4");
   TCase *tc = tcase_create("network");
   tcase_set_timeout(tc, 120);
-  tcase_add_test(tc, r4_network_equals_reference);
+  tcase_add_loop_test(tc, r4_network_equals_reference, 0, 4);
   tcase_add_test(tc, default_layout_by_size);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);

@@ -370,20 +370,15 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
       PSC_CHECK_LAUNCH();
       continue;
     }
-    /* Two tiles' shared memory a block; the grid: a block per tiles tiles, or with tiles 0
-     * as many blocks as fit on the device at once. */
+    /* Two tiles' shared memory a block; the grid is ntt_r4_grid's. */
     const unsigned ntiles = (unsigned)blocks;
     smem *= 2;
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(ntt_pass_r4, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    if (set->tiles) {
-      blocks = (ntiles + set->tiles - 1) / set->tiles;
-    } else {
-      int per_sm = 0;
+    int per_sm = 1;
+    if (!set->tiles)
       PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ntt_pass_r4, (int)threads, smem));
-      size_t res = (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)d->sm_count;
-      blocks = res < ntiles ? res : ntiles;
-    }
+    blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)d->sm_count);
     ntt_pass_r4<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles);
     PSC_CHECK_LAUNCH();
   }

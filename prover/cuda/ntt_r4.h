@@ -91,6 +91,15 @@ NTT_HD unsigned ntt_pass_layout(unsigned log_n, unsigned log_block, unsigned max
   return np;
 }
 
+/* The grid of a radix-4 pass over ntiles tiles, block b doing tiles b, b + grid, ...: a
+ * block per tiles_per_block tiles, or with tiles_per_block 0 the resident blocks the device
+ * holds at once (at most one a tile). */
+NTT_HD unsigned ntt_r4_grid(unsigned ntiles, unsigned tiles_per_block, size_t resident) {
+  if (tiles_per_block) return (ntiles + tiles_per_block - 1) / tiles_per_block;
+  if (!resident) resident = 1;
+  return resident < ntiles ? (unsigned)resident : ntiles;
+}
+
 /* The default blocks (2^log_block elements in shared memory) and pass length: blocks of
  * 2^8 and passes of at most 7 stages, at every size. On the H200 they ran every size from
  * 2^16 to 2^27 3-39% faster than blocks of 2^10 with passes of at most 8 (2^20 by 22%, 2^24
