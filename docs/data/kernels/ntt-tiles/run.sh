@@ -8,7 +8,8 @@
 #     block) and old (the prover before both);
 #  2. gpu_check's NTTs (every size to 2^CHECK_MAX, default 26, against the CPU) on db, and
 #     to 2^22 under each PSC_NTT_TILES of TILES;
-#  3. the 2^26 keys made on the GPU by db into a disk cache, then
+#  3. Nsight Compute's sections on four radix-4 passes of a 2^24 transform, db and prev;
+#  4. the 2^26 keys made on the GPU by db into a disk cache, then
 #     `prove --constraints 2^26 --calls 3` db, prev, db (each proof verified).
 # A step that would pass BUDGET seconds (default 520) is skipped and said so.
 # From the repository root, with .deps/ carried and DIR holding db/ (provesim, gpu_check),
@@ -49,6 +50,18 @@ check() { # NAME MAX [ENV...]
 }
 fits 120 "gpu_check db" && check db "${CHECK_MAX:-26}"
 for t in $tiles; do fits 15 "gpu_check tiles$t" && check "tiles$t" 22 PSC_NTT_TILES=$t; done
+
+# Nsight Compute on four launches of the radix-4 pass (the passes of one forward 2^24
+# transform after the warm-up's), db and prev: where the warps wait, and the pipes' use.
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+for b in db prev; do
+  [ -n "$ncu" ] && fits 40 "ncu $b" || continue
+  timeout 120 "$ncu" --clock-control none --kernel-name regex:ntt_pass_r4 --launch-skip 4 --launch-count 4 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    "$dir/$b/provesim" prover-bench --backend cuda --sizes 24 --only ntt --reps 1 > "$OUT/ncu-$b.txt" 2>&1
+  echo "ncu $b: exit $? at $(el) s"
+done
 
 croot=$(device_cache_root)
 cache=$(mktemp -d "$croot/provesim-keys.XXXXXX")
