@@ -8,7 +8,8 @@
 #     block) and old (the prover before both);
 #  2. gpu_check's NTTs (every size to 2^CHECK_MAX, default 26, against the CPU) on db, and
 #     to 2^22 under each PSC_NTT_TILES of TILES;
-#  3. Nsight Compute's sections on four radix-4 passes of a 2^24 transform, db and prev;
+#  3. Nsight Compute's sections on four radix-4 passes of a 2^24 transform, db and prev,
+#     and on one launch of G1's bucket sums at 2^24 (db);
 #  4. the 2^26 keys made on the GPU by db into a disk cache, then
 #     `prove --constraints 2^26 --calls 3` db, prev, db (each proof verified).
 # A step that would pass BUDGET seconds (default 520) is skipped and said so.
@@ -62,6 +63,16 @@ for b in db prev; do
     "$dir/$b/provesim" prover-bench --backend cuda --sizes 24 --only ntt --reps 1 > "$OUT/ncu-$b.txt" 2>&1
   echo "ncu $b: exit $? at $(el) s"
 done
+
+# The same sections on one launch of G1's bucket sums at 2^24 (the MSM that issue #12's
+# 130 ms is about), db only.
+[ -n "$ncu" ] && fits 60 "ncu msm" && {
+  timeout 150 "$ncu" --clock-control none --kernel-name regex:g1_bucket_chunks --launch-skip 1 --launch-count 1 \
+    --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
+    --section SchedulerStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis \
+    "$dir/db/provesim" prover-bench --backend cuda --sizes 24 --only msm-g1 --reps 1 > "$OUT/ncu-msm.txt" 2>&1
+  echo "ncu msm: exit $? at $(el) s"
+}
 
 croot=$(device_cache_root)
 cache=$(mktemp -d "$croot/provesim-keys.XXXXXX")
