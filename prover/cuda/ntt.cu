@@ -37,8 +37,11 @@ extern "C" {
 #define NTT_R4_MIN_BLOCKS 5
 /* Tiles a radix-4 block does in turn, the next one's loads beside the current one's
  * arithmetic (0: as many blocks as fit at once, each taking every gridDim-th tile).
- * PSC_NTT_TILES overrides. */
-#define NTT_R4_TILES 2
+ * PSC_NTT_TILES overrides. One measured fastest on the H200 at every size from 2^19
+ * (2^20 0.286 ms, 2^24 4.77, 2^26 19.8; with 2: 0.309, 4.87, 20.1; 1.29x slower at 2^16):
+ * the gain is the copies that hold no registers, not the overlap across tiles
+ * (docs/performance.md, "NTT: loads without registers"). */
+#define NTT_R4_TILES 1
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
