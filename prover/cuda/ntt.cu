@@ -22,9 +22,9 @@ extern "C" {
 
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
  * that is not the last, are ntt_default_layout's (ntt_r4.h: blocks of 2^8, passes of at
- * most 7 stages); PSC_NTT_LOG_BLOCK (8..11: a radix-4 block holds two tiles) and PSC_NTT_MAX_K (1..LOG_BLOCK) in the
- * environment set them, for tuning with prover-bench (a LOG_BLOCK without MAX_K takes 8
- * stages for blocks of 2^10, LOG_BLOCK - 2 otherwise). */
+ * most 7 stages); PSC_NTT_LOG_BLOCK (8..11: a radix-4 block holds two tiles) and
+ * PSC_NTT_MAX_K (1..LOG_BLOCK) in the environment set them, for tuning with prover-bench
+ * (a LOG_BLOCK without MAX_K takes 8 stages for blocks of 2^10, LOG_BLOCK - 2 otherwise). */
 /* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 5.67 ms on the
  * H200, against 8.82 ms one stage at a time); 2: one stage at a time (ntt_pass).
  * PSC_NTT_RADIX overrides. */
@@ -187,8 +187,8 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
 }
 
 /* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
- * of shared memory: while it works on one, the next is on its way into the other half
- * (cp.async), so the global loads overlap the arithmetic. */
+ * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
+ * one tile a block, the next tile's copies run beside the current one's arithmetic. */
 __global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
     ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit,
                 unsigned ntiles) {
@@ -381,7 +381,7 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     int per_sm = 1;
     if (!set->tiles)
       PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ntt_pass_r4, (int)threads, smem));
-    blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)(per_sm > 0 ? per_sm : 1) * (size_t)d->sm_count);
+    blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
     ntt_pass_r4<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles);
     PSC_CHECK_LAUNCH();
   }
