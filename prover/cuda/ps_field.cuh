@@ -26,6 +26,41 @@ static __constant__ uint32_t c_fr_inv32 = BLS_FR_INV32;
 
 #define PSF_INL static __device__ __forceinline__
 
+/* Field elements, and points made of them, moved between registers and device memory 16
+ * bytes at a time. fr_t and fp_t are structs of 32-bit words, so a plain copy is a load
+ * or store a word: an Fr twiddle read was 8 load instructions, each its own L1 request
+ * when a warp's lanes read scattered entries. Every device array of them is 16-byte
+ * aligned: cudaMalloc returns 256-byte aligned memory and the types' sizes are multiples
+ * of 16 bytes. psf_ldg reads through the read-only path: only for data no thread writes
+ * while the kernel runs. */
+template <typename T> PSF_INL void psf_ld(T *r, const T *p) {
+  static_assert(sizeof(T) % 16 == 0, "a whole number of 16-byte vectors");
+  const uint4 *s = reinterpret_cast<const uint4 *>(p);
+  uint32_t *w = reinterpret_cast<uint32_t *>(r);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 16; i++) {
+    const uint4 u = s[i];
+    w[4 * i] = u.x, w[4 * i + 1] = u.y, w[4 * i + 2] = u.z, w[4 * i + 3] = u.w;
+  }
+}
+template <typename T> PSF_INL void psf_ldg(T *r, const T *p) {
+  static_assert(sizeof(T) % 16 == 0, "a whole number of 16-byte vectors");
+  const uint4 *s = reinterpret_cast<const uint4 *>(p);
+  uint32_t *w = reinterpret_cast<uint32_t *>(r);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 16; i++) {
+    const uint4 u = __ldg(&s[i]);
+    w[4 * i] = u.x, w[4 * i + 1] = u.y, w[4 * i + 2] = u.z, w[4 * i + 3] = u.w;
+  }
+}
+template <typename T> PSF_INL void psf_st(T *p, const T *v) {
+  static_assert(sizeof(T) % 16 == 0, "a whole number of 16-byte vectors");
+  uint4 *d = reinterpret_cast<uint4 *>(p);
+  const uint32_t *w = reinterpret_cast<const uint32_t *>(v);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 16; i++) d[i] = make_uint4(w[4 * i], w[4 * i + 1], w[4 * i + 2], w[4 * i + 3]);
+}
+
 /* PTX for the carry-chain operations of psf_mont.h. A pair madc.lo.cc/madc.hi.cc of one
  * product on adjacent limbs becomes a single IMAD.WIDE.U32.X on sm_90. The statements
  * are volatile so the compiler keeps their order, which carries the flag between them. */
