@@ -44,8 +44,10 @@ extern "C" {
 #define NTT_R4_TILES 1
 /* 1: a radix-4 block's elements lie in shared memory as two halves at ntt_sh_word's
  * positions, free of bank conflicts; 0: whole, 32 bytes apart (2- to 8-way conflicts).
- * PSC_NTT_SWIZZLE overrides. */
-#define NTT_R4_SWIZZLE 1
+ * Whole measured 1-3% faster on the H200 from 2^18 to 2^27 (2^24 4.39 ms against 4.51;
+ * docs/performance.md, "NTT: 16-byte loads"): the conflicts cost less than the swizzle's
+ * index arithmetic and the registers it spills. PSC_NTT_SWIZZLE overrides. */
+#define NTT_R4_SWIZZLE 0
 /* 1: twiddles in ntt_tw_slot's compact table (n - 1 entries, each stage's adjacent); 0:
  * the full table of n/2, read at strides 2^S. PSC_NTT_TW_COMPACT overrides. */
 #define NTT_TW_COMPACT 0
