@@ -33,11 +33,11 @@ __global__ void g16_canon_unscramble(fr_t *out, const fr_t *__restrict__ in, uns
 }
 
 /* What psc_g16_h_vec_wins keeps on the device after a call at 2^log_n, beside its MSM's
- * buffers: the H scalars (one slot), the twiddles of both directions and the two coset
- * power tables (4096 + n/4096 + 1 elements each; ntt.cu's caches). */
+ * buffers: the H scalars (one slot), the twiddles of both directions (n/2 each) and the
+ * two coset power tables (4096 + n/4096 + 1 elements each; ntt.cu's caches). */
 extern "C" size_t psc_g16_h_work_bytes(unsigned log_n) {
   const size_t n = (size_t)1 << log_n;
-  return (n + 2 * psc__ntt_tw_entries(log_n) + 2 * (4096 + n / 4096 + 1)) * sizeof(fr_t);
+  return (n + 2 * (n / 2) + 2 * (4096 + n / 4096 + 1)) * sizeof(fr_t);
 }
 
 extern "C" int psc_g16_h_vec_wins(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,

@@ -10,6 +10,4 @@
 #define MK_K(x) g1_##x
 #define MK_PREFETCH 1
 #define MK_AFFINE 1 /* the batch-affine bucket sums, G1 only */
-#define MK_OCC_BLOCKS 8 /* bucket_chunks_occ: 128 registers, 4 warps a scheduler */
-#define MK_OCC_DEFAULT 0
 #include "msm_kernels.cuh"

@@ -55,12 +55,10 @@ __device__ __forceinline__ void MK_K(prefetch_l2)(const MK_AFF *a) {
  * or to part[] when the bucket began in an earlier chunk) and restarted. Only that short
  * flush is predicated, so lanes no longer wait for each other's longer buckets (the
  * nested loop per bucket made a warp run the longest lane's bucket each time). */
-__device__ __forceinline__ void MK_K(bucket_chunks_run)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head,
-                                                        const uint32_t *__restrict__ sorted,
-                                                        const uint32_t *__restrict__ start,
-                                                        const uint32_t *__restrict__ count,
-                                                        const MK_AFF *__restrict__ bases, size_t nkeys,
-                                                        size_t nchunks, unsigned L) {
+__global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head,
+                                    const uint32_t *__restrict__ sorted, const uint32_t *__restrict__ start,
+                                    const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases,
+                                    size_t nkeys, size_t nchunks, unsigned L) {
   size_t ch = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (ch >= nchunks) return;
   const uint32_t total = start[nkeys - 1] + count[nkeys - 1];
@@ -112,23 +110,6 @@ __device__ __forceinline__ void MK_K(bucket_chunks_run)(MK_XYZZ *buckets, MK_XYZ
   }
   head[ch] = hk;
 }
-#define MK_CHUNKS_ARGS                                                                                   \
-  MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head, const uint32_t *__restrict__ sorted,                  \
-      const uint32_t *__restrict__ start, const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases, \
-      size_t nkeys, size_t nchunks, unsigned L
-__global__ void MK_K(bucket_chunks)(MK_CHUNKS_ARGS) {
-  MK_K(bucket_chunks_run)(buckets, part, head, sorted, start, count, bases, nkeys, nchunks, L);
-}
-#ifdef MK_OCC_BLOCKS
-/* The same with its registers capped so that MK_OCC_BLOCKS blocks of 64 threads fit a
- * multiprocessor (PSC_MSM_OCC=1). Uncapped, G1's takes 198 registers: 2 warps on each of
- * the 4 schedulers, which stalled on the multiply chains' fixed latency in 55% of their
- * cycles (Nsight Compute, docs/data/kernels/ntt-tiles/call/ncu-msm.txt). */
-__global__ void __launch_bounds__(64, MK_OCC_BLOCKS) MK_K(bucket_chunks_occ)(MK_CHUNKS_ARGS) {
-  MK_K(bucket_chunks_run)(buckets, part, head, sorted, start, count, bases, nkeys, nchunks, L);
-}
-#endif
-#undef MK_CHUNKS_ARGS
 
 
 /* The head parts of a bucket k lie in the chunks a .. b (a = start[k]/L + 1, b = (start[k] +
@@ -247,21 +228,11 @@ int MK_K(msm_buckets)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, const 
                       cudaEvent_t *ev, ps_err *e) {
   int rc = PS_OK;
   const size_t nkeys = sh->nkeys, nchunks = sh->nchunks;
-  void (*chunks)(MK_XYZZ *, MK_XYZZ *, uint32_t *, const uint32_t *, const uint32_t *, const uint32_t *,
-                 const MK_AFF *, size_t, size_t, unsigned) = MK_K(bucket_chunks);
-#ifdef MK_OCC_BLOCKS
-  const char *occ = getenv("PSC_MSM_OCC");
-  int v = MK_OCC_DEFAULT;
-  if (occ && *occ && ps_parse_int(occ, 0, 1, &v))
-    return ps_fail(e, PS_EINPUT, "PSC_MSM_OCC=\"%s\": expected 0 (bucket sums uncapped) or 1 (registers capped for %d "
-                   "blocks a multiprocessor)", occ, MK_OCC_BLOCKS);
-  if (v) chunks = MK_K(bucket_chunks_occ);
-#endif
   MK_K(bucket_init)<<<psc__blocks(nkeys, 128), 128, 0, d->stream>>>((MK_XYZZ *)m->buckets, nkeys);
   PSC_CHECK_LAUNCH();
-  chunks<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>((MK_XYZZ *)m->buckets, (MK_XYZZ *)m->parts, m->head,
-                                                        m->sorted, m->start, m->count, (const MK_AFF *)bases,
-                                                        nkeys, nchunks, MSM_CHUNK);
+  MK_K(bucket_chunks)<<<psc__blocks(nchunks, 64), 64, 0, d->stream>>>(
+      (MK_XYZZ *)m->buckets, (MK_XYZZ *)m->parts, m->head, m->sorted, m->start, m->count, (const MK_AFF *)bases,
+      nkeys, nchunks, MSM_CHUNK);
   PSC_CHECK_LAUNCH();
   /* One launch per stride, a thread per block of 2s chunks (at most 2^16 blocks of 128
    * threads, looping); a step past the sorted positions returns at once. */

@@ -42,15 +42,6 @@ extern "C" {
  * the gain is the copies that hold no registers, not the overlap across tiles
  * (docs/performance.md, "NTT: loads without registers"). */
 #define NTT_R4_TILES 1
-/* 1: a radix-4 block's elements lie in shared memory as two halves at ntt_sh_word's
- * positions, free of bank conflicts; 0: whole, 32 bytes apart (2- to 8-way conflicts).
- * Whole measured 1-3% faster on the H200 from 2^18 to 2^27 (2^24 4.39 ms against 4.51;
- * docs/performance.md, "NTT: 16-byte loads"): the conflicts cost less than the swizzle's
- * index arithmetic and the registers it spills. PSC_NTT_SWIZZLE overrides. */
-#define NTT_R4_SWIZZLE 0
-/* 1: twiddles in ntt_tw_slot's compact table (n - 1 entries, each stage's adjacent); 0:
- * the full table of n/2, read at strides 2^S. PSC_NTT_TW_COMPACT overrides. */
-#define NTT_TW_COMPACT 0
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
@@ -64,68 +55,38 @@ __global__ void ntt_build_powers(fr_t *out, size_t count, const fr_t *lo, const 
   psf_st(&out[j], &r);
 }
 
-/* Element e of a block of nel elements in shared memory: whole at sh[e] (SWZ 0), or as
- * two 16-byte halves at ntt_sh_word(e) and nel words after it (SWZ 1: no bank conflicts,
- * ntt_r4.h). */
-template <int SWZ>
-static __device__ __forceinline__ void ntt_sh_ld(fr_t *v, const fr_t *sh, unsigned nel, unsigned e) {
-  if (!SWZ) {
-    *v = sh[e];
-    return;
-  }
-  const uint4 *q = reinterpret_cast<const uint4 *>(sh);
-  const unsigned w = ntt_sh_word(e);
-  const uint4 a = q[w], b = q[nel + w];
-  v->v[0] = a.x, v->v[1] = a.y, v->v[2] = a.z, v->v[3] = a.w;
-  v->v[4] = b.x, v->v[5] = b.y, v->v[6] = b.z, v->v[7] = b.w;
-}
-template <int SWZ>
-static __device__ __forceinline__ void ntt_sh_st(fr_t *sh, unsigned nel, unsigned e, const fr_t *v) {
-  if (!SWZ) {
-    sh[e] = *v;
-    return;
-  }
-  uint4 *q = reinterpret_cast<uint4 *>(sh);
-  const unsigned w = ntt_sh_word(e);
-  q[w] = make_uint4(v->v[0], v->v[1], v->v[2], v->v[3]);
-  q[nel + w] = make_uint4(v->v[4], v->v[5], v->v[6], v->v[7]);
-}
-
 /* One radix-2 stage of a pass in shared memory, a butterfly per thread in turn: stage
  * half-span 2^lhr rows, S its global index (DIF: (a, b) -> (a + b, (a - b) w); DIT: the
  * transposed (a + b w, a - b w)). */
-template <int SWZ>
 static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsigned c, unsigned lhr, unsigned L,
                                                     size_t lo_group, unsigned S, const fr_t *__restrict__ tw,
-                                                    int dit, unsigned log_n, int compact) {
+                                                    int dit) {
   const unsigned cmask = (1u << c) - 1, hr = 1u << lhr;
   for (unsigned j = threadIdx.x; j < nbf; j += blockDim.x) {
     unsigned col = j & cmask, q = j >> c;
     unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
     unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
     size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
-    fr_t a, b, x, y;
-    ntt_sh_ld<SWZ>(&a, sh, 2 * nbf, e0);
-    ntt_sh_ld<SWZ>(&b, sh, 2 * nbf, e1);
+    fr_t a = sh[e0], b = sh[e1], x, y;
     if (!dit) {
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
       if (ti) {
         fr_t w;
-        psf_ldg(&w, &tw[ntt_tw_slot(ti, S, log_n, compact)]);
+        psf_ldg(&w, &tw[ti]);
         fr_mul_d(&y, &y, &w);
       }
     } else {
       if (ti) {
         fr_t w;
-        psf_ldg(&w, &tw[ntt_tw_slot(ti, S, log_n, compact)]);
+        psf_ldg(&w, &tw[ti]);
         fr_mul_d(&b, &b, &w);
       }
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
     }
-    ntt_sh_st<SWZ>(sh, 2 * nbf, e0, &x);
-    ntt_sh_st<SWZ>(sh, 2 * nbf, e1, &y);
+    sh[e0] = x;
+    sh[e1] = y;
   }
 }
 
@@ -150,18 +111,15 @@ static __device__ __forceinline__ ntt_blk ntt_block(unsigned log_n, unsigned s, 
 }
 
 /* Copies the block between global memory and shared memory (store = 1: back to global). */
-template <int SWZ>
 static __device__ __forceinline__ void ntt_block_io(const ntt_blk *b, unsigned c, fr_t *d, fr_t *sh, int store) {
   const unsigned cmask = (1u << c) - 1;
   for (unsigned e = threadIdx.x; e < b->nel; e += blockDim.x) {
     size_t g = b->base | ((size_t)(e >> c) << b->L) | (e & cmask);
-    fr_t v;
     if (store) {
-      ntt_sh_ld<SWZ>(&v, sh, b->nel, e);
+      const fr_t v = sh[e];
       psf_st(&d[g], &v);
     } else {
-      psf_ld(&v, &d[g]);
-      ntt_sh_st<SWZ>(sh, b->nel, e, &v);
+      psf_ld(&sh[e], &d[g]);
     }
   }
 }
@@ -169,15 +127,14 @@ static __device__ __forceinline__ void ntt_block_io(const ntt_blk *b, unsigned c
 /* Starts copying the block's elements from global to shared memory without holding
  * registers or waiting (cp.async, 16 bytes at a time, one commit group per call); the
  * caller waits with cp.async.wait_group and a barrier before reading them. */
-template <int SWZ>
 static __device__ __forceinline__ void ntt_block_load_async(const ntt_blk *b, unsigned c, const fr_t *d, fr_t *sh) {
   const unsigned cmask = (1u << c) - 1;
   for (unsigned e = threadIdx.x; e < b->nel; e += blockDim.x) {
     const char *g = (const char *)&d[b->base | ((size_t)(e >> c) << b->L) | (e & cmask)];
-    const unsigned a = (unsigned)__cvta_generic_to_shared(sh) + 16u * (SWZ ? ntt_sh_word(e) : 2 * e);
-    const unsigned hi = 16u * (SWZ ? b->nel : 1); /* the high half's offset */
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a), "l"(g) : "memory");
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a + hi), "l"(g + 16) : "memory");
+    unsigned a = (unsigned)__cvta_generic_to_shared(&sh[e]);
+#pragma unroll
+    for (unsigned o = 0; o < sizeof(fr_t); o += 16)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a + o), "l"(g + o) : "memory");
   }
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
@@ -185,20 +142,19 @@ static __device__ __forceinline__ void ntt_block_load_async(const ntt_blk *b, un
 /* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
  * network over 2^log_n elements; c column bits per block. */
 __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
-                                                          unsigned c, const fr_t *__restrict__ tw, int dit,
-                                                          int compact) {
+                                                          unsigned c, const fr_t *__restrict__ tw, int dit) {
   extern __shared__ fr_t sh[];
   const ntt_blk b = ntt_block(log_n, s, k, c);
   const unsigned L = b.L, nel = b.nel;
   const size_t lo_group = b.lo_group;
-  ntt_block_io<0>(&b, c, d, sh, 0);
+  ntt_block_io(&b, c, d, sh, 0);
   __syncthreads();
   for (unsigned tt = 0; tt < k; tt++) {
     const unsigned t = dit ? k - 1 - tt : tt;
-    ntt_r2_stage<0>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit, log_n, compact);
+    ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
     __syncthreads();
   }
-  ntt_block_io<0>(&b, c, d, sh, 1);
+  ntt_block_io(&b, c, d, sh, 1);
 }
 
 /* The same pass with stage pairs done as radix-4 groups in registers (ntt_r4.h): one
@@ -207,10 +163,9 @@ static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const 
 static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { fr_mul_d(r, a, b); }
 /* The stage pairs of one tile in shared memory (and a last radix-2 stage when k is odd). */
-template <int SWZ>
 static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, unsigned s, unsigned k, unsigned c,
-                                                   const fr_t *__restrict__ tw, int dit, int compact) {
-  const unsigned L = b->L, nel = b->nel, log_n = L + s + k;
+                                                   const fr_t *__restrict__ tw, int dit) {
+  const unsigned L = b->L, nel = b->nel;
   const size_t lo_group = b->lo_group;
   for (unsigned step = 0; step + 1 < k; step += 2) {
     const unsigned t_big = dit ? k - 2 - step : step, lH = k - 1 - t_big;
@@ -222,19 +177,19 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
 #pragma unroll
       for (int i = 0; i < 3; i++) {
         has[i] = gr.ti[i] != 0;
-        if (has[i]) psf_ldg(&w[i], &tw[ntt_tw_slot(gr.ti[i], s + t_big + (i == 2), log_n, compact)]);
+        if (has[i]) psf_ldg(&w[i], &tw[gr.ti[i]]);
       }
 #pragma unroll
-      for (int i = 0; i < 4; i++) ntt_sh_ld<SWZ>(&x[i], sh, nel, gr.e[i]);
+      for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
       NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, ntt_fr_add, ntt_fr_sub, ntt_fr_mul);
 #pragma unroll
-      for (int i = 0; i < 4; i++) ntt_sh_st<SWZ>(sh, nel, gr.e[i], &x[i]);
+      for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
     }
     __syncthreads();
   }
   if (k & 1) {
     const unsigned t = dit ? 0 : k - 1;
-    ntt_r2_stage<SWZ>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit, log_n, compact);
+    ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
     __syncthreads();
   }
 }
@@ -242,27 +197,26 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
 /* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
  * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
  * one tile a block, the next tile's copies run beside the current one's arithmetic. */
-template <int SWZ>
 __global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
     ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit,
-                int compact, unsigned ntiles) {
+                unsigned ntiles) {
   extern __shared__ fr_t sh2[];
   unsigned t = blockIdx.x;
   ntt_blk b = ntt_tile(t, log_n, s, k, c);
   fr_t *cur = sh2, *nxt = sh2 + b.nel;
-  ntt_block_load_async<SWZ>(&b, c, d, cur);
+  ntt_block_load_async(&b, c, d, cur);
   for (; t < ntiles; t += gridDim.x) {
     ntt_blk bn = b;
     if (t + gridDim.x < ntiles) {
       bn = ntt_tile(t + gridDim.x, log_n, s, k, c);
-      ntt_block_load_async<SWZ>(&bn, c, d, nxt);
+      ntt_block_load_async(&bn, c, d, nxt);
     } else {
       asm volatile("cp.async.commit_group;" ::: "memory"); /* empty: the wait below counts alike */
     }
     asm volatile("cp.async.wait_group 1;" ::: "memory"); /* this tile's copies are in */
     __syncthreads();
-    ntt_r4_tile<SWZ>(&b, cur, s, k, c, tw, dit, compact);
-    ntt_block_io<SWZ>(&b, c, d, cur, 1);
+    ntt_r4_tile(&b, cur, s, k, c, tw, dit);
+    ntt_block_io(&b, c, d, cur, 1);
     __syncthreads(); /* cur is read out before the tile after next is copied into it */
     fr_t *u = cur;
     cur = nxt, nxt = u, b = bn;
@@ -344,59 +298,7 @@ fail:
   return rc;
 }
 
-static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned hi) {
-  const char *v = getenv(name);
-  if (!v || !*v) return def;
-  unsigned x = (unsigned)atoi(v);
-  return x < lo ? lo : x > hi ? hi : x;
-}
-
-/* The pass layout, read from the environment once per process. Workers of several
- * devices run transforms at the same time, so the settings are filled under pthread_once:
- * a thread that saw log_block set but not yet max_k would divide by zero. */
-typedef struct ntt_settings {
-  unsigned log_block, max_k, radix, tiles, swizzle;
-  int compact; /* ntt_tw_slot's compact twiddle table */
-} ntt_settings;
-
-static ntt_settings ntt_set;
-static pthread_once_t ntt_set_once = PTHREAD_ONCE_INIT;
-
-static void ntt_settings_init(void) {
-  ntt_settings s;
-  s.radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
-  s.max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
-  s.log_block = env_uint("PSC_NTT_LOG_BLOCK", 0, 8, 11); /* 0: ntt_default_layout's */
-  s.tiles = env_uint("PSC_NTT_TILES", NTT_R4_TILES, 0, 1024);
-  s.swizzle = env_uint("PSC_NTT_SWIZZLE", NTT_R4_SWIZZLE, 0, 1);
-  s.compact = (int)env_uint("PSC_NTT_TW_COMPACT", NTT_TW_COMPACT, 0, 1);
-  if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
-  ntt_set = s;
-}
-
-static const ntt_settings *ntt_settings_get(void) {
-  int rc = pthread_once(&ntt_set_once, ntt_settings_init);
-  PS_ASSERT(rc == 0);
-  return &ntt_set;
-}
-
-/* out[j] = full[j << S] for j < count: stage S's run of the compact table. */
-__global__ void ntt_tw_gather(fr_t *out, const fr_t *full, size_t count, unsigned S) {
-  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >= count) return;
-  fr_t v;
-  psf_ldg(&v, &full[j << S]);
-  psf_st(&out[j], &v);
-}
-
-/* Entries of the twiddle table of 2^log_n (ntt_tw_slot): n/2, or n - 1 compact. */
-size_t psc__ntt_tw_entries(unsigned log_n) {
-  const size_t n = (size_t)1 << log_n;
-  return ntt_settings_get()->compact ? n - 1 : n / 2;
-}
-
-/* The twiddle table w_n^j (j < n/2, then in the compact layout each later stage's run)
- * for this size and direction, built on first use. */
+/* The twiddle table w_n^j (j < n/2) for this size and direction, built on first use. */
 static int twiddles(psc_dev *d, unsigned log_n, int inverse, const fr_t **out, ps_err *e) {
   int rc = PS_OK;
   fr_t *d_lo = NULL, *d_hi = NULL, *t = NULL;
@@ -409,15 +311,9 @@ static int twiddles(psc_dev *d, unsigned log_n, int inverse, const fr_t **out, p
   host_root(&w, log_n, inverse);
   fr_one(&one);
   if ((rc = upload_pow_tables(d, &w, &one, half, &d_lo, &d_hi, e))) return rc;
-  if ((rc = psc__alloc(d, (void **)&t, sizeof(fr_t) * psc__ntt_tw_entries(log_n), "NTT twiddle table", e))) goto fail;
+  if ((rc = psc__alloc(d, (void **)&t, sizeof(fr_t) * half, "NTT twiddle table", e))) goto fail;
   ntt_build_powers<<<psc__blocks(half, 256), 256, 0, d->stream>>>(t, half, d_lo, d_hi);
   PSC_CHECK_LAUNCH();
-  if (psc__ntt_tw_entries(log_n) > half)
-    for (unsigned S = 1; S < log_n; S++) {
-      const size_t n = half * 2, count = n >> (S + 1);
-      ntt_tw_gather<<<psc__blocks(count, 256), 256, 0, d->stream>>>(t + ntt_tw_slot(0, S, log_n, 1), t, count, S);
-      PSC_CHECK_LAUNCH();
-    }
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   cudaFree(d_lo);
   cudaFree(d_hi);
@@ -429,6 +325,39 @@ fail:
   cudaFree(d_hi);
   cudaFree(t);
   return rc;
+}
+
+static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned hi) {
+  const char *v = getenv(name);
+  if (!v || !*v) return def;
+  unsigned x = (unsigned)atoi(v);
+  return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* The pass layout, read from the environment once per process. Workers of several
+ * devices run transforms at the same time, so the settings are filled under pthread_once:
+ * a thread that saw log_block set but not yet max_k would divide by zero. */
+typedef struct ntt_settings {
+  unsigned log_block, max_k, radix, tiles;
+} ntt_settings;
+
+static ntt_settings ntt_set;
+static pthread_once_t ntt_set_once = PTHREAD_ONCE_INIT;
+
+static void ntt_settings_init(void) {
+  ntt_settings s;
+  s.radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
+  s.max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
+  s.log_block = env_uint("PSC_NTT_LOG_BLOCK", 0, 8, 11); /* 0: ntt_default_layout's */
+  s.tiles = env_uint("PSC_NTT_TILES", NTT_R4_TILES, 0, 1024);
+  if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
+  ntt_set = s;
+}
+
+static const ntt_settings *ntt_settings_get(void) {
+  int rc = pthread_once(&ntt_set_once, ntt_settings_init);
+  PS_ASSERT(rc == 0);
+  return &ntt_set;
 }
 
 /* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
@@ -454,21 +383,20 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     if (radix == 2) {
       if (smem > 48 * 1024)
         PSC_CHECK(cudaFuncSetAttribute(ntt_pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-      ntt_pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, set->compact);
+      ntt_pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit);
       PSC_CHECK_LAUNCH();
       continue;
     }
     /* Two tiles' shared memory a block; the grid is ntt_r4_grid's. */
     const unsigned ntiles = (unsigned)blocks;
     smem *= 2;
-    void (*kern)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int, int, unsigned) =
-        set->swizzle ? ntt_pass_r4<1> : ntt_pass_r4<0>;
     if (smem > 48 * 1024)
-      PSC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+      PSC_CHECK(cudaFuncSetAttribute(ntt_pass_r4, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 1;
-    if (!set->tiles) PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, (int)threads, smem));
+    if (!set->tiles)
+      PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ntt_pass_r4, (int)threads, smem));
     blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
-    kern<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, set->compact, ntiles);
+    ntt_pass_r4<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles);
     PSC_CHECK_LAUNCH();
   }
   return PS_OK;

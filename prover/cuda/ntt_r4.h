@@ -71,27 +71,6 @@ NTT_HD void ntt_r4_group_at(ntt_r4_group *gr, unsigned g, unsigned c, unsigned l
     }                                                                                              \
   } while (0)
 
-/* Where the twiddle of global stage S with full-table index ti (= j << S: w^(j 2^S), j <
- * 2^(log_n - 1 - S)) lies. The full table holds w^i for i < n/2, and stage S reads every
- * 2^S-th entry, so the lanes of a warp (adjacent j) read entries 2^S apart, one line each.
- * The compact table follows it with each later stage's own run, w^(j 2^S) at n - n/2^S +
- * j (n - 1 entries in all), so adjacent lanes read adjacent entries. */
-NTT_HD size_t ntt_tw_slot(size_t ti, unsigned S, unsigned log_n, int compact) {
-  const size_t n = (size_t)1 << log_n;
-  return compact ? n - (n >> S) + (ti >> S) : ti;
-}
-
-/* Where element e of a block of nel elements lies in shared memory, in 16-byte words: its
- * low half at word ntt_sh_word(e), its high half nel words later. A 128-bit shared access
- * serves a warp in quarters of 8 lanes, and lanes of a quarter conflict when their words
- * are equal mod 8 (the same 4 of the 32 banks). Stored whole, 32 bytes apart, elements
- * e and e + 4 conflict, so each access took twice its 4 wavefronts, and up to 8 times in
- * the stages of span 1 to 4. The lanes of a quarter differ in three of the low five bits
- * of e (which three depends on the stage and the block's columns); folding bit 3 into
- * bits 0..2 as 7 and bit 4 as 5 makes the three bits map one-to-one onto e's word mod 8
- * in every case (tests/test_ntt_r4.c checks each access pattern of a pass). */
-NTT_HD unsigned ntt_sh_word(unsigned e) { return e ^ (((e >> 3) & 1u) * 7u) ^ (((e >> 4) & 1u) * 5u); }
-
 /* The pass layout of a transform of 2^log_n: passes of k stages each (ps[i] the first
  * stage of pass i, pk[i] its count), the pre-passes of at most max_k stages split as
  * evenly as they go, then one last pass of log_block stages (or one pass of all of them

@@ -74,8 +74,6 @@ int psc__ws(psc_dev *d, int slot, size_t bytes, const char *what, void **p, ps_e
  * stream; tables come from d's caches, so nothing is allocated after the first call of a
  * size (no cudaMalloc/cudaFree, which would synchronise the device). */
 int psc__ntt_dev(psc_dev *d, fr_t *data, unsigned log_n, int flags, ps_err *e);
-/* Entries of the NTT's twiddle table of 2^log_n (n/2, or n - 1 in the compact layout). */
-size_t psc__ntt_tw_entries(unsigned log_n);
 
 static inline unsigned psc__blocks(size_t n, unsigned threads) {
   return (unsigned)((n + threads - 1) / threads);
