@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (A record of the call as it ran: the switches it sets, PSC_NTT_SWIZZLE, PSC_NTT_TW_COMPACT
+# and PSC_MSM_OCC, were removed after it, at 1543c89; docs/performance.md says why.)
 # Field elements moved 16 bytes at a time, the NTT's shared memory without bank conflicts,
 # its compact twiddle table, and G1's bucket sums with capped registers, against the
 # prover before them, on a GPU machine, in one call:

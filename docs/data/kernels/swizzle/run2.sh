@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# (A record of the call as it ran: the switches it sets, PSC_NTT_SWIZZLE, PSC_NTT_TW_COMPACT
+# and PSC_MSM_OCC, were removed after it, at 1543c89; docs/performance.md says why.)
 # The second call of "NTT: 16-byte loads" (docs/performance.md), after the first
 # (run.sh, call/) chose whole elements in shared memory (PSC_NTT_SWIZZLE=0) as the default
 # and found G1's bucket sums at 167 registers uncapped: on a GPU machine, in one call,

@@ -1,0 +1,39 @@
+# Sourced by the kernel device scripts (docs/data/kernels/*/run*.sh) after they set $dir
+# (the directory holding the binaries) and $bin (the binary whose directory carries
+# libcudart and libcupti): output under $OUT (log.txt, gpu.txt), the carried libraries,
+# the clock and the time budget, and the steps every such call runs.
+#   el                        seconds since the script started
+#   fits SECONDS WHAT         true when a step of about SECONDS stays within $BUDGET;
+#                             else says it is skipped
+#   bench NAME BIN WHAT SIZES REPS [ENV...]
+#                             prover-bench --only WHAT --sizes SIZES to bench-NAME.txt
+#   prove26 I NAME BIN [ENV...]
+#                             prove --constraints 2^26 --calls 3 --json to prove-I-NAME.json
+#                             (keys in a disk cache shared by the calls), then its first
+#                             and steady GPU times and the proofs verified
+OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+exec > >(tee -a "$OUT/log.txt") 2>&1
+. scripts/device_env.sh
+t0=$SECONDS
+el() { echo $((SECONDS - t0)); }
+budget=${BUDGET:-420}
+fits() { [ $(( $(el) + $1 )) -le "$budget" ] || { echo "SKIPPED $2: $(el) s + about $1 s would pass $budget s"; return 1; }; }
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
+echo "commit: ${COMMIT:-unknown}; cores $(nproc); $(date -u +%FT%TZ)"
+bench() {
+  local name=$1 b=$2 what=$3 sizes=$4 reps=$5; shift 5
+  env "$@" timeout 150 "$b" prover-bench --backend cuda --sizes "$sizes" --only "$what" --reps "$reps" \
+    > "$OUT/bench-$name.txt" 2> "$OUT/bench-$name.err" || echo "bench $name failed: $(tail -1 "$OUT/bench-$name.err")"
+  echo "bench $name at $(el) s"
+}
+prove26() {
+  local i=$1 name=$2 b=$3; shift 3
+  [ -n "${p26_cache:-}" ] || { p26_cache=$(mktemp -d "$(device_cache_root)/provesim-keys.XXXXXX"); trap 'rm -rf "$p26_cache"' EXIT; }
+  fits $([ "$i" = 1 ] && echo 75 || echo 40) "prove $name ($i)" || return 0
+  echo "== prove 2^26 --calls 3, $name, at $(el) s"
+  env "$@" timeout 150 "$b" prove --backend cuda --constraints 2^26 --calls 3 --json --cache "$p26_cache" \
+    --out /tmp/p26-proof > "$OUT/prove-$i-$name.json" 2> "$OUT/prove-$i-$name.err"
+  echo "rc $?"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("first", d["first_call"], "steady", d["steady"], "verified", d["verified"])' \
+    "$OUT/prove-$i-$name.json" 2>&1 | cut -c1-400
+}
