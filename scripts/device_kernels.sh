@@ -5,8 +5,9 @@
 #   el                        seconds since the script started
 #   fits SECONDS WHAT         true when a step of about SECONDS stays within $BUDGET;
 #                             else says it is skipped
-#   bench NAME BIN WHAT SIZES REPS [ENV...]
-#                             prover-bench --only WHAT --sizes SIZES to bench-NAME.txt
+#   bench NAME BIN WHAT SIZES REPS [VAR=VALUE | OPTION]...
+#                             prover-bench --only WHAT --sizes SIZES to bench-NAME.txt,
+#                             the VAR=VALUE in its environment, other words its options
 #   prove26 I NAME BIN [ENV...]
 #                             prove --constraints 2^26 --calls 3 --json to prove-I-NAME.json
 #                             (keys in a disk cache shared by the calls), then its first
@@ -21,9 +22,11 @@ fits() { [ $(( $(el) + $1 )) -le "$budget" ] || { echo "SKIPPED $2: $(el) s + ab
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 echo "commit: ${COMMIT:-unknown}; cores $(nproc); $(date -u +%FT%TZ)"
 bench() {
-  local name=$1 b=$2 what=$3 sizes=$4 reps=$5; shift 5
-  env "$@" timeout 150 "$b" prover-bench --backend cuda --sizes "$sizes" --only "$what" --reps "$reps" \
-    > "$OUT/bench-$name.txt" 2> "$OUT/bench-$name.err" || echo "bench $name failed: $(tail -1 "$OUT/bench-$name.err")"
+  local name=$1 b=$2 what=$3 sizes=$4 reps=$5 a envs=() opts=(); shift 5
+  for a in "$@"; do [[ $a == [A-Z]*=* ]] && envs+=("$a") || opts+=("$a"); done
+  env "${envs[@]}" timeout 150 "$b" prover-bench --backend cuda --sizes "$sizes" --only "$what" --reps "$reps" \
+    "${opts[@]}" > "$OUT/bench-$name.txt" 2> "$OUT/bench-$name.err" ||
+    echo "bench $name failed: $(tail -1 "$OUT/bench-$name.err")"
   echo "bench $name at $(el) s"
 }
 prove26() {

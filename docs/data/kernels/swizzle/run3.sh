@@ -4,7 +4,9 @@
 # removed), against old, on a GPU machine, in one call:
 #  1. prover-bench's field rates and NTT rows 2^16..2^27, two rounds alternated: new, old
 #     (under PSC_NTT_TILES=1, dd4ab86's kernels);
-#  2. G1 MSMs at 2^22..2^24 plain (median of 5), new and old;
+#  2. G1 MSMs at 2^22..2^24 plain (median of 5), new and old; then on new only, the NTT
+#     under other pass layouts (PSC_NTT_LOG_BLOCK / PSC_NTT_MAX_K 9/7, 10/8, 8/8, 9/9) and
+#     two tiles a block, and G1 2^24 at windows 14..18;
 #  3. gpu_check on new: every NTT to 2^26 (NTTs only), then G1 MSMs to 2^22 and G2 to
 #     2^14 with the skewed and witness-like scalar sets;
 #  4. `prove --constraints 2^26 --calls 3` new, old (keys made on the GPU into a disk cache
@@ -23,6 +25,13 @@ for r in 1 2; do
 done
 bench msm-new "$dir/new/provesim" msm-g1 22..24 5
 bench msm-old "$dir/old/provesim" msm-g1 22..24 5
+# With the 16-byte moves, do other pass layouts or G1 windows win now? (new only)
+for lay in "9 7" "10 8" "8 8" "9 9"; do
+  set -- $lay
+  bench "layout-$1-$2" "$dir/new/provesim" ntt 18..27 7 PSC_NTT_LOG_BLOCK=$1 PSC_NTT_MAX_K=$2
+done
+bench tiles2 "$dir/new/provesim" ntt 18..27 7 PSC_NTT_TILES=2
+bench msm-windows "$dir/new/provesim" msm-g1 24 3 --windows 14..18
 check() { # NAME OPTIONS...
   local name=$1; shift
   timeout 150 "$dir/new/gpu_check" --quick "$@" > "$OUT/check-$name.txt" 2>&1
