@@ -33,26 +33,18 @@ static __constant__ uint32_t c_fr_inv32 = BLS_FR_INV32;
  * aligned: cudaMalloc returns 256-byte aligned memory and the types' sizes are multiples
  * of 16 bytes. psf_ldg reads through the read-only path: only for data no thread writes
  * while the kernel runs. */
-template <typename T> PSF_INL void psf_ld(T *r, const T *p) {
+template <bool RO, typename T> PSF_INL void psf_ld_(T *r, const T *p) {
   static_assert(sizeof(T) % 16 == 0, "a whole number of 16-byte vectors");
   const uint4 *s = reinterpret_cast<const uint4 *>(p);
   uint32_t *w = reinterpret_cast<uint32_t *>(r);
 #pragma unroll
   for (unsigned i = 0; i < sizeof(T) / 16; i++) {
-    const uint4 u = s[i];
+    const uint4 u = RO ? __ldg(&s[i]) : s[i];
     w[4 * i] = u.x, w[4 * i + 1] = u.y, w[4 * i + 2] = u.z, w[4 * i + 3] = u.w;
   }
 }
-template <typename T> PSF_INL void psf_ldg(T *r, const T *p) {
-  static_assert(sizeof(T) % 16 == 0, "a whole number of 16-byte vectors");
-  const uint4 *s = reinterpret_cast<const uint4 *>(p);
-  uint32_t *w = reinterpret_cast<uint32_t *>(r);
-#pragma unroll
-  for (unsigned i = 0; i < sizeof(T) / 16; i++) {
-    const uint4 u = __ldg(&s[i]);
-    w[4 * i] = u.x, w[4 * i + 1] = u.y, w[4 * i + 2] = u.z, w[4 * i + 3] = u.w;
-  }
-}
+template <typename T> PSF_INL void psf_ld(T *r, const T *p) { psf_ld_<false>(r, p); }
+template <typename T> PSF_INL void psf_ldg(T *r, const T *p) { psf_ld_<true>(r, p); }
 template <typename T> PSF_INL void psf_st(T *p, const T *v) {
   static_assert(sizeof(T) % 16 == 0, "a whole number of 16-byte vectors");
   uint4 *d = reinterpret_cast<uint4 *>(p);
