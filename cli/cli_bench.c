@@ -28,11 +28,12 @@ static void usage(FILE *f) {
           "                             [--only field,ntt,msm-g1,msm-g2] [--windows A..B]\n"
           "\n"
           "Times the prover's kernels on one backend and prints a table: field\n"
-          "multiplications per second (Fr, Fp), NTTs over Fr (forward natural->bit-reversed,\n"
-          "coset forward, inverse), and MSMs on G1 and G2 (Pippenger). Each time is the median\n"
-          "of N runs after a warm-up. Beside each time: the field multiplications the\n"
-          "algorithm needs, their mult-time (those multiplications at the rate measured above)\n"
-          "and the ratio time / mult-time. On the cuda backend the mult-time is a floor: how far\n"
+          "multiplications per second (Fr, Fp, and Fp squarings), NTTs over Fr (forward\n"
+          "natural->bit-reversed, coset forward, inverse), and MSMs on G1 and G2 (Pippenger).\n"
+          "Each time is the median of N runs after a warm-up. Beside each time: the field\n"
+          "multiplications the algorithm needs (a square counted as a product), their\n"
+          "mult-time (those multiplications at the rate measured above) and the ratio\n"
+          "time / mult-time. On the cuda backend the mult-time is a floor: how far\n"
           "above 1 the ratio is shows time going to anything but multiplying. On the cpu backend\n"
           "it is no bound (kernels can run below it); compare the ratio across sizes and kernels.\n"
           "\n"
@@ -173,19 +174,21 @@ int prover_cmd_bench(int argc, char **argv) {
     return strcmp(o.backend, "cpu") && strcmp(o.backend, "cuda") ? PS_EXIT_USAGE : PS_EXIT_FAIL;
   }
   int cuda = !strcmp(backend_name(b), "cuda"), rc = PS_EXIT_OK;
-  double fr_rate = 0, fp_rate = 0;
+  double fr_rate = 0, fp_rate = 0, sqr_rate = 0;
   char date[32];
   time_t now = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
   fprintf(stderr, "[prover-bench] backend %s on %s\n", backend_name(b), backend_device(b));
   if (backend_bench_field(b, 0, &fr_rate, &e) || backend_bench_field(b, 1, &fp_rate, &e)) goto fail;
+  if (o.do_field && backend_bench_field(b, 2, &sqr_rate, &e)) goto fail;
 
   printf("provesim prover-bench: backend %s on %s, %s, median of %d runs\n\n", backend_name(b),
          backend_device(b), date, o.reps);
   if (o.do_field) {
     printf("field  multiplications/s\n");
     printf("Fr     %.3e\n", fr_rate);
-    printf("Fp     %.3e\n\n", fp_rate);
+    printf("Fp     %.3e\n", fp_rate);
+    printf("Fp sqr %.3e  (squarings/s)\n\n", sqr_rate);
   }
   printf("%-14s %-6s %6s %11s %12s %10s %8s\n", "kernel", "size", "window", "median ms",
          "field mults", "mult-time", "x mult-t");

@@ -163,7 +163,8 @@ void *backend_host_alloc(ps_backend *b, size_t bytes);
 void backend_host_free(ps_backend *b, void *p);
 
 /* ---- Measurements for prover-bench ----
- * Field multiplications per second on the whole backend (fp = 0: Fr, 1: Fp). */
+ * Field multiplications per second on the whole backend (fp = 0: Fr, 1: Fp, 2: Fp
+ * squarings). */
 int backend_bench_field(ps_backend *b, int fp, double *mults_per_s, ps_err *e);
 /* Median time (ms) of one NTT of 2^log_n elements over reps runs. cuda: data resident on
  * the GPU, device events around the kernels; cpu: wall clock. */

@@ -553,9 +553,19 @@ int main(int argc, char **argv) {
     if (k <= 12 && !quick) {
       for (int f = 0; f < 16; f++) check_ntt(gpu, cpu, k, f, seed++);
     } else {
-      static const int common[] = {NTT_OUT_BITREV, NTT_COSET | NTT_OUT_BITREV, NTT_INVERSE | NTT_IN_BITREV,
-                                   NTT_COSET | NTT_INVERSE | NTT_IN_BITREV, 0, NTT_INVERSE};
-      size_t nc = k >= 22 ? 4 : 6;
+      /* prover-bench's three, the coset inverse, the Groth16 H step's three (each order
+       * in which a coset shift or 1/n folds into a pass with bit-reversed indices), then
+       * the two natural-to-natural ones (a bit-reversal permutation and a separate scaling). */
+      static const int common[] = {NTT_OUT_BITREV,
+                                   NTT_COSET | NTT_OUT_BITREV,
+                                   NTT_INVERSE | NTT_IN_BITREV,
+                                   NTT_COSET | NTT_INVERSE | NTT_IN_BITREV,
+                                   NTT_COSET | NTT_IN_BITREV,
+                                   NTT_INVERSE | NTT_OUT_BITREV,
+                                   NTT_COSET | NTT_INVERSE | NTT_OUT_BITREV,
+                                   0,
+                                   NTT_INVERSE};
+      size_t nc = k >= 22 ? 7 : 9;
       for (size_t j = 0; j < nc; j++) check_ntt(gpu, cpu, k, common[j], seed++);
     }
   }

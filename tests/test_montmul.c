@@ -1,7 +1,7 @@
 /* Check suite of the CUDA backend's Montgomery multiplication, run on the CPU: the
  * operation sequence of prover/cuda/psf_mont.h (the very text the GPU compiles) is
  * executed here with an emulated PTX carry flag and compared with the reference field
- * code (fr_mul, fp_mul) on random operands, on edge values (0, 1, m-1, all-ones limbs
+ * code (fr_mul, fp_mul; Fp's squaring sequence too) on random operands, on edge values (0, 1, m-1, all-ones limbs
  * below m) and on operands near the top of the range, where the bounds the sequence
  * relies on are tightest. CI has no GPU; this is what keeps the GPU arithmetic honest
  * there. On the H200, tests/gpu_check.c compares the compiled kernels themselves. */
@@ -35,6 +35,15 @@ static unsigned long overflows;
 #define PSF_OP_ADD_CC(d, x) ADD3_(d, x, 0, 1)
 #define PSF_OP_ADDC_CC(d, x) ADD3_(d, x, cc, 1)
 #define PSF_OP_ADDC(d, x) ADD3_(d, x, cc, 0)
+#define PSF_OP_MADC_HI_Z(d, x, y) \
+  do {                              \
+    (d) = 0;                        \
+    ADD3_(d, HI_(x, y), cc, 0);     \
+  } while (0)
+#define PSF_OP_ADDC_Z(d) ((d) = cc)
+/* The squaring's accumulators start as a pattern: a limb read before it is written
+ * gives a wrong square. */
+#define PSF_SQR_POISON_(x) memset((x), 0xa5, sizeof(x))
 #include "cuda/psf_mont.h"
 
 /* Which sequence emu_mul runs for 8 limbs: the GPU's Fr one (PSF_MONT_BODY_R1, for r's low
@@ -64,6 +73,28 @@ static void emu_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uin
     }
   }
   memcpy(r, t, sizeof(uint32_t) * (size_t)n);
+  ck_assert_msg(overflows == 0, "a carry chain without carry-out overflowed");
+}
+
+/* r = a*a/R mod p by the GPU's squaring sequence (PSF_MONT_SQR), then the subtraction. */
+static void emu_sqr(uint32_t *r, const uint32_t *a, const uint32_t *mod, uint32_t inv) {
+  uint32_t t[12];
+  PSF_MONT_SQR(12, t, a, mod, inv);
+  int ge = 1;
+  for (int j = 11; j >= 0; j--)
+    if (t[j] != mod[j]) {
+      ge = t[j] > mod[j];
+      break;
+    }
+  if (ge) {
+    uint64_t br = 0;
+    for (int j = 0; j < 12; j++) {
+      uint64_t d = (uint64_t)t[j] - mod[j] - br;
+      t[j] = (uint32_t)d;
+      br = (d >> 32) & 1;
+    }
+  }
+  memcpy(r, t, sizeof t);
   ck_assert_msg(overflows == 0, "a carry chain without carry-out overflowed");
 }
 
@@ -114,6 +145,9 @@ START_TEST(fp_random_operands) {
     fp_mul(&want, &a, &b);
     emu_mul(got.v, a.v, b.v, FP_P.v, BLS_FP_INV32, 12);
     ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fp product %d differs", i);
+    fp_mul(&want, &a, &a);
+    emu_sqr(got.v, a.v, FP_P.v, BLS_FP_INV32);
+    ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fp square %d differs", i);
   }
 }
 END_TEST
@@ -134,6 +168,9 @@ START_TEST(edge_operands) {
       fp_mul(&fwant, &x, &y);
       emu_mul(fgot.v, x.v, y.v, FP_P.v, BLS_FP_INV32, 12);
       ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp edge %d x %d differs", ka, kb);
+      fp_mul(&fwant, &x, &x);
+      emu_sqr(fgot.v, x.v, FP_P.v, BLS_FP_INV32);
+      ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp edge %d squared differs", ka);
     }
 }
 END_TEST
@@ -164,6 +201,9 @@ START_TEST(carry_heavy_operands) {
     fp_mul(&fwant, &x, &y);
     emu_mul(fgot.v, x.v, y.v, FP_P.v, BLS_FP_INV32, 12);
     ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp carry-heavy %d differs", i);
+    fp_mul(&fwant, &x, &x);
+    emu_sqr(fgot.v, x.v, FP_P.v, BLS_FP_INV32);
+    ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp carry-heavy square %d differs", i);
   }
 }
 END_TEST

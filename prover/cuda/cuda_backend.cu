@@ -250,6 +250,21 @@ __global__ void bench_fp_mul(fp_t *out, uint32_t seed) {
   if (fp_is_zero_d(&s)) out[0] = s;
 }
 
+/* Fp squarings, x = x^2 in each chain (fp_sqr_d, the sequence the curve formulas use). */
+__global__ void bench_fp_sqr(fp_t *out, uint32_t seed) {
+  fp_t x[FB_CHAINS];
+  for (int c = 0; c < FB_CHAINS; c++) {
+    x[c] = c_fp_one;
+    x[c].v[0] += threadIdx.x + c + blockIdx.x + seed;
+  }
+  for (int i = 0; i < FB_ITERS; i++)
+#pragma unroll
+    for (int c = 0; c < FB_CHAINS; c++) fp_sqr_d(&x[c], &x[c]);
+  fp_t s = x[0];
+  for (int c = 1; c < FB_CHAINS; c++) fp_add_d(&s, &s, &x[c]);
+  if (fp_is_zero_d(&s)) out[0] = s;
+}
+
 extern "C" int psc_bench_field(psc_dev *d, int fp, double *mults_per_s, ps_err *e) {
   int rc = PS_OK;
   void *out = NULL;
@@ -263,7 +278,9 @@ extern "C" int psc_bench_field(psc_dev *d, int fp, double *mults_per_s, ps_err *
   for (int r = 0; r < 4; r++) {
     float t;
     PSC_CHECK(cudaEventRecord(ev0, d->stream));
-    if (fp)
+    if (fp == 2)
+      bench_fp_sqr<<<blocks, threads, 0, d->stream>>>((fp_t *)out, 12345u + r);
+    else if (fp)
       bench_fp_mul<<<blocks, threads, 0, d->stream>>>((fp_t *)out, 12345u + r);
     else
       bench_fr_mul<<<blocks, threads, 0, d->stream>>>((fr_t *)out, 12345u + r);

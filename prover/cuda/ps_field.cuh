@@ -65,6 +65,8 @@ template <typename T> PSF_INL void psf_st(T *p, const T *v) {
 #define PSF_OP_ADD_CC(d, x) asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
 #define PSF_OP_ADDC_CC(d, x) asm volatile("addc.cc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
 #define PSF_OP_ADDC(d, x) asm volatile("addc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
+#define PSF_OP_MADC_HI_Z(d, x, y) asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_ADDC_Z(d) asm volatile("addc.u32 %0, 0, 0;" : "=r"(d))
 #include "psf_mont.h"
 
 /* r = t - m if t >= m else t (t < 2m, N limbs). */
@@ -139,7 +141,13 @@ PSF_INL void fp_mul_d(fp_t *rr, const fp_t *aa, const fp_t *bb) {
   PSF_MONT_BODY(12, t, a, b, MOD, BLS_FP_INV32);
   psf_reduce_once_12(rr->v, t, MOD);
 }
-PSF_INL void fp_sqr_d(fp_t *r, const fp_t *a) { fp_mul_d(r, a, a); }
+/* a^2: the off-diagonal products once, then the reduction (psf_mont.h, PSF_MONT_SQR). */
+PSF_INL void fp_sqr_d(fp_t *rr, const fp_t *aa) {
+  const uint32_t *a = aa->v, *MOD = c_fp_p.v;
+  uint32_t t[12];
+  PSF_MONT_SQR(12, t, a, MOD, BLS_FP_INV32);
+  psf_reduce_once_12(rr->v, t, MOD);
+}
 PSF_INL void fp_add_d(fp_t *r, const fp_t *a, const fp_t *b) { psf_add_12(r->v, a->v, b->v, c_fp_p.v); }
 PSF_INL void fp_sub_d(fp_t *r, const fp_t *a, const fp_t *b) { psf_sub_12(r->v, a->v, b->v, c_fp_p.v); }
 PSF_INL int fp_is_zero_d(const fp_t *a) { return psf_is_zero_12(a->v); }

@@ -29,6 +29,7 @@
  *   PSF_OP_MADC_HI(d,x,y)    d += hi(x*y) + carry, no carry out
  *   PSF_OP_ADD_CC(d,x) d += x, carry out     PSF_OP_ADDC_CC(d,x) d += x + carry, carry out
  *   PSF_OP_ADDC(d,x)   d += x + carry, no carry out
+ *   PSF_OP_MADC_HI_Z(d,x,y) d = hi(x*y) + carry      PSF_OP_ADDC_Z(d) d = carry
  * and then uses PSF_MONT_BODY(N, r, a, b, MOD, INV) with a, b, MOD readable as x[i]
  * and r writable as r[i] (i < N); INV = -MOD^-1 mod W. PSF_MONT_BODY_R1 is the same for a
  * modulus whose two low limbs are 1 and W - 1 (BLS12-381's r; PSF_MONT_REDUCE_R1_). */
@@ -39,6 +40,11 @@
 #define PSF_UNROLL _Pragma("unroll")
 #else
 #define PSF_UNROLL
+#endif
+/* A test may fill the squaring's accumulators with a pattern, so that a limb read
+ * before it is written shows up as a wrong result. */
+#ifndef PSF_SQR_POISON_
+#define PSF_SQR_POISON_(x) ((void)0)
 #endif
 
 /* One reduction step on (p, q): m from limb 0, add m*MOD over both chains. With R1 (a
@@ -143,6 +149,119 @@
     PSF_UNROLL for (int j_ = 1; j_ < (N); j_++) PSF_OP_ADDC_CC(p[j_], q[j_]);              \
     PSF_OP_ADDC(p[N], q[N]);                                                               \
     PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) r[j_] = p[j_ + 1];                         \
+  } while (0)
+
+/* Montgomery reduction alone, for a 2N-limb T < MOD W^N: r = T/W^N mod MOD, < 2 MOD. T's
+ * low half goes through N CIOS steps on the two accumulators (no product rows between
+ * them): u = (T_lo + M MOD)/W^N <= MOD; then r = u + T_hi < 2 MOD, as T_hi < MOD. A step
+ * is PSF_MONT_REDUCE_'s with the pending carry c of the step before added at limb 0 of
+ * the odd accumulator (as PSF_MONT_ROW_ adds it), so m counts it too. */
+#define PSF_MONT_REDC_STEP_(N, p, q, c, MOD, INV)                                           \
+  do {                                                                                     \
+    uint32_t m_ = (p[0] + q[0] + (c)) * (uint32_t)(INV);                                   \
+    PSF_OP_MAD_LO_CC(p[0], MOD[0], m_);                                                    \
+    PSF_OP_MADC_HI_CC(p[1], MOD[0], m_);                                                   \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) {                                      \
+      PSF_OP_MADC_LO_CC(p[2 * k_], MOD[2 * k_], m_);                                       \
+      PSF_OP_MADC_HI_CC(p[2 * k_ + 1], MOD[2 * k_], m_);                                   \
+    }                                                                                      \
+    PSF_OP_ADDC(p[N], 0u);                                                                 \
+    PSF_OP_ADD_CC(q[0], c);                                                                \
+    PSF_UNROLL for (int k_ = 0; k_ < (N) / 2 - 1; k_++) {                                  \
+      PSF_OP_MADC_LO_CC(q[2 * k_ + 1], MOD[2 * k_ + 1], m_);                               \
+      PSF_OP_MADC_HI_CC(q[2 * k_ + 2], MOD[2 * k_ + 1], m_);                               \
+    }                                                                                      \
+    PSF_OP_MADC_LO_CC(q[(N) - 1], MOD[(N) - 1], m_);                                       \
+    PSF_OP_MADC_HI(q[N], MOD[(N) - 1], m_);                                                \
+  } while (0)
+
+#define PSF_MONT_REDC(N, r, T, MOD, INV)                                                     \
+  do {                                                                                     \
+    uint32_t p[(N) + 1], q[(N) + 1], c_ = 0;                                               \
+    PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) p[j_] = T[j_], q[j_] = 0;                  \
+    p[N] = 0;                                                                              \
+    q[N] = 0;                                                                              \
+    PSF_UNROLL for (int i_ = 0; i_ < (N); i_++) {                                          \
+      if (i_ > 0) {                                                                        \
+        c_ = p[0] != 0; /* limb 0 of p + q is 0 mod W: its carry */                        \
+        PSF_MONT_SHIFT_(N, p, q);                                                          \
+      }                                                                                    \
+      if (i_ & 1) PSF_MONT_REDC_STEP_(N, q, p, c_, MOD, INV);                              \
+      else PSF_MONT_REDC_STEP_(N, p, q, c_, MOD, INV);                                     \
+    }                                                                                      \
+    PSF_OP_ADD_CC(p[0], q[0]);                                                             \
+    PSF_UNROLL for (int j_ = 1; j_ < (N); j_++) PSF_OP_ADDC_CC(p[j_], q[j_]);              \
+    PSF_OP_ADDC(p[N], q[N]);                                                               \
+    PSF_OP_ADD_CC(p[1], T[N]);                                                             \
+    PSF_UNROLL for (int j_ = 1; j_ < (N) - 1; j_++) PSF_OP_ADDC_CC(p[j_ + 1], T[(N) + j_]); \
+    PSF_OP_ADDC(p[N], T[2 * (N) - 1]);                                                     \
+    PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) r[j_] = p[j_ + 1];                         \
+  } while (0)
+
+/* One chain of row i of a square's off-diagonal products a_i a_j (j > i), each at limbs
+ * s = i + j and s + 1, for s = s0, s0 + 2, ..., s1: the chains of odd s go to accumulator
+ * o, those of even s to e, so no two products of a chain share a limb. Of row i's two
+ * chains, the one ending at limb i + N (TOP) ends on a limb no earlier row reached, so its
+ * last high word takes the carry and gives none (MADC_HI_Z); the other ends at i + N - 1,
+ * the top of the row before, and passes its carry to the fresh limb i + N (ADDC_Z). */
+#define PSF_SQR_CHAIN_(acc, a, i, s0, s1, TOP)                                              \
+  do {                                                                                     \
+    PSF_UNROLL for (int z_ = (s0); z_ <= (s1); z_ += 2) {                                  \
+      if (z_ == (s0)) PSF_OP_MAD_LO_CC(acc[z_], a[i], a[z_ - (i)]);                        \
+      else PSF_OP_MADC_LO_CC(acc[z_], a[i], a[z_ - (i)]);                                  \
+      if (z_ == (s1) && (TOP)) PSF_OP_MADC_HI_Z(acc[z_ + 1], a[i], a[z_ - (i)]);           \
+      else PSF_OP_MADC_HI_CC(acc[z_ + 1], a[i], a[z_ - (i)]);                              \
+    }                                                                                      \
+    if (!(TOP) && (s0) <= (s1)) PSF_OP_ADDC_Z(acc[(s1) + 2]);                               \
+  } while (0)
+
+/* r = a*a/W^N mod MOD (< 2 MOD; a < MOD): the N(N-1)/2 products a_i a_j (i < j) once, on
+ * two accumulators by the parity of i + j; their sum doubled (shifts); the N squares
+ * a_i^2 added on the disjoint pairs (2i, 2i+1) in one chain; then PSF_MONT_REDC. 78
+ * products and the reduction's N^2 against the 2N^2 of PSF_MONT_BODY. Row 0 lands on
+ * empty limbs, so its products are plain (no carries). */
+#define PSF_MONT_SQR(N, r, a, MOD, INV)                                                      \
+  do {                                                                                     \
+    uint32_t e_[2 * (N)], o_[2 * (N)], t_[2 * (N)];                                        \
+    PSF_SQR_POISON_(e_);                                                                   \
+    PSF_SQR_POISON_(o_);                                                                   \
+    PSF_UNROLL for (int z_ = 1; z_ < (N); z_++) {                                          \
+      if (z_ & 1) {                                                                        \
+        PSF_OP_MUL_LO(o_[z_], a[0], a[z_]);                                                \
+        PSF_OP_MUL_HI(o_[z_ + 1], a[0], a[z_]);                                            \
+      } else {                                                                             \
+        PSF_OP_MUL_LO(e_[z_], a[0], a[z_]);                                                \
+        PSF_OP_MUL_HI(e_[z_ + 1], a[0], a[z_]);                                            \
+      }                                                                                    \
+    }                                                                                      \
+    e_[N] = 0;                                                                             \
+    PSF_UNROLL for (int i_ = 1; i_ < (N) - 1; i_++) {                                      \
+      /* the chain of parity i + 1 ends at the top, limb i + N */                          \
+      if (i_ & 1) {                                                                        \
+        PSF_SQR_CHAIN_(e_, a, i_, 2 * i_ + 2, i_ + (N) - 1, 1);                            \
+        PSF_SQR_CHAIN_(o_, a, i_, 2 * i_ + 1, i_ + (N) - 2, 0);                            \
+      } else {                                                                             \
+        PSF_SQR_CHAIN_(o_, a, i_, 2 * i_ + 1, i_ + (N) - 1, 1);                            \
+        PSF_SQR_CHAIN_(e_, a, i_, 2 * i_ + 2, i_ + (N) - 2, 0);                            \
+      }                                                                                    \
+    }                                                                                      \
+    /* o + e: o holds limbs 1..2N-2, e limbs 2..2N-3; the sum may reach limb 2N-1 */       \
+    PSF_OP_ADD_CC(o_[2], e_[2]);                                                           \
+    PSF_UNROLL for (int j_ = 3; j_ < 2 * (N) - 2; j_++) PSF_OP_ADDC_CC(o_[j_], e_[j_]);    \
+    PSF_OP_ADDC_CC(o_[2 * (N) - 2], 0u);                                                   \
+    PSF_OP_ADDC_Z(o_[2 * (N) - 1]);                                                        \
+    t_[0] = 0;                                                                             \
+    t_[1] = o_[1] << 1;                                                                    \
+    PSF_UNROLL for (int j_ = 2; j_ < 2 * (N); j_++) t_[j_] = (o_[j_] << 1) | (o_[j_ - 1] >> 31); \
+    PSF_OP_MAD_LO_CC(t_[0], a[0], a[0]);                                                   \
+    PSF_OP_MADC_HI_CC(t_[1], a[0], a[0]);                                                  \
+    PSF_UNROLL for (int j_ = 1; j_ < (N) - 1; j_++) {                                      \
+      PSF_OP_MADC_LO_CC(t_[2 * j_], a[j_], a[j_]);                                         \
+      PSF_OP_MADC_HI_CC(t_[2 * j_ + 1], a[j_], a[j_]);                                     \
+    }                                                                                      \
+    PSF_OP_MADC_LO_CC(t_[2 * (N) - 2], a[(N) - 1], a[(N) - 1]);                            \
+    PSF_OP_MADC_HI(t_[2 * (N) - 1], a[(N) - 1], a[(N) - 1]);                               \
+    PSF_MONT_REDC(N, r, t_, MOD, INV);                                                     \
   } while (0)
 
 #define PSF_MONT_BODY(N, r, a, b, MOD, INV) PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_)
