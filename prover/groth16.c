@@ -63,12 +63,9 @@ size_t g16_worker_bytes_at(const g16_keys *k, const char *backend, int partition
   size_t plain = g16_job_bytes(k, partitions) + backend_g16_work_bytes(backend, k->cs->log_n, msm_n);
   if (!window) return plain;
   /* The plain MSMs' slots as backend_g16_work_bytes counts them (psc_msm_work_bytes: each
-   * slot the larger of G2's points at the window psc_msm_default_window picks, 16 from 2^20
-   * points, 8 from 2^6, else 4, and G1's at G1's window, 20 from 2^25); a slot grows where
-   * the MSMs over the tables (G1, window c) ask for more. */
-  unsigned lg = 0;
-  while (((size_t)1 << lg) < msm_n) lg++;
-  const unsigned c2 = lg >= 20 ? 16 : lg >= 6 ? 8 : 4, c1 = lg >= 25 ? 20 : c2;
+   * slot the larger of G2's points and G1's at the windows msm_gpu_window picks); a slot
+   * grows where the MSMs over the tables (G1, window c) ask for more. */
+  const unsigned c2 = msm_gpu_window(1, msm_n), c1 = msm_gpu_window(0, msm_n);
   size_t p[WS_N], q[WS_N], t[WS_N], extra = 0;
   msm_slots(msm_n, c2, sizeof(g2_xyzz_t), 0, p);
   msm_slots(msm_n, c1, sizeof(g1_xyzz_t), 0, q);

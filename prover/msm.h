@@ -29,6 +29,28 @@ void msm_cpu_g2(g2_jac_t *out, const g2_affine_t *bases, const fr_t *scalars, si
  * tuning). */
 unsigned msm_cpu_window(int g2, size_t n);
 
+/* The window the CUDA backend's MSM picks for n points over plain bases (psc_msm_default_
+ * window; here so that the CPU-only code sizing its work buffers, g16_worker_bytes_at,
+ * follows the same rule). Measured on the H200 (docs/performance.md):
+ * - 16 bits from 2^20 points, 8 from 2^6, else 4. Chosen when a thread summed a whole
+ *   bucket, so the top window (bits (W-1)c .. 254 of W = ceil(256/c)) had to keep enough
+ *   bits to spread the points; c = 16 (15 bits on top) and c = 8 (7) did. The chunked
+ *   bucket sums no longer serialise (c = 12 at 2^18: 13.6 ms against 17.5 ms at 10), so
+ *   below 2^23 the table is not re-tuned yet.
+ * - G1 at 2^23 and 2^24: 17 bits, 15 windows instead of 16: 1.2% faster at 2^24 (146.4
+ *   against 148.2 ms) and 0.7% at 2^23 in three rounds ("Squares by their own sequence");
+ *   1.2% and 1.3% in two earlier calls. G2 at 2^21 and 2^22 keeps 16 (15 and 17 slower).
+ * - G1 from 2^25: 20 bits, 13 windows (19% fewer mixed additions for 2^19 buckets a
+ *   window to reduce): 541.8 against 591.0 ms at 2^26, 285.4 against 299.0 at 2^25
+ *   ("Wider windows for dense scalars"). G2 is not measured there. */
+static inline unsigned msm_gpu_window(int g2, size_t n) {
+  unsigned lg = 0;
+  while (((size_t)1 << lg) < n) lg++;
+  if (!g2 && lg >= 25) return 20;
+  if (!g2 && lg >= 23) return 17;
+  return lg >= 20 ? 16 : lg >= 6 ? 8 : 4;
+}
+
 /* The naive reference: the sum of n scalar multiplications. For tests. */
 void msm_naive_g1(g1_jac_t *out, const g1_affine_t *bases, const fr_t *scalars, size_t n);
 void msm_naive_g2(g2_jac_t *out, const g2_affine_t *bases, const fr_t *scalars, size_t n);

@@ -193,24 +193,8 @@ __global__ void scan_apply(uint32_t *out, uint32_t *out2, const uint32_t *in, co
 /* ---- host side ---- */
 #include <stdio.h>
 
-extern "C" unsigned psc_msm_default_window(int g2, size_t n) {
-  unsigned lg = 0;
-  while (((size_t)1 << lg) < n) lg++;
-  /* Measured on the H200 (docs/performance.md, 2026-11-29) when a thread summed a whole
-   * bucket: then the top window had to be wide (W = ceil(256/c) windows, the top one
-   * holds bits (W-1)c .. 254 only; when those are few, all n points fell into a handful
-   * of buckets summed serially: c = 11 at 2^17 took 1.3 s, c = 14 at 2^21 10.8 s), and
-   * c = 8 (top window 7 bits) and c = 16 (15 bits) avoided that. The chunked bucket sums
-   * no longer serialise, so other windows are open again (c = 12 at 2^18: 13.6 ms against
-   * 17.5 ms with c = 10); this table has not been re-tuned yet. */
-  unsigned c = lg >= 20 ? 16 : lg >= 6 ? 8 : 4;
-  /* G1 from 2^25 points: 13 windows of 20 bits instead of 16 of 16 (19% fewer mixed
-   * additions for 2^19 buckets per window to reduce): 541.8 against 591.0 ms at 2^26 and
-   * 285.4 against 299.0 ms at 2^25, 153.0 against 152.6 ms at 2^24 (random scalars, H200,
-   * docs/performance.md, "Wider windows for dense scalars"). G2 is not measured there. */
-  if (!g2 && lg >= 25) c = 20;
-  return c;
-}
+/* msm_gpu_window (msm.h) says why. */
+extern "C" unsigned psc_msm_default_window(int g2, size_t n) { return msm_gpu_window(g2, n); }
 
 extern "C" int psc_bases_upload(psc_dev *d, int g2, const void *bases, size_t n, psc_bases **out,
                                 ps_err *e) {

@@ -93,31 +93,6 @@ static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsi
 /* The block of a pass (stages s .. s+k-1, c column bits): 2^k rows of 2^c adjacent
  * columns, row r at global stride 2^L; L, its element count, lo_group (its columns' high
  * bits) and the global index of its element 0. */
-/* A transform's coset shift and 1/n, folded into its first pass (applied to each element
- * as the pass loads it: a forward coset transform) or its last (as the pass stores it: an
- * inverse) instead of a pass over the data of their own. The factor of the element at
- * position g is k, or with power tables lo[x & 4095] * hi[x >> 12] for x = g, or bitrev(g)
- * when the data at that end of the transform is in bit-reversed order. */
-enum { NTT_SC_NONE = 0, NTT_SC_LOAD = 1, NTT_SC_STORE = 2 };
-typedef struct ntt_scale_arg {
-  const fr_t *lo, *hi; /* power tables, or NULL for the constant k */
-  fr_t k;
-  int brev;
-} ntt_scale_arg;
-
-static __device__ __forceinline__ void ntt_scale_by(fr_t *v, const ntt_scale_arg *sa, size_t g, unsigned log_n) {
-  if (!sa->lo) {
-    fr_mul_d(v, v, &sa->k);
-    return;
-  }
-  size_t x = sa->brev ? (size_t)(__brevll((unsigned long long)g) >> (64 - log_n)) : g;
-  fr_t a, b;
-  psf_ldg(&a, &sa->lo[x & ((1u << POW_LO_BITS) - 1)]);
-  psf_ldg(&b, &sa->hi[x >> POW_LO_BITS]);
-  fr_mul_d(&a, &a, &b);
-  fr_mul_d(v, v, &a);
-}
-
 typedef struct ntt_blk {
   unsigned L, nel;
   size_t lo_group, base;
@@ -135,16 +110,13 @@ static __device__ __forceinline__ ntt_blk ntt_block(unsigned log_n, unsigned s, 
   return ntt_tile(blockIdx.x, log_n, s, k, c);
 }
 
-/* Copies the block between global memory and shared memory (store = 1: back to global,
- * each element scaled first when sa is given). */
-static __device__ __forceinline__ void ntt_block_io(const ntt_blk *b, unsigned c, fr_t *d, fr_t *sh, int store,
-                                                    const ntt_scale_arg *sa = NULL, unsigned log_n = 0) {
+/* Copies the block between global memory and shared memory (store = 1: back to global). */
+static __device__ __forceinline__ void ntt_block_io(const ntt_blk *b, unsigned c, fr_t *d, fr_t *sh, int store) {
   const unsigned cmask = (1u << c) - 1;
   for (unsigned e = threadIdx.x; e < b->nel; e += blockDim.x) {
     size_t g = b->base | ((size_t)(e >> c) << b->L) | (e & cmask);
     if (store) {
-      fr_t v = sh[e];
-      if (sa) ntt_scale_by(&v, sa, g, log_n);
+      const fr_t v = sh[e];
       psf_st(&d[g], &v);
     } else {
       psf_ld(&sh[e], &d[g]);
@@ -225,10 +197,9 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
 /* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
  * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
  * one tile a block, the next tile's copies run beside the current one's arithmetic. */
-template <int SC>
 __global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
     ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit,
-                unsigned ntiles, ntt_scale_arg sa) {
+                unsigned ntiles) {
   extern __shared__ fr_t sh2[];
   unsigned t = blockIdx.x;
   ntt_blk b = ntt_tile(t, log_n, s, k, c);
@@ -243,17 +214,9 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
       asm volatile("cp.async.commit_group;" ::: "memory"); /* empty: the wait below counts alike */
     }
     asm volatile("cp.async.wait_group 1;" ::: "memory"); /* this tile's copies are in */
-    if (SC == NTT_SC_LOAD) { /* each thread scales the elements it copied (same loop) */
-      const unsigned cmask = (1u << c) - 1;
-      for (unsigned e = threadIdx.x; e < b.nel; e += blockDim.x) {
-        fr_t v = cur[e];
-        ntt_scale_by(&v, &sa, b.base | ((size_t)(e >> c) << b.L) | (e & cmask), log_n);
-        cur[e] = v;
-      }
-    }
     __syncthreads();
     ntt_r4_tile(&b, cur, s, k, c, tw, dit);
-    ntt_block_io(&b, c, d, cur, 1, SC == NTT_SC_STORE ? &sa : NULL, log_n);
+    ntt_block_io(&b, c, d, cur, 1);
     __syncthreads(); /* cur is read out before the tile after next is copied into it */
     fr_t *u = cur;
     cur = nxt, nxt = u, b = bn;
@@ -397,39 +360,12 @@ static const ntt_settings *ntt_settings_get(void) {
   return &ntt_set;
 }
 
-/* One radix-4 pass, its scaling chosen by sc (the kernel is a template on it). */
-static int launch_r4(psc_dev *d, int sc, const ntt_settings *set, unsigned threads, size_t smem, unsigned ntiles,
-                     fr_t *data, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *tw, int dit,
-                     const ntt_scale_arg *sa, ps_err *e) {
-  int rc = PS_OK;
-  void (*kern)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int, unsigned, ntt_scale_arg) =
-      sc == NTT_SC_LOAD ? ntt_pass_r4<NTT_SC_LOAD> : sc == NTT_SC_STORE ? ntt_pass_r4<NTT_SC_STORE>
-                                                                          : ntt_pass_r4<NTT_SC_NONE>;
-  ntt_scale_arg none;
-  memset(&none, 0, sizeof none);
-  if (smem > 48 * 1024)
-    PSC_CHECK(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  {
-    int per_sm = 1;
-    if (!set->tiles) PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kern, (int)threads, smem));
-    size_t blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
-    kern<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles, sa ? *sa : none);
-    PSC_CHECK_LAUNCH();
-  }
-fail:
-  return rc;
-}
-
-/* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. With
- * radix 4, pre scales each element as the first pass loads it and post as the last pass
- * stores it (NULL: not scaled); radix 2 takes neither (the caller scales apart). */
-static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, const ntt_scale_arg *pre,
-                       const ntt_scale_arg *post, ps_err *e) {
+/* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
+static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
   const ntt_settings *set = ntt_settings_get();
   const unsigned radix = set->radix;
   unsigned log_block = set->log_block, max_k = set->max_k, ps[32], pk[32];
-  PS_ASSERT(!(pre && post) && (radix == 4 || (!pre && !post)));
   if (!log_block) { /* the default blocks, and passes of PSC_NTT_MAX_K if it fits them */
     unsigned mk;
     ntt_default_layout(log_n, &log_block, &mk);
@@ -452,10 +388,16 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
       continue;
     }
     /* Two tiles' shared memory a block; the grid is ntt_r4_grid's. */
-    const ntt_scale_arg *sa = ii == 0 && pre ? pre : ii + 1 == np && post ? post : NULL;
-    const int sc = !sa ? NTT_SC_NONE : sa == pre ? NTT_SC_LOAD : NTT_SC_STORE;
-    if ((rc = launch_r4(d, sc, set, threads, smem * 2, (unsigned)blocks, data, log_n, s, k, c, tw, dit, sa, e)))
-      return rc;
+    const unsigned ntiles = (unsigned)blocks;
+    smem *= 2;
+    if (smem > 48 * 1024)
+      PSC_CHECK(cudaFuncSetAttribute(ntt_pass_r4, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    int per_sm = 1;
+    if (!set->tiles)
+      PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ntt_pass_r4, (int)threads, smem));
+    blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
+    ntt_pass_r4<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles);
+    PSC_CHECK_LAUNCH();
   }
   return PS_OK;
 fail:
@@ -510,21 +452,13 @@ static int plan_run(psc_dev *d, const ntt_plan *p, fr_t *data, ps_err *e) {
   int inv = !!(p->flags & PSC_NTT_INVERSE), coset = !!(p->flags & PSC_NTT_COSET);
   int in_r = !!(p->flags & PSC_NTT_IN_BITREV), out_r = !!(p->flags & PSC_NTT_OUT_BITREV);
   unsigned nb = psc__blocks(n, 256);
-  /* With one network and no permutation (in and out orders differ) and radix-4 passes,
-   * the scaling rides in the network's first pass (forward coset) or last (inverse). */
-  const int fold = in_r != out_r && ntt_settings_get()->radix == 4 && (coset || inv);
-  ntt_scale_arg sa;
-  memset(&sa, 0, sizeof sa);
-  if (coset) sa.lo = p->p_lo, sa.hi = p->p_hi, sa.brev = inv ? out_r : in_r;
-  else sa.k = p->scale;
-  const ntt_scale_arg *pre = fold && !inv ? &sa : NULL, *post = fold && inv ? &sa : NULL;
   /* Forward coset: scale the input by g^i first (i the natural index of the element). */
-  if (coset && !inv && !fold) {
+  if (coset && !inv) {
     ntt_scale<<<nb, 256, 0, d->stream>>>(data, log_n, p->p_lo, p->p_hi, in_r);
     PSC_CHECK_LAUNCH();
   }
   if (!in_r) {
-    if ((rc = run_network(d, data, log_n, p->tw, 0, pre, post, e))) return rc; /* now bit-reversed */
+    if ((rc = run_network(d, data, log_n, p->tw, 0, e))) return rc; /* now bit-reversed */
     if (!out_r) {
       ntt_bitrev<<<nb, 256, 0, d->stream>>>(p->scratch, data, log_n);
       PSC_CHECK_LAUNCH();
@@ -535,12 +469,12 @@ static int plan_run(psc_dev *d, const ntt_plan *p, fr_t *data, ps_err *e) {
       ntt_bitrev<<<nb, 256, 0, d->stream>>>(p->scratch, data, log_n);
       PSC_CHECK_LAUNCH();
       PSC_CHECK(cudaMemcpyAsync(data, p->scratch, n * sizeof(fr_t), cudaMemcpyDeviceToDevice, d->stream));
-      if ((rc = run_network(d, data, log_n, p->tw, 0, NULL, NULL, e))) return rc;
-    } else if ((rc = run_network(d, data, log_n, p->tw, 1, pre, post, e))) {
+      if ((rc = run_network(d, data, log_n, p->tw, 0, e))) return rc;
+    } else if ((rc = run_network(d, data, log_n, p->tw, 1, e))) {
       return rc;
     }
   }
-  if (inv && !fold) {
+  if (inv) {
     if (coset) {
       ntt_scale<<<nb, 256, 0, d->stream>>>(data, log_n, p->p_lo, p->p_hi, out_r);
     } else {
