@@ -8,6 +8,9 @@
 #   bench NAME BIN WHAT SIZES REPS [VAR=VALUE | OPTION]...
 #                             prover-bench --only WHAT --sizes SIZES to bench-NAME.txt,
 #                             the VAR=VALUE in its environment, other words its options
+#   check NAME GPU_CHECK OPTION...
+#                             gpu_check --quick OPTION... to check-NAME.txt (150 s at
+#                             most), then its exit status and failures
 #   prove26 I NAME BIN [ENV...]
 #                             prove --constraints 2^26 --calls 3 --json to prove-I-NAME.json
 #                             (keys in a disk cache shared by the calls), then its first
@@ -28,6 +31,11 @@ bench() {
     "${opts[@]}" > "$OUT/bench-$name.txt" 2> "$OUT/bench-$name.err" ||
     echo "bench $name failed: $(tail -1 "$OUT/bench-$name.err")"
   echo "bench $name at $(el) s"
+}
+check() {
+  local name=$1 b=$2; shift 2
+  timeout 150 "$b" --quick "$@" > "$OUT/check-$name.txt" 2>&1
+  echo "gpu_check $name: exit $?, $(grep -c FAIL "$OUT/check-$name.txt") FAIL of $(grep -c -E ' (ok|FAIL) ' "$OUT/check-$name.txt") at $(el) s"
 }
 prove26() {
   local i=$1 name=$2 b=$3; shift 3

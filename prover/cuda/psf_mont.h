@@ -154,25 +154,12 @@
 /* Montgomery reduction alone, for a 2N-limb T < MOD W^N: r = T/W^N mod MOD, < 2 MOD. T's
  * low half goes through N CIOS steps on the two accumulators (no product rows between
  * them): u = (T_lo + M MOD)/W^N <= MOD; then r = u + T_hi < 2 MOD, as T_hi < MOD. A step
- * is PSF_MONT_REDUCE_'s with the pending carry c of the step before added at limb 0 of
- * the odd accumulator (as PSF_MONT_ROW_ adds it), so m counts it too. */
+ * is a product row of m times MOD (PSF_MONT_ROW_, which also adds the pending carry c of
+ * the step before at limb 0 of the odd accumulator), with m counting c too. */
 #define PSF_MONT_REDC_STEP_(N, p, q, c, MOD, INV)                                           \
   do {                                                                                     \
     uint32_t m_ = (p[0] + q[0] + (c)) * (uint32_t)(INV);                                   \
-    PSF_OP_MAD_LO_CC(p[0], MOD[0], m_);                                                    \
-    PSF_OP_MADC_HI_CC(p[1], MOD[0], m_);                                                   \
-    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) {                                      \
-      PSF_OP_MADC_LO_CC(p[2 * k_], MOD[2 * k_], m_);                                       \
-      PSF_OP_MADC_HI_CC(p[2 * k_ + 1], MOD[2 * k_], m_);                                   \
-    }                                                                                      \
-    PSF_OP_ADDC(p[N], 0u);                                                                 \
-    PSF_OP_ADD_CC(q[0], c);                                                                \
-    PSF_UNROLL for (int k_ = 0; k_ < (N) / 2 - 1; k_++) {                                  \
-      PSF_OP_MADC_LO_CC(q[2 * k_ + 1], MOD[2 * k_ + 1], m_);                               \
-      PSF_OP_MADC_HI_CC(q[2 * k_ + 2], MOD[2 * k_ + 1], m_);                               \
-    }                                                                                      \
-    PSF_OP_MADC_LO_CC(q[(N) - 1], MOD[(N) - 1], m_);                                       \
-    PSF_OP_MADC_HI(q[N], MOD[(N) - 1], m_);                                                \
+    PSF_MONT_ROW_(N, p, q, MOD, m_, c);                                                    \
   } while (0)
 
 #define PSF_MONT_REDC(N, r, T, MOD, INV)                                                     \

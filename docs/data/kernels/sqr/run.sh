@@ -42,13 +42,8 @@ for v in new old b; do
 done
 bench pre16-new "$dir/new/provesim" msm-g1 24 3 --precomp 16
 bench pre16-old "$dir/old/provesim" msm-g1 24 3 --precomp 16
-check() { # NAME OPTIONS...
-  local name=$1; shift
-  timeout 150 "$dir/new/gpu_check" --quick "$@" > "$OUT/check-$name.txt" 2>&1
-  echo "gpu_check $name: exit $?, $(grep -c FAIL "$OUT/check-$name.txt") FAIL of $(grep -c -E ' (ok|FAIL) ' "$OUT/check-$name.txt") at $(el) s"
-}
-fits 90 "gpu_check msm" && check msm --ntt-max 8 --g1-max 22 --g2-max 14 --skew-max 18 --sparse-max 18 --keygen-max 14 --no-batch
-fits 60 "gpu_check ntt" && check ntt --ntt-max 24 --g1-max 0 --g2-max 0 --skew-max 0 --sparse-max 0 --keygen-max 0 --no-batch
+fits 90 "gpu_check msm" && check msm "$dir/new/gpu_check" --ntt-max 8 --g1-max 22 --g2-max 14 --skew-max 18 --sparse-max 18 --keygen-max 14 --no-batch
+fits 60 "gpu_check ntt" && check ntt "$dir/new/gpu_check" --ntt-max 24 --g1-max 0 --g2-max 0 --skew-max 0 --sparse-max 0 --keygen-max 0 --no-batch
 prove26 1 new "$dir/new/provesim"
 prove26 2 old "$dir/old/provesim"
 prove26 3 b "$dir/b/provesim"

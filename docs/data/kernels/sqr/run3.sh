@@ -14,11 +14,8 @@ for r in 1 2; do
   bench g1-new2-r$r "$dir/new2/provesim" msm-g1 22..25 5
   bench g1-new-r$r "$dir/new/provesim" msm-g1 22..25 5
 done
-fits 120 "gpu_check g1" && {
-  timeout 150 "$dir/new2/gpu_check" --quick --ntt-max 0 --g1-min 23 --g1-max 24 --g2-max 0 --skew-max 0 \
-    --sparse-max 0 --keygen-max 0 --no-batch > "$OUT/check-g1.txt" 2>&1
-  echo "gpu_check g1: exit $?, $(grep -c FAIL "$OUT/check-g1.txt") FAIL of $(grep -c -E ' (ok|FAIL) ' "$OUT/check-g1.txt") at $(el) s"
-}
+fits 120 "gpu_check g1" && check g1 "$dir/new2/gpu_check" --ntt-max 0 --g1-min 23 --g1-max 24 --g2-max 0 \
+  --skew-max 0 --sparse-max 0 --keygen-max 0 --no-batch
 fits 60 "prove 2^24" && {
   c24=$(mktemp -d "$(device_cache_root)/provesim-keys.XXXXXX")
   timeout 120 "$dir/new2/provesim" prove --backend cuda --constraints 2^24 --calls 3 --json --cache "$c24" \
