@@ -35,13 +35,14 @@ unsigned msm_cpu_window(int g2, size_t n);
  * - 16 bits from 2^20 points, 8 from 2^6, else 4. Chosen when a thread summed a whole
  *   bucket, so the top window (bits (W-1)c .. 254 of W = ceil(256/c)) had to keep enough
  *   bits to spread the points; c = 16 (15 bits on top) and c = 8 (7) did. The chunked
- *   bucket sums no longer serialise (c = 12 at 2^18: 13.6 ms against 17.5 ms at 10), so
- *   below 2^23 the table is not re-tuned yet.
+ *   bucket sums no longer serialise (c = 12 at 2^18: 13.6 ms against 17.5 ms at 10); below
+ *   2^23 the table has not been re-tuned for them.
  * - G1 at 2^23 and 2^24 keeps 16. Asked for explicitly, 17 bits ran 1.2% faster at 2^24
  *   (146.4 against 148.2 ms), but as the default it makes the MSM sample its scalars
  *   first (a witness must keep 16, see msm_window in cuda/msm.cu), which cost what it
  *   saved: 148.0 against 148.1 ms, and 2^23 slower (77.3-78.0 against 76.5; "Squares by
- *   their own sequence", docs/performance.md). G2 at 2^21 and 2^22: 15 and 17 slower.
+ *   their own sequence", docs/performance.md). G2 at 2^21 and 2^22: 15 bits 2-4% slower,
+ *   17 level to 3% slower.
  * - G1 from 2^25: 20 bits, 13 windows (19% fewer mixed additions for 2^19 buckets a
  *   window to reduce): 541.8 against 591.0 ms at 2^26, 285.4 against 299.0 at 2^25
  *   ("Wider windows for dense scalars"). G2 is not measured there. */

@@ -553,9 +553,9 @@ int main(int argc, char **argv) {
     if (k <= 12 && !quick) {
       for (int f = 0; f < 16; f++) check_ntt(gpu, cpu, k, f, seed++);
     } else {
-      /* prover-bench's three, the coset inverse, the Groth16 H step's three (each order
-       * in which a coset shift or 1/n folds into a pass with bit-reversed indices), then
-       * the two natural-to-natural ones (a bit-reversal permutation and a separate scaling). */
+      /* prover-bench's three, the coset inverse, the Groth16 H step's three (a coset
+       * forward from bit-reversed input, an inverse and a coset inverse to bit-reversed
+       * output), then the two natural-to-natural ones (a bit-reversal permutation). */
       static const int common[] = {NTT_OUT_BITREV,
                                    NTT_COSET | NTT_OUT_BITREV,
                                    NTT_INVERSE | NTT_IN_BITREV,

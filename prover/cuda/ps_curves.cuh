@@ -11,7 +11,6 @@
 #define EC_NAME(x) g1_##x##_d
 #define EC_FN(op) fp_##op##_d
 #include "ps_ec.cuh"
-#undef EC_SQR
 #undef EC_F
 #undef EC_AFF
 #undef EC_XYZZ
@@ -25,11 +24,7 @@
 #define EC_XYZZ g2_xyzz_t
 #define EC_NAME(x) g2_##x##_d
 #define EC_FN(op) fp2_##op##_d
-#ifdef PSC_G2_SQR_BY_MUL /* G2's squares as products, for timing the two against each other */
-#define EC_SQR(r, a) fp2_mul_d(r, a, a)
-#endif
 #include "ps_ec.cuh"
-#undef EC_SQR
 #undef EC_F
 #undef EC_AFF
 #undef EC_XYZZ

@@ -7,11 +7,7 @@
 
 /* Expected: EC_INL (storage and inlining), EC_F (field type), EC_AFF / EC_XYZZ (point types), EC_NAME(x) (prefixes a
  * function name) and EC_FN(op) (the field's device function, e.g. fp_mul_d; squares go
- * through EC_SQR, by default EC_FN(sqr), cheaper than a product in both fields). */
-
-#ifndef EC_SQR
-#define EC_SQR(r, a) EC_FN(sqr)(r, a)
-#endif
+ * through EC_FN(sqr), cheaper than a product in both fields). */
 
 EC_INL void EC_NAME(set_inf)(EC_XYZZ *p) {
   EC_FN(set_zero)(&p->x);
@@ -28,13 +24,13 @@ EC_INL int EC_NAME(aff_is_inf)(const EC_AFF *a) {
 EC_INL void EC_NAME(mdbl)(EC_XYZZ *p, const EC_F *x, const EC_F *y) {
   EC_F u, v, w, s, m, t;
   EC_FN(add)(&u, y, y);
-  EC_SQR(&v, &u);
+  EC_FN(sqr)(&v, &u);
   EC_FN(mul)(&w, &u, &v);
   EC_FN(mul)(&s, x, &v);
-  EC_SQR(&t, x);
+  EC_FN(sqr)(&t, x);
   EC_FN(add)(&m, &t, &t);
   EC_FN(add)(&m, &m, &t);
-  EC_SQR(&t, &m);
+  EC_FN(sqr)(&t, &m);
   EC_FN(sub)(&t, &t, &s);
   EC_FN(sub)(&p->x, &t, &s);
   EC_FN(sub)(&t, &s, &p->x);
@@ -49,13 +45,13 @@ EC_INL void EC_NAME(mdbl)(EC_XYZZ *p, const EC_F *x, const EC_F *y) {
 EC_INL void EC_NAME(dbl)(EC_XYZZ *p) {
   EC_F u, v, w, s, m, t;
   EC_FN(add)(&u, &p->y, &p->y);
-  EC_SQR(&v, &u);
+  EC_FN(sqr)(&v, &u);
   EC_FN(mul)(&w, &u, &v);
   EC_FN(mul)(&s, &p->x, &v);
-  EC_SQR(&t, &p->x);
+  EC_FN(sqr)(&t, &p->x);
   EC_FN(add)(&m, &t, &t);
   EC_FN(add)(&m, &m, &t);
-  EC_SQR(&t, &m);
+  EC_FN(sqr)(&t, &m);
   EC_FN(sub)(&t, &t, &s);
   EC_FN(sub)(&p->x, &t, &s);
   EC_FN(sub)(&t, &s, &p->x);
@@ -87,10 +83,10 @@ EC_INL void EC_NAME(madd)(EC_XYZZ *p, const EC_F *x2, const EC_F *y2) {
       EC_NAME(set_inf)(p);
     return;
   }
-  EC_SQR(&pp, &P);
+  EC_FN(sqr)(&pp, &P);
   EC_FN(mul)(&ppp, &P, &pp);
   EC_FN(mul)(&q, &p->x, &pp);
-  EC_SQR(&t, &R);
+  EC_FN(sqr)(&t, &R);
   EC_FN(sub)(&t, &t, &ppp);
   EC_FN(sub)(&t, &t, &q);
   EC_FN(sub)(&p->x, &t, &q);
@@ -123,10 +119,10 @@ EC_INL void EC_NAME(add)(EC_XYZZ *p, const EC_XYZZ *q) {
       EC_NAME(set_inf)(p);
     return;
   }
-  EC_SQR(&pp, &P);
+  EC_FN(sqr)(&pp, &P);
   EC_FN(mul)(&ppp, &P, &pp);
   EC_FN(mul)(&w, &u1, &pp); /* Q */
-  EC_SQR(&t, &R);
+  EC_FN(sqr)(&t, &R);
   EC_FN(sub)(&t, &t, &ppp);
   EC_FN(sub)(&t, &t, &w);
   EC_FN(sub)(&p->x, &t, &w);
