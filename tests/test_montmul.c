@@ -1,7 +1,8 @@
 /* Check suite of the CUDA backend's Montgomery multiplication, run on the CPU: the
  * operation sequence of prover/cuda/psf_mont.h (the very text the GPU compiles) is
  * executed here with an emulated PTX carry flag and compared with the reference field
- * code (fr_mul, fp_mul; Fp's squaring sequence too) on random operands, on edge values (0, 1, m-1, all-ones limbs
+ * code (fr_mul, fp_mul; Fp's squaring and its sums of 2 and 4 products with one
+ * reduction too) on random operands, on edge values (0, 1, m-1, all-ones limbs
  * below m) and on operands near the top of the range, where the bounds the sequence
  * relies on are tightest. CI has no GPU; this is what keeps the GPU arithmetic honest
  * there. On the H200, tests/gpu_check.c compares the compiled kernels themselves. */
@@ -46,6 +47,23 @@ static unsigned long overflows;
 #define PSF_SQR_POISON_(x) memset((x), 0xa5, sizeof(x))
 #include "cuda/psf_mont.h"
 
+/* t < 2m (n limbs): subtract m when t >= m, as the GPU's psf_reduce_once does. */
+static void reduce_once(uint32_t *t, const uint32_t *mod, int n) {
+  int ge = 1;
+  for (int j = n - 1; j >= 0; j--)
+    if (t[j] != mod[j]) {
+      ge = t[j] > mod[j];
+      break;
+    }
+  if (!ge) return;
+  uint64_t br = 0;
+  for (int j = 0; j < n; j++) {
+    uint64_t d = (uint64_t)t[j] - mod[j] - br;
+    t[j] = (uint32_t)d;
+    br = (d >> 32) & 1;
+  }
+}
+
 /* Which sequence emu_mul runs for 8 limbs: the GPU's Fr one (PSF_MONT_BODY_R1, for r's low
  * limbs 1 and 2^32 - 1) or the general one, which the GPU runs for Fp's 12. */
 static int fr_general;
@@ -57,21 +75,7 @@ static void emu_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uin
   if (n == 8 && !fr_general) PSF_MONT_BODY_R1(8, t, a, b, mod, inv);
   else if (n == 8) PSF_MONT_BODY(8, t, a, b, mod, inv);
   else PSF_MONT_BODY(12, t, a, b, mod, inv);
-  /* t < 2m: subtract m when t >= m */
-  int ge = 1;
-  for (int j = n - 1; j >= 0; j--)
-    if (t[j] != mod[j]) {
-      ge = t[j] > mod[j];
-      break;
-    }
-  if (ge) {
-    uint64_t br = 0;
-    for (int j = 0; j < n; j++) {
-      uint64_t d = (uint64_t)t[j] - mod[j] - br;
-      t[j] = (uint32_t)d;
-      br = (d >> 32) & 1;
-    }
-  }
+  reduce_once(t, mod, n);
   memcpy(r, t, sizeof(uint32_t) * (size_t)n);
   ck_assert_msg(overflows == 0, "a carry chain without carry-out overflowed");
 }
@@ -80,22 +84,32 @@ static void emu_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uin
 static void emu_sqr(uint32_t *r, const uint32_t *a, const uint32_t *mod, uint32_t inv) {
   uint32_t t[12];
   PSF_MONT_SQR(12, t, a, mod, inv);
-  int ge = 1;
-  for (int j = 11; j >= 0; j--)
-    if (t[j] != mod[j]) {
-      ge = t[j] > mod[j];
-      break;
-    }
-  if (ge) {
-    uint64_t br = 0;
-    for (int j = 0; j < 12; j++) {
-      uint64_t d = (uint64_t)t[j] - mod[j] - br;
-      t[j] = (uint32_t)d;
-      br = (d >> 32) & 1;
-    }
-  }
+  reduce_once(t, mod, 12);
   memcpy(r, t, sizeof t);
   ck_assert_msg(overflows == 0, "a carry chain without carry-out overflowed");
+}
+
+/* r = (x[0] y[0] + ... + x[k-1] y[k-1])/R mod p by the GPU's sum of products
+ * (PSF_MONT_SUM, one reduction; k = 2 or 4), then the subtraction. */
+static void emu_sum(uint32_t *r, int k, const fp_t *x, const fp_t *y, const uint32_t *mod,
+                    uint32_t inv) {
+  uint32_t t[12];
+  const uint32_t *C[3] = {x[1].v, x[2].v, x[3].v}, *D[3] = {y[1].v, y[2].v, y[3].v};
+  if (k == 2) PSF_MONT_SUM(12, t, x[0].v, y[0].v, 1, C, D, mod, inv);
+  else PSF_MONT_SUM(12, t, x[0].v, y[0].v, 3, C, D, mod, inv);
+  reduce_once(t, mod, 12);
+  memcpy(r, t, sizeof t);
+  ck_assert_msg(overflows == 0, "a carry chain without carry-out overflowed");
+}
+
+/* The reference for emu_sum: k products and k - 1 additions of the CPU field code. */
+static void ref_sum(fp_t *r, int k, const fp_t *x, const fp_t *y) {
+  fp_t t;
+  fp_mul(r, &x[0], &y[0]);
+  for (int i = 1; i < k; i++) {
+    fp_mul(&t, &x[i], &y[i]);
+    fp_add(r, r, &t);
+  }
 }
 
 static const fr_t FR_R = BLS_FR_R;
@@ -149,6 +163,18 @@ START_TEST(fp_random_operands) {
     emu_sqr(got.v, a.v, FP_P.v, BLS_FP_INV32);
     ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fp square %d differs", i);
   }
+  for (int i = 0; i < 50000; i++) {
+    fp_t x[4], y[4], want, got;
+    for (int j = 0; j < 4; j++) {
+      fp_random(&x[j], vec_rng, &s);
+      fp_random(&y[j], vec_rng, &s);
+    }
+    for (int k = 2; k <= 4; k += 2) {
+      ref_sum(&want, k, x, y);
+      emu_sum(got.v, k, x, y, FP_P.v, BLS_FP_INV32);
+      ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fp sum of %d products %d differs", k, i);
+    }
+  }
 }
 END_TEST
 
@@ -171,6 +197,20 @@ START_TEST(edge_operands) {
       fp_mul(&fwant, &x, &x);
       emu_sqr(fgot.v, x.v, FP_P.v, BLS_FP_INV32);
       ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp edge %d squared differs", ka);
+      /* sums: every pair (edge ka) x (edge kb), and the pairs' kinds rotated */
+      fp_t xs[4], ys[4];
+      for (int rot = 0; rot < 2; rot++) {
+        for (int j = 0; j < 4; j++) {
+          edge_value(xs[j].v, FP_P.v, 12, rot ? (ka + j) % 6 : ka, &s);
+          edge_value(ys[j].v, FP_P.v, 12, rot ? (kb + 2 * j) % 6 : kb, &s);
+        }
+        for (int k = 2; k <= 4; k += 2) {
+          ref_sum(&fwant, k, xs, ys);
+          emu_sum(fgot.v, k, xs, ys, FP_P.v, BLS_FP_INV32);
+          ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp edge sum of %d (%d, %d, %d) differs",
+                        k, ka, kb, rot);
+        }
+      }
     }
 }
 END_TEST
@@ -204,6 +244,19 @@ START_TEST(carry_heavy_operands) {
     fp_mul(&fwant, &x, &x);
     emu_sqr(fgot.v, x.v, FP_P.v, BLS_FP_INV32);
     ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp carry-heavy square %d differs", i);
+    if (i % 4) continue; /* sums on a quarter of them */
+    fp_t xs[4], ys[4];
+    for (int k = 0; k < 4; k++)
+      for (int j = 0; j < 12; j++) {
+        xs[k].v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+        ys[k].v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+        if (j == 11) xs[k].v[j] &= 0x0fffffff, ys[k].v[j] &= 0x0fffffff;
+      }
+    for (int k = 2; k <= 4; k += 2) {
+      ref_sum(&fwant, k, xs, ys);
+      emu_sum(fgot.v, k, xs, ys, FP_P.v, BLS_FP_INV32);
+      ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp carry-heavy sum of %d, %d differs", k, i);
+    }
   }
 }
 END_TEST

@@ -7,7 +7,9 @@
 
 /* Expected: EC_INL (storage and inlining), EC_F (field type), EC_AFF / EC_XYZZ (point types), EC_NAME(x) (prefixes a
  * function name) and EC_FN(op) (the field's device function, e.g. fp_mul_d; squares go
- * through EC_FN(sqr), cheaper than a product in both fields). */
+ * through EC_FN(sqr), cheaper than a product in both fields; each y coordinate is a
+ * difference of two products, EC_FN(dot2) of the first and the negated second, reduced
+ * once). */
 
 EC_INL void EC_NAME(set_inf)(EC_XYZZ *p) {
   EC_FN(set_zero)(&p->x);
@@ -34,9 +36,8 @@ EC_INL void EC_NAME(mdbl)(EC_XYZZ *p, const EC_F *x, const EC_F *y) {
   EC_FN(sub)(&t, &t, &s);
   EC_FN(sub)(&p->x, &t, &s);
   EC_FN(sub)(&t, &s, &p->x);
-  EC_FN(mul)(&t, &m, &t);
-  EC_FN(mul)(&s, &w, y);
-  EC_FN(sub)(&p->y, &t, &s);
+  EC_FN(neg)(&s, y);
+  EC_FN(dot2)(&p->y, &m, &t, &w, &s); /* M (S - X3) - W Y1, one reduction */
   p->zz = v;
   p->zzz = w;
 }
@@ -55,9 +56,8 @@ EC_INL void EC_NAME(dbl)(EC_XYZZ *p) {
   EC_FN(sub)(&t, &t, &s);
   EC_FN(sub)(&p->x, &t, &s);
   EC_FN(sub)(&t, &s, &p->x);
-  EC_FN(mul)(&t, &m, &t);
-  EC_FN(mul)(&s, &w, &p->y);
-  EC_FN(sub)(&p->y, &t, &s);
+  EC_FN(neg)(&s, &p->y);
+  EC_FN(dot2)(&p->y, &m, &t, &w, &s);
   EC_FN(mul)(&p->zz, &p->zz, &v);
   EC_FN(mul)(&p->zzz, &p->zzz, &w);
 }
@@ -91,9 +91,8 @@ EC_INL void EC_NAME(madd)(EC_XYZZ *p, const EC_F *x2, const EC_F *y2) {
   EC_FN(sub)(&t, &t, &q);
   EC_FN(sub)(&p->x, &t, &q);
   EC_FN(sub)(&t, &q, &p->x);
-  EC_FN(mul)(&t, &R, &t);
-  EC_FN(mul)(&q, &p->y, &ppp);
-  EC_FN(sub)(&p->y, &t, &q);
+  EC_FN(neg)(&q, &p->y);
+  EC_FN(dot2)(&p->y, &R, &t, &q, &ppp); /* R (Q - X3) - Y1 PPP */
   EC_FN(mul)(&p->zz, &p->zz, &pp);
   EC_FN(mul)(&p->zzz, &p->zzz, &ppp);
 }
@@ -127,9 +126,8 @@ EC_INL void EC_NAME(add)(EC_XYZZ *p, const EC_XYZZ *q) {
   EC_FN(sub)(&t, &t, &w);
   EC_FN(sub)(&p->x, &t, &w);
   EC_FN(sub)(&t, &w, &p->x);
-  EC_FN(mul)(&t, &R, &t);
-  EC_FN(mul)(&w, &s1, &ppp);
-  EC_FN(sub)(&p->y, &t, &w);
+  EC_FN(neg)(&w, &s1);
+  EC_FN(dot2)(&p->y, &R, &t, &w, &ppp); /* R (U1 PP - X3) - S1 PPP */
   EC_FN(mul)(&p->zz, &p->zz, &q->zz);
   EC_FN(mul)(&p->zz, &p->zz, &pp);
   EC_FN(mul)(&p->zzz, &p->zzz, &q->zzz);

@@ -148,6 +148,14 @@ PSF_INL void fp_sqr_d(fp_t *rr, const fp_t *aa) {
   PSF_MONT_SQR(12, t, a, MOD, BLS_FP_INV32);
   psf_reduce_once_12(rr->v, t, MOD);
 }
+/* r = a b + c d with one reduction for both products (PSF_MONT_SUM): 432 wide products
+ * against 576 for two fp_mul_d. r may be any of the operands. */
+PSF_INL void fp_dot2_d(fp_t *rr, const fp_t *a, const fp_t *b, const fp_t *c, const fp_t *d) {
+  const uint32_t *C[1] = {c->v}, *D[1] = {d->v};
+  uint32_t t[12];
+  PSF_MONT_SUM(12, t, a->v, b->v, 1, C, D, c_fp_p.v, BLS_FP_INV32);
+  psf_reduce_once_12(rr->v, t, c_fp_p.v);
+}
 PSF_INL void fp_add_d(fp_t *r, const fp_t *a, const fp_t *b) { psf_add_12(r->v, a->v, b->v, c_fp_p.v); }
 PSF_INL void fp_sub_d(fp_t *r, const fp_t *a, const fp_t *b) { psf_sub_12(r->v, a->v, b->v, c_fp_p.v); }
 PSF_INL int fp_is_zero_d(const fp_t *a) { return psf_is_zero_12(a->v); }
@@ -177,16 +185,33 @@ PSF_INL void fp_inv_d(fp_t *r, const fp_t *a) {
 }
 
 /* ---- Fp2 = Fp[u]/(u^2 + 1) ---- */
-PSF_INL void fp2_mul_d(fp2_t *r, const fp2_t *a, const fp2_t *b) {
-  fp_t t0, t1, s0, s1;
-  fp_mul_d(&t0, &a->c0, &b->c0);
-  fp_mul_d(&t1, &a->c1, &b->c1);
-  fp_add_d(&s0, &a->c0, &a->c1);
-  fp_add_d(&s1, &b->c0, &b->c1);
-  fp_mul_d(&s0, &s0, &s1);
-  fp_sub_d(&r->c0, &t0, &t1);
-  fp_sub_d(&s0, &s0, &t0);
-  fp_sub_d(&r->c1, &s0, &t1);
+/* r = a b + c d (c, d may be null: r = a b). Each coefficient of the result is one sum of
+ * products of Fp coefficients with a single reduction (PSF_MONT_SUM): for a b alone,
+ * c0 = a0 b0 + (-a1) b1 and c1 = a0 b1 + a1 b0, the 864 wide products of Karatsuba's three
+ * Fp products without its five additions; for a b + c d, 1,440 against 1,728 for two
+ * products and an addition. r may be any of the operands. */
+PSF_INL void fp2_dot_d(fp2_t *r, const fp2_t *a, const fp2_t *b, const fp2_t *c, const fp2_t *d) {
+  fp_t na1, nc1;
+  uint32_t t0[12], t1[12];
+  fp_neg_d(&na1, &a->c1);
+  if (c) {
+    fp_neg_d(&nc1, &c->c1);
+    const uint32_t *C0[3] = {na1.v, c->c0.v, nc1.v}, *D0[3] = {b->c1.v, d->c0.v, d->c1.v};
+    const uint32_t *C1[3] = {a->c1.v, c->c0.v, c->c1.v}, *D1[3] = {b->c0.v, d->c1.v, d->c0.v};
+    PSF_MONT_SUM(12, t0, a->c0.v, b->c0.v, 3, C0, D0, c_fp_p.v, BLS_FP_INV32);
+    PSF_MONT_SUM(12, t1, a->c0.v, b->c1.v, 3, C1, D1, c_fp_p.v, BLS_FP_INV32);
+  } else {
+    const uint32_t *C0[1] = {na1.v}, *D0[1] = {b->c1.v};
+    const uint32_t *C1[1] = {a->c1.v}, *D1[1] = {b->c0.v};
+    PSF_MONT_SUM(12, t0, a->c0.v, b->c0.v, 1, C0, D0, c_fp_p.v, BLS_FP_INV32);
+    PSF_MONT_SUM(12, t1, a->c0.v, b->c1.v, 1, C1, D1, c_fp_p.v, BLS_FP_INV32);
+  }
+  psf_reduce_once_12(r->c0.v, t0, c_fp_p.v);
+  psf_reduce_once_12(r->c1.v, t1, c_fp_p.v);
+}
+PSF_INL void fp2_mul_d(fp2_t *r, const fp2_t *a, const fp2_t *b) { fp2_dot_d(r, a, b, 0, 0); }
+PSF_INL void fp2_dot2_d(fp2_t *r, const fp2_t *a, const fp2_t *b, const fp2_t *c, const fp2_t *d) {
+  fp2_dot_d(r, a, b, c, d);
 }
 PSF_INL void fp2_sqr_d(fp2_t *r, const fp2_t *a) {
   /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */

@@ -119,7 +119,7 @@
     q[N] = 0;                                                                              \
   } while (0)
 
-#define PSF_MONT_BODY_(N, r, a, b, MOD, INV, REDUCE)                                         \
+#define PSF_MONT_BODY_(N, r, a, b, MOD, INV, REDUCE, KX, C, D)                                         \
   do {                                                                                     \
     uint32_t p[(N) + 1], q[(N) + 1], c_;                                                   \
     /* Row 0: plain products, no carries (the pairs are disjoint). */                      \
@@ -131,6 +131,7 @@
     }                                                                                      \
     p[N] = 0;                                                                              \
     q[0] = 0;                                                                              \
+    PSF_UNROLL for (int x_ = 0; x_ < (KX); x_++) PSF_MONT_ROW_(N, p, q, C[x_], D[x_][0], 0u); \
     REDUCE(N, p, q, MOD, INV);                                                             \
     PSF_UNROLL for (int i_ = 1; i_ < (N); i_++) {                                          \
       uint32_t bi_ = b[i_];                                                                \
@@ -138,9 +139,11 @@
       PSF_MONT_SHIFT_(N, p, q);                                                            \
       if (i_ & 1) {                                                                        \
         PSF_MONT_ROW_(N, q, p, a, bi_, c_);                                                \
+        PSF_UNROLL for (int x_ = 0; x_ < (KX); x_++) PSF_MONT_ROW_(N, q, p, C[x_], D[x_][i_], 0u); \
         REDUCE(N, q, p, MOD, INV);                                                         \
       } else {                                                                             \
         PSF_MONT_ROW_(N, p, q, a, bi_, c_);                                                \
+        PSF_UNROLL for (int x_ = 0; x_ < (KX); x_++) PSF_MONT_ROW_(N, p, q, C[x_], D[x_][i_], 0u); \
         REDUCE(N, p, q, MOD, INV);                                                         \
       }                                                                                    \
     }                                                                                      \
@@ -251,7 +254,22 @@
     PSF_MONT_REDC(N, r, t_, MOD, INV);                                                     \
   } while (0)
 
-#define PSF_MONT_BODY(N, r, a, b, MOD, INV) PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_)
-#define PSF_MONT_BODY_R1(N, r, a, b, MOD, INV) PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_R1_)
+#define PSF_MONT_NO_OPS_ ((const uint32_t *const *)0)
+#define PSF_MONT_BODY(N, r, a, b, MOD, INV) \
+  PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_, 0, PSF_MONT_NO_OPS_, PSF_MONT_NO_OPS_)
+#define PSF_MONT_BODY_R1(N, r, a, b, MOD, INV) \
+  PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_R1_, 0, PSF_MONT_NO_OPS_, PSF_MONT_NO_OPS_)
+/* r = (a b + C[0] D[0] + ... + C[KX-1] D[KX-1]) / W^N mod MOD, < 2 MOD, with one reduction
+ * for all the products: each row adds the KX further products' rows to the accumulators
+ * before its reduction step, so a sum of K = KX + 1 products costs K product rows and one
+ * reduction row a limb instead of K of each (a G1 point's y in an addition or doubling,
+ * R (Q - X3) - Y1 PPP, is such a sum; an Fp2 product is two). C and D are arrays of KX
+ * pointers to N-limb operands. Bounds: every operand < MOD and (K + 1) MOD W < (W - 1) W^N.
+ * Then p + q + c < (K + 1) MOD W / (W - 1) < W^N after each shift (a row adds less than
+ * K MOD W of products and MOD W of reduction, then divides by W), so each accumulator
+ * keeps N + 1 limbs within a row; and the result is below K MOD^2 / W^N + MOD < 2 MOD.
+ * For BLS12-381's p (about 2^380.7, N = 12) K may be up to 4: 5p is about 2^383.02. */
+#define PSF_MONT_SUM(N, r, a, b, KX, C, D, MOD, INV) \
+  PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_, KX, C, D)
 
 #endif
