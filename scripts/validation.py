@@ -638,6 +638,9 @@ SESSIONS = [
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
     ("h200-19", "docs/data/validation/h200-19/validation.json", None, "-19", False, "h200-18",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # the first one-call session after the verdict, with the prover of e803def (faster MSMs)
+    ("h200-20", "docs/data/validation/h200-20/validation.json", None, "-20", False, "h200-19",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
@@ -655,8 +658,9 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # session's protocol (one-call sessions), the third one-call session that counts (the
 # nineteenth) is judged with the thirteenth, seventeenth and eighteenth: the protocol's
 # verdict. Reported beside it (POOLED_BESIDE, not a verdict): the three one-call sessions
-# pooled without the thirteenth. A later session of that protocol pools as NEXT_POOLED says.
-POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"]}
+# pooled without the thirteenth. A later session of that protocol pools as NEXT_POOLED says
+# (the twentieth: a reading against the three one-call sessions, not a verdict).
+POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"], "h200-20": ["h200-17", "h200-18", "h200-19"]}
 POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"]}
 NEXT_POOLED = ["h200-17", "h200-18", "h200-19"]
 
