@@ -190,7 +190,7 @@ PSF_INL void fp_inv_d(fp_t *r, const fp_t *a) {
  * c0 = a0 b0 + (-a1) b1 and c1 = a0 b1 + a1 b0, the 864 wide products of Karatsuba's three
  * Fp products without its five additions; for a b + c d, 1,440 against 1,728 for two
  * products and an addition. r may be any of the operands. */
-PSF_INL void fp2_dot_d(fp2_t *r, const fp2_t *a, const fp2_t *b, const fp2_t *c, const fp2_t *d) {
+PSF_INL void fp2_dot2_d(fp2_t *r, const fp2_t *a, const fp2_t *b, const fp2_t *c, const fp2_t *d) {
   fp_t na1, nc1;
   uint32_t t0[12], t1[12];
   fp_neg_d(&na1, &a->c1);
@@ -209,10 +209,7 @@ PSF_INL void fp2_dot_d(fp2_t *r, const fp2_t *a, const fp2_t *b, const fp2_t *c,
   psf_reduce_once_12(r->c0.v, t0, c_fp_p.v);
   psf_reduce_once_12(r->c1.v, t1, c_fp_p.v);
 }
-PSF_INL void fp2_mul_d(fp2_t *r, const fp2_t *a, const fp2_t *b) { fp2_dot_d(r, a, b, 0, 0); }
-PSF_INL void fp2_dot2_d(fp2_t *r, const fp2_t *a, const fp2_t *b, const fp2_t *c, const fp2_t *d) {
-  fp2_dot_d(r, a, b, c, d);
-}
+PSF_INL void fp2_mul_d(fp2_t *r, const fp2_t *a, const fp2_t *b) { fp2_dot2_d(r, a, b, 0, 0); }
 PSF_INL void fp2_sqr_d(fp2_t *r, const fp2_t *a) {
   /* (a0 + a1 u)^2 = (a0 + a1)(a0 - a1) + 2 a0 a1 u */
   fp_t s, d, m;

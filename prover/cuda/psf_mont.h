@@ -30,9 +30,10 @@
  *   PSF_OP_ADD_CC(d,x) d += x, carry out     PSF_OP_ADDC_CC(d,x) d += x + carry, carry out
  *   PSF_OP_ADDC(d,x)   d += x + carry, no carry out
  *   PSF_OP_MADC_HI_Z(d,x,y) d = hi(x*y) + carry      PSF_OP_ADDC_Z(d) d = carry
- * and then uses PSF_MONT_BODY(N, r, a, b, MOD, INV) with a, b, MOD readable as x[i]
- * and r writable as r[i] (i < N); INV = -MOD^-1 mod W. PSF_MONT_BODY_R1 is the same for a
- * modulus whose two low limbs are 1 and W - 1 (BLS12-381's r; PSF_MONT_REDUCE_R1_). */
+ * and then uses PSF_MONT_BODY(N, r, a, b, MOD, INV) (or PSF_MONT_SUM, PSF_MONT_SQR) with
+ * a, b, MOD readable as x[i] and r writable as r[i] (i < N); INV = -MOD^-1 mod W.
+ * PSF_MONT_BODY_R1 is the same for a modulus whose two low limbs are 1 and W - 1
+ * (BLS12-381's r; PSF_MONT_REDUCE_R1_). */
 #ifndef PROVESIM_PSF_MONT_H
 #define PROVESIM_PSF_MONT_H
 
@@ -119,7 +120,7 @@
     q[N] = 0;                                                                              \
   } while (0)
 
-#define PSF_MONT_BODY_(N, r, a, b, MOD, INV, REDUCE, KX, C, D)                                         \
+#define PSF_MONT_BODY_(N, r, a, b, MOD, INV, REDUCE, KX, C, D)                              \
   do {                                                                                     \
     uint32_t p[(N) + 1], q[(N) + 1], c_;                                                   \
     /* Row 0: plain products, no carries (the pairs are disjoint). */                      \
