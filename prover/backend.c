@@ -387,14 +387,14 @@ void backend_msm_deferred_free(backend_msm_deferred *d) {
 }
 
 static int g16_h_run(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases, size_t nh,
-                     const fr_t *zinv, backend_msm_deferred **out, ps_err *e) {
+                     backend_msm_deferred **out, ps_err *e) {
   *out = NULL;
   if (b->kind != BK_CUDA)
     return ps_fail(e, PS_EINPUT, "Groth16 H: the %s backend has no device; compute H on the CPU", backend_name(b));
   int rc = msm_check(b, bases, 0, abc, nh, e);
   if (rc) return rc;
   size_t n = (size_t)1 << log_n;
-  if (k < 1 || log_n < 1 || log_n > NTT_MAX_LOG_N || nh >= n || !abc || abc->n < (size_t)k * 3 * n)
+  if (k < 1 || log_n < 1 || log_n > NTT_MAX_LOG_N || nh > n || !abc || abc->n < (size_t)k * 3 * n)
     return ps_fail(e, PS_EINPUT, "Groth16 H: domain 2^%u, %d partitions, %zu bases: the vector or the bases do not fit",
                    log_n, k, nh);
 #ifdef PROVESIM_HAVE_CUDA
@@ -402,7 +402,7 @@ static int g16_h_run(ps_backend *b, backend_vec *abc, unsigned log_n, int k, bac
   d->w = xcalloc((size_t)k, sizeof *d->w);
   for (int p = 0; p < k; p++) {
     ps_err inner;
-    if ((rc = psc_g16_h_vec_wins(b->dev, abc->dev, (size_t)p * 3 * n, log_n, bases->dev, nh, zinv, &d->w[p], &inner))) {
+    if ((rc = psc_g16_h_vec_wins(b->dev, abc->dev, (size_t)p * 3 * n, log_n, bases->dev, nh, &d->w[p], &inner))) {
       backend_msm_deferred_free(d);
       return ps_fail(e, rc, "partition %d: %s", p, inner.msg);
     }
@@ -411,15 +411,14 @@ static int g16_h_run(ps_backend *b, backend_vec *abc, unsigned log_n, int k, bac
   *out = d;
   return PS_OK;
 #else
-  (void)zinv;
   return ps_fail(e, PS_ERR, "Groth16 H: no CUDA in this build");
 #endif
 }
 
 int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases,
-                               size_t nh, const fr_t *zinv, backend_msm_deferred **out, ps_err *e) {
+                               size_t nh, backend_msm_deferred **out, ps_err *e) {
   busy_mark bm = busy_begin(b);
-  return busy_end(b, bm, g16_h_run(b, abc, log_n, k, bases, nh, zinv, out, e));
+  return busy_end(b, bm, g16_h_run(b, abc, log_n, k, bases, nh, out, e));
 }
 
 static int msm_vec_deferred_run(ps_backend *b, int g2, int count, backend_msm_bases *const *m, backend_vec *s,

@@ -103,14 +103,13 @@ int backend_msm_g2_vec_deferred(ps_backend *b, int count, backend_msm_bases *con
 /* Groth16's H on the device, for backends that have one (backend_has_device): for each
  * of k partitions, the vector abc holds the evaluations A·z, B·z, C·z on the domain of
  * 2^log_n (Montgomery form, 3n elements per partition, one partition after the other);
- * this computes the coefficients h of (A·B - C) / Z through the coset g·H (3 inverse
- * NTTs, 3 coset NTTs, the pointwise step, 1 inverse coset NTT) and, as deferred MSM p of
- * *out, sum_{i < nh} h_i * bases_i (a G1 MSM, nh <= n - 1), all on the device. zinv is
- * 1 / (g^n - 1), the inverse of Z on the coset. Fails (PS_ERR) when h has degree n - 1,
- * i.e. the witness does not satisfy the circuit. The vector (uploaded with
- * backend_vec_upload) is used as scratch: its contents are lost. */
+ * this computes h's values A·B - C on the coset g·H (3 inverse NTTs, 3 coset NTTs, the
+ * pointwise step; the division by Z, constant there, is in the key's H bases) and, as
+ * deferred MSM p of *out, sum_{i < nh} h_i * bases_i (a G1 MSM, nh <= n), all on the
+ * device. The vector (uploaded with backend_vec_upload) is used as scratch: its contents
+ * are lost. */
 int backend_g16_h_vec_deferred(ps_backend *b, backend_vec *abc, unsigned log_n, int k, backend_msm_bases *bases,
-                               size_t nh, const fr_t *zinv, backend_msm_deferred **out, ps_err *e);
+                               size_t nh, backend_msm_deferred **out, ps_err *e);
 /* MSM i as a point: a g1_jac_t or a g2_jac_t by the group. */
 void backend_msm_deferred_point(const backend_msm_deferred *d, int i, void *out_jac);
 void backend_msm_deferred_free(backend_msm_deferred *d);

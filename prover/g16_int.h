@@ -6,11 +6,15 @@
  *   A_i = u_i(tau) G1, B_i = v_i(tau) G1 and G2 (every variable),
  *   IC_i = (beta u_i + alpha v_i + w_i)(tau) / gamma G1 (the constant and public inputs),
  *   L_i  = (beta u_i + alpha v_i + w_i)(tau) / delta G1 (private variables),
- *   H_j  = tau^j Z(tau) / delta G1 (j < n - 1).
+ *   H_j  = L_j(tau / g) Z(tau) / (delta (g^n - 1)) G1 (j < n; g = 7): the Lagrange basis
+ *          of the coset gH at tau, over the constant value of Z on that coset.
  * Proof: A = alpha + sum z_i A_i + r delta, B = beta + sum z_i B_i + s delta,
  *        C = sum_priv z_i L_i + sum h_j H_j + s A + r B_G1 - r s delta,
- * where h = (a b - c) / Z from the evaluations of A z, B z, C z over H, computed on the
- * coset 7H (where Z is the constant 7^n - 1). */
+ * where h_j = (a b - c)(g w^j), the values on the coset gH of a, b, c (the polynomials
+ * whose values over H are A z, B z, C z), so that sum h_j H_j = h(tau) Z(tau) / delta G1
+ * for the quotient h = (a b - c) / Z. (Versions 1 and 2 of the key cache held
+ * H_j = tau^j Z(tau) / delta G1, j < n - 1, which took h's coefficients: one inverse NTT
+ * more a proof.) */
 #ifndef PROVESIM_G16_INT_H
 #define PROVESIM_G16_INT_H
 

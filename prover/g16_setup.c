@@ -45,7 +45,7 @@ static void keys_alloc(g16_keys *k) {
   k->nvars = (size_t)k->cs->nvars;
   k->npub = k->cs->npub;
   k->nl = k->nvars - (size_t)k->npub - 1;
-  k->nh = k->n - 1;
+  k->nh = k->n;
   k->a = xmalloc(k->nvars * sizeof *k->a);
   k->b_g1 = xmalloc(k->nvars * sizeof *k->b_g1);
   k->l = xmalloc(k->nl * sizeof *k->l);
@@ -199,14 +199,25 @@ static int setup(g16_keys *k, ps_backend *b, const g16_setup_opts *o, ps_err *e)
   fr_inv(&gi, &gamma);
   fr_inv(&di, &delta);
 
-  /* Powers of tau: H_j's scalars tau^j Z(tau)/delta, and the Lagrange basis at tau,
-   * L_j(tau) = Z(tau)/n w^j / (tau - w^j) = (1/n) sum_i tau^i w^(-ij): the inverse NTT of
-   * (tau^i)_i. */
-  fr_t *lag = xmalloc(n * sizeof *lag), *sh = xmalloc((k->nh ? k->nh : 1) * sizeof *sh);
-  fr_mul(&t, &zt, &di);
-  powers(sh, k->nh, &tau, &t);
+  /* The Lagrange basis at tau, L_j(tau) = Z(tau)/n w^j / (tau - w^j) = (1/n) sum_i tau^i
+   * w^(-ij): the inverse NTT of (tau^i)_i. H_j's scalars are the Lagrange basis of the
+   * coset gH (g = 7) at tau, L_j(tau/g), times Z(tau)/(delta (g^n - 1)): the prover's MSM
+   * over h's values on the coset divided by Z there (the constant g^n - 1) then gives
+   * h(tau) Z(tau)/delta, with no inverse NTT back to h's coefficients (g16_ntt_h). */
+  fr_t *lag = xmalloc(n * sizeof *lag), *sh = xmalloc(n * sizeof *sh);
+  {
+    fr_t g = BLS_FR_GENERATOR, tg = BLS_FR_GENERATOR_INV, zg;
+    uint32_t ex[2] = {(uint32_t)n, (uint32_t)((uint64_t)n >> 32)};
+    fr_pow(&zg, &g, ex, 2);
+    fr_sub(&zg, &zg, &one);
+    fr_mul(&zg, &zg, &delta);
+    fr_inv(&zg, &zg);
+    fr_mul(&t, &zt, &zg);
+    fr_mul(&tg, &tg, &tau);
+    powers(sh, n, &tg, &t);
+  }
   powers(lag, n, &tau, &one);
-  if ((rc = backend_ntt(b, lag, cs->log_n, 1, NTT_INVERSE, e))) {
+  if ((rc = backend_ntt(b, lag, cs->log_n, 1, NTT_INVERSE, e)) || (rc = backend_ntt(b, sh, cs->log_n, 1, NTT_INVERSE, e))) {
     free(lag), free(sh);
     return rc;
   }
@@ -220,7 +231,7 @@ static int setup(g16_keys *k, ps_backend *b, const g16_setup_opts *o, ps_err *e)
   par_for(nv, 1 << 12, 0, lic_range, &lj, NULL, NULL);
   free(ww);
   fr_t sx[3] = {alpha, beta, delta}, s2[3] = {beta, gamma, delta};
-  stage_line(o, "setup: toxic waste, QAP at tau (Lagrange basis by an inverse NTT of %s on %s) %.2f s",
+  stage_line(o, "setup: toxic waste, QAP at tau (Lagrange bases at tau and tau/7 by inverse NTTs of %s on %s) %.2f s",
              count_str(c1, sizeof c1, n), backend_name(b), ps_now() - t0);
 
   /* The G1 products straight into the key's arrays, segment by segment; then G2. A G2
@@ -278,7 +289,7 @@ out:
  * One file per (circuit, domain size, seed, boolean fraction), named
  * groth16-CIRCUIT-2^LOGN-seedSEED-boolFRAC.keys, in this layout (all integers and limbs
  * little-endian, as this machine stores them):
- *   header (112 bytes): magic "PSG16KEY", u32 version (2), u32 header size (112),
+ *   header (112 bytes): magic "PSG16KEY", u32 version (3), u32 header size (112),
  *     char circuit[32] (NUL-padded), u64 seed, f64 boolean fraction as requested,
  *     u32 log_n, u32 npub, u64 nvars, u64 nl (L terms), u64 nh (H terms), u64 nic,
  *     u64 byte-order mark 0x0102030405060708;
@@ -291,10 +302,11 @@ out:
  * The blocks are read and written on every CPU at once (pread/pwrite straight between the
  * file and the key's arrays, each block hashed by the thread that moves it), so the cache
  * streams at the speed of the disk or the page cache. Version 1 hashed the whole file in
- * one serial pass. A file that does not match (other version, parameters, sizes, a short
- * read, a bad checksum) is ignored and rewritten. */
+ * one serial pass; versions 1 and 2 held H as the n - 1 points tau^j Z(tau)/delta G1. A
+ * file that does not match (other version, parameters, sizes, a short read, a bad
+ * checksum) is ignored and rewritten. */
 
-#define KEYFILE_VERSION 2
+#define KEYFILE_VERSION 3
 #define KEYFILE_BLOCK ((size_t)64 << 20)
 
 typedef struct keyfile_hdr {

@@ -394,37 +394,35 @@ int g16_prep(g16_job *j, ps_err *e) {
 typedef struct quot_job {
   const fr_t *a, *b, *c;
   fr_t *out;
-  fr_t zinv;
 } quot_job;
 
+/* h's values on the coset as MSM scalars: canonical a b - c. */
 static void quot_range(void *ctx, size_t lo, size_t hi) {
   quot_job *q = ctx;
   for (size_t i = lo; i < hi; i++) {
     fr_t t;
     fr_mul(&t, &q->a[i], &q->b[i]);
     fr_sub(&t, &t, &q->c[i]);
-    fr_mul(&q->out[i], &t, &q->zinv);
+    fr_to_canon(&q->out[i], &t);
   }
 }
 
+/* h = (a b - c) / Z, where Z = g^n - 1 is the same at every point of the coset gH (g = 7):
+ * its values there, times the key's H bases (the coset's Lagrange basis at tau, with
+ * Z(tau)/(delta Z) folded in: g16_setup.c), give h(tau) Z(tau)/delta in one MSM of n
+ * points. So h's values on the coset are all the prover needs: 3 inverse NTTs and 3 coset
+ * NTTs a partition, no inverse NTT back to its coefficients. */
 int g16_ntt_h(g16_job *j, ps_err *e) {
   if (!j->synth_done) return order_error(e, "ntt_h", "synth");
   const g16_keys *K = j->c->k;
   size_t n = K->n;
   unsigned log_n = K->cs->log_n;
   int rc;
-  /* Z = g^n - 1 on the coset gH (g = 7), the same at every point. */
-  fr_t g = BLS_FR_GENERATOR, zinv, one;
-  uint32_t ex[2] = {(uint32_t)n, (uint32_t)((uint64_t)n >> 32)};
-  fr_pow(&zinv, &g, ex, 2);
-  fr_one(&one);
-  fr_sub(&zinv, &zinv, &one);
-  fr_inv(&zinv, &zinv);
   /* With a device, all of it runs there, on the vectors synth uploaded. */
   if (backend_has_device(j->c->b)) {
     backend_msm_deferred_free(j->def_h);
     j->def_h = NULL;
-    if ((rc = backend_g16_h_vec_deferred(j->c->b, j->bufs->dev_abc, log_n, j->k, j->c->h, K->nh, &zinv, &j->def_h, e)))
+    if ((rc = backend_g16_h_vec_deferred(j->c->b, j->bufs->dev_abc, log_n, j->k, j->c->h, K->nh, &j->def_h, e)))
       return rc;
     j->ntt_done = 1;
     return PS_OK;
@@ -433,21 +431,12 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
    * the coset 7H (3 coset NTTs). */
   if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)3 * j->k, NTT_INVERSE, e))) return rc;
   if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)3 * j->k, NTT_COSET, e))) return rc;
-  /* h = (a b - c) / Z on the coset; partition p's h goes to abc[p n ..], below its own
-   * inputs and over inputs already consumed. */
+  /* Partition p's h goes to abc[p n ..], below its own inputs and over inputs already
+   * consumed. */
   for (int p = 0; p < j->k; p++) {
-    fr_t *src = j->abc + (size_t)p * 3 * n;
-    quot_job q = {src, src + n, src + 2 * n, j->abc + (size_t)p * n, zinv};
+    fr_t *src = j->abc + (size_t)p * 3 * n, *h = j->abc + (size_t)p * n;
+    quot_job q = {src, src + n, src + 2 * n, h};
     par_for(n, 1 << 13, (int)j->c->threads, quot_range, &q, NULL, NULL);
-  }
-  if ((rc = backend_ntt(j->c->b, j->abc, log_n, (size_t)j->k, NTT_INVERSE | NTT_COSET, e))) return rc;
-  for (int p = 0; p < j->k; p++) {
-    fr_t *h = j->abc + (size_t)p * n;
-    if (!fr_is_zero(&h[n - 1]))
-      return ps_fail(e, PS_ERR,
-                     "partition %d: the witness does not satisfy the circuit (h has degree n - 1)", p);
-    canon_job c = {h, h};
-    par_for(n - 1, 1 << 14, (int)j->c->threads, canon_range, &c, NULL, NULL);
     if ((rc = backend_msm_g1(j->c->b, j->c->h, h, K->nh, &j->h_acc[p], e))) return rc;
   }
   j->ntt_done = 1;

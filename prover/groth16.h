@@ -10,8 +10,8 @@
  *             prep ──► b_g2 ───────────┘
  *
  * synth: CPU, the witness and the evaluations A·z, B·z, C·z. prep: CPU, the MSM scalars
- * (runs beside ntt_h). ntt_h: GPU, 7 NTTs (3 inverse, 3 coset, 1 coset inverse), the
- * pointwise step and the H MSM. msm: GPU, the A, B_G1 and L MSMs. b_g2: the B_G2 MSM (on
+ * (runs beside ntt_h). ntt_h: GPU, 6 NTTs (3 inverse, 3 coset), the pointwise step and
+ * the H MSM over h's values on the coset. msm: GPU, the A, B_G1 and L MSMs. b_g2: the B_G2 MSM (on
  * the context's backend). epilogue: CPU, blinding with random r, s and assembly (with a
  * device, it also does the MSMs' last step, combining their window sums into points, so
  * the GPU phases end when their GPU work does). Each

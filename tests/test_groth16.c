@@ -347,15 +347,13 @@ START_TEST(test_batched_jobs) {
   }
   g16_job_free(j2);
   /* The cpu backend has no device: the device H path refuses, and says so. */
-  fr_t zinv;
-  fr_one(&zinv);
   fr_t abc[3 * 4];
   memset(abc, 0, sizeof abc);
   ck_assert_int_eq(backend_has_device(BK), 0);
   backend_vec *v = NULL;
   ck_assert_int_eq(backend_vec_upload(BK, &v, abc, 12, &e), PS_OK);
   backend_msm_deferred *hd = NULL;
-  ck_assert_int_eq(backend_g16_h_vec_deferred(BK, v, 2, 1, NULL, 1, &zinv, &hd, &e), PS_EINPUT);
+  ck_assert_int_eq(backend_g16_h_vec_deferred(BK, v, 2, 1, NULL, 1, &hd, &e), PS_EINPUT);
   ck_assert_ptr_null(hd);
   ck_assert_ptr_nonnull(strstr(e.msg, "has no device"));
   backend_vec_free(v);
@@ -482,11 +480,34 @@ static int g2_is_times(const g2_affine_t *p, const fr_t *mont) {
   return !memcmp(p, &q, sizeof q);
 }
 
-/* Keys of 2^10 made through the cpu backend (the Lagrange basis by an inverse NTT, the
+/* lag[j] = L_j(x) = Z(x)/n w^j / (x - w^j), Z(x) = x^n - 1, for the 2^log_n points w^j
+ * of the domain, with an inversion each (x outside the domain). */
+static void lagrange_at(fr_t *lag, unsigned log_n, const fr_t *x) {
+  const size_t n = (size_t)1 << log_n;
+  fr_t w, wj, ninv, zx, t, one;
+  uint32_t ex[2] = {(uint32_t)n, 0};
+  fr_one(&one);
+  fr_pow(&zx, x, ex, 2);
+  fr_sub(&zx, &zx, &one);
+  ntt_root_of_unity(&w, log_n);
+  fr_from_u64(&ninv, n);
+  fr_inv(&ninv, &ninv);
+  fr_mul(&zx, &zx, &ninv);
+  fr_one(&wj);
+  for (size_t j = 0; j < n; j++) {
+    fr_sub(&t, x, &wj);
+    fr_inv(&t, &t);
+    fr_mul(&t, &t, &wj);
+    fr_mul(&lag[j], &t, &zx);
+    fr_mul(&wj, &wj, &w);
+  }
+}
+
+/* Keys of 2^10 made through the cpu backend (the Lagrange bases by inverse NTTs, the
  * fixed-base products of backend_fb_*) checked against the definitions of g16_int.h
- * computed here another way: the toxic waste drawn again from the seed, L_j(tau) =
- * Z(tau)/n w^j / (tau - w^j) with an inversion each, u, v, w by walking the matrices,
- * and every checked point a plain scalar multiple of the generator, byte for byte. */
+ * computed here another way: the toxic waste drawn again from the seed, the Lagrange
+ * bases at tau and at tau/g by lagrange_at, u, v, w by walking the matrices, and every
+ * checked point a plain scalar multiple of the generator, byte for byte. */
 START_TEST(test_setup_against_definitions) {
   g16_circuit_params p = {"mimc", 1024, -1, 11};
   g16_keys *k = NULL;
@@ -513,19 +534,8 @@ START_TEST(test_setup_against_definitions) {
   g16__nonzero_random(&beta, &st);
   g16__nonzero_random(&gamma, &st);
   g16__nonzero_random(&delta, &st);
-  fr_t *lag = xmalloc(n * sizeof *lag), w, wj, ninv;
-  ntt_root_of_unity(&w, cs->log_n);
-  fr_from_u64(&ninv, n);
-  fr_inv(&ninv, &ninv);
-  fr_one(&wj);
-  for (size_t j = 0; j < n; j++) {
-    fr_sub(&x, &tau, &wj);
-    fr_inv(&x, &x);
-    fr_mul(&x, &x, &wj);
-    fr_mul(&x, &x, &zt);
-    fr_mul(&lag[j], &x, &ninv);
-    fr_mul(&wj, &wj, &w);
-  }
+  fr_t *lag = xmalloc(n * sizeof *lag);
+  lagrange_at(lag, cs->log_n, &tau);
   fr_t *u = xcalloc(nv, sizeof *u), *v = xcalloc(nv, sizeof *v), *ww = xcalloc(nv, sizeof *ww);
   qap_column(cs, &cs->a, lag, u);
   qap_column(cs, &cs->b, lag, v);
@@ -555,10 +565,22 @@ START_TEST(test_setup_against_definitions) {
     }
     checked++;
   }
-  fr_mul(&x, &zt, &di); /* H_j = tau^j Z(tau) / delta */
+  /* H_j = L_j(tau/g) Z(tau) / (delta (g^n - 1)): the Lagrange basis of the coset gH (g = 7)
+   * at tau, one point for each of the n points of the coset */
+  ck_assert_uint_eq(k->nh, n);
+  fr_t g = BLS_FR_GENERATOR, tg, zg;
+  fr_pow(&zg, &g, ex, 2);
+  fr_sub(&zg, &zg, &one);
+  fr_mul(&zg, &zg, &delta);
+  fr_inv(&zg, &zg);
+  fr_mul(&zg, &zg, &zt);
+  fr_inv(&tg, &g);
+  fr_mul(&tg, &tg, &tau);
+  lagrange_at(lag, cs->log_n, &tg);
   for (size_t j = 0; j < k->nh; j++) {
-    if (j % 41 == 0 || j == k->nh - 1) ck_assert_msg(g1_is_times(&k->h[j], &x), "H_%zu", j);
-    fr_mul(&x, &x, &tau);
+    if (j % 41 && j != k->nh - 1) continue;
+    fr_mul(&x, &lag[j], &zg);
+    ck_assert_msg(g1_is_times(&k->h[j], &x), "H_%zu", j);
   }
   ck_assert_int_gt(checked, 25);
   free(lag), free(u), free(v), free(ww);
@@ -752,7 +774,7 @@ START_TEST(test_commands) {
   ck_assert_int_eq(run_cmd("prove --constraints 2^10 --seed 6 --calls 3 --cache %s --out %s", cache, dir3), 0);
   snprintf(path, sizeof path, "%s/out.txt", TMP);
   out = slurp(path);
-  ck_assert_ptr_nonnull(strstr(out, "setup: G1 queries (A, B, L, H, IC) 4095 points on cpu"));
+  ck_assert_ptr_nonnull(strstr(out, "setup: G1 queries (A, B, L, H, IC) 2^12 points on cpu"));
   ck_assert_ptr_nonnull(strstr(out, "key cache: wrote"));
   ck_assert_ptr_nonnull(strstr(out, "first call"));
   ck_assert_ptr_nonnull(strstr(out, "steady state: 2 calls, median"));
@@ -935,14 +957,14 @@ END_TEST
 /* ---- precomputed bases (prover.precompute) ---- */
 
 /* The memory of the tables in closed form: window c adds ceil(256/c) times the bytes of the
- * A, B_G1, L and H bases (nvars, nvars, nvars - npub - 1 and n - 1 affine G1 points) to the
+ * A, B_G1, L and H bases (nvars, nvars, nvars - npub - 1 and n affine G1 points) to the
  * key; a worker's buffers grow by at least the one set of 2^(c-1) G1 buckets beyond the
  * plain MSMs' (window 8 at 2^10: 32 sets of 2^7 G2 buckets); the cpu backend keeps none.
  * auto picks 16 at this size when it fits, and nothing when it does not. */
 START_TEST(test_precompute_memory) {
   g16_keys *k = keys_or_die(1024, 1, -1, NULL);
   const r1cs *cs = g16_keys_r1cs(k);
-  size_t base = (size_t)(2 * cs->nvars + (cs->nvars - cs->npub - 1) + (cs->nrows - 1)) * sizeof(g1_affine_t);
+  size_t base = (size_t)(2 * cs->nvars + (cs->nvars - cs->npub - 1) + cs->nrows) * sizeof(g1_affine_t);
   size_t plain = g16_key_bytes(k);
   ck_assert_uint_eq(plain, base + (size_t)cs->nvars * sizeof(g2_affine_t));
   ck_assert_uint_eq(g16_key_bytes_at(k, 0), plain);

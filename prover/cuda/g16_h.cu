@@ -1,35 +1,26 @@
 /* Groth16's H polynomial on the GPU (psc_g16_h_vec_wins, behind
  * backend_g16_h_vec_deferred): the evaluations A·z, B·z, C·z are already on the device
- * (uploaded when synth finished), and the 7 NTTs, the pointwise quotient, the conversion
- * to canonical scalars and the H MSM all run there; only the MSM's window sums come back
- * (the epilogue combines them into a point). The NTT orders are chosen so that no
- * transform needs a bit-reversal pass: inverse NTTs go natural -> bit-reversed (DIF), the
- * coset NTTs bit-reversed -> natural (DIT), and the last inverse coset NTT leaves h
- * bit-reversed, which the canonical-form kernel reads in natural order. */
+ * (uploaded when synth finished), and the 6 NTTs, the pointwise step (canonical scalars
+ * straight away) and the H MSM all run there; only the MSM's window sums come back (the
+ * epilogue combines them into a point). The MSM takes h's values on the coset gH, since
+ * the key's H bases are that coset's Lagrange basis at tau (g16_setup.c), so no inverse
+ * NTT back to h's coefficients. The NTT orders are chosen so that no transform needs a
+ * bit-reversal pass: inverse NTTs go natural -> bit-reversed (DIF), the coset NTTs
+ * bit-reversed -> natural (DIT), the order of the H bases. */
 #include "ps_field.cuh"
 #include "psc_int.cuh"
 #include "psc_wins.h"
 
-/* h[i] = (a[i] b[i] - c[i]) * zinv, in place over a. */
-__global__ void g16_quotient(fr_t *a, const fr_t *__restrict__ b, const fr_t *__restrict__ c, size_t n,
-                             fr_t zinv) {
+/* h[i] = canonical(a[i] b[i] - c[i]): h's values on the coset as MSM scalars. */
+__global__ void g16_quotient(fr_t *h, const fr_t *__restrict__ a, const fr_t *__restrict__ b,
+                             const fr_t *__restrict__ c, size_t n) {
   size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   fr_t x = a[i], y = b[i], z = c[i];
   fr_mul_d(&x, &x, &y);
   fr_sub_d(&x, &x, &z);
-  fr_mul_d(&x, &x, &zinv);
-  a[i] = x;
-}
-
-/* out[j] = canonical(in[bitrev(j)]) for j < n: natural order, ready as MSM scalars. */
-__global__ void g16_canon_unscramble(fr_t *out, const fr_t *__restrict__ in, unsigned log_n) {
-  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (j >> log_n) return;
-  size_t i = (size_t)(__brevll((unsigned long long)j) >> (64 - log_n));
-  fr_t v = in[i], r;
-  fr_from_mont_d(&r, &v);
-  out[j] = r;
+  fr_from_mont_d(&y, &x);
+  h[i] = y;
 }
 
 /* What psc_g16_h_vec_wins keeps on the device after a call at 2^log_n, beside its MSM's
@@ -41,10 +32,10 @@ extern "C" size_t psc_g16_h_work_bytes(unsigned log_n) {
 }
 
 extern "C" int psc_g16_h_vec_wins(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
-                                  const fr_t *zinv, psc_msm_wins *w, ps_err *e) {
+                                  psc_msm_wins *w, ps_err *e) {
   int rc = PS_OK;
   const size_t n = (size_t)1 << log_n;
-  fr_t *h = NULL, top;
+  fr_t *h = NULL;
   if (off + 3 * n > v->cap) return ps_fail(e, PS_EINPUT, "Groth16 H: the vector holds %zu elements, needs %zu", v->cap, off + 3 * n);
   fr_t *buf = v->p + off;
   PSC_CHECK(cudaSetDevice(d->ordinal));
@@ -53,16 +44,8 @@ extern "C" int psc_g16_h_vec_wins(psc_dev *d, psc_vec *v, size_t off, unsigned l
     if ((rc = psc__ntt_dev(d, buf + i * n, log_n, PSC_NTT_INVERSE | PSC_NTT_OUT_BITREV, e))) return rc;
   for (int i = 0; i < 3; i++)
     if ((rc = psc__ntt_dev(d, buf + i * n, log_n, PSC_NTT_COSET | PSC_NTT_IN_BITREV, e))) return rc;
-  g16_quotient<<<psc__blocks(n, 256), 256, 0, d->stream>>>(buf, buf + n, buf + 2 * n, n, *zinv);
+  g16_quotient<<<psc__blocks(n, 256), 256, 0, d->stream>>>(h, buf, buf + n, buf + 2 * n, n);
   PSC_CHECK_LAUNCH();
-  if ((rc = psc__ntt_dev(d, buf, log_n, PSC_NTT_INVERSE | PSC_NTT_COSET | PSC_NTT_OUT_BITREV, e))) return rc;
-  g16_canon_unscramble<<<psc__blocks(n, 256), 256, 0, d->stream>>>(h, buf, log_n);
-  PSC_CHECK_LAUNCH();
-  PSC_CHECK(cudaMemcpyAsync(&top, h + (n - 1), sizeof top, cudaMemcpyDeviceToHost, d->stream));
-  PSC_CHECK(cudaStreamSynchronize(d->stream));
-  for (int i = 0; i < BLS_FR_LIMBS; i++)
-    if (top.v[i])
-      return ps_fail(e, PS_ERR, "the witness does not satisfy the circuit (h has degree n - 1)");
   {
     const fr_t *hp = h;
     return psc_msm_wins_dev(d, 1, &bases, &hp, &nh, 0, w, e);

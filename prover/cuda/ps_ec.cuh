@@ -8,8 +8,10 @@
 /* Expected: EC_INL (storage and inlining), EC_F (field type), EC_AFF / EC_XYZZ (point types), EC_NAME(x) (prefixes a
  * function name) and EC_FN(op) (the field's device function, e.g. fp_mul_d; squares go
  * through EC_FN(sqr), cheaper than a product in both fields; each y coordinate is a
- * difference of two products, EC_FN(dot2) of the first and the negated second, reduced
- * once). */
+ * difference of two products, EC_FN(mulsub), reduced once). EC_ZZ_EARLY, when defined,
+ * multiplies ZZ and ZZZ in the mixed addition as soon as their factors exist, so that
+ * fewer values stay live across the rest (G2's bucket sums, which spill; it costs G1
+ * registers). */
 
 EC_INL void EC_NAME(set_inf)(EC_XYZZ *p) {
   EC_FN(set_zero)(&p->x);
@@ -36,8 +38,7 @@ EC_INL void EC_NAME(mdbl)(EC_XYZZ *p, const EC_F *x, const EC_F *y) {
   EC_FN(sub)(&t, &t, &s);
   EC_FN(sub)(&p->x, &t, &s);
   EC_FN(sub)(&t, &s, &p->x);
-  EC_FN(neg)(&s, y);
-  EC_FN(dot2)(&p->y, &m, &t, &w, &s); /* M (S - X3) - W Y1, one reduction */
+  EC_FN(mulsub)(&p->y, &m, &t, y, &w); /* M (S - X3) - Y1 W, one reduction */
   p->zz = v;
   p->zzz = w;
 }
@@ -56,8 +57,7 @@ EC_INL void EC_NAME(dbl)(EC_XYZZ *p) {
   EC_FN(sub)(&t, &t, &s);
   EC_FN(sub)(&p->x, &t, &s);
   EC_FN(sub)(&t, &s, &p->x);
-  EC_FN(neg)(&s, &p->y);
-  EC_FN(dot2)(&p->y, &m, &t, &w, &s);
+  EC_FN(mulsub)(&p->y, &m, &t, &p->y, &w);
   EC_FN(mul)(&p->zz, &p->zz, &v);
   EC_FN(mul)(&p->zzz, &p->zzz, &w);
 }
@@ -86,15 +86,20 @@ EC_INL void EC_NAME(madd)(EC_XYZZ *p, const EC_F *x2, const EC_F *y2) {
   EC_FN(sqr)(&pp, &P);
   EC_FN(mul)(&ppp, &P, &pp);
   EC_FN(mul)(&q, &p->x, &pp);
+#ifdef EC_ZZ_EARLY
+  EC_FN(mul)(&p->zz, &p->zz, &pp);
+  EC_FN(mul)(&p->zzz, &p->zzz, &ppp);
+#endif
   EC_FN(sqr)(&t, &R);
   EC_FN(sub)(&t, &t, &ppp);
   EC_FN(sub)(&t, &t, &q);
   EC_FN(sub)(&p->x, &t, &q);
   EC_FN(sub)(&t, &q, &p->x);
-  EC_FN(neg)(&q, &p->y);
-  EC_FN(dot2)(&p->y, &R, &t, &q, &ppp); /* R (Q - X3) - Y1 PPP */
+  EC_FN(mulsub)(&p->y, &R, &t, &p->y, &ppp); /* R (Q - X3) - Y1 PPP */
+#ifndef EC_ZZ_EARLY
   EC_FN(mul)(&p->zz, &p->zz, &pp);
   EC_FN(mul)(&p->zzz, &p->zzz, &ppp);
+#endif
 }
 
 /* p += q (XYZZ). */
@@ -126,8 +131,7 @@ EC_INL void EC_NAME(add)(EC_XYZZ *p, const EC_XYZZ *q) {
   EC_FN(sub)(&t, &t, &w);
   EC_FN(sub)(&p->x, &t, &w);
   EC_FN(sub)(&t, &w, &p->x);
-  EC_FN(neg)(&w, &s1);
-  EC_FN(dot2)(&p->y, &R, &t, &w, &ppp); /* R (U1 PP - X3) - S1 PPP */
+  EC_FN(mulsub)(&p->y, &R, &t, &s1, &ppp); /* R (U1 PP - X3) - S1 PPP */
   EC_FN(mul)(&p->zz, &p->zz, &q->zz);
   EC_FN(mul)(&p->zz, &p->zz, &pp);
   EC_FN(mul)(&p->zzz, &p->zzz, &q->zzz);

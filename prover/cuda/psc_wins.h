@@ -29,10 +29,11 @@ int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, const fr_t 
 int psc_msm_vec_wins(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off, const size_t *n,
                      unsigned window, psc_msm_wins *w, ps_err *e);
 /* Groth16's H for one partition: v[off ..] holds A·z | B·z | C·z on the domain of 2^log_n
- * (Montgomery), used as scratch; h = the coefficients of (A·B - C) / Z through the coset,
- * and the H MSM sum_{i < nh} h_i * bases_i has its window sums left in *w. */
+ * (Montgomery), used as scratch; h = A·B - C on the coset (its values there; the key's H
+ * bases carry 1/Z), and the H MSM sum_{i < nh} h_i * bases_i has its window sums left in
+ * *w. */
 int psc_g16_h_vec_wins(psc_dev *d, psc_vec *v, size_t off, unsigned log_n, psc_bases *bases, size_t nh,
-                       const fr_t *zinv, psc_msm_wins *w, ps_err *e);
+                       psc_msm_wins *w, ps_err *e);
 /* MSM i of w as a point (g1_xyzz_t or g2_xyzz_t). */
 void psc_msm_wins_point(const psc_msm_wins *w, int i, void *out_xyzz);
 void psc_msm_wins_free(psc_msm_wins *w);
