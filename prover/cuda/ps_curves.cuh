@@ -24,9 +24,7 @@
 #define EC_XYZZ g2_xyzz_t
 #define EC_NAME(x) g2_##x##_d
 #define EC_FN(op) fp2_##op##_d
-#define EC_ZZ_EARLY
 #include "ps_ec.cuh"
-#undef EC_ZZ_EARLY
 #undef EC_F
 #undef EC_AFF
 #undef EC_XYZZ

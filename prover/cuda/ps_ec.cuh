@@ -8,10 +8,7 @@
 /* Expected: EC_INL (storage and inlining), EC_F (field type), EC_AFF / EC_XYZZ (point types), EC_NAME(x) (prefixes a
  * function name) and EC_FN(op) (the field's device function, e.g. fp_mul_d; squares go
  * through EC_FN(sqr), cheaper than a product in both fields; each y coordinate is a
- * difference of two products, EC_FN(mulsub), reduced once). EC_ZZ_EARLY, when defined,
- * multiplies ZZ and ZZZ in the mixed addition as soon as their factors exist, so that
- * fewer values stay live across the rest (G2's bucket sums, which spill; it costs G1
- * registers). */
+ * difference of two products, EC_FN(mulsub), reduced once). */
 
 EC_INL void EC_NAME(set_inf)(EC_XYZZ *p) {
   EC_FN(set_zero)(&p->x);
@@ -86,20 +83,14 @@ EC_INL void EC_NAME(madd)(EC_XYZZ *p, const EC_F *x2, const EC_F *y2) {
   EC_FN(sqr)(&pp, &P);
   EC_FN(mul)(&ppp, &P, &pp);
   EC_FN(mul)(&q, &p->x, &pp);
-#ifdef EC_ZZ_EARLY
-  EC_FN(mul)(&p->zz, &p->zz, &pp);
-  EC_FN(mul)(&p->zzz, &p->zzz, &ppp);
-#endif
   EC_FN(sqr)(&t, &R);
   EC_FN(sub)(&t, &t, &ppp);
   EC_FN(sub)(&t, &t, &q);
   EC_FN(sub)(&p->x, &t, &q);
   EC_FN(sub)(&t, &q, &p->x);
   EC_FN(mulsub)(&p->y, &R, &t, &p->y, &ppp); /* R (Q - X3) - Y1 PPP */
-#ifndef EC_ZZ_EARLY
   EC_FN(mul)(&p->zz, &p->zz, &pp);
   EC_FN(mul)(&p->zzz, &p->zzz, &ppp);
-#endif
 }
 
 /* p += q (XYZZ). */

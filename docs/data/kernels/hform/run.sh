@@ -9,8 +9,11 @@
 #     alternated: new, old; one run each of G2 2^22 under PSC_MSM_PROFILE=1;
 #  2. gpu_check on new: G1 MSMs to 2^22, G2 to 2^14 with the skewed and witness-like
 #     scalar sets, and the key generation to 2^14 with a proof made on the GPU;
-#  3. `prove --constraints 2^26 --calls 3` old, new, h, new again (the key cache is
-#     rewritten when the version changes: old's is version 2, new's and h's version 3).
+#  3. `prove --constraints 2^26 --calls 3` old, new, h, new again (old's key cache is
+#     version 2, new's and h's version 3: old's file goes before new's setup, since the
+#     two do not fit the machine's disk together; call1/ ran out of space there).
+# call1/ is the first call, with new's G2 mixed addition computing ZZ3 and ZZZ3 early
+# (since taken out); call2/ the second, with the code as committed.
 #   OUT=DIR bash docs/data/kernels/hform/run.sh DIR   (DIR: new/, h/, old/ with the libraries)
 set -uo pipefail
 dir=${1:?directory with new/, h/ and old/}
@@ -25,6 +28,7 @@ done
 for v in new old; do bench prof-g2-$v "$dir/$v/provesim" msm-g2 22 3 PSC_MSM_PROFILE=1; done
 fits 90 "gpu_check msm" && check msm "$dir/new/gpu_check" --ntt-max 8 --g1-max 22 --g2-max 14 --skew-max 18 --sparse-max 18 --keygen-max 14 --no-batch
 prove26 1 old "$dir/old/provesim"
+[ -n "${p26_cache:-}" ] && rm -f "$p26_cache"/*.keys
 prove26 2 new "$dir/new/provesim"
 [ -x "$dir/h/provesim" ] && prove26 3 h "$dir/h/provesim"
 prove26 4 new "$dir/new/provesim"
