@@ -443,20 +443,32 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
   return PS_OK;
 }
 
+/* Where partition p's MSMs are in the device batches of g16_msm and g16_b_g2 (k
+ * partitions): L, A, B_G1 for each partition in order; B_G2 from the last partition to the
+ * first, so that the first takes the sort of the witness the msm phase left on the device
+ * (when msm ran first) and the others make their own. */
+#define MSM_L(p) (3 * (p))
+#define MSM_A(p) (3 * (p) + 1)
+#define MSM_B1(p) (3 * (p) + 2)
+#define MSM_B2(k, p) ((k) - 1 - (p))
+
 int g16_msm(g16_job *j, ps_err *e) {
   if (!j->prep_done) return order_error(e, "msm", "prep");
   if (!j->ntt_done) return order_error(e, "msm", "ntt_h");
   const g16_keys *K = j->c->k;
   int rc;
-  if (backend_has_device(j->c->b)) { /* A, B_G1, L of every partition back to back on the uploaded scalars */
+  if (backend_has_device(j->c->b)) {
+    /* L, A, B_G1 of every partition back to back on the uploaded scalars (MSM_A and so on
+     * below): B_G1 takes A's sort of the witness, and so can B_G2 after them, the last
+     * sort the device made being the last partition's A (g16_b_g2). */
     int cnt = 3 * j->k;
     backend_msm_bases **m = xmalloc((size_t)cnt * sizeof *m);
     size_t *off = xmalloc((size_t)cnt * sizeof *off), *n = xmalloc((size_t)cnt * sizeof *n);
     for (int p = 0; p < j->k; p++) {
       size_t base = (size_t)p * K->nvars;
-      m[3 * p] = j->c->a, off[3 * p] = base, n[3 * p] = K->nvars;
-      m[3 * p + 1] = j->c->b_g1, off[3 * p + 1] = base, n[3 * p + 1] = K->nvars;
-      m[3 * p + 2] = j->c->l, off[3 * p + 2] = base + K->npub + 1, n[3 * p + 2] = K->nl;
+      m[MSM_L(p)] = j->c->l, off[MSM_L(p)] = base + K->npub + 1, n[MSM_L(p)] = K->nl;
+      m[MSM_A(p)] = j->c->a, off[MSM_A(p)] = base, n[MSM_A(p)] = K->nvars;
+      m[MSM_B1(p)] = j->c->b_g1, off[MSM_B1(p)] = base, n[MSM_B1(p)] = K->nvars;
     }
     backend_msm_deferred_free(j->def_msm);
     j->def_msm = NULL;
@@ -484,7 +496,10 @@ int g16_b_g2(g16_job *j, ps_err *e) {
   if (backend_has_device(j->c->b)) {
     backend_msm_bases **m = xmalloc((size_t)j->k * sizeof *m);
     size_t *off = xmalloc((size_t)j->k * sizeof *off), *n = xmalloc((size_t)j->k * sizeof *n);
-    for (int p = 0; p < j->k; p++) m[p] = j->c->b_g2, off[p] = (size_t)p * K->nvars, n[p] = K->nvars;
+    for (int p = 0; p < j->k; p++) {
+      const int i = MSM_B2(j->k, p);
+      m[i] = j->c->b_g2, off[i] = (size_t)p * K->nvars, n[i] = K->nvars;
+    }
     backend_msm_deferred_free(j->def_b2);
     j->def_b2 = NULL;
     rc = backend_msm_g2_vec_deferred(j->c->b, j->k, m, j->bufs->dev_scal, off, n, &j->def_b2, e);
@@ -507,11 +522,11 @@ int g16_epilogue(g16_job *j, ps_err *e) {
   for (int p = 0; p < j->k; p++) {
     if (j->def_h) backend_msm_deferred_point(j->def_h, p, &j->h_acc[p]);
     if (j->def_msm) {
-      backend_msm_deferred_point(j->def_msm, 3 * p, &j->a_acc[p]);
-      backend_msm_deferred_point(j->def_msm, 3 * p + 1, &j->b1_acc[p]);
-      backend_msm_deferred_point(j->def_msm, 3 * p + 2, &j->l_acc[p]);
+      backend_msm_deferred_point(j->def_msm, MSM_A(p), &j->a_acc[p]);
+      backend_msm_deferred_point(j->def_msm, MSM_B1(p), &j->b1_acc[p]);
+      backend_msm_deferred_point(j->def_msm, MSM_L(p), &j->l_acc[p]);
     }
-    if (j->def_b2) backend_msm_deferred_point(j->def_b2, p, &j->b2_acc[p]);
+    if (j->def_b2) backend_msm_deferred_point(j->def_b2, MSM_B2(j->k, p), &j->b2_acc[p]);
   }
   for (int p = 0; p < j->k; p++) {
     uint64_t st = j->rng_seed ^ (0xb11d1e5ull * (uint64_t)(p + 1));

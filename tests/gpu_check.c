@@ -377,6 +377,56 @@ static void check_batch(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, int 
   free(bases);
 }
 
+/* A sort kept for a later batch (psc_dev.sort), as Groth16's B_G2 takes A's: over one
+ * device vector, a G1 MSM (it sorts), then a G2 MSM over the same scalars (it takes that
+ * sort); the vector uploaded again with other scalars and the G2 MSM again (it must sort
+ * them); a G1 MSM of host scalars in between (a sort that is nobody's) and the G2 MSM once
+ * more (it must sort again). Each G2 result against the cpu backend's; the vector's
+ * second scalars differ from the first in digits above the first window (a third of them),
+ * so a stale sort gives another point. Both groups at window w. */
+static void check_kept_sort(ps_backend *gpu, ps_backend *cpu, size_t n, unsigned w, uint64_t seed) {
+  ps_err e = {{0}};
+  g1_affine_t *b1 = xmalloc(n * sizeof *b1);
+  g2_affine_t *b2 = xmalloc(n * sizeof *b2);
+  fr_t *s = xmalloc(2 * n * sizeof *s), *s2 = s + n, *h = xmalloc(n * sizeof *h);
+  backend_msm_bases *g1g = NULL, *g2g = NULL, *g2c = NULL;
+  backend_vec *vg = NULL;
+  backend_random_g1(b1, n, seed);
+  backend_random_g2(b2, n, seed + 1);
+  make_skewed(s, n, seed + 2, SKEW_BOOL90);
+  memcpy(s2, s, n * sizeof *s);
+  for (size_t i = 0; i < n; i += 3) s2[i].v[3] ^= 0x5a5a0000u; /* canonical still: r > 2^254 */
+  backend_random_fr(h, n, seed + 3);
+  if (backend_msm_bases_g1(gpu, b1, n, &g1g, &e) || backend_msm_bases_g2(gpu, b2, n, &g2g, &e) ||
+      backend_msm_bases_g2(cpu, b2, n, &g2c, &e))
+    die("bases", &e);
+  backend_set_msm_window(gpu, w);
+  size_t off = 0;
+  int ok = 1;
+  g1_jac_t r1;
+  g2_jac_t r2, want;
+  double t0 = ps_now(), t1, t2 = 0;
+  for (int step = 0; step < 3; step++) {
+    const fr_t *sc = step == 0 ? s : s2;
+    if (step == 0 && backend_vec_upload(gpu, &vg, s, n, &e)) die("cuda scalars", &e);
+    if (step == 0 && backend_msm_g1_vec(gpu, 1, &g1g, vg, &off, &n, &r1, &e)) die("cuda MSM (G1)", &e);
+    if (step == 1 && backend_vec_upload(gpu, &vg, s2, n, &e)) die("cuda scalars", &e);
+    if (step == 2 && backend_msm_g1(gpu, g1g, h, n, &r1, &e)) die("cuda MSM (host scalars)", &e);
+    if (backend_msm_g2_vec(gpu, 1, &g2g, vg, &off, &n, &r2, &e)) die("cuda MSM (G2)", &e);
+    t1 = ps_now();
+    if (backend_msm_g2(cpu, g2c, sc, n, &want, &e)) die("cpu MSM (G2)", &e);
+    t2 += ps_now() - t1;
+    ok &= g2_jac_eq(&r2, &want);
+  }
+  char what[128];
+  snprintf(what, sizeof what, "msm-g2 after g1 n=%zu window=%u kept sort, then new scalars", n, w);
+  report(what, ok, (ps_now() - t0 - t2) * 1e3, t2 * 1e3);
+  backend_set_msm_window(gpu, 0);
+  backend_vec_free(vg);
+  backend_msm_bases_free(g1g), backend_msm_bases_free(g2g), backend_msm_bases_free(g2c);
+  free(b1), free(b2), free(s), free(h);
+}
+
 /* The cases of the sorted-digit reuse and the wide windows (issue #12's 2^26 work):
  * batches that share scalars, over plain, precomputed and half-precomputed bases, every
  * witness-like kind, sizes off the block sizes, G1 and G2; then windows 16..22 (the bucket
@@ -398,6 +448,8 @@ static void check_batch_all(ps_backend *gpu, ps_backend *cpu, uint64_t *seed) {
     check_batch(gpu, cpu, 1, g2n[j], SKEW_ZEROS, 0, 0, 0, (*seed)++);
   }
   check_batch(gpu, cpu, 1, 33, SKEW_BOOL90, 0, 3, 8, (*seed)++);
+  check_kept_sort(gpu, cpu, 33, 8, (*seed)++);
+  check_kept_sort(gpu, cpu, ((size_t)1 << 12) + 3, 13, (*seed)++);
   for (unsigned w = 16; w <= 22; w++) {
     check_msm(gpu, cpu, 0, 3000, w, 1, (*seed)++);
     check_batch(gpu, cpu, 0, ((size_t)1 << 16) + 3, SKEW_BOOL90, w, 0, 0, (*seed)++);

@@ -184,10 +184,16 @@ extern "C" int psc_vec_upload(psc_dev *d, psc_vec **v, const fr_t *host, size_t 
     if ((rc = psc__alloc(d, (void **)&(*v)->p, n * sizeof(fr_t), "device vector", e))) return rc;
     (*v)->cap = n;
   }
+  psc_vec_gen_bump(*v);
   PSC_CHECK(cudaMemcpyAsync((*v)->p, host, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->copy_stream));
   PSC_CHECK(cudaStreamSynchronize(d->copy_stream));
 fail:
   return rc;
+}
+
+void psc_vec_gen_bump(psc_vec *v) {
+  static uint64_t last; /* shared by every vector of the process */
+  v->gen = __atomic_add_fetch(&last, 1, __ATOMIC_RELAXED);
 }
 
 extern "C" void psc_vec_free(psc_vec *v) {

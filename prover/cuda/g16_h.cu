@@ -38,6 +38,7 @@ extern "C" int psc_g16_h_vec_wins(psc_dev *d, psc_vec *v, size_t off, unsigned l
   fr_t *h = NULL;
   if (off + 3 * n > v->cap) return ps_fail(e, PS_EINPUT, "Groth16 H: the vector holds %zu elements, needs %zu", v->cap, off + 3 * n);
   fr_t *buf = v->p + off;
+  psc_vec_gen_bump(v); /* the NTTs below work in place */
   PSC_CHECK(cudaSetDevice(d->ordinal));
   if ((rc = psc__ws(d, PSC_WS_G16_H, n * sizeof(fr_t), "Groth16 H scalars", (void **)&h, e))) return rc;
   for (int i = 0; i < 3; i++)

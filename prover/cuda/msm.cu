@@ -315,13 +315,14 @@ extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
 
 /* Queues one MSM (n > 0) on d's stream, up to the copy of its window sums into win (host
  * memory with room for ceil(256/c) windows); *nwin_out = the windows copied. scalars:
- * host memory (uploaded here) or, with on_dev, device memory. sorted: the MSM queued just
- * before on d had the same device scalars, n, window and bucket layout (msm_same_sort), so
- * its digits, counts and sorted array in d's slots serve this one as they are, and the
- * upload, digits, scan and scatter are skipped. ph (NULL, or 8 events) marks the phase
- * boundaries for PSC_MSM_PROFILE. */
-static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, int sorted, int affine, size_t n,
-                       unsigned c, void *win, unsigned *nwin_out, cudaEvent_t *ph, ps_err *e) {
+ * host memory (uploaded here) or, with on_dev, device memory. sorted: the digits, counts
+ * and sorted array in d's slots are those of the same device scalars, n, window and bucket
+ * layout (msm_same_sort, or d->sort), so they serve this one as they are, and the upload,
+ * digits, scan and scatter are skipped. Otherwise the sort made here becomes d->sort's
+ * with key (gen 0, or key NULL: one no later batch may take). ph (NULL, or 8 events)
+ * marks the phase boundaries for PSC_MSM_PROFILE. */
+static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev, int sorted, const psc_sort_key *key,
+                       int affine, size_t n, unsigned c, void *win, unsigned *nwin_out, cudaEvent_t *ph, ps_err *e) {
   int rc = PS_OK;
   msm_bufs m;
   const int g2 = b->g2;
@@ -361,6 +362,7 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
 
   PH(0);
   if (!sorted) { /* digits, counts, sorted array */
+    d->sort.gen = 0; /* until the scatter is queued */
     if (!on_dev)
       PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
     PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
@@ -381,6 +383,7 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
     msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin,
                                                                     merged ? b->n : 0);
     PSC_CHECK_LAUNCH();
+    if (key) d->sort = *key;
   }
   PH(4);
   if (aff) rc = g1_msm_buckets_affine(d, &m, &shape, n, b->d_bases, &final_acc, ph ? &ph[5] : NULL, e);
@@ -443,7 +446,7 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   if (prof)
     for (int i = 0; i < 8; i++) PSC_CHECK(cudaEventCreate(&ph[i]));
   win = xmalloc(((256 + c - 1) / c) * psz);
-  if ((rc = msm_enqueue(d, b, scalars, 0, 0, affine, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
+  if ((rc = msm_enqueue(d, b, scalars, 0, 0, NULL, affine, n, c, win, &nwin_b, prof ? ph : NULL, e))) goto fail;
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   {
     double t_host0 = ps_now();
@@ -548,7 +551,8 @@ static int msm_dense_estimate(psc_dev *d, const fr_t *scalars, int on_dev, size_
     }
   } else {
     uint32_t *dcnt = NULL;
-    if ((rc = psc__ws(d, WS_COUNT, sizeof(uint32_t), "MSM bucket counts", (void **)&dcnt, e))) return rc;
+    /* The scan's slot, not the counts': psc_dev.sort may hold those for a later MSM. */
+    if ((rc = psc__ws(d, WS_PART, sizeof(uint32_t), "MSM scan", (void **)&dcnt, e))) return rc;
     PSC_CHECK(cudaMemsetAsync(dcnt, 0, sizeof(uint32_t), d->stream));
     msm_sample_dense<<<(m + 255) / 256, 256, 0, d->stream>>>(dcnt, scalars, stride, m);
     PSC_CHECK_LAUNCH();
@@ -578,10 +582,10 @@ static int msm_window_for(psc_dev *d, const psc_bases *b, const fr_t *scalars, i
   return PS_OK;
 }
 
-/* Whether MSM i of a batch can take MSM i - 1's sorted digits (msm_enqueue's `sorted`):
- * the same device scalars, count and window, and the same bucket layout (one set of
- * buckets for all windows over tables of the same stride, or a set per window). Groth16's
- * A and B_G1 MSMs take the same witness. */
+/* Whether MSM i of a batch over raw device pointers can take MSM i - 1's sorted digits
+ * (msm_enqueue's `sorted`): the same device scalars, count and window, and the same
+ * bucket layout (one set of buckets for all windows over tables of the same stride, or a
+ * set per window). Groth16's A and B_G1 MSMs take the same witness. */
 static int msm_same_sort(psc_bases *const *bases, const fr_t *const *scalars, const size_t *n,
                          const unsigned *c, int i) {
   if (i == 0 || n[i - 1] == 0 || scalars[i] != scalars[i - 1] || n[i] != n[i - 1] || c[i] != c[i - 1]) return 0;
@@ -590,8 +594,23 @@ static int msm_same_sort(psc_bases *const *bases, const fr_t *const *scalars, co
   return mx == my && (!mx || x->n == y->n);
 }
 
-extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, const fr_t *const *scalars,
-                                const size_t *n, unsigned window, psc_msm_wins *w, ps_err *e) {
+/* What a sort of n scalars at s for bases b at window c is made from (psc_sort_key). */
+static psc_sort_key msm_sort_key(uint64_t gen, const psc_bases *b, const fr_t *s, size_t n, unsigned c) {
+  psc_sort_key k = {gen, s, n, b->d_pre && b->pre_c == c ? b->n : 0, c};
+  return k;
+}
+
+static int msm_key_eq(const psc_sort_key *x, const psc_sort_key *y) {
+  return x->gen == y->gen && x->scalars == y->scalars && x->n == y->n && x->stride == y->stride && x->c == y->c;
+}
+
+/* psc_msm_wins_dev, with gen the generation of the psc_vec that holds every MSM's scalars
+ * (0: raw device pointers). With a generation, an MSM takes the sort d holds whenever it
+ * was made from the same scalars of the same generation: the MSM before it in the batch,
+ * or one of an earlier batch with no other sort made on d since; without one, only the
+ * MSM before it in the batch (msm_same_sort), and its sorts are for nobody else. */
+static int msm_wins(psc_dev *d, int count, psc_bases *const *bases, const fr_t *const *scalars, const size_t *n,
+                    unsigned window, uint64_t gen, psc_msm_wins *w, ps_err *e) {
   int rc = PS_OK, aff_mode;
   size_t need = 0;
   int *aff = NULL;
@@ -630,10 +649,14 @@ extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, 
     PSC_CHECK(cudaHostAlloc(&d->hwin, need, cudaHostAllocDefault));
     d->hwin_cap = need;
   }
-  for (int i = 0; i < count; i++)
-    if (n[i] > 0 && (rc = msm_enqueue(d, bases[i], scalars[i], 1, msm_same_sort(bases, scalars, n, w->c, i), aff[i],
-                                      n[i], w->c[i], (char *)d->hwin + w->at[i], &w->nwin[i], NULL, e)))
+  for (int i = 0; i < count; i++) {
+    if (n[i] == 0) continue;
+    const psc_sort_key key = msm_sort_key(gen, bases[i], scalars[i], n[i], w->c[i]);
+    const int sorted = gen ? d->sort.gen != 0 && msm_key_eq(&d->sort, &key) : msm_same_sort(bases, scalars, n, w->c, i);
+    if ((rc = msm_enqueue(d, bases[i], scalars[i], 1, sorted, gen ? &key : NULL, aff[i], n[i], w->c[i],
+                          (char *)d->hwin + w->at[i], &w->nwin[i], NULL, e)))
       goto fail;
+  }
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   w->buf = (unsigned char *)xmalloc(need ? need : 1);
   memcpy(w->buf, d->hwin, need);
@@ -643,6 +666,11 @@ fail:
   free(aff);
   psc_msm_wins_free(w);
   return rc;
+}
+
+extern "C" int psc_msm_wins_dev(psc_dev *d, int count, psc_bases *const *bases, const fr_t *const *scalars,
+                                const size_t *n, unsigned window, psc_msm_wins *w, ps_err *e) {
+  return msm_wins(d, count, bases, scalars, n, window, 0, w, e);
 }
 
 extern "C" int psc_msm_vec_wins(psc_dev *d, int count, psc_bases *const *bases, psc_vec *v, const size_t *off,
@@ -656,7 +684,7 @@ extern "C" int psc_msm_vec_wins(psc_dev *d, int count, psc_bases *const *bases, 
     }
     sp[i] = v->p + off[i];
   }
-  int rc = psc_msm_wins_dev(d, count, bases, sp, n, window, w, e);
+  int rc = msm_wins(d, count, bases, sp, n, window, v->gen, w, e);
   free(sp);
   return rc;
 }

@@ -14,6 +14,16 @@
 #define PSC_WS_NTT_DATA 13    /* psc_ntt's device copy of the host vectors */
 #define PSC_WS_G16_H 14       /* psc_g16_h_vec_wins's h, canonical */
 
+/* What a sort of MSM scalars was made from (psc_dev.sort): the vector's generation and
+ * the scalars' address, count, window and bucket layout (one set of buckets for every
+ * window over tables `stride` points apart, or stride 0: a set per window). */
+typedef struct psc_sort_key {
+  uint64_t gen;
+  const fr_t *scalars;
+  size_t n, stride;
+  unsigned c;
+} psc_sort_key;
+
 struct psc_dev {
   int ordinal;
   char name[256];
@@ -31,13 +41,23 @@ struct psc_dev {
   /* Work buffers reused across calls (grown on demand): slot -> pointer, capacity. */
   void *ws[PSC_WS_SLOTS];
   size_t ws_cap[PSC_WS_SLOTS];
+  /* The MSM whose digits, counts and sorted array the MSM slots hold (msm.cu), so that an
+   * MSM of a later batch over the same scalars of the same psc_vec takes them as they are
+   * (Groth16's B_G2 after A and B_G1). gen 0: nothing reusable held. */
+  psc_sort_key sort;
 };
 
 struct psc_vec {
   psc_dev *d;
   fr_t *p;
   size_t cap; /* elements */
+  /* Changes with every write to the elements (psc_vec_gen_bump): a sort of them made
+   * before it is no longer theirs. Unique across vectors, so never 0 and never reused. */
+  uint64_t gen;
 };
+
+/* A new generation for v's elements: called by everything that writes them. */
+void psc_vec_gen_bump(psc_vec *v);
 
 struct psc_bases {
   psc_dev *dev;
