@@ -340,6 +340,7 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   const int aff = affine && !g2 && !merged; /* batch-affine bucket sums (msm_affine.h) */
   void *final_acc = NULL;
   m.aff = NULL;
+  if (!sorted) d->sort.gen = 0; /* the slots below are this MSM's now; its key once the scatter is queued */
 #define PH(i) \
   if (ph) PSC_CHECK(cudaEventRecord(ph[i], d->stream))
   PSC_CHECK(cudaSetDevice(d->ordinal));
@@ -362,7 +363,6 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
 
   PH(0);
   if (!sorted) { /* digits, counts, sorted array */
-    d->sort.gen = 0; /* until the scatter is queued */
     if (!on_dev)
       PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
     PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
