@@ -176,18 +176,21 @@ int backend_ntt(ps_backend *b, fr_t *data, unsigned log_n, size_t batch, int fla
   return busy_end(b, k, PS_OK);
 }
 
-static int bases_new(ps_backend *b, int g2, const void *bases, size_t n, backend_msm_bases **out,
-                     ps_err *e) {
+static int bases_new(ps_backend *b, int g2, const void *head, size_t nhead, const void *bases, size_t n,
+                     backend_msm_bases **out, ps_err *e) {
   *out = NULL;
-  if (n > 0 && !bases) return ps_fail(e, PS_EINPUT, "MSM bases: NULL array of %zu points", n);
+  if ((n > 0 && !bases) || (nhead > 0 && !head))
+    return ps_fail(e, PS_EINPUT, "MSM bases: NULL array of %zu points", n > 0 && !bases ? n : nhead);
+  if (nhead && b->kind != BK_CUDA)
+    return ps_fail(e, PS_EINPUT, "MSM bases in two parts: the %s backend has no device", backend_name(b));
   backend_msm_bases *m = xcalloc(1, sizeof *m);
   m->b = b;
   m->g2 = g2;
-  m->n = n;
+  m->n = nhead + n;
   m->host = bases;
 #ifdef PROVESIM_HAVE_CUDA
   if (b->kind == BK_CUDA) {
-    int rc = psc_bases_upload(b->dev, g2, bases, n, &m->dev, e);
+    int rc = psc_bases_upload(b->dev, g2, head, nhead, bases, n, &m->dev, e);
     if (rc) {
       free(m);
       return rc;
@@ -201,11 +204,15 @@ static int bases_new(ps_backend *b, int g2, const void *bases, size_t n, backend
 
 int backend_msm_bases_g1(ps_backend *b, const g1_affine_t *bases, size_t n,
                          backend_msm_bases **out, ps_err *e) {
-  return bases_new(b, 0, bases, n, out, e);
+  return bases_new(b, 0, NULL, 0, bases, n, out, e);
 }
 int backend_msm_bases_g2(ps_backend *b, const g2_affine_t *bases, size_t n,
                          backend_msm_bases **out, ps_err *e) {
-  return bases_new(b, 1, bases, n, out, e);
+  return bases_new(b, 1, NULL, 0, bases, n, out, e);
+}
+int backend_msm_bases_g1_after(ps_backend *b, const g1_affine_t *head, size_t nhead, const g1_affine_t *bases,
+                               size_t n, backend_msm_bases **out, ps_err *e) {
+  return bases_new(b, 0, head, nhead, bases, n, out, e);
 }
 
 void backend_msm_bases_free(backend_msm_bases *m) {

@@ -21,8 +21,9 @@
 
 /* ---- memory ---- */
 
-/* Bytes of the G1 bases that get tables (A, B_G1, L, H). */
-static size_t g1_bases_bytes(const g16_keys *k) { return (2 * k->nvars + k->nl + k->nh) * sizeof(g1_affine_t); }
+/* Bytes of the G1 bases on a device, those that get tables: A, B_G1, L with its head
+ * (g16_dkey: nvars points), H. */
+static size_t g1_bases_bytes(const g16_keys *k) { return (3 * k->nvars + k->nh) * sizeof(g1_affine_t); }
 
 static unsigned windows_of(unsigned c) { return (256 + c - 1) / c; }
 
@@ -120,6 +121,11 @@ typedef struct g16_dkey {
   int ordinal, refs;
   ps_backend *b;
   backend_msm_bases *a, *b_g1, *l, *h, *b_g2;
+  /* On a device, L's bases start with l_head = npub + 1 copies of the generator G1, one
+   * for each variable that L leaves out (the constant and the public inputs), so that the
+   * L MSM takes every variable's scalar like A and B_G1, and their sort of the witness;
+   * the epilogue takes (sum of those scalars) G1 back out. 0 on the cpu backend. */
+  size_t l_head;
 } g16_dkey;
 
 static pthread_mutex_t dkey_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -159,10 +165,17 @@ static int dkey_get(ps_backend *b, g16_keys *k, g16_dkey **out, int *uploaded, p
   g16_dkey *d = xcalloc(1, sizeof *d);
   snprintf(d->backend, sizeof d->backend, "%s", backend_name(b));
   d->ordinal = backend_ordinal(b);
-  if (!(d->b = backend_open_dev(d->backend, d->ordinal, e)) ||
-      (rc = backend_msm_bases_g1(d->b, k->a, k->nvars, &d->a, e)) ||
+  if ((d->b = backend_open_dev(d->backend, d->ordinal, e)) && backend_has_device(d->b)) {
+    d->l_head = (size_t)k->npub + 1;
+    g1_affine_t *head = xmalloc(d->l_head * sizeof *head);
+    for (size_t i = 0; i < d->l_head; i++) g1_generator(&head[i]);
+    rc = backend_msm_bases_g1_after(d->b, head, d->l_head, k->l, k->nl, &d->l, e);
+    free(head);
+  } else if (d->b) {
+    rc = backend_msm_bases_g1(d->b, k->l, k->nl, &d->l, e);
+  }
+  if (!d->b || rc || (rc = backend_msm_bases_g1(d->b, k->a, k->nvars, &d->a, e)) ||
       (rc = backend_msm_bases_g1(d->b, k->b_g1, k->nvars, &d->b_g1, e)) ||
-      (rc = backend_msm_bases_g1(d->b, k->l, k->nl, &d->l, e)) ||
       (rc = backend_msm_bases_g1(d->b, k->h, k->nh, &d->h, e)) ||
       (rc = backend_msm_bases_g2(d->b, k->b_g2, k->nvars, &d->b_g2, e)) ||
       (rc = dkey_precompute(d, k->pre_window, e))) {
@@ -444,9 +457,10 @@ int g16_ntt_h(g16_job *j, ps_err *e) {
 }
 
 /* Where partition p's MSMs are in the device batches of g16_msm and g16_b_g2 (k
- * partitions): L, A, B_G1 for each partition in order; B_G2 from the last partition to the
- * first, so that the first takes the sort of the witness the msm phase left on the device
- * (when msm ran first) and the others make their own. */
+ * partitions): L, A, B_G1 for each partition in order (one sort of the partition's witness
+ * for the three); B_G2 from the last partition to the first, so that the first takes the
+ * sort the msm phase left on the device (when msm ran first) and the others make their
+ * own. */
 #define MSM_L(p) (3 * (p))
 #define MSM_A(p) (3 * (p) + 1)
 #define MSM_B1(p) (3 * (p) + 2)
@@ -459,14 +473,15 @@ int g16_msm(g16_job *j, ps_err *e) {
   int rc;
   if (backend_has_device(j->c->b)) {
     /* L, A, B_G1 of every partition back to back on the uploaded scalars (MSM_A and so on
-     * below): B_G1 takes A's sort of the witness, and so can B_G2 after them, the last
-     * sort the device made being the last partition's A (g16_b_g2). */
+     * below): L over every variable when its bases have their head (g16_dkey), so that A
+     * and B_G1 take L's sort of the witness, and so can B_G2 after them (g16_b_g2). */
+    const size_t head = j->c->dk->l_head; /* npub + 1 on a device */
     int cnt = 3 * j->k;
     backend_msm_bases **m = xmalloc((size_t)cnt * sizeof *m);
     size_t *off = xmalloc((size_t)cnt * sizeof *off), *n = xmalloc((size_t)cnt * sizeof *n);
     for (int p = 0; p < j->k; p++) {
       size_t base = (size_t)p * K->nvars;
-      m[MSM_L(p)] = j->c->l, off[MSM_L(p)] = base + K->npub + 1, n[MSM_L(p)] = K->nl;
+      m[MSM_L(p)] = j->c->l, off[MSM_L(p)] = base + K->npub + 1 - head, n[MSM_L(p)] = K->nl + head;
       m[MSM_A(p)] = j->c->a, off[MSM_A(p)] = base, n[MSM_A(p)] = K->nvars;
       m[MSM_B1(p)] = j->c->b_g1, off[MSM_B1(p)] = base, n[MSM_B1(p)] = K->nvars;
     }
@@ -525,6 +540,19 @@ int g16_epilogue(g16_job *j, ps_err *e) {
       backend_msm_deferred_point(j->def_msm, MSM_A(p), &j->a_acc[p]);
       backend_msm_deferred_point(j->def_msm, MSM_B1(p), &j->b1_acc[p]);
       backend_msm_deferred_point(j->def_msm, MSM_L(p), &j->l_acc[p]);
+      if (j->c->dk->l_head) { /* L's head: minus (sum of the first l_head scalars) G1 */
+        const fr_t *z = j->z + (size_t)p * K->nvars;
+        fr_t s, sc;
+        fr_zero(&s);
+        for (size_t i = 0; i < j->c->dk->l_head; i++) fr_add(&s, &s, &z[i]);
+        fr_neg(&s, &s);
+        fr_to_canon(&sc, &s);
+        g1_affine_t gen;
+        g1_jac_t t;
+        g1_generator(&gen);
+        g1_affine_mul(&t, &gen, &sc);
+        g1_jac_add(&j->l_acc[p], &j->l_acc[p], &t);
+      }
     }
     if (j->def_b2) backend_msm_deferred_point(j->def_b2, MSM_B2(j->k, p), &j->b2_acc[p]);
   }

@@ -357,6 +357,13 @@ START_TEST(test_batched_jobs) {
   ck_assert_ptr_null(hd);
   ck_assert_ptr_nonnull(strstr(e.msg, "has no device"));
   backend_vec_free(v);
+  /* Bases in two parts (L's head on a device) need a device too. */
+  backend_msm_bases *two = NULL;
+  g1_affine_t gen;
+  g1_generator(&gen);
+  ck_assert_int_eq(backend_msm_bases_g1_after(BK, &gen, 1, &gen, 1, &two, &e), PS_EINPUT);
+  ck_assert_ptr_null(two);
+  ck_assert_ptr_nonnull(strstr(e.msg, "has no device"));
   ck_assert_uint_gt(g16_key_bytes(k), 0);
   ck_assert_uint_gt(g16_job_bytes(k, 2), g16_job_bytes(k, 1));
   /* The cpu backend keeps no device buffers. */
@@ -957,14 +964,15 @@ END_TEST
 /* ---- precomputed bases (prover.precompute) ---- */
 
 /* The memory of the tables in closed form: window c adds ceil(256/c) times the bytes of the
- * A, B_G1, L and H bases (nvars, nvars, nvars - npub - 1 and n affine G1 points) to the
+ * A, B_G1, L and H bases on a device (nvars, nvars, nvars: L with its head of npub + 1
+ * points, and n affine G1 points) to the
  * key; a worker's buffers grow by at least the one set of 2^(c-1) G1 buckets beyond the
  * plain MSMs' (window 8 at 2^10: 32 sets of 2^7 G2 buckets); the cpu backend keeps none.
  * auto picks 16 at this size when it fits, and nothing when it does not. */
 START_TEST(test_precompute_memory) {
   g16_keys *k = keys_or_die(1024, 1, -1, NULL);
   const r1cs *cs = g16_keys_r1cs(k);
-  size_t base = (size_t)(2 * cs->nvars + (cs->nvars - cs->npub - 1) + cs->nrows) * sizeof(g1_affine_t);
+  size_t base = (size_t)(3 * cs->nvars + cs->nrows) * sizeof(g1_affine_t);
   size_t plain = g16_key_bytes(k);
   ck_assert_uint_eq(plain, base + (size_t)cs->nvars * sizeof(g2_affine_t));
   ck_assert_uint_eq(g16_key_bytes_at(k, 0), plain);

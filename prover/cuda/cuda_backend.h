@@ -47,10 +47,11 @@ void psc_host_free(void *p, int pinned);
  * other in host memory (Montgomery form). 1 <= log_n <= 31 as memory allows. */
 int psc_ntt(psc_dev *d, fr_t *data, unsigned log_n, size_t batch, int flags, ps_err *e);
 
-/* Uploads n affine bases (g1_affine_t if g2 == 0, g2_affine_t otherwise) to the device,
- * where they stay until psc_bases_free. Caller frees with psc_bases_free. */
-int psc_bases_upload(psc_dev *d, int g2, const void *bases, size_t n, psc_bases **out,
-                     ps_err *e);
+/* Uploads nhead affine bases from head (none when nhead is 0), then n from bases
+ * (g1_affine_t if g2 == 0, g2_affine_t otherwise), to the device as one array of
+ * nhead + n, where they stay until psc_bases_free. Caller frees with psc_bases_free. */
+int psc_bases_upload(psc_dev *d, int g2, const void *head, size_t nhead, const void *bases, size_t n,
+                     psc_bases **out, ps_err *e);
 void psc_bases_free(psc_bases *b);
 /* Precomputes, for window size c, the tables 2^(c j) * bases (j < ceil(256/c)) on the
  * device (ceil(256/c) times the bases' memory); later MSMs with window c (or 0) put every

@@ -196,22 +196,23 @@ __global__ void scan_apply(uint32_t *out, uint32_t *out2, const uint32_t *in, co
 /* msm_gpu_window (msm.h) says why. */
 extern "C" unsigned psc_msm_default_window(int g2, size_t n) { return msm_gpu_window(g2, n); }
 
-extern "C" int psc_bases_upload(psc_dev *d, int g2, const void *bases, size_t n, psc_bases **out,
-                                ps_err *e) {
+extern "C" int psc_bases_upload(psc_dev *d, int g2, const void *head, size_t nhead, const void *bases, size_t n,
+                                psc_bases **out, ps_err *e) {
   int rc = PS_OK;
   size_t sz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   psc_bases *b = (psc_bases *)xcalloc(1, sizeof *b);
   *out = NULL;
-  if (n >= 0x80000000u) {
-    rc = ps_fail(e, PS_EINPUT, "MSM of %zu points: at most 2^31 - 1 points per call", n);
+  if (n + nhead >= 0x80000000u) {
+    rc = ps_fail(e, PS_EINPUT, "MSM of %zu points: at most 2^31 - 1 points per call", n + nhead);
     goto fail;
   }
   b->dev = d;
   b->g2 = g2;
-  b->n = n;
+  b->n = nhead + n;
   PSC_CHECK(cudaSetDevice(d->ordinal));
-  if ((rc = psc__alloc(d, &b->d_bases, n * sz, g2 ? "MSM bases (G2)" : "MSM bases (G1)", e))) goto fail;
-  PSC_CHECK(cudaMemcpy(b->d_bases, bases, n * sz, cudaMemcpyHostToDevice));
+  if ((rc = psc__alloc(d, &b->d_bases, b->n * sz, g2 ? "MSM bases (G2)" : "MSM bases (G1)", e))) goto fail;
+  if (nhead) PSC_CHECK(cudaMemcpy(b->d_bases, head, nhead * sz, cudaMemcpyHostToDevice));
+  PSC_CHECK(cudaMemcpy((char *)b->d_bases + nhead * sz, bases, n * sz, cudaMemcpyHostToDevice));
   *out = b;
   return PS_OK;
 fail:
