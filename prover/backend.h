@@ -52,9 +52,9 @@ int backend_msm_bases_g1(ps_backend *b, const g1_affine_t *bases, size_t n,
                          backend_msm_bases **out, ps_err *e);
 int backend_msm_bases_g2(ps_backend *b, const g2_affine_t *bases, size_t n,
                          backend_msm_bases **out, ps_err *e);
-/* The same for a device backend (backend_has_device) over nhead bases from head followed
- * by the n of bases, one array of nhead + n on the device; PS_EINPUT elsewhere (the cpu
- * backend borrows one array). */
+/* The same over nhead bases from head followed by the n of bases, one array of nhead + n
+ * on the device; nhead > 0 needs a device backend (backend_has_device): PS_EINPUT
+ * elsewhere (the cpu backend borrows one array). */
 int backend_msm_bases_g1_after(ps_backend *b, const g1_affine_t *head, size_t nhead, const g1_affine_t *bases,
                                size_t n, backend_msm_bases **out, ps_err *e);
 void backend_msm_bases_free(backend_msm_bases *m);

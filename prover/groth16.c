@@ -165,24 +165,21 @@ static int dkey_get(ps_backend *b, g16_keys *k, g16_dkey **out, int *uploaded, p
   g16_dkey *d = xcalloc(1, sizeof *d);
   snprintf(d->backend, sizeof d->backend, "%s", backend_name(b));
   d->ordinal = backend_ordinal(b);
-  if ((d->b = backend_open_dev(d->backend, d->ordinal, e)) && backend_has_device(d->b)) {
-    d->l_head = (size_t)k->npub + 1;
-    g1_affine_t *head = xmalloc(d->l_head * sizeof *head);
-    for (size_t i = 0; i < d->l_head; i++) g1_generator(&head[i]);
-    rc = backend_msm_bases_g1_after(d->b, head, d->l_head, k->l, k->nl, &d->l, e);
-    free(head);
-  } else if (d->b) {
-    rc = backend_msm_bases_g1(d->b, k->l, k->nl, &d->l, e);
-  }
-  if (!d->b || rc || (rc = backend_msm_bases_g1(d->b, k->a, k->nvars, &d->a, e)) ||
+  g1_affine_t *head = xmalloc(((size_t)k->npub + 1) * sizeof *head);
+  for (int i = 0; i <= k->npub; i++) g1_generator(&head[i]);
+  if ((d->b = backend_open_dev(d->backend, d->ordinal, e)) && backend_has_device(d->b)) d->l_head = (size_t)k->npub + 1;
+  if (!d->b || (rc = backend_msm_bases_g1_after(d->b, head, d->l_head, k->l, k->nl, &d->l, e)) ||
+      (rc = backend_msm_bases_g1(d->b, k->a, k->nvars, &d->a, e)) ||
       (rc = backend_msm_bases_g1(d->b, k->b_g1, k->nvars, &d->b_g1, e)) ||
       (rc = backend_msm_bases_g1(d->b, k->h, k->nh, &d->h, e)) ||
       (rc = backend_msm_bases_g2(d->b, k->b_g2, k->nvars, &d->b_g2, e)) ||
       (rc = dkey_precompute(d, k->pre_window, e))) {
     if (!d->b) rc = PS_ERR;
+    free(head);
     dkey_free(d);
     goto out;
   }
+  free(head);
   d->refs = 1;
   d->next = k->dkeys;
   k->dkeys = d;

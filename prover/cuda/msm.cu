@@ -318,7 +318,7 @@ extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
  * memory with room for ceil(256/c) windows); *nwin_out = the windows copied. scalars:
  * host memory (uploaded here) or, with on_dev, device memory. sorted: the digits, counts
  * and sorted array in d's slots are those of the same device scalars, n, window and bucket
- * layout (msm_same_sort, or d->sort), so they serve this one as they are, and the upload,
+ * layout (psc_sort_key: msm_wins), so they serve this one as they are, and the upload,
  * digits, scan and scatter are skipped. Otherwise the sort made here becomes d->sort's
  * with key (gen 0, or key NULL: one no later batch may take). ph (NULL, or 8 events)
  * marks the phase boundaries for PSC_MSM_PROFILE. */
@@ -583,19 +583,9 @@ static int msm_window_for(psc_dev *d, const psc_bases *b, const fr_t *scalars, i
   return PS_OK;
 }
 
-/* Whether MSM i of a batch over raw device pointers can take MSM i - 1's sorted digits
- * (msm_enqueue's `sorted`): the same device scalars, count and window, and the same
- * bucket layout (one set of buckets for all windows over tables of the same stride, or a
- * set per window). Groth16's A and B_G1 MSMs take the same witness. */
-static int msm_same_sort(psc_bases *const *bases, const fr_t *const *scalars, const size_t *n,
-                         const unsigned *c, int i) {
-  if (i == 0 || n[i - 1] == 0 || scalars[i] != scalars[i - 1] || n[i] != n[i - 1] || c[i] != c[i - 1]) return 0;
-  const psc_bases *x = bases[i - 1], *y = bases[i];
-  const int mx = x->d_pre && x->pre_c == c[i], my = y->d_pre && y->pre_c == c[i];
-  return mx == my && (!mx || x->n == y->n);
-}
-
-/* What a sort of n scalars at s for bases b at window c is made from (psc_sort_key). */
+/* What a sort of n scalars at s for bases b at window c is made from (psc_sort_key): the
+ * bucket layout is one set of buckets for all windows over tables b->n points apart (bases
+ * precomputed for c), or a set per window. */
 static psc_sort_key msm_sort_key(uint64_t gen, const psc_bases *b, const fr_t *s, size_t n, unsigned c) {
   psc_sort_key k = {gen, s, n, b->d_pre && b->pre_c == c ? b->n : 0, c};
   return k;
@@ -609,7 +599,8 @@ static int msm_key_eq(const psc_sort_key *x, const psc_sort_key *y) {
  * (0: raw device pointers). With a generation, an MSM takes the sort d holds whenever it
  * was made from the same scalars of the same generation: the MSM before it in the batch,
  * or one of an earlier batch with no other sort made on d since; without one, only the
- * MSM before it in the batch (msm_same_sort), and its sorts are for nobody else. */
+ * MSM just before it in the batch with the same key (Groth16's A and B_G1 take the same
+ * witness), and its sorts are for nobody else. */
 static int msm_wins(psc_dev *d, int count, psc_bases *const *bases, const fr_t *const *scalars, const size_t *n,
                     unsigned window, uint64_t gen, psc_msm_wins *w, ps_err *e) {
   int rc = PS_OK, aff_mode;
@@ -650,13 +641,21 @@ static int msm_wins(psc_dev *d, int count, psc_bases *const *bases, const fr_t *
     PSC_CHECK(cudaHostAlloc(&d->hwin, need, cudaHostAllocDefault));
     d->hwin_cap = need;
   }
-  for (int i = 0; i < count; i++) {
-    if (n[i] == 0) continue;
-    const psc_sort_key key = msm_sort_key(gen, bases[i], scalars[i], n[i], w->c[i]);
-    const int sorted = gen ? d->sort.gen != 0 && msm_key_eq(&d->sort, &key) : msm_same_sort(bases, scalars, n, w->c, i);
-    if ((rc = msm_enqueue(d, bases[i], scalars[i], 1, sorted, gen ? &key : NULL, aff[i], n[i], w->c[i],
-                          (char *)d->hwin + w->at[i], &w->nwin[i], NULL, e)))
-      goto fail;
+  {
+    psc_sort_key prev = {0}; /* the MSM just before, when it was queued (raw pointers) */
+    int have_prev = 0;
+    for (int i = 0; i < count; i++) {
+      if (n[i] == 0) {
+        have_prev = 0;
+        continue;
+      }
+      const psc_sort_key key = msm_sort_key(gen, bases[i], scalars[i], n[i], w->c[i]);
+      const int sorted = gen ? d->sort.gen != 0 && msm_key_eq(&d->sort, &key) : have_prev && msm_key_eq(&prev, &key);
+      if ((rc = msm_enqueue(d, bases[i], scalars[i], 1, sorted, gen ? &key : NULL, aff[i], n[i], w->c[i],
+                            (char *)d->hwin + w->at[i], &w->nwin[i], NULL, e)))
+        goto fail;
+      prev = key, have_prev = 1;
+    }
   }
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   w->buf = (unsigned char *)xmalloc(need ? need : 1);
