@@ -84,14 +84,14 @@ __device__ __forceinline__ void msm_warp_add(uint32_t *ctr, size_t key, bool wan
   if ((left >> lane) & 1) atomicAdd(&ctr[key], 1u);
 }
 
-/* Thread per scalar: signed digits for all windows; digit[w*n+i] = bucket | sign<<31
- * (bucket 0 = no point); count[w*nb + bucket-1] += 1, or count[bucket-1] when the
- * windows share one set of buckets (merged: precomputed bases). Blocks are whole warps
- * and every lane stays to the end (msm_warp_add). */
-__global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restrict__ scalars,
-                           size_t n, unsigned c, unsigned nwin, int merged) {
-  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const bool in = i < n;
+/* Thread per scalar i of lo <= i < hi (of n): signed digits for all windows;
+ * digit[w*n+i] = bucket | sign<<31 (bucket 0 = no point); count[w*nb + bucket-1] += 1, or
+ * count[bucket-1] when the windows share one set of buckets (merged: precomputed bases).
+ * Blocks are whole warps and every lane stays to the end (msm_warp_add). */
+__global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restrict__ scalars, size_t lo,
+                           size_t hi, size_t n, unsigned c, unsigned nwin, int merged) {
+  size_t i = lo + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  const bool in = i < hi;
   fr_t s;
   if (in) {
     s = scalars[i];
@@ -269,6 +269,11 @@ static unsigned msm_log_segments(unsigned log_nb, int merged) {
   return log_nb < lmax ? log_nb : lmax;
 }
 
+/* Host scalars of an MSM of at least MSM_UPLOAD_MIN_N points go up in this many pieces,
+ * each piece's digits beside the next piece's copy (msm_enqueue). */
+#define MSM_UPLOAD_CHUNKS 8
+#define MSM_UPLOAD_MIN_N ((size_t)1 << 20)
+
 /* Work-buffer slots of psc_dev used by the MSM. */
 enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
        WS_SEG_ACC, WS_SEG_SUM, WS_PARTS, WS_HEAD };
@@ -364,11 +369,38 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
 
   PH(0);
   if (!sorted) { /* digits, counts, sorted array */
-    if (!on_dev)
-      PSC_CHECK(cudaMemcpyAsync(m.scalars, scalars, n * sizeof(fr_t), cudaMemcpyHostToDevice, d->stream));
     PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
     PH(1);
-    msm_digits<<<psc__blocks(n, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, n, c, nwin, merged);
+    /* Host scalars go up on the copy stream in MSM_UPLOAD_CHUNKS pieces, and each piece's
+     * digits run as soon as it has landed, beside the next piece's copy (the profile's
+     * "digits" then includes the upload). */
+    const size_t pieces = on_dev || n < MSM_UPLOAD_MIN_N ? 1 : MSM_UPLOAD_CHUNKS;
+    cudaEvent_t landed = NULL;
+    if (!on_dev) { /* the copies wait for d's earlier work, which may still read the slot */
+      PSC_CHECK(cudaEventCreateWithFlags(&landed, cudaEventDisableTiming));
+      cudaError_t ce = cudaEventRecord(landed, d->stream);
+      if (ce == cudaSuccess) ce = cudaStreamWaitEvent(d->copy_stream, landed, 0);
+      if (ce != cudaSuccess) {
+        cudaEventDestroy(landed);
+        PSC_CHECK(ce);
+      }
+    }
+    for (size_t q = 0; q < pieces; q++) {
+      const size_t lo = n * q / pieces, hi = n * (q + 1) / pieces;
+      if (!on_dev) {
+        cudaError_t ce = cudaMemcpyAsync(m.scalars + lo, scalars + lo, (hi - lo) * sizeof(fr_t), cudaMemcpyHostToDevice,
+                                         d->copy_stream);
+        if (ce == cudaSuccess) ce = cudaEventRecord(landed, d->copy_stream);
+        if (ce == cudaSuccess) ce = cudaStreamWaitEvent(d->stream, landed, 0);
+        if (ce != cudaSuccess) {
+          cudaEventDestroy(landed);
+          PSC_CHECK(ce);
+        }
+      }
+      msm_digits<<<psc__blocks(hi - lo, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, lo, hi, n, c, nwin,
+                                                                    merged);
+    }
+    if (landed) cudaEventDestroy(landed); /* released once the last wait is met */
     PSC_CHECK_LAUNCH();
     PH(2);
     {
@@ -533,14 +565,17 @@ static int msm_affine_of(int mode, const psc_bases *b, size_t n, size_t dense) {
   return mode == 1 || (mode == 2 && 2 * dense > n);
 }
 
-#define MSM_SAMPLE 65536u /* scalars sampled for the window */
+#define MSM_SAMPLE 65536u     /* scalars sampled for the window on the device */
+#define MSM_SAMPLE_HOST 4096u  /* and in host memory, where each is a cache miss */
 
 /* The estimated count of scalars other than 0 and 1 among n: n times their share of
- * MSM_SAMPLE scalars evenly spaced; host memory, or device memory (then on d's stream,
- * after the work queued there, and synchronously). */
+ * MSM_SAMPLE scalars evenly spaced (MSM_SAMPLE_HOST in host memory: the window needs the
+ * share to a few percent, and 4,096 give it to about 1.6% at worst); host memory, or
+ * device memory (then on d's stream, after the work queued there, and synchronously). */
 static int msm_dense_estimate(psc_dev *d, const fr_t *scalars, int on_dev, size_t n, size_t *dense, ps_err *e) {
   int rc = PS_OK;
-  const unsigned m = n < MSM_SAMPLE ? (unsigned)n : MSM_SAMPLE;
+  const unsigned cap = on_dev ? MSM_SAMPLE : MSM_SAMPLE_HOST;
+  const unsigned m = n < cap ? (unsigned)n : cap;
   const size_t stride = n / m;
   uint32_t cnt = 0;
   if (!on_dev) {

@@ -55,7 +55,12 @@ __device__ __forceinline__ void MK_K(prefetch_l2)(const MK_AFF *a) {
  * or to part[] when the bucket began in an earlier chunk) and restarted. Only that short
  * flush is predicated, so lanes no longer wait for each other's longer buckets (the
  * nested loop per bucket made a warp run the longest lane's bucket each time). */
-__global__ void MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head,
+#ifdef MK_BUCKET_MINB /* blocks of 64 threads a multiprocessor the bucket sums are built for */
+#define MK_BUCKET_BOUNDS __launch_bounds__(64, MK_BUCKET_MINB)
+#else
+#define MK_BUCKET_BOUNDS
+#endif
+__global__ void MK_BUCKET_BOUNDS MK_K(bucket_chunks)(MK_XYZZ *buckets, MK_XYZZ *part, uint32_t *head,
                                     const uint32_t *__restrict__ sorted, const uint32_t *__restrict__ start,
                                     const uint32_t *__restrict__ count, const MK_AFF *__restrict__ bases,
                                     size_t nkeys, size_t nchunks, unsigned L) {

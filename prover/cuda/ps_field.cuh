@@ -135,14 +135,14 @@ PSF_INL void fr_from_mont_d(fr_t *r, const fr_t *a) {
 }
 
 /* ---- Fp ---- */
-PSF_INL void fp_mul_d(fp_t *rr, const fp_t *aa, const fp_t *bb) {
+PSF_INL void fp_mul_i(fp_t *rr, const fp_t *aa, const fp_t *bb) {
   const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fp_p.v;
   uint32_t t[12];
   PSF_MONT_BODY(12, t, a, b, MOD, BLS_FP_INV32);
   psf_reduce_once_12(rr->v, t, MOD);
 }
 /* a^2: the off-diagonal products once, then the reduction (psf_mont.h, PSF_MONT_SQR). */
-PSF_INL void fp_sqr_d(fp_t *rr, const fp_t *aa) {
+PSF_INL void fp_sqr_i(fp_t *rr, const fp_t *aa) {
   const uint32_t *a = aa->v, *MOD = c_fp_p.v;
   uint32_t t[12];
   PSF_MONT_SQR(12, t, a, MOD, BLS_FP_INV32);
@@ -158,7 +158,7 @@ PSF_INL void fp_neg_d(fp_t *r, const fp_t *a) {
 }
 /* r = a b - c d with one reduction for both products (PSF_MONT_SUM over a b and (-c) d):
  * 432 wide products against 576 for two fp_mul_d. r may be any of the operands. */
-PSF_INL void fp_mulsub_d(fp_t *rr, const fp_t *a, const fp_t *b, const fp_t *c, const fp_t *d) {
+PSF_INL void fp_mulsub_i(fp_t *rr, const fp_t *a, const fp_t *b, const fp_t *c, const fp_t *d) {
   fp_t nc;
   fp_neg_d(&nc, c);
   const uint32_t *C[1] = {nc.v}, *D[1] = {d->v};
@@ -166,6 +166,32 @@ PSF_INL void fp_mulsub_d(fp_t *rr, const fp_t *a, const fp_t *b, const fp_t *c, 
   PSF_MONT_SUM(12, t, a->v, b->v, 1, C, D, c_fp_p.v, BLS_FP_INV32);
   psf_reduce_once_12(rr->v, t, c_fp_p.v);
 }
+/* The products as kernels call them: inline, or, in a translation unit that defines
+ * PSF_FP_CALL before including this file, one out-of-line copy of each, called with
+ * values (so the operands stay in registers), which keeps a loop of many products small
+ * enough for the instruction cache. msm_g1.cu does: fully inlined, G1's bucket sums
+ * waited for instructions about a fifth of the time (docs/performance.md, "G1's bucket
+ * sums: one copy of each product"). */
+#ifdef PSF_FP_CALL
+static __device__ __noinline__ fp_t fp_mul_c(fp_t a, fp_t b) { fp_t r; fp_mul_i(&r, &a, &b); return r; }
+static __device__ __noinline__ fp_t fp_sqr_c(fp_t a) { fp_t r; fp_sqr_i(&r, &a); return r; }
+static __device__ __noinline__ fp_t fp_mulsub_c(fp_t a, fp_t b, fp_t c, fp_t d) {
+  fp_t r;
+  fp_mulsub_i(&r, &a, &b, &c, &d);
+  return r;
+}
+PSF_INL void fp_mul_d(fp_t *r, const fp_t *a, const fp_t *b) { *r = fp_mul_c(*a, *b); }
+PSF_INL void fp_sqr_d(fp_t *r, const fp_t *a) { *r = fp_sqr_c(*a); }
+PSF_INL void fp_mulsub_d(fp_t *r, const fp_t *a, const fp_t *b, const fp_t *c, const fp_t *d) {
+  *r = fp_mulsub_c(*a, *b, *c, *d);
+}
+#else
+PSF_INL void fp_mul_d(fp_t *r, const fp_t *a, const fp_t *b) { fp_mul_i(r, a, b); }
+PSF_INL void fp_sqr_d(fp_t *r, const fp_t *a) { fp_sqr_i(r, a); }
+PSF_INL void fp_mulsub_d(fp_t *r, const fp_t *a, const fp_t *b, const fp_t *c, const fp_t *d) {
+  fp_mulsub_i(r, a, b, c, d);
+}
+#endif
 PSF_INL int fp_is_zero_d(const fp_t *a) { return psf_is_zero_12(a->v); }
 PSF_INL int fp_eq_d(const fp_t *a, const fp_t *b) { return psf_eq_12(a->v, b->v); }
 PSF_INL void fp_set_one_d(fp_t *r) { *r = c_fp_one; }
