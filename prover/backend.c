@@ -31,6 +31,12 @@ struct ps_backend {
   double busy_s; /* backend_busy_s */
 #ifdef PROVESIM_HAVE_CUDA
   psc_dev *dev;
+  /* Held from busy_begin to busy_end on a device: the handle's work buffers, held sort and
+   * pinned window buffer serve one operation at a time, so two threads of one job (b_g2
+   * beside ntt_h or msm, which groth16.h's graph allows) take turns; their kernels queue
+   * on the one stream anyway. Uploads (backend_vec_upload, on the copy stream) do not
+   * take it, so prep's upload still runs beside ntt_h. */
+  pthread_mutex_t dev_mu;
 #endif
 };
 
@@ -47,7 +53,10 @@ static busy_mark busy_begin(ps_backend *b) {
   memset(&k, 0, sizeof k);
   k.t0 = ps_now();
 #ifdef PROVESIM_HAVE_CUDA
-  k.m = b->kind == BK_CUDA ? psc_mark_begin(b->dev) : NULL;
+  if (b->kind == BK_CUDA) {
+    pthread_mutex_lock(&b->dev_mu);
+    k.m = psc_mark_begin(b->dev);
+  }
 #else
   (void)b;
 #endif
@@ -58,7 +67,10 @@ static busy_mark busy_begin(ps_backend *b) {
 static int busy_end(ps_backend *b, busy_mark k, int rc) {
   double s = ps_now() - k.t0;
 #ifdef PROVESIM_HAVE_CUDA
-  if (b->kind == BK_CUDA) s = psc_mark_end(k.m);
+  if (b->kind == BK_CUDA) {
+    s = psc_mark_end(k.m);
+    pthread_mutex_unlock(&b->dev_mu);
+  }
 #endif
   pthread_mutex_lock(&b->busy_mu);
   b->busy_s += s;
@@ -132,6 +144,7 @@ ps_backend *backend_open_dev(const char *name, int ordinal, ps_err *e) {
     b->kind = BK_CUDA;
     b->ordinal = ordinal;
     pthread_mutex_init(&b->busy_mu, NULL);
+    pthread_mutex_init(&b->dev_mu, NULL);
     b->dev = d;
     snprintf(b->device, sizeof b->device, "%s", psc_name(d));
     return b;
@@ -151,6 +164,7 @@ void backend_close(ps_backend *b) {
   if (!b) return;
 #ifdef PROVESIM_HAVE_CUDA
   psc_close(b->dev);
+  if (b->kind == BK_CUDA) pthread_mutex_destroy(&b->dev_mu);
 #endif
   pthread_mutex_destroy(&b->busy_mu);
   free(b);
