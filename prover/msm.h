@@ -37,14 +37,15 @@ unsigned msm_cpu_window(int g2, size_t n);
  *   bits to spread the points; c = 16 (15 bits on top) and c = 8 (7) did. The chunked
  *   bucket sums no longer serialise (c = 12 at 2^18: 13.6 ms against 17.5 ms at 10); below
  *   2^23 the table has not been re-tuned for them.
- * - G1 at 2^24 (more than 2^23 points): 17 bits, whose 16th window holds only the
- *   signed digits' carries, so about one window's mixed additions fewer: 123.8 against
- *   126.5 ms (PSC_MSM_WINDOW=17, "G1's bucket sums: one copy of each product"). It makes
- *   the MSM sample its scalars first (a witness keeps 16, see msm_window in cuda/msm.cu);
- *   a sample of host scalars is short (MSM_SAMPLE_HOST), since 65,536 scalars read far
- *   apart in host memory cost what the window saved (148.0 against 148.1 ms before,
- *   "Squares by their own sequence"). G1 at 2^23 keeps 16 (17 was not re-timed). G2 at
- *   2^21 and 2^22: 15 bits 2-4% slower, 17 level to 3% slower.
+ * - G1 at 2^24 (more than 2^23 points): 17 bits, whose 16th window holds only the carry
+ *   of the 15th's signed digit (a point about half the time), so about half a window's
+ *   mixed additions fewer: 123.8 against 126.5 ms (PSC_MSM_WINDOW=17, "G1's bucket sums:
+ *   one copy of each product"). It makes the MSM sample its scalars first (a witness
+ *   keeps 16, see msm_window in cuda/msm.cu); a sample of host scalars is short
+ *   (MSM_SAMPLE_HOST), since 65,536 scalars read far apart in host memory cost what the
+ *   window saved (148.0 against 148.1 ms before, "Squares by their own sequence"). G1 at
+ *   2^23 keeps 16: 17 bits gave 63.1 against 64.0 ms without the sample, too little to
+ *   pay for it. G2 at 2^21 and 2^22: 15 bits 2-4% slower, 17 level to 3% slower.
  * - G1 from 2^25: 20 bits, 13 windows (19% fewer mixed additions for 2^19 buckets a
  *   window to reduce): 541.8 against 591.0 ms at 2^26, 285.4 against 299.0 at 2^25
  *   ("Wider windows for dense scalars"). G2 is not measured there. */
