@@ -4,7 +4,8 @@
 # 128 registers, some spilled), with the rare doubling of a mixed addition out of line
 # (rare: 144 registers, the accumulator in local memory) and both (rare8: 64 x 8), against
 # the build of the commit (base; 8c29ab6, whose kernels these are). The variants were
-# built with tuning switches that are no longer in the code. On a GPU machine, in one call:
+# built with -DMK_BUCKET_MINB=7 or 8 and a switch for the out-of-line doubling that is no
+# longer in the code. On a GPU machine, in one call:
 #  1. Nsight Compute (when the machine has it) on base's g1_bucket_chunks at 2^22 and two
 #     radix-4 NTT passes at 2^24: speed of light, pipes, warp states, occupancy;
 #  2. prover-bench msm-g1 at 2^22 and 2^24 (median of 5), two rounds alternated over the
