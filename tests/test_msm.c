@@ -186,6 +186,27 @@ START_TEST(test_degenerate) {
 }
 END_TEST
 
+/* The CUDA backend's window rule (msm_gpu_window, which the CPU-side buffer sizing
+ * follows): 17 bits for G1 from just above 2^23 points to 2^24, whose last window then
+ * lies past the 255 bits of r and holds only a carry; 20 from 2^25; G2 keeps 16. */
+START_TEST(test_gpu_window_table) {
+  ck_assert_uint_eq(msm_gpu_window(0, 1), 4);
+  ck_assert_uint_eq(msm_gpu_window(0, 64), 8);
+  ck_assert_uint_eq(msm_gpu_window(0, (size_t)1 << 20), 16);
+  ck_assert_uint_eq(msm_gpu_window(0, (size_t)1 << 23), 16);
+  ck_assert_uint_eq(msm_gpu_window(0, ((size_t)1 << 23) + 1), 17);
+  ck_assert_uint_eq(msm_gpu_window(0, (size_t)1 << 24), 17);
+  ck_assert_uint_eq(msm_gpu_window(0, ((size_t)1 << 24) + 1), 20);
+  ck_assert_uint_eq(msm_gpu_window(0, (size_t)1 << 26), 20);
+  ck_assert_uint_eq(msm_gpu_window(1, (size_t)1 << 24), 16);
+  ck_assert_uint_eq(msm_gpu_window(1, (size_t)1 << 26), 16);
+  /* at 17 bits the first W - 1 of W = ceil(256/17) windows cover r's 255 bits */
+  const unsigned c = 17, w = (256 + c - 1) / c;
+  ck_assert_uint_ge((w - 1) * c, 255);
+  ck_assert_uint_lt((w - 2) * c, 255);
+}
+END_TEST
+
 /* A larger G1 MSM on g1_random_many bases: Pippenger with the chosen window against a
  * different window and chunking (the naive sum would take too long), and its time. */
 START_TEST(test_g1_large) {
@@ -249,6 +270,7 @@ int main(void) {
   tcase_add_test(tc, test_g1_vs_naive);
   tcase_add_test(tc, test_g2_vs_naive);
   tcase_add_test(tc, test_degenerate);
+  tcase_add_test(tc, test_gpu_window_table);
   tcase_add_test(tc, test_g1_large);
   tcase_add_test(tc, test_g2_many);
   suite_add_tcase(s, tc);
