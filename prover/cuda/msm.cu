@@ -18,6 +18,7 @@
 #include "ps_curves.cuh"
 #include "msm_int.cuh"
 #include "psc_wins.h"
+#include "msm_group.h"
 
 extern "C" {
 #include "../curve.h"
@@ -84,52 +85,175 @@ __device__ __forceinline__ void msm_warp_add(uint32_t *ctr, size_t key, bool wan
   if ((left >> lane) & 1) atomicAdd(&ctr[key], 1u);
 }
 
-/* Thread per scalar i of lo <= i < hi (of n): signed digits for all windows;
- * digit[w*n+i] = bucket | sign<<31 (bucket 0 = no point); count[w*nb + bucket-1] += 1, or
- * count[bucket-1] when the windows share one set of buckets (merged: precomputed bases).
- * Blocks are whole warps and every lane stays to the end (msm_warp_add). */
-__global__ void msm_digits(uint32_t *digit, uint32_t *count, const fr_t *__restrict__ scalars, size_t lo,
-                           size_t hi, size_t n, unsigned c, unsigned nwin, int merged) {
-  size_t i = lo + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  const bool in = i < hi;
-  fr_t s;
-  if (in) {
-    s = scalars[i];
-    msm_reduce_scalar(s.v);
-  } else {
-    memset(&s, 0, sizeof s);
+/* The signed c-bit digits of a reduced scalar, window by window: msm_digit_next gives
+ * window w's (bucket | sign << 31, bucket 0 = no point) given the carry out of w - 1. */
+__device__ __forceinline__ uint32_t msm_digit_next(const uint32_t *k, unsigned w, unsigned c, uint32_t *carry) {
+  const uint32_t half = 1u << (c - 1);
+  const unsigned pos = w * c;
+  uint32_t raw = (pos < 256 ? msm_bits(k, pos, c) : 0) + *carry;
+  if (raw > half) {
+    *carry = 1;
+    return ((1u << c) - raw) | 0x80000000u;
   }
-  const uint32_t half = 1u << (c - 1), nb = half;
+  *carry = 0;
+  return raw;
+}
+
+/* Scalar i of lo <= i < hi, reduced, in *s; 0 for a thread past hi. */
+__device__ __forceinline__ bool msm_load_scalar(fr_t *s, const fr_t *__restrict__ scalars, size_t i, size_t hi) {
+  if (i < hi) {
+    *s = scalars[i];
+    msm_reduce_scalar(s->v);
+    return true;
+  }
+  memset(s, 0, sizeof *s);
+  return false;
+}
+
+/* The sorted array's key of window w's digit with bucket b >= 1: merged windows share
+ * one set of nb buckets (precomputed bases), else window w has its own. */
+__device__ __forceinline__ size_t msm_key(unsigned w, uint32_t b, unsigned nb, int merged) {
+  return (merged ? 0 : (size_t)w * nb) + b - 1;
+}
+
+/* The point word the sorted array holds: the point's index in the tables (merged: table w
+ * of `stride` points) or among the bases, and the digit's sign in bit 31. */
+__device__ __forceinline__ uint32_t msm_point_word(uint32_t d, unsigned w, size_t i, size_t stride) {
+  return (uint32_t)(stride ? stride * w + i : i) | (d & 0x80000000u);
+}
+
+/* Thread per scalar i of lo <= i < hi (of n): signed digits for all windows; count[key]
+ * += 1 for each nonzero digit; with digit, digit[w*n+i] = the digit; with gcnt (this
+ * piece's counts of the sort's groups, msm_group.h; ngroups words of dynamic shared
+ * memory), gcnt[key >> gshift] += 1. Blocks are whole warps and every lane stays to the
+ * end (msm_warp_add). */
+__global__ void msm_digits(uint32_t *digit, uint32_t *count, uint32_t *gcnt, const fr_t *__restrict__ scalars,
+                           size_t lo, size_t hi, size_t n, unsigned c, unsigned nwin, int merged, unsigned gshift,
+                           unsigned ngroups) {
+  extern __shared__ uint32_t s_grp[];
+  if (gcnt) {
+    for (unsigned g = threadIdx.x; g < ngroups; g += blockDim.x) s_grp[g] = 0;
+    __syncthreads();
+  }
+  const size_t i = lo + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  fr_t s;
+  const bool in = msm_load_scalar(&s, scalars, i, hi);
+  const unsigned nb = 1u << (c - 1);
   uint32_t carry = 0;
   for (unsigned w = 0; w < nwin; w++) {
-    unsigned pos = w * c;
-    uint32_t raw = pos < 256 ? msm_bits(s.v, pos, c) : 0;
-    raw += carry;
-    uint32_t out;
-    if (raw > half) {
-      out = ((1u << c) - raw) | 0x80000000u;
-      carry = 1;
-    } else {
-      out = raw;
-      carry = 0;
-    }
-    if (in) digit[(size_t)w * n + i] = out;
-    const uint32_t b = out & 0x7fffffffu;
-    msm_warp_add(count, (merged ? 0 : (size_t)w * nb) + b - 1, b != 0);
+    const uint32_t out = msm_digit_next(s.v, w, c, &carry), b = out & 0x7fffffffu;
+    if (in && digit) digit[(size_t)w * n + i] = out;
+    const size_t key = b ? msm_key(w, b, nb, merged) : 0;
+    msm_warp_add(count, key, b != 0);
+    if (gcnt) msm_warp_add(s_grp, key >> gshift, b != 0);
+  }
+  if (gcnt) {
+    __syncthreads();
+    for (unsigned g = threadIdx.x; g < ngroups; g += blockDim.x)
+      if (s_grp[g]) atomicAdd(&gcnt[g], s_grp[g]);
   }
 }
 
-/* Scatter of point indices into bucket order. With merged windows (precomputed bases,
- * `stride` points per table) the point of window w is stride * w + i in the tables.
- * Every lane stays to the end (msm_warp_inc). */
+/* Scatter of point indices into bucket order straight from the digits (n * nwin of them).
+ * With merged windows (precomputed bases, `stride` points per table) the point of window
+ * w is stride * w + i in the tables. Every lane stays to the end (msm_warp_inc). */
 __global__ void msm_scatter(uint32_t *sorted, uint32_t *cursor, const uint32_t *__restrict__ digit,
                             size_t n, unsigned nb, unsigned nwin, size_t stride) {
   size_t id = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   const bool in = id < n * nwin;
   size_t w = in ? id / n : 0, i = in ? id % n : 0;
   uint32_t d = in ? digit[id] : 0, b = d & 0x7fffffffu;
-  uint32_t pos = msm_warp_inc(cursor, (stride ? 0 : w * nb) + b - 1, b != 0);
-  if (b) sorted[pos] = (uint32_t)(stride ? stride * w + i : i) | (d & 0x80000000u);
+  uint32_t pos = msm_warp_inc(cursor, b ? msm_key((unsigned)w, b, nb, stride != 0) : 0, b != 0);
+  if (b) sorted[pos] = msm_point_word(d, (unsigned)w, i, stride);
+}
+
+/* One warp: out[j] = base + the sum of the run lengths before j (msm_group_run_len over
+ * `pieces` pieces of m / pieces groups; pieces 1: in[0..m) in order), out2 (if any) the
+ * same, and with_total out[m] = base + the sum of all m. */
+__global__ void msm_group_scan(uint32_t *out, uint32_t *out2, const uint32_t *__restrict__ in, unsigned m,
+                               unsigned pieces, uint32_t base, int with_total) {
+  const unsigned lane = threadIdx.x, per = (m + 31) / 32, a = lane * per, z = a + per < m ? a + per : m;
+  const unsigned ng = m / pieces;
+  uint32_t sum = 0;
+  for (unsigned j = a; j < z; j++) sum += msm_group_run_len(in, j, pieces, ng);
+  uint32_t run = sum;
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    const uint32_t v = __shfl_up_sync(0xffffffffu, run, d);
+    if (lane >= d) run += v;
+  }
+  const uint32_t total = __shfl_sync(0xffffffffu, run, 31);
+  run = base + run - sum; /* exclusive */
+  for (unsigned j = a; j < z; j++) {
+    out[j] = run;
+    if (out2) out2[j] = run;
+    run += msm_group_run_len(in, j, pieces, ng);
+  }
+  if (with_total && lane == 0) out[m] = base + total;
+}
+
+/* The sort's first step (msm_group.h) for scalars lo <= i < hi, thread per scalar: each
+ * nonzero digit's point word to stage[], its key's low gshift bits to klo[], at its
+ * group's cursor gcur[key >> gshift] (this piece's, from msm_group_scan), the block
+ * taking one range of each group between its threads. ngroups words of dynamic shared
+ * memory. Every lane stays to the end (msm_warp_add, msm_warp_inc). */
+__global__ void msm_group_stage(uint32_t *stage, uint16_t *klo, uint32_t *gcur, const fr_t *__restrict__ scalars,
+                                size_t lo, size_t hi, unsigned c, unsigned nwin, int merged, size_t stride,
+                                unsigned gshift, unsigned ngroups) {
+  extern __shared__ uint32_t s_grp[];
+  for (unsigned g = threadIdx.x; g < ngroups; g += blockDim.x) s_grp[g] = 0;
+  __syncthreads();
+  const size_t i = lo + (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  fr_t s;
+  msm_load_scalar(&s, scalars, i, hi);
+  const unsigned nb = 1u << (c - 1);
+  uint32_t carry = 0;
+  for (unsigned w = 0; w < nwin; w++) { /* the block's count of each group */
+    const uint32_t b = msm_digit_next(s.v, w, c, &carry) & 0x7fffffffu;
+    msm_warp_add(s_grp, b ? msm_key(w, b, nb, merged) >> gshift : 0, b != 0);
+  }
+  __syncthreads();
+  for (unsigned g = threadIdx.x; g < ngroups; g += blockDim.x)
+    if (s_grp[g]) s_grp[g] = atomicAdd(&gcur[g], s_grp[g]); /* the block's range of group g */
+  __syncthreads();
+  carry = 0;
+  for (unsigned w = 0; w < nwin; w++) {
+    const uint32_t d = msm_digit_next(s.v, w, c, &carry), b = d & 0x7fffffffu;
+    const size_t key = b ? msm_key(w, b, nb, merged) : 0;
+    const uint32_t pos = msm_warp_inc(s_grp, key >> gshift, b != 0);
+    if (b) {
+      stage[pos] = msm_point_word(d, w, i, stride);
+      klo[pos] = (uint16_t)(key & ((1u << gshift) - 1));
+    }
+  }
+}
+
+/* The sort's second step, thread per staged point t in run order (tab: nruns + 1 starts,
+ * msm_group_scan, searched once a block; start: each run's first staged position,
+ * piece-major like the counts):
+ * sorted[cursor[key]++] = its word. `limit` threads at most; those from tab[nruns] on
+ * only keep the warp whole (msm_warp_inc). */
+__global__ void msm_group_place(uint32_t *sorted, uint32_t *cursor, const uint32_t *__restrict__ stage,
+                                const uint16_t *__restrict__ klo, const uint32_t *__restrict__ tab,
+                                const uint32_t *__restrict__ start, unsigned pieces, unsigned ngroups,
+                                unsigned gshift, size_t limit) {
+  __shared__ unsigned s_run;
+  const size_t t0 = (size_t)blockIdx.x * blockDim.x, t = t0 + threadIdx.x;
+  const unsigned nruns = pieces * ngroups;
+  const size_t total = tab[nruns];
+  const bool in = t < limit && t < total;
+  if (threadIdx.x == 0) s_run = t0 < total ? msm_group_run(tab, nruns, (uint32_t)t0) : 0;
+  __syncthreads();
+  uint32_t word = 0;
+  size_t key = 0;
+  if (in) {
+    const unsigned r = msm_group_run_from(tab, s_run, (uint32_t)t);
+    const unsigned g = r / pieces, q = r % pieces;
+    const size_t at = (size_t)start[(size_t)q * ngroups + g] + (t - tab[r]);
+    word = stage[at];
+    key = ((size_t)g << gshift) | klo[at];
+  }
+  const uint32_t pos = msm_warp_inc(cursor, key, in);
+  if (in) sorted[pos] = word;
 }
 
 /* Counts, among m scalars spaced `stride` apart, those other than 0 and 1 (msm_window_for):
@@ -290,6 +414,19 @@ enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, 
 #define MSM_AFFINE_DEFAULT 0
 #define MSM_AFFINE_MIN_N ((size_t)1 << 22)
 
+/* The words of the scan's slot: the scan's parts, then the grouped sort's counts, run
+ * starts and cursors of `pieces` pieces of ngroups groups, and its run table. */
+static size_t msm_part_words(unsigned pieces, unsigned ngroups) {
+  return SCAN_CHUNKS + 4 * (size_t)pieces * ngroups + 1;
+}
+
+/* The grouped sort's groups (msm_group.h) over plain bases at window c, by default (one
+ * set of buckets, over precomputed bases, has fewer). */
+static unsigned msm_ngroups(unsigned c) {
+  const size_t nkeys = (size_t)((256 + c - 1) / c) << (c - 1);
+  return msm_group_count(nkeys, msm_group_shift(nkeys, MSM_GROUP_LOG_DEFAULT));
+}
+
 /* msm_enqueue's slots for n points of psz bytes in buckets at window c (plain bases):
  * digits and sorted digits, counts/offsets/cursors, buckets, segments, bucket parts. */
 static void msm_slot_bytes(size_t n, unsigned c, size_t psz, size_t out[5]) {
@@ -308,15 +445,52 @@ static void msm_slot_bytes(size_t n, unsigned c, size_t psz, size_t out[5]) {
  * scalars: msm_window), no precomputed bases: each slot at the larger of what the two
  * ask psc__ws for. */
 extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
-  size_t a[5], b[5], sum = SCAN_CHUNKS * sizeof(uint32_t);
+  const unsigned c1 = psc_msm_default_window(0, n), ga = msm_ngroups(c), gb = msm_ngroups(c1);
+  size_t a[5], b[5], sum = msm_part_words(1, ga > gb ? ga : gb) * sizeof(uint32_t);
   msm_slot_bytes(n, c, sizeof(g2_xyzz_t), a);
-  msm_slot_bytes(n, psc_msm_default_window(0, n), sizeof(g1_xyzz_t), b);
+  msm_slot_bytes(n, c1, sizeof(g1_xyzz_t), b);
   for (int i = 0; i < 5; i++) sum += a[i] > b[i] ? a[i] : b[i];
   if (MSM_AFFINE_DEFAULT && n >= MSM_AFFINE_MIN_N) {
-    const unsigned c1 = psc_msm_default_window(0, n);
     sum += g1_msm_affine_bytes(n, (256 + c1 - 1) / c1, 1u << (c1 - 1));
   }
   return sum;
+}
+
+/* The sort's settings: grouped (msm_group.h) or straight from the digits (msm_scatter),
+ * and log2 of the grouped sort's groups (at least). */
+typedef struct {
+  int grouped;
+  unsigned log_groups;
+} msm_sort_opts;
+
+/* Reads one tuning variable: *v stays as it is when the variable is unset or empty. */
+static int msm_env_uint(const char *name, int lo, int hi, unsigned *v, ps_err *e) {
+  const char *env = getenv(name);
+  int x = 0;
+  if (!env || !*env) return PS_OK;
+  if (ps_parse_int(env, lo, hi, &x)) return ps_fail(e, PS_EINPUT, "%s=\"%s\": expected %d to %d", name, env, lo, hi);
+  *v = (unsigned)x;
+  return PS_OK;
+}
+
+/* The sort's settings for an MSM (merged: one set of buckets over precomputed bases): the
+ * grouped sort over precomputed bases, whose 2^(c-1) buckets it sorts into faster (at c =
+ * 22 and 2^24 points in 5.6 ms against 12.2), the direct one over plain bases (at c = 17
+ * the two take 7.1 ms, and a 2^26 partition's GPU time was 0.5% more grouped), as measured
+ * on the H200 (docs/performance.md, "The MSM's sort in two steps"); for tuning,
+ * PSC_MSM_SORT (auto, grouped or direct) and PSC_MSM_LOG_GROUPS. */
+static int msm_env_sort(int merged, msm_sort_opts *o, ps_err *e) {
+  const char *env = getenv("PSC_MSM_SORT");
+  o->grouped = merged;
+  o->log_groups = MSM_GROUP_LOG_DEFAULT;
+  if (env && *env) {
+    if (!strcmp(env, "direct")) o->grouped = 0;
+    else if (!strcmp(env, "grouped")) o->grouped = 1;
+    else if (strcmp(env, "auto"))
+      return ps_fail(e, PS_EINPUT, "PSC_MSM_SORT=\"%s\": expected auto, grouped or direct", env);
+  }
+  int rc = msm_env_uint("PSC_MSM_LOG_GROUPS", 0, MSM_GROUP_LOG_MAX, &o->log_groups, e);
+  return rc;
 }
 
 /* Queues one MSM (n > 0) on d's stream, up to the copy of its window sums into win (host
@@ -346,6 +520,22 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   const int aff = affine && !g2 && !merged; /* batch-affine bucket sums (msm_affine.h) */
   void *final_acc = NULL;
   m.aff = NULL;
+  /* Host scalars go up on the copy stream in MSM_UPLOAD_CHUNKS pieces, and each piece's
+   * digits and first sort step run as soon as it has landed, beside the next pieces'
+   * copies (the profile's "digits" then includes the upload). */
+  msm_sort_opts so;
+  if ((rc = msm_env_sort(merged, &so, e))) return rc;
+  const int grouped = so.grouped;
+  const unsigned pieces = on_dev || n < MSM_UPLOAD_MIN_N ? 1 : MSM_UPLOAD_CHUNKS;
+  const unsigned gshift = msm_group_shift(nkeys, so.log_groups), ngroups = msm_group_count(nkeys, gshift);
+  cudaEvent_t *landed = NULL;
+  /* The grouped sort's small arrays (msm_group.h), after the scan's parts (m.part, set
+   * below): each piece's counts of the groups, its runs' starts and cursors, then the run
+   * table; the low bits of the keys in m.parts, free until the bucket sums (3 bytes or more
+   * a digit). */
+  uint32_t *gcnt = NULL, *gstart = NULL, *gcur = NULL, *gtab = NULL;
+  uint16_t *klo = NULL;
+  const size_t gshm = grouped ? ngroups * sizeof(uint32_t) : 0;
   if (!sorted) d->sort.gen = 0; /* the slots below are this MSM's now; its key once the scatter is queued */
 #define PH(i) \
   if (ph) PSC_CHECK(cudaEventRecord(ph[i], d->stream))
@@ -357,7 +547,9 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   if ((rc = psc__ws(d, WS_COUNT, nkeys * sizeof(uint32_t), "MSM bucket counts", (void **)&m.count, e))) goto fail;
   if ((rc = psc__ws(d, WS_START, nkeys * sizeof(uint32_t), "MSM bucket offsets", (void **)&m.start, e))) goto fail;
   if ((rc = psc__ws(d, WS_CURSOR, nkeys * sizeof(uint32_t), "MSM bucket cursors", (void **)&m.cursor, e))) goto fail;
-  if ((rc = psc__ws(d, WS_PART, SCAN_CHUNKS * sizeof(uint32_t), "MSM scan", (void **)&m.part, e))) goto fail;
+  /* The scan's parts, then the grouped sort's counts, run starts, cursors and run table. */
+  if ((rc = psc__ws(d, WS_PART, msm_part_words(pieces, ngroups) * sizeof(uint32_t), "MSM scan", (void **)&m.part, e)))
+    goto fail;
   if ((rc = psc__ws(d, WS_BUCKETS, nkeys * psz, "MSM buckets", &m.buckets, e))) goto fail;
   if ((rc = psc__ws(d, WS_SEG_ACC, 2 * (size_t)nwin_b * nseg * psz, "MSM segments", &m.seg_acc, e))) goto fail;
   if ((rc = psc__ws(d, WS_SEG_SUM, 2 * (size_t)nwin_b * nseg * psz, "MSM segments", &m.seg_sum, e))) goto fail;
@@ -366,41 +558,43 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
     goto fail;
   if (aff && (rc = psc__ws(d, WS_AFFINE, g1_msm_affine_bytes(n, nwin, nb), "MSM batch-affine bucket sums", &m.aff, e)))
     goto fail;
+  gcnt = m.part + SCAN_CHUNKS, gstart = gcnt + (size_t)pieces * ngroups, gcur = gstart + (size_t)pieces * ngroups;
+  gtab = gcur + (size_t)pieces * ngroups;
+  klo = (uint16_t *)m.parts;
 
   PH(0);
+  if (!sorted && grouped) PSC_CHECK(cudaMemsetAsync(gcnt, 0, (size_t)pieces * ngroups * sizeof(uint32_t), d->stream));
+  if (!sorted && !on_dev) {
+    /* All pieces go up at once on the copy stream, after d's earlier work (which may
+     * still read the slot); landed[q] marks piece q's arrival, landed[pieces] the start. */
+    landed = (cudaEvent_t *)xcalloc(pieces + 1, sizeof *landed);
+    for (unsigned q = 0; q <= pieces; q++) PSC_CHECK(cudaEventCreateWithFlags(&landed[q], cudaEventDisableTiming));
+    PSC_CHECK(cudaEventRecord(landed[pieces], d->stream));
+    PSC_CHECK(cudaStreamWaitEvent(d->copy_stream, landed[pieces], 0));
+    for (unsigned q = 0; q < pieces; q++) {
+      const size_t lo = n * q / pieces, hi = n * (q + 1) / pieces;
+      PSC_CHECK(cudaMemcpyAsync(m.scalars + lo, scalars + lo, (hi - lo) * sizeof(fr_t), cudaMemcpyHostToDevice,
+                                d->copy_stream));
+      PSC_CHECK(cudaEventRecord(landed[q], d->copy_stream));
+    }
+  }
   if (!sorted) { /* digits, counts, sorted array */
     PSC_CHECK(cudaMemsetAsync(m.count, 0, nkeys * sizeof(uint32_t), d->stream));
     PH(1);
-    /* Host scalars go up on the copy stream in MSM_UPLOAD_CHUNKS pieces, and each piece's
-     * digits run as soon as it has landed, beside the next piece's copy (the profile's
-     * "digits" then includes the upload). */
-    const size_t pieces = on_dev || n < MSM_UPLOAD_MIN_N ? 1 : MSM_UPLOAD_CHUNKS;
-    cudaEvent_t landed = NULL;
-    if (!on_dev) { /* the copies wait for d's earlier work, which may still read the slot */
-      PSC_CHECK(cudaEventCreateWithFlags(&landed, cudaEventDisableTiming));
-      cudaError_t ce = cudaEventRecord(landed, d->stream);
-      if (ce == cudaSuccess) ce = cudaStreamWaitEvent(d->copy_stream, landed, 0);
-      if (ce != cudaSuccess) {
-        cudaEventDestroy(landed);
-        PSC_CHECK(ce);
-      }
-    }
-    for (size_t q = 0; q < pieces; q++) {
+    for (unsigned q = 0; q < pieces; q++) {
       const size_t lo = n * q / pieces, hi = n * (q + 1) / pieces;
-      if (!on_dev) {
-        cudaError_t ce = cudaMemcpyAsync(m.scalars + lo, scalars + lo, (hi - lo) * sizeof(fr_t), cudaMemcpyHostToDevice,
-                                         d->copy_stream);
-        if (ce == cudaSuccess) ce = cudaEventRecord(landed, d->copy_stream);
-        if (ce == cudaSuccess) ce = cudaStreamWaitEvent(d->stream, landed, 0);
-        if (ce != cudaSuccess) {
-          cudaEventDestroy(landed);
-          PSC_CHECK(ce);
-        }
+      const unsigned blocks = psc__blocks(hi - lo, 256);
+      if (landed) PSC_CHECK(cudaStreamWaitEvent(d->stream, landed[q], 0));
+      uint32_t *qcnt = gcnt + (size_t)q * ngroups;
+      msm_digits<<<blocks, 256, gshm, d->stream>>>(grouped ? NULL : m.digit, m.count, grouped ? qcnt : NULL,
+                                                   m.scalars, lo, hi, n, c, nwin, merged, gshift, ngroups);
+      if (grouped) {
+        msm_group_scan<<<1, 32, 0, d->stream>>>(gstart + (size_t)q * ngroups, gcur + (size_t)q * ngroups, qcnt,
+                                                ngroups, 1, (uint32_t)(lo * nwin), 0);
+        msm_group_stage<<<blocks, 256, gshm, d->stream>>>(m.digit, klo, gcur + (size_t)q * ngroups, m.scalars, lo,
+                                                          hi, c, nwin, merged, merged ? b->n : 0, gshift, ngroups);
       }
-      msm_digits<<<psc__blocks(hi - lo, 256), 256, 0, d->stream>>>(m.digit, m.count, m.scalars, lo, hi, n, c, nwin,
-                                                                    merged);
     }
-    if (landed) cudaEventDestroy(landed); /* released once the last wait is met */
     PSC_CHECK_LAUNCH();
     PH(2);
     {
@@ -413,8 +607,14 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
       PSC_CHECK_LAUNCH();
     }
     PH(3);
-    msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin,
-                                                                    merged ? b->n : 0);
+    if (grouped) { /* the run table, then the second step */
+      msm_group_scan<<<1, 32, 0, d->stream>>>(gtab, NULL, gcnt, pieces * ngroups, pieces, 0, 1);
+      msm_group_place<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, klo, gtab,
+                                                                          gstart, pieces, ngroups, gshift, n * nwin);
+    } else {
+      msm_scatter<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, n, nb, nwin,
+                                                                      merged ? b->n : 0);
+    }
     PSC_CHECK_LAUNCH();
     if (key) d->sort = *key;
   }
@@ -429,6 +629,11 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   *nwin_out = nwin_b;
 #undef PH
 fail:
+  if (landed) { /* each released once its waits are met */
+    for (unsigned q = 0; q <= pieces; q++)
+      if (landed[q]) cudaEventDestroy(landed[q]);
+    free(landed);
+  }
   return rc;
 }
 
