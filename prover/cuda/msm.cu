@@ -1,8 +1,9 @@
 /* Pippenger MSM on G1 and G2 on the GPU. Scalars (canonical, reduced mod r here) are cut
  * into W = ceil(256/c) signed c-bit digits, so each window has 2^(c-1) buckets. The
  * (window, bucket, point) triples are sorted by bucket with a counting sort (histogram,
- * scan, scatter; the lanes of a warp that share a bucket take one atomic between them,
- * since a witness of 0s and 1s sends half the points to one bucket); then the sorted
+ * scan, scatter, the scatter in two steps over precomputed bases, msm_group.h; the lanes
+ * of a warp that share a bucket take one atomic between them, since a witness of 0s and
+ * 1s sends half the points to one bucket); then the sorted
  * array is cut into chunks of MSM_CHUNK positions, a thread sums a chunk with mixed XYZZ
  * additions (so a bucket of a million points, as such a witness makes, is spread over
  * many threads), the parts of buckets that cross chunks are combined by a segmented tree
@@ -463,16 +464,6 @@ typedef struct {
   unsigned log_groups;
 } msm_sort_opts;
 
-/* Reads one tuning variable: *v stays as it is when the variable is unset or empty. */
-static int msm_env_uint(const char *name, int lo, int hi, unsigned *v, ps_err *e) {
-  const char *env = getenv(name);
-  int x = 0;
-  if (!env || !*env) return PS_OK;
-  if (ps_parse_int(env, lo, hi, &x)) return ps_fail(e, PS_EINPUT, "%s=\"%s\": expected %d to %d", name, env, lo, hi);
-  *v = (unsigned)x;
-  return PS_OK;
-}
-
 /* The sort's settings for an MSM (merged: one set of buckets over precomputed bases): the
  * grouped sort over precomputed bases, whose 2^(c-1) buckets it sorts into faster (at c =
  * 22 and 2^24 points in 5.6 ms against 12.2), the direct one over plain bases (at c = 17
@@ -489,8 +480,14 @@ static int msm_env_sort(int merged, msm_sort_opts *o, ps_err *e) {
     else if (strcmp(env, "auto"))
       return ps_fail(e, PS_EINPUT, "PSC_MSM_SORT=\"%s\": expected auto, grouped or direct", env);
   }
-  int rc = msm_env_uint("PSC_MSM_LOG_GROUPS", 0, MSM_GROUP_LOG_MAX, &o->log_groups, e);
-  return rc;
+  env = getenv("PSC_MSM_LOG_GROUPS");
+  if (env && *env) {
+    int v = 0;
+    if (ps_parse_int(env, 0, MSM_GROUP_LOG_MAX, &v))
+      return ps_fail(e, PS_EINPUT, "PSC_MSM_LOG_GROUPS=\"%s\": expected 0 to %d", env, MSM_GROUP_LOG_MAX);
+    o->log_groups = (unsigned)v;
+  }
+  return PS_OK;
 }
 
 /* Queues one MSM (n > 0) on d's stream, up to the copy of its window sums into win (host
