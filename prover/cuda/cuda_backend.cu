@@ -107,7 +107,7 @@ extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   *out = d;
   return PS_OK;
 fail:
-  free(d);
+  psc_close(d); /* the stream made, if any */
   return rc;
 }
 

@@ -9,6 +9,7 @@
  * a thread does two consecutive stages at once on four elements in registers (radix 4,
  * ntt_r4.h), halving the shared-memory traffic, which bounds this kernel. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +24,9 @@ extern "C" {
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
  * that is not the last, are ntt_default_layout's (ntt_r4.h: blocks of 2^8, passes of at
  * most 7 stages); PSC_NTT_LOG_BLOCK (8..11: a radix-4 block holds two tiles) and
- * PSC_NTT_MAX_K (1..LOG_BLOCK) in the environment set them, for tuning with prover-bench
- * (a LOG_BLOCK without MAX_K takes 8 stages for blocks of 2^10, LOG_BLOCK - 2 otherwise). */
+ * PSC_NTT_MAX_K (0..12; 0, or more than LOG_BLOCK, takes the default) in the environment
+ * set them, for tuning with prover-bench (a LOG_BLOCK without MAX_K takes 8 stages for
+ * blocks of 2^10, LOG_BLOCK - 2 otherwise); other values are refused (ntt_env). */
 /* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 5.67 ms on the
  * H200, against 8.82 ms one stage at a time); 2: one stage at a time (ntt_pass).
  * PSC_NTT_RADIX overrides. */
@@ -327,29 +329,41 @@ fail:
   return rc;
 }
 
-static unsigned env_uint(const char *name, unsigned def, unsigned lo, unsigned hi) {
-  const char *v = getenv(name);
-  if (!v || !*v) return def;
-  unsigned x = (unsigned)atoi(v);
-  return x < lo ? lo : x > hi ? hi : x;
-}
-
 /* The pass layout, read from the environment once per process. Workers of several
  * devices run transforms at the same time, so the settings are filled under pthread_once:
- * a thread that saw log_block set but not yet max_k would divide by zero. */
+ * a thread that saw log_block set but not yet max_k would divide by zero. A variable set
+ * to a value out of its range is refused, as msm.cu's are: `bad` says which, and every
+ * transform fails with it (run_network). */
 typedef struct ntt_settings {
   unsigned log_block, max_k, radix, tiles;
+  char bad[160];
 } ntt_settings;
 
 static ntt_settings ntt_set;
 static pthread_once_t ntt_set_once = PTHREAD_ONCE_INIT;
 
+/* *out = the variable's value in lo..hi, or def when it is unset or empty. */
+static void ntt_env(ntt_settings *s, const char *name, unsigned def, unsigned lo, unsigned hi, unsigned *out) {
+  const char *v = getenv(name);
+  int x = 0;
+  *out = def;
+  if (!v || !*v) return;
+  if (ps_parse_int(v, lo, hi, &x)) {
+    if (!s->bad[0]) snprintf(s->bad, sizeof s->bad, "%s=\"%.40s\": expected %u to %u", name, v, lo, hi);
+    return;
+  }
+  *out = (unsigned)x;
+}
+
 static void ntt_settings_init(void) {
   ntt_settings s;
-  s.radix = env_uint("PSC_NTT_RADIX", NTT_RADIX, 2, 4) == 4 ? 4 : 2;
-  s.max_k = env_uint("PSC_NTT_MAX_K", 0, 0, 12);
-  s.log_block = env_uint("PSC_NTT_LOG_BLOCK", 0, 8, 11); /* 0: ntt_default_layout's */
-  s.tiles = env_uint("PSC_NTT_TILES", NTT_R4_TILES, 0, 1024);
+  memset(&s, 0, sizeof s);
+  ntt_env(&s, "PSC_NTT_RADIX", NTT_RADIX, 2, 4, &s.radix);
+  if (s.radix == 3 && !s.bad[0]) snprintf(s.bad, sizeof s.bad, "PSC_NTT_RADIX=\"3\": expected 2 or 4");
+  if (s.radix != 2) s.radix = 4;
+  ntt_env(&s, "PSC_NTT_MAX_K", 0, 0, 12, &s.max_k);
+  ntt_env(&s, "PSC_NTT_LOG_BLOCK", 0, 8, 11, &s.log_block); /* unset: ntt_default_layout's */
+  ntt_env(&s, "PSC_NTT_TILES", NTT_R4_TILES, 0, 1024, &s.tiles);
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
@@ -364,6 +378,7 @@ static const ntt_settings *ntt_settings_get(void) {
 static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
   int rc = PS_OK;
   const ntt_settings *set = ntt_settings_get();
+  if (set->bad[0]) return ps_fail(e, PS_EINPUT, "%s", set->bad);
   const unsigned radix = set->radix;
   unsigned log_block = set->log_block, max_k = set->max_k, ps[32], pk[32];
   if (!log_block) { /* the default blocks, and passes of PSC_NTT_MAX_K if it fits them */
