@@ -2,9 +2,10 @@
  * as msm.cu's kernels run it: each piece's counts of the groups, its runs' starts (from lo
  * * nwin), the first step appending (word, low key bits) to the runs, the run table in
  * group-major order, and the second step putting each staged point at its bucket's
- * cursor. The sorted array must hold, in each bucket's range, exactly the points of that
- * bucket, for keys spread, skewed onto one bucket, or confined to a few groups, over one
- * piece and eight, and at group widths up to the 16-bit cap. CI has no GPU; on the H200
+ * cursor, a point at a time (msm_group_place) and a block at a time
+ * (msm_group_place_agg). The sorted array must hold, in each bucket's range, exactly the
+ * points of that bucket, for keys spread, skewed onto one bucket, or confined to a few
+ * groups, over one piece and eight, and at group widths up to the 16-bit cap. CI has no GPU; on the H200
  * tests/gpu_check.c compares the MSMs themselves. */
 #include <check.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@ static uint32_t rnd(void) {
 }
 
 enum { SPREAD, ONE_BUCKET, FEW_GROUPS, WITH_ZEROS };
+
+static unsigned long agg_blocks[2]; /* blocks of the block-at-a-time step: one point at a time, counted */
 
 /* Sorts n scalars' nwin keys each (key[i * nwin + w], or UINT32_MAX for a zero digit),
  * whose word is i * nwin + w, through the two steps in `pieces` pieces, and checks the
@@ -95,14 +98,56 @@ static void run_sort(size_t n, unsigned nwin, size_t nkeys, unsigned log_groups,
     last_key = k;
     sorted[cursor[k]++] = stage[at];
   }
+  /* step two a block at a time (msm_group_place_agg), blocks of 64 positions: counters per
+   * local key when the block's groups span at most cap keys, else a point at a time on
+   * the global cursors */
+  uint32_t *sorted_agg = malloc((total ? total : 1) * sizeof *sorted_agg);
+  uint32_t *cur2 = malloc(nkeys * sizeof *cur2);
+  memcpy(cur2, start, nkeys * sizeof *cur2);
+  const size_t cap = (size_t)2 << gshift; /* two groups' keys: some blocks take each path */
+  enum { CH = 64 };
+  uint32_t *cnt = malloc(cap * sizeof *cnt), lk[CH], rank[CH], word[CH];
+  for (uint32_t t0 = 0; t0 < total; t0 += CH) {
+    const uint32_t t1 = t0 + CH < total ? t0 + CH : total;
+    const unsigned a0 = msm_group_run(tab, nruns, t0), a1 = msm_group_run_in(tab, a0, nruns - 1, t1 - 1);
+    ck_assert_uint_eq(a1, msm_group_run(tab, nruns, t1 - 1));
+    const unsigned g0 = a0 / pieces;
+    const size_t span = msm_agg_span(a0, a1, pieces, gshift);
+    const int agg = span <= cap;
+    agg_blocks[agg]++;
+    if (agg) memset(cnt, 0, span * sizeof *cnt);
+    for (uint32_t t = t0; t < t1; t++) {
+      const unsigned r = msm_group_run_in(tab, a0, a1, t);
+      ck_assert_uint_eq(r, msm_group_run(tab, nruns, t));
+      const unsigned g = r / pieces, q = r % pieces;
+      const size_t at = (size_t)gstart[(size_t)q * ng + g] + (t - tab[r]);
+      const uint32_t local = ((g - g0) << gshift) | klo[at];
+      if (agg) {
+        ck_assert_uint_lt(local, span);
+        word[t - t0] = stage[at], lk[t - t0] = local, rank[t - t0] = cnt[local]++;
+      } else {
+        sorted_agg[cur2[((size_t)g << gshift) | klo[at]]++] = stage[at];
+      }
+    }
+    if (!agg) continue;
+    for (size_t j = 0; j < span; j++) {
+      const uint32_t c = cnt[j];
+      if (c) cnt[j] = cur2[((size_t)g0 << gshift) + j], cur2[((size_t)g0 << gshift) + j] += c;
+    }
+    for (uint32_t t = t0; t < t1; t++) sorted_agg[cnt[lk[t - t0]] + rank[t - t0]] = word[t - t0];
+  }
   /* every bucket's range holds its own points, each once */
   for (size_t k = 0; k < nkeys; k++) {
     ck_assert_uint_eq(cursor[k], start[k] + count[k]);
-    for (uint32_t p = start[k]; p < cursor[k]; p++) ck_assert_uint_eq(key[sorted[p]], k);
+    ck_assert_uint_eq(cur2[k], start[k] + count[k]);
+    for (uint32_t p = start[k]; p < cursor[k]; p++) {
+      ck_assert_uint_eq(key[sorted[p]], k);
+      ck_assert_uint_eq(key[sorted_agg[p]], k);
+    }
   }
   for (size_t j = 0; j < m; j++) ck_assert(written[j] != 1);
   free(key), free(count), free(start), free(cursor), free(gcnt), free(gstart), free(gcur), free(stage);
-  free(klo), free(written), free(tab), free(sorted);
+  free(klo), free(written), free(tab), free(sorted), free(sorted_agg), free(cur2), free(cnt);
 }
 
 START_TEST(test_shift_and_count) {
@@ -158,6 +203,8 @@ START_TEST(test_sorts) {
     }
   run_sort(4096, 2, (size_t)3 << 17, 1, 8, SPREAD); /* 2^19 keys at 2 groups: the 16-bit cap */
   run_sort(4096, 2, (size_t)3 << 17, 0, 8, SPREAD); /* the default at 2^19 keys: 8 groups of 2^16 */
+  ck_assert_uint_gt(agg_blocks[0], 0); /* both ways of the block-at-a-time step were taken */
+  ck_assert_uint_gt(agg_blocks[1], 0);
 }
 END_TEST
 

@@ -257,6 +257,73 @@ __global__ void msm_group_place(uint32_t *sorted, uint32_t *cursor, const uint32
   if (in) sorted[pos] = word;
 }
 
+/* The sort's second step a block at a time (msm_group.h, msm_agg_span): a block takes
+ * MSM_AGG_PER * MSM_AGG_THREADS consecutive positions of the run order, ranks its points
+ * per key on counters in shared memory, takes each key's places with one atomic on its
+ * global cursor, and writes each point at its key's base plus its rank. With narrow groups
+ * a key has several points in a block, so the global atomics are fewer and each key's
+ * points land side by side. A block whose positions span more keys than MSM_AGG_CAP
+ * places its points one at a time on the global cursors. Every lane stays to the end
+ * (msm_warp_inc). */
+#define MSM_AGG_THREADS 256
+#define MSM_AGG_PER 16
+#define MSM_AGG_CAP 4096
+__global__ void __launch_bounds__(MSM_AGG_THREADS)
+    msm_group_place_agg(uint32_t *sorted, uint32_t *cursor, const uint32_t *__restrict__ stage,
+                        const uint16_t *__restrict__ klo, const uint32_t *__restrict__ tab,
+                        const uint32_t *__restrict__ start, unsigned pieces, unsigned ngroups, unsigned gshift) {
+  __shared__ uint32_t s_cnt[MSM_AGG_CAP];
+  __shared__ unsigned s_r0, s_r1;
+  const unsigned nruns = pieces * ngroups;
+  const size_t total = tab[nruns], t0 = (size_t)blockIdx.x * (MSM_AGG_THREADS * MSM_AGG_PER);
+  if (t0 >= total) return; /* the whole block */
+  const size_t t1 = t0 + MSM_AGG_THREADS * MSM_AGG_PER < total ? t0 + MSM_AGG_THREADS * MSM_AGG_PER : total;
+  if (threadIdx.x == 0) {
+    s_r0 = msm_group_run(tab, nruns, (uint32_t)t0);
+    s_r1 = msm_group_run_in(tab, s_r0, nruns - 1, (uint32_t)(t1 - 1));
+  }
+  __syncthreads();
+  const unsigned r0 = s_r0, r1 = s_r1, g0 = r0 / pieces;
+  const size_t span = msm_agg_span(r0, r1, pieces, gshift);
+  const bool agg = span <= MSM_AGG_CAP;
+  uint32_t word[MSM_AGG_PER], lk[MSM_AGG_PER], rank[MSM_AGG_PER];
+  if (agg) {
+    for (size_t j = threadIdx.x; j < span; j += MSM_AGG_THREADS) s_cnt[j] = 0;
+    __syncthreads();
+  }
+#pragma unroll
+  for (unsigned i = 0; i < MSM_AGG_PER; i++) {
+    const size_t t = t0 + i * MSM_AGG_THREADS + threadIdx.x;
+    const bool in = t < t1;
+    word[i] = 0, lk[i] = 0;
+    size_t key = 0;
+    if (in) {
+      const unsigned r = msm_group_run_in(tab, r0, r1, (uint32_t)t);
+      const unsigned g = r / pieces, q = r % pieces;
+      const size_t at = (size_t)start[(size_t)q * ngroups + g] + (t - tab[r]);
+      word[i] = stage[at];
+      lk[i] = ((g - g0) << gshift) | klo[at];
+      key = ((size_t)g << gshift) | klo[at];
+    }
+    if (agg) {
+      rank[i] = msm_warp_inc(s_cnt, lk[i], in);
+    } else {
+      const uint32_t pos = msm_warp_inc(cursor, key, in);
+      if (in) sorted[pos] = word[i];
+    }
+  }
+  if (!agg) return; /* the whole block */
+  __syncthreads();
+  for (size_t j = threadIdx.x; j < span; j += MSM_AGG_THREADS) {
+    const uint32_t c = s_cnt[j];
+    if (c) s_cnt[j] = atomicAdd(&cursor[((size_t)g0 << gshift) + j], c);
+  }
+  __syncthreads();
+#pragma unroll
+  for (unsigned i = 0; i < MSM_AGG_PER; i++)
+    if (t0 + i * MSM_AGG_THREADS + threadIdx.x < t1) sorted[s_cnt[lk[i]] + rank[i]] = word[i];
+}
+
 /* Counts, among m scalars spaced `stride` apart, those other than 0 and 1 (msm_window_for):
  * block sums, one atomic a block. */
 __global__ void msm_sample_dense(uint32_t *out, const fr_t *__restrict__ s, size_t stride, unsigned m) {
@@ -462,6 +529,7 @@ extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
 typedef struct {
   int grouped;
   unsigned log_groups;
+  int agg; /* the second step a block at a time (msm_group_place_agg) */
 } msm_sort_opts;
 
 /* The sort's settings for an MSM (merged: one set of buckets over precomputed bases): the
@@ -469,11 +537,15 @@ typedef struct {
  * 22 and 2^24 points in 5.6 ms against 12.2), the direct one over plain bases (at c = 17
  * the two take 7.1 ms, and a 2^26 partition's GPU time was 0.5% more grouped), as measured
  * on the H200 (docs/performance.md, "The MSM's sort in two steps"); for tuning,
- * PSC_MSM_SORT (auto, grouped or direct) and PSC_MSM_LOG_GROUPS. */
+ * PSC_MSM_SORT (auto, grouped or direct), PSC_MSM_LOG_GROUPS and PSC_MSM_PLACE (point:
+ * the second step a point at a time, the default; agg: a block at a time,
+ * msm_group_place_agg, which with narrower groups was up to 1.3% faster, not yet a
+ * default: docs/performance.md, "The sort's second step a block at a time"). */
 static int msm_env_sort(int merged, msm_sort_opts *o, ps_err *e) {
   const char *env = getenv("PSC_MSM_SORT");
   o->grouped = merged;
   o->log_groups = MSM_GROUP_LOG_DEFAULT;
+  o->agg = 0;
   if (env && *env) {
     if (!strcmp(env, "direct")) o->grouped = 0;
     else if (!strcmp(env, "grouped")) o->grouped = 1;
@@ -486,6 +558,12 @@ static int msm_env_sort(int merged, msm_sort_opts *o, ps_err *e) {
     if (ps_parse_int(env, 0, MSM_GROUP_LOG_MAX, &v))
       return ps_fail(e, PS_EINPUT, "PSC_MSM_LOG_GROUPS=\"%s\": expected 0 to %d", env, MSM_GROUP_LOG_MAX);
     o->log_groups = (unsigned)v;
+  }
+  env = getenv("PSC_MSM_PLACE");
+  if (env && *env) {
+    if (!strcmp(env, "agg")) o->agg = 1;
+    else if (!strcmp(env, "point")) o->agg = 0;
+    else return ps_fail(e, PS_EINPUT, "PSC_MSM_PLACE=\"%s\": expected agg or point", env);
   }
   return PS_OK;
 }
@@ -604,7 +682,11 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
       PSC_CHECK_LAUNCH();
     }
     PH(3);
-    if (grouped) { /* the run table, then the second step */
+    if (grouped && so.agg) { /* the run table, then the second step a block at a time */
+      msm_group_scan<<<1, 32, 0, d->stream>>>(gtab, NULL, gcnt, pieces * ngroups, pieces, 0, 1);
+      msm_group_place_agg<<<psc__blocks(n * nwin, MSM_AGG_THREADS * MSM_AGG_PER), MSM_AGG_THREADS, 0, d->stream>>>(
+          m.sorted, m.cursor, m.digit, klo, gtab, gstart, pieces, ngroups, gshift);
+    } else if (grouped) { /* the run table, then the second step */
       msm_group_scan<<<1, 32, 0, d->stream>>>(gtab, NULL, gcnt, pieces * ngroups, pieces, 0, 1);
       msm_group_place<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, klo, gtab,
                                                                           gstart, pieces, ngroups, gshift, n * nwin);

@@ -12,9 +12,12 @@
  * scatter straight from the digits writes all over the array (at 2^24 points over
  * precomputed bases, 201 million points in 804 MB). The staging array holds the point's
  * word as the sorted array will (point index and sign) and, beside it, the key's low
- * gshift bits, so gshift is at most 16. Wider groups sorted faster on the H200 (2^24
- * points at window 22: 5.7 ms at 2^16 keys a group, 5.8 at 2^14, 7.7 at 2^12, 10.3 at
- * 2^10), so by default a group spans 2^16 keys. */
+ * gshift bits, so gshift is at most 16. The second step goes a point at a time in run
+ * order (msm_group_run), where wider groups sorted faster on the H200 (2^24 points at
+ * window 22: 5.7 ms at 2^16 keys a group, 5.8 at 2^14, 7.7 at 2^12, 10.3 at 2^10), so by
+ * default a group spans 2^16 keys; or, with PSC_MSM_PLACE=agg, a block of positions at a
+ * time, its points counted per key in shared memory (msm_agg_span), which gains from
+ * narrow groups (docs/performance.md, "The sort's second step a block at a time"). */
 #ifndef PROVESIM_MSM_GROUP_H
 #define PROVESIM_MSM_GROUP_H
 
@@ -70,6 +73,27 @@ MSG_HD unsigned msm_group_run_from(const uint32_t *tab, unsigned r, uint32_t t) 
  * is cnt[piece * ngroups + group] (the first step's counts, piece-major). */
 MSG_HD uint32_t msm_group_run_len(const uint32_t *cnt, unsigned s, unsigned pieces, unsigned ngroups) {
   return cnt[(size_t)(s % pieces) * ngroups + s / pieces];
+}
+
+/* msm_group_run for position t among runs lo .. hi (tab[lo] <= t < tab[hi + 1]). */
+MSG_HD unsigned msm_group_run_in(const uint32_t *tab, unsigned lo, unsigned hi, uint32_t t) {
+  hi++; /* tab[lo] <= t < tab[hi] */
+  while (hi - lo > 1) {
+    const unsigned mid = lo + (hi - lo) / 2;
+    if (tab[mid] <= t) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* The second step a block at a time, its points counted per key in shared memory
+ * (msm_group_place_agg): a block takes positions t0 .. t1 - 1 of the run order (t0 < t1),
+ * which lie in runs r0 .. r1 and so in groups r0 / pieces .. r1 / pieces; its local key
+ * for group g and low bits lo is ((g - g0) << gshift) | lo, and it needs as many counters
+ * as msm_agg_span returns (or the points go one at a time, on the global cursors, where
+ * that is more than the block holds). */
+MSG_HD size_t msm_agg_span(unsigned r0, unsigned r1, unsigned pieces, unsigned gshift) {
+  return ((size_t)(r1 / pieces - r0 / pieces) + 1) << gshift;
 }
 
 #endif
