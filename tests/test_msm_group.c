@@ -1,12 +1,12 @@
-/* Check suite of the GPU MSM's sort in two steps (prover/cuda/msm_group.h), run on the CPU
- * as msm.cu's kernels run it: each piece's counts of the groups, its runs' starts (from lo
- * * nwin), the first step appending (word, low key bits) to the runs, the run table in
- * group-major order, and the second step putting each staged point at its bucket's
- * cursor, a point at a time (msm_group_place) and a block at a time
+/* Check suite of the GPU MSM's sort in two steps (prover/cuda/msm_group.h), run on the
+ * CPU as msm_sort.cuh's kernels run it: each piece's counts of the groups, its runs'
+ * starts (from lo * nwin), the first step appending (word, low key bits) to the runs,
+ * the run table in group-major order, and the second step putting each staged point at
+ * its bucket's cursor, a point at a time (msm_group_place) and a block at a time
  * (msm_group_place_agg). The sorted array must hold, in each bucket's range, exactly the
  * points of that bucket, for keys spread, skewed onto one bucket, or confined to a few
- * groups, over one piece and eight, and at group widths up to the 16-bit cap. CI has no GPU; on the H200
- * tests/gpu_check.c compares the MSMs themselves. */
+ * groups, over one piece and eight, and at group widths up to the 16-bit cap. CI has no
+ * GPU; on the H200 tests/gpu_check.c compares the MSMs themselves. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +89,8 @@ static void run_sort(size_t n, unsigned nwin, size_t nkeys, unsigned log_groups,
     const unsigned r = msm_group_run_from(tab, r0, t);
     ck_assert_uint_eq(r, msm_group_run(tab, nruns, t));
     ck_assert(tab[r] <= t && t < tab[r + 1]);
-    const unsigned g = r / pieces, q = r % pieces;
-    const size_t at = (size_t)gstart[(size_t)q * ng + g] + (t - tab[r]);
+    const unsigned g = r / pieces;
+    const size_t at = msm_group_run_at(tab, gstart, r, pieces, ng, t);
     ck_assert(written[at] == 1);
     written[at] = 2;
     const uint32_t k = ((uint32_t)g << gshift) | klo[at];
@@ -119,8 +119,8 @@ static void run_sort(size_t n, unsigned nwin, size_t nkeys, unsigned log_groups,
     for (uint32_t t = t0; t < t1; t++) {
       const unsigned r = msm_group_run_in(tab, a0, a1, t);
       ck_assert_uint_eq(r, msm_group_run(tab, nruns, t));
-      const unsigned g = r / pieces, q = r % pieces;
-      const size_t at = (size_t)gstart[(size_t)q * ng + g] + (t - tab[r]);
+      const unsigned g = r / pieces;
+      const size_t at = msm_group_run_at(tab, gstart, r, pieces, ng, t);
       const uint32_t local = ((g - g0) << gshift) | klo[at];
       if (agg) {
         ck_assert_uint_lt(local, span);

@@ -1,6 +1,6 @@
-/* The MSM's sort in two steps (msm.cu), its index arithmetic written once for the kernels
- * and for tests/test_msm_group.c, which runs it on the CPU against a plain counting sort
- * (CI has no GPU).
+/* The MSM's sort in two steps (msm_sort.cuh), its index arithmetic written once for the
+ * kernels and for tests/test_msm_group.c, which runs it on the CPU against a plain
+ * counting sort (CI has no GPU).
  *
  * A point's key is its bucket's index in the sorted array's bucket order. The keys are cut
  * into groups of 2^gshift consecutive keys. The first step appends each (point, key) to
@@ -73,6 +73,14 @@ MSG_HD unsigned msm_group_run_from(const uint32_t *tab, unsigned r, uint32_t t) 
  * is cnt[piece * ngroups + group] (the first step's counts, piece-major). */
 MSG_HD uint32_t msm_group_run_len(const uint32_t *cnt, unsigned s, unsigned pieces, unsigned ngroups) {
   return cnt[(size_t)(s % pieces) * ngroups + s / pieces];
+}
+
+/* The staged position of position t of the second step's order, which lies in run r:
+ * where run r begins in the staging array (start[], piece-major like the counts) plus t's
+ * place in the run (tab: the runs' starts in that order). */
+MSG_HD size_t msm_group_run_at(const uint32_t *tab, const uint32_t *start, unsigned r, unsigned pieces,
+                               unsigned ngroups, size_t t) {
+  return (size_t)start[(size_t)(r % pieces) * ngroups + r / pieces] + (t - tab[r]);
 }
 
 /* msm_group_run for position t among runs lo .. hi (tab[lo] <= t < tab[hi + 1]). */

@@ -1,6 +1,7 @@
-/* What msm.cu (digits, sort, Horner) shares with the group files msm_g1.cu and msm_g2.cu
- * (bucket sums and bucket reduction, one translation unit per group so the two compile in
- * parallel): the work buffers of one MSM and the launch sequence's entry points. */
+/* What msm.cu (with msm_sort.cuh: digits, sort, Horner) shares with the group files
+ * msm_g1.cu and msm_g2.cu (bucket sums and bucket reduction, one translation unit per
+ * group so the two compile in parallel): the work buffers of one MSM and the launch
+ * sequence's entry points. */
 #ifndef PROVESIM_MSM_INT_CUH
 #define PROVESIM_MSM_INT_CUH
 
