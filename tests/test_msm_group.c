@@ -167,6 +167,17 @@ START_TEST(test_shift_and_count) {
   ck_assert_uint_eq(msm_group_shift(100, MSM_GROUP_LOG_DEFAULT), 7);
   ck_assert_uint_eq(msm_group_count(100, 7), 1);
   ck_assert_uint_eq(msm_group_count(1, 0), 1);
+  /* the defaults by the second step: a point at a time as above; a block at a time groups
+   * of 2^12 keys, but never more than 2^MSM_GROUP_LOG_MAX groups */
+  ck_assert_uint_eq(msm_group_shift_default((size_t)1 << 21, 0), 16);
+  ck_assert_uint_eq(msm_group_shift_default((size_t)1 << 21, 1), 12); /* precomputed, c = 22 */
+  ck_assert_uint_eq(msm_group_count((size_t)1 << 21, 12), 512);
+  ck_assert_uint_eq(msm_group_shift_default(15u << 16, 1), 12); /* window 17, plain bases */
+  ck_assert_uint_eq(msm_group_shift_default(11u << 23, 1), 15); /* 27 bits of keys: 2^12 groups */
+  ck_assert_uint_eq(msm_group_count(11u << 23, 15), 2816);
+  ck_assert_uint_eq(msm_group_shift_default((size_t)1 << 24, 1), 12); /* 2^12 groups exactly */
+  ck_assert_uint_eq(msm_group_shift_default(100, 1), 7);            /* fewer keys: one group */
+  ck_assert_uint_eq(msm_group_shift_default(1, 1), 0);
 }
 END_TEST
 

@@ -122,10 +122,25 @@ static unsigned msm_log_segments(unsigned log_nb, int merged) {
   return log_nb < lmax ? log_nb : lmax;
 }
 
-/* Host scalars of an MSM of at least MSM_UPLOAD_MIN_N points go up in this many pieces,
- * each piece's digits beside the next piece's copy (msm_enqueue). */
+/* Host scalars of an MSM of at least MSM_UPLOAD_MIN_N points go up in pieces, each
+ * piece's digits beside the next piece's copy (msm_enqueue): MSM_UPLOAD_CHUNKS, or from
+ * MSM_UPLOAD_BIG_N points MSM_UPLOAD_CHUNKS_BIG, so that the last piece's work, which
+ * nothing hides, is smaller. On the H200 (docs/performance.md, "The second step in bigger
+ * blocks"), MSM G1 over precomputed bases took 99.5 ms at 2^24 (window 22) in 16 pieces
+ * against 99.9 in 8, but 9.45 ms at 2^20 (window 16) against 9.25; over plain bases 2^20 to
+ * 2^22 the two were level. PSC_MSM_PIECES overrides. */
 #define MSM_UPLOAD_CHUNKS 8
+#define MSM_UPLOAD_CHUNKS_BIG 16
+#define MSM_UPLOAD_BIG_N ((size_t)1 << 23)
 #define MSM_UPLOAD_MIN_N ((size_t)1 << 20)
+
+/* The grouped sort's second step a block at a time (msm_group_place_agg, blocks of
+ * MSM_AGG_THREADS_DEFAULT threads, groups of 2^12 keys), not a point at a time: on the H200
+ * MSM G1 2^24 over bases precomputed for window 22 took 99.9 ms against 101.6 (blocks of
+ * 512; 100.4 with 256, 100.2 with 1,024; docs/performance.md, "The second step in bigger
+ * blocks"). */
+#define MSM_PLACE_AGG_DEFAULT 1
+#define MSM_AGG_THREADS_DEFAULT 512
 
 /* Work-buffer slots of psc_dev used by the MSM. */
 enum { WS_SCALARS, WS_DIGIT, WS_SORTED, WS_COUNT, WS_START, WS_CURSOR, WS_PART, WS_BUCKETS,
@@ -153,7 +168,7 @@ static size_t msm_part_words(unsigned pieces, unsigned ngroups) {
  * set of buckets, over precomputed bases, has fewer). */
 static unsigned msm_ngroups(unsigned c) {
   const size_t nkeys = (size_t)((256 + c - 1) / c) << (c - 1);
-  return msm_group_count(nkeys, msm_group_shift(nkeys, MSM_GROUP_LOG_DEFAULT));
+  return msm_group_count(nkeys, msm_group_shift_default(nkeys, MSM_PLACE_AGG_DEFAULT));
 }
 
 /* msm_enqueue's slots for n points of psz bytes in buckets at window c (plain bases):
@@ -189,8 +204,10 @@ extern "C" size_t psc_msm_work_bytes(size_t n, unsigned c) {
  * and log2 of the grouped sort's groups (at least). */
 typedef struct {
   int grouped;
-  unsigned log_groups;
-  int agg; /* the second step a block at a time (msm_group_place_agg) */
+  int log_groups; /* PSC_MSM_LOG_GROUPS, or -1: msm_group_shift_default */
+  int agg;              /* the second step a block at a time (msm_group_place_agg) */
+  unsigned agg_threads; /* its block size: 256, 512 or 1024 */
+  unsigned pieces;      /* the pieces host scalars go up in, or 0: by their number */
 } msm_sort_opts;
 
 /* The sort's settings for an MSM (merged: one set of buckets over precomputed bases): the
@@ -198,15 +215,17 @@ typedef struct {
  * 22 and 2^24 points in 5.6 ms against 12.2), the direct one over plain bases (at c = 17
  * the two take 7.1 ms, and a 2^26 partition's GPU time was 0.5% more grouped), as measured
  * on the H200 (docs/performance.md, "The MSM's sort in two steps"); for tuning,
- * PSC_MSM_SORT (auto, grouped or direct), PSC_MSM_LOG_GROUPS and PSC_MSM_PLACE (point:
- * the second step a point at a time, the default; agg: a block at a time,
- * msm_group_place_agg, which with narrower groups was up to 1.3% faster, not yet a
- * default: docs/performance.md, "The sort's second step a block at a time"). */
+ * PSC_MSM_SORT (auto, grouped or direct), PSC_MSM_LOG_GROUPS (log2 of the groups, at
+ * least), PSC_MSM_PLACE (agg: the second step a block at a time, the default; point: a
+ * point at a time), PSC_MSM_AGG_THREADS (its block: 256, 512 or 1024 threads) and
+ * PSC_MSM_PIECES (the pieces host scalars go up in, 1 to 64). */
 static int msm_env_sort(int merged, msm_sort_opts *o, ps_err *e) {
   const char *env = getenv("PSC_MSM_SORT");
   o->grouped = merged;
-  o->log_groups = MSM_GROUP_LOG_DEFAULT;
-  o->agg = 0;
+  o->log_groups = -1;
+  o->agg = MSM_PLACE_AGG_DEFAULT;
+  o->agg_threads = MSM_AGG_THREADS_DEFAULT;
+  o->pieces = 0;
   if (env && *env) {
     if (!strcmp(env, "direct")) o->grouped = 0;
     else if (!strcmp(env, "grouped")) o->grouped = 1;
@@ -218,13 +237,26 @@ static int msm_env_sort(int merged, msm_sort_opts *o, ps_err *e) {
     int v = 0;
     if (ps_parse_int(env, 0, MSM_GROUP_LOG_MAX, &v))
       return ps_fail(e, PS_EINPUT, "PSC_MSM_LOG_GROUPS=\"%s\": expected 0 to %d", env, MSM_GROUP_LOG_MAX);
-    o->log_groups = (unsigned)v;
+    o->log_groups = v;
   }
   env = getenv("PSC_MSM_PLACE");
   if (env && *env) {
     if (!strcmp(env, "agg")) o->agg = 1;
     else if (!strcmp(env, "point")) o->agg = 0;
     else return ps_fail(e, PS_EINPUT, "PSC_MSM_PLACE=\"%s\": expected agg or point", env);
+  }
+  env = getenv("PSC_MSM_AGG_THREADS");
+  if (env && *env) {
+    int v = 0;
+    if (ps_parse_int(env, 256, 1024, &v) || (v != 256 && v != 512 && v != 1024))
+      return ps_fail(e, PS_EINPUT, "PSC_MSM_AGG_THREADS=\"%s\": expected 256, 512 or 1024", env);
+    o->agg_threads = (unsigned)v;
+  }
+  env = getenv("PSC_MSM_PIECES");
+  if (env && *env) {
+    int v = 0;
+    if (ps_parse_int(env, 1, 64, &v)) return ps_fail(e, PS_EINPUT, "PSC_MSM_PIECES=\"%s\": expected 1 to 64", env);
+    o->pieces = (unsigned)v;
   }
   return PS_OK;
 }
@@ -256,14 +288,19 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   const int aff = affine && !g2 && !merged; /* batch-affine bucket sums (msm_affine.h) */
   void *final_acc = NULL;
   m.aff = NULL;
-  /* Host scalars go up on the copy stream in MSM_UPLOAD_CHUNKS pieces, and each piece's
+  /* Host scalars go up on the copy stream in pieces (MSM_UPLOAD_CHUNKS), and each piece's
    * digits and first sort step run as soon as it has landed, beside the next pieces'
    * copies (the profile's "digits" then includes the upload). */
   msm_sort_opts so;
   if ((rc = msm_env_sort(merged, &so, e))) return rc;
   const int grouped = so.grouped;
-  const unsigned pieces = on_dev || n < MSM_UPLOAD_MIN_N ? 1 : MSM_UPLOAD_CHUNKS;
-  const unsigned gshift = msm_group_shift(nkeys, so.log_groups), ngroups = msm_group_count(nkeys, gshift);
+  const unsigned pieces = on_dev || n < MSM_UPLOAD_MIN_N ? 1
+                         : so.pieces                   ? so.pieces
+                         : n >= MSM_UPLOAD_BIG_N       ? MSM_UPLOAD_CHUNKS_BIG
+                                                       : MSM_UPLOAD_CHUNKS;
+  const unsigned gshift = so.log_groups >= 0 ? msm_group_shift(nkeys, (unsigned)so.log_groups)
+                                             : msm_group_shift_default(nkeys, so.agg),
+                 ngroups = msm_group_count(nkeys, gshift);
   cudaEvent_t *landed = NULL;
   /* The grouped sort's small arrays (msm_group.h), after the scan's parts (m.part, set
    * below): each piece's counts of the groups, its runs' starts and cursors, then the run
@@ -345,8 +382,8 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
     PH(3);
     if (grouped && so.agg) { /* the run table, then the second step a block at a time */
       msm_group_scan<<<1, 32, 0, d->stream>>>(gtab, NULL, gcnt, pieces * ngroups, pieces, 0, 1);
-      msm_group_place_agg<<<psc__blocks(n * nwin, MSM_AGG_THREADS * MSM_AGG_PER), MSM_AGG_THREADS, 0, d->stream>>>(
-          m.sorted, m.cursor, m.digit, klo, gtab, gstart, pieces, ngroups, gshift);
+      msm_agg_launch(so.agg_threads, n * nwin, d->stream, m.sorted, m.cursor, m.digit, klo, gtab, gstart, pieces, ngroups,
+                     gshift);
     } else if (grouped) { /* the run table, then the second step */
       msm_group_scan<<<1, 32, 0, d->stream>>>(gtab, NULL, gcnt, pieces * ngroups, pieces, 0, 1);
       msm_group_place<<<psc__blocks(n * nwin, 256), 256, 0, d->stream>>>(m.sorted, m.cursor, m.digit, klo, gtab,

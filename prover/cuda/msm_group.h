@@ -12,12 +12,13 @@
  * scatter straight from the digits writes all over the array (at 2^24 points over
  * precomputed bases, 201 million points in 804 MB). The staging array holds the point's
  * word as the sorted array will (point index and sign) and, beside it, the key's low
- * gshift bits, so gshift is at most 16. The second step goes a point at a time in run
- * order (msm_group_run), where wider groups sorted faster on the H200 (2^24 points at
- * window 22: 5.7 ms at 2^16 keys a group, 5.8 at 2^14, 7.7 at 2^12, 10.3 at 2^10), so by
- * default a group spans 2^16 keys; or, with PSC_MSM_PLACE=agg, a block of positions at a
- * time, its points counted per key in shared memory (msm_agg_span), which gains from
- * narrow groups (docs/performance.md, "The sort's second step a block at a time"). */
+ * gshift bits, so gshift is at most 16. By default the second step goes a block of
+ * positions at a time, its points counted per key in shared memory (msm_agg_span), which
+ * gains from narrow groups: groups of 2^12 keys (msm_group_shift_default). A point at a
+ * time in run order (msm_group_run, PSC_MSM_PLACE=point), wider groups sorted faster
+ * (2^24 points at window 22 on the H200: 5.7 ms at 2^16 keys a group, 5.8 at 2^14, 7.7 at
+ * 2^12, 10.3 at 2^10), so there a group spans 2^16 keys (docs/performance.md, "The sort's
+ * second step a block at a time" and "The second step in bigger blocks"). */
 #ifndef PROVESIM_MSM_GROUP_H
 #define PROVESIM_MSM_GROUP_H
 
@@ -40,6 +41,21 @@ MSG_HD unsigned msm_group_shift(size_t nkeys, unsigned log_groups) {
   unsigned lk = 0;
   while (((size_t)1 << lk) < nkeys) lk++;
   unsigned s = lk > log_groups ? lk - log_groups : 0;
+  return s > MSM_GROUP_KEY_BITS ? MSM_GROUP_KEY_BITS : s;
+}
+
+/* log2 of the keys a group spans by default: 2^MSM_GROUP_AGG_LOG_KEYS placing a block at a
+ * time (agg), else as wide as MSM_GROUP_KEY_BITS allows; in both, no more than
+ * 2^MSM_GROUP_LOG_MAX groups. At 2^24 points over bases precomputed for window 22 (2^21
+ * keys) on the H200, a block at a time: 99.9 ms at 2^12 keys a group, 100.0 at 2^11, against
+ * 101.6 a point at a time (docs/performance.md, "The second step in bigger blocks"). */
+#define MSM_GROUP_AGG_LOG_KEYS 12
+MSG_HD unsigned msm_group_shift_default(size_t nkeys, int agg) {
+  if (!agg) return msm_group_shift(nkeys, MSM_GROUP_LOG_DEFAULT);
+  unsigned lk = 0;
+  while (((size_t)1 << lk) < nkeys) lk++;
+  unsigned s = lk < MSM_GROUP_AGG_LOG_KEYS ? lk : MSM_GROUP_AGG_LOG_KEYS;
+  if (lk - s > MSM_GROUP_LOG_MAX) s = lk - MSM_GROUP_LOG_MAX;
   return s > MSM_GROUP_KEY_BITS ? MSM_GROUP_KEY_BITS : s;
 }
 

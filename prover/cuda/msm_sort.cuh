@@ -239,27 +239,26 @@ __global__ void msm_group_place(uint32_t *sorted, uint32_t *cursor, const uint32
   if (in) sorted[pos] = word;
 }
 
-/* The sort's second step a block at a time (msm_group.h, msm_agg_span): a block takes
- * MSM_AGG_PER * MSM_AGG_THREADS consecutive positions of the run order, ranks its points
- * per key on counters in shared memory, takes each key's places with one atomic on its
+/* The sort's second step a block at a time (msm_group.h, msm_agg_span): a block of T
+ * threads takes MSM_AGG_PER * T consecutive positions of the run order, ranks its points
+ * per key on CAP counters in shared memory, takes each key's places with one atomic on its
  * global cursor, and writes each point at its key's base plus its rank. With narrow groups
  * a key has several points in a block, so the global atomics are fewer and each key's
- * points land side by side. A block whose positions span more keys than MSM_AGG_CAP
- * places its points one at a time on the global cursors. Every lane stays to the end
- * (msm_warp_inc). */
-#define MSM_AGG_THREADS 256
+ * points land side by side. A block whose positions span more keys than CAP places its
+ * points one at a time on the global cursors. Every lane stays to the end
+ * (msm_warp_inc). msm_agg_launch picks the instance for a block size. */
 #define MSM_AGG_PER 16
-#define MSM_AGG_CAP 4096
-__global__ void __launch_bounds__(MSM_AGG_THREADS)
+template <unsigned T, unsigned CAP>
+__global__ void __launch_bounds__(T)
     msm_group_place_agg(uint32_t *sorted, uint32_t *cursor, const uint32_t *__restrict__ stage,
                         const uint16_t *__restrict__ klo, const uint32_t *__restrict__ tab,
                         const uint32_t *__restrict__ start, unsigned pieces, unsigned ngroups, unsigned gshift) {
-  __shared__ uint32_t s_cnt[MSM_AGG_CAP];
+  __shared__ uint32_t s_cnt[CAP];
   __shared__ unsigned s_r0, s_r1;
   const unsigned nruns = pieces * ngroups;
-  const size_t total = tab[nruns], t0 = (size_t)blockIdx.x * (MSM_AGG_THREADS * MSM_AGG_PER);
+  const size_t total = tab[nruns], t0 = (size_t)blockIdx.x * (T * MSM_AGG_PER);
   if (t0 >= total) return; /* the whole block */
-  const size_t t1 = t0 + MSM_AGG_THREADS * MSM_AGG_PER < total ? t0 + MSM_AGG_THREADS * MSM_AGG_PER : total;
+  const size_t t1 = t0 + T * MSM_AGG_PER < total ? t0 + T * MSM_AGG_PER : total;
   if (threadIdx.x == 0) {
     s_r0 = msm_group_run(tab, nruns, (uint32_t)t0);
     s_r1 = msm_group_run_in(tab, s_r0, nruns - 1, (uint32_t)(t1 - 1));
@@ -267,15 +266,15 @@ __global__ void __launch_bounds__(MSM_AGG_THREADS)
   __syncthreads();
   const unsigned r0 = s_r0, r1 = s_r1, g0 = r0 / pieces;
   const size_t span = msm_agg_span(r0, r1, pieces, gshift);
-  const bool agg = span <= MSM_AGG_CAP;
+  const bool agg = span <= CAP;
   uint32_t word[MSM_AGG_PER], lk[MSM_AGG_PER], rank[MSM_AGG_PER];
   if (agg) {
-    for (size_t j = threadIdx.x; j < span; j += MSM_AGG_THREADS) s_cnt[j] = 0;
+    for (size_t j = threadIdx.x; j < span; j += T) s_cnt[j] = 0;
     __syncthreads();
   }
 #pragma unroll
   for (unsigned i = 0; i < MSM_AGG_PER; i++) {
-    const size_t t = t0 + i * MSM_AGG_THREADS + threadIdx.x;
+    const size_t t = t0 + i * T + threadIdx.x;
     const bool in = t < t1;
     word[i] = 0, lk[i] = 0;
     size_t key = 0;
@@ -295,14 +294,31 @@ __global__ void __launch_bounds__(MSM_AGG_THREADS)
   }
   if (!agg) return; /* the whole block */
   __syncthreads();
-  for (size_t j = threadIdx.x; j < span; j += MSM_AGG_THREADS) {
+  for (size_t j = threadIdx.x; j < span; j += T) {
     const uint32_t c = s_cnt[j];
     if (c) s_cnt[j] = atomicAdd(&cursor[((size_t)g0 << gshift) + j], c);
   }
   __syncthreads();
 #pragma unroll
   for (unsigned i = 0; i < MSM_AGG_PER; i++)
-    if (t0 + i * MSM_AGG_THREADS + threadIdx.x < t1) sorted[s_cnt[lk[i]] + rank[i]] = word[i];
+    if (t0 + i * T + threadIdx.x < t1) sorted[s_cnt[lk[i]] + rank[i]] = word[i];
+}
+
+/* Queues msm_group_place_agg for n positions with blocks of `threads` (256: 4,096
+ * counters; 512 or 1,024: 8,192). */
+static void msm_agg_launch(unsigned threads, size_t n, cudaStream_t st, uint32_t *sorted, uint32_t *cursor,
+                           const uint32_t *stage, const uint16_t *klo, const uint32_t *tab, const uint32_t *start,
+                           unsigned pieces, unsigned ngroups, unsigned gshift) {
+  const unsigned blocks = (unsigned)((n + (size_t)threads * MSM_AGG_PER - 1) / ((size_t)threads * MSM_AGG_PER));
+  if (threads == 1024)
+    msm_group_place_agg<1024, 8192><<<blocks, 1024, 0, st>>>(sorted, cursor, stage, klo, tab, start, pieces, ngroups,
+                                                            gshift);
+  else if (threads == 512)
+    msm_group_place_agg<512, 8192><<<blocks, 512, 0, st>>>(sorted, cursor, stage, klo, tab, start, pieces, ngroups,
+                                                          gshift);
+  else
+    msm_group_place_agg<256, 4096><<<blocks, 256, 0, st>>>(sorted, cursor, stage, klo, tab, start, pieces, ngroups,
+                                                          gshift);
 }
 
 /* Exclusive scan of m counts in three steps: per-thread chunk sums, a one-block scan of
