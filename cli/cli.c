@@ -51,7 +51,7 @@ cJSON *cli_json_value(const char *v) {
 
 /* Writes buf to path atomically; prints the error. Returns 0 or -1. */
 int cli_write_out(const char *cmd, const char *path, const ps_buf *b) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   if (ps_write_file_atomic(path, b->p ? b->p : "", b->len, &e) != PS_OK) {
     fprintf(stderr, "provesim %s: %s\n", cmd, e.msg);
     return -1;
@@ -109,7 +109,7 @@ char *cli_join_sets(const char *const *sets, int n) {
 
 int cli_check_outputs(const char *cmd, const char *const *paths, int n) {
   for (int i = 0; i < n; i++) {
-    ps_err e = {{0}};
+    ps_err e = {0};
     if (paths[i] && ps_out_check(paths[i], &e) != PS_OK) {
       fprintf(stderr, "provesim %s: %s\n", cmd, e.msg);
       return PS_EXIT_USAGE;

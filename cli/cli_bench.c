@@ -168,12 +168,13 @@ int prover_cmd_bench(int argc, char **argv) {
     return cli_usage_error("prover-bench", "%s: expected a value", a);
   }
 
-  ps_err e = {{0}};
+  ps_err e = {0};
   ps_backend *b = backend_open(o.backend, &e);
   if (!b) {
     fprintf(stderr, "provesim prover-bench: %s\n", e.msg);
-    /* A backend that exists but cannot run here (no GPU) is a failed run, not bad input. */
-    return strcmp(o.backend, "cpu") && strcmp(o.backend, "cuda") ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    /* A backend that cannot run here (no GPU) is a failed run; an unknown one, a missing
+     * GPU or a tuning variable out of range is bad input. */
+    return e.code == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
   }
   int cuda = !strcmp(backend_name(b), "cuda"), rc = PS_EXIT_OK, err = PS_OK; /* err: the failed call's code */
   double fr_rate = 0, fp_rate = 0, sqr_rate = 0;

@@ -224,7 +224,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
     }
     when = (time_t)epoch;
   }
-  ps_err e = {{0}};
+  ps_err e = {0};
   if (cli_check_outputs("calibrate", &out, 1)) {
     rc = PS_EXIT_USAGE;
     goto done;

@@ -184,7 +184,7 @@ int sim_cmd_estimate(int argc, char **argv) {
   }
 
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int lr = scn_load(path, sets, nsets, &s, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim estimate: %s\n", e.msg);

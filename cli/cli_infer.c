@@ -501,7 +501,7 @@ int sim_cmd_infer(int argc, char **argv) {
   A.cols.wait_in_call = A.o.call_has_wait;
   if (cli_check_outputs(C, &A.out, 1)) return PS_EXIT_USAGE;
 
-  ps_err e = {{0}};
+  ps_err e = {0};
   if (infer_log_read(A.log, &A.cols, &L, &e) != PS_OK) {
     fprintf(stderr, "provesim infer: %s\n", e.msg);
     goto done;

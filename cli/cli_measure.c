@@ -153,7 +153,7 @@ int prover_cmd_measure(int argc, char **argv) {
   }
 
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   /* Output paths are checked before a run that may take minutes of GPU time. */
   const char *outs[] = {out, spans};
   if (cli_check_outputs("measure", outs, 2)) {
@@ -210,7 +210,7 @@ int prover_cmd_measure(int argc, char **argv) {
   if (spans && !res) {
     ps_out_abort(&sf); /* nothing ran */
   } else if (spans) {
-    ps_err we = {{0}};
+    ps_err we = {0};
     if (ps_out_commit(&sf, &we) != PS_OK) {
       if (r == PS_OK)
         fprintf(stderr, "provesim measure: %s\n", we.msg);

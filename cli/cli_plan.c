@@ -369,7 +369,7 @@ int sim_cmd_plan(int argc, char **argv) {
     }
   }
 
-  ps_err e = {{0}};
+  ps_err e = {0};
   /* From here on every rank of an mpirun takes part (sim/farm.h), whatever fails: rank 0
    * checks the output and prints, every rank loads the scenario and simulates. */
   farm_start();

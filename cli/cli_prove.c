@@ -184,7 +184,7 @@ int prover_cmd_prove(int argc, char **argv) {
     }
   }
   if (!out) return cli_usage_error("prove", "%s", "--out DIR is required");
-  ps_err e = {{0}};
+  ps_err e = {0};
   /* --out is checked before the setup, which can take minutes: an existing folder, or one
    * whose parent folder exists (a file inside it stands for the files to come). */
   struct stat st;
@@ -218,8 +218,9 @@ int prover_cmd_prove(int argc, char **argv) {
   ps_backend *b = backend_open(backend, &e);
   if (!b) {
     fprintf(stderr, "provesim prove: %s\n", e.msg);
-    /* A backend that exists but cannot run here (no GPU) is a failed run, not bad input. */
-    return strcmp(backend, "cpu") && strcmp(backend, "cuda") ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    /* A backend that cannot run here (no GPU) is a failed run; an unknown one, a missing
+     * GPU or a tuning variable out of range is bad input. */
+    return e.code == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
   }
   g16_circuit_params p = {circuit, n, frac, seed};
   g16_keys *k = NULL;
@@ -368,7 +369,7 @@ int prover_cmd_verify(int argc, char **argv) {
   g16_proof p;
   fr_t *pub;
   int npub;
-  ps_err e = {{0}};
+  ps_err e = {0};
   if (g16_json_read(dir, &vk, &p, &pub, &npub, &e)) {
     fprintf(stderr, "provesim verify: %s\n", e.msg);
     return PS_EXIT_USAGE;

@@ -78,7 +78,7 @@ static int find_lib(char *out, size_t n) {
 }
 
 static mnvml *nvml_open(int *n) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   mnvml *m = NULL;
   if (mnvml_start(0, NULL, 0.05, &m, &e) != PS_OK) m = NULL;
   *n = mnvml_ndev(m);
@@ -125,7 +125,7 @@ int prover_cmd_record(int argc, char **argv) {
     return PS_EXIT_FAIL;
   }
   ps_outfile of = {0};
-  ps_err e = {{0}};
+  ps_err e = {0};
   if (ps_out_open(&of, out, &e) != PS_OK) {
     fprintf(stderr, "provesim record: %s\n", e.msg);
     return PS_EXIT_FAIL;

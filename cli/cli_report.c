@@ -406,7 +406,7 @@ int sim_cmd_report(int argc, char **argv) {
 
   ps_buf body = {0}, page = {0};
   char *name = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int r = PS_OK;
   for (int i = 0; i < nin && r == PS_OK; i++) r = render_input(&body, in[i], &name, &e);
   if (r != PS_OK) {

@@ -219,7 +219,7 @@ int sim_cmd_sensitivity(int argc, char **argv) {
   }
   if (cli_check_outputs("sensitivity", &out, 1)) goto done;
 
-  ps_err e = {{0}};
+  ps_err e = {0};
   sens_result *r = NULL;
   int sr = sens_run(path, sets, nsets, metric, delta, threads, &r, &e);
   if (sr != PS_OK) {

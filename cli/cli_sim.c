@@ -173,7 +173,7 @@ int sim_cmd_simulate(int argc, char **argv) {
   }
 
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   /* Output paths are checked before any work: a typo costs nothing. */
   const char *outs[] = {out, spans, tracef};
   if (cli_check_outputs("simulate", outs, 3)) {
@@ -345,7 +345,7 @@ int sim_cmd_trace(int argc, char **argv) {
   if (!out) return cli_usage_error("trace", "%s", "expected -o TRACE.json");
   if (!(from < to)) return cli_usage_error("trace", "%s", "--from, --to: expected --from below --to");
   if (cli_check_outputs("trace", &out, 1)) return PS_EXIT_USAGE;
-  ps_err e = {{0}};
+  ps_err e = {0};
   trace *t = trace_new(rep, (size_t)max_spans, from, to);
   int rc = trace_convert(in, out, t, &e);
   if (rc != PS_OK) fprintf(stderr, "provesim trace: %s\n", e.msg);

@@ -177,7 +177,7 @@ static int sweep_item(void *ctx, size_t i, ps_buf *out) {
   whatif_point p;
   whatif_point_make(sw, (long)i, &p);
   if (whatif_point_run(sw, &p) != PS_OK) {
-    ps_err e = {{0}};
+    ps_err e = {0};
     int rc = whatif_point_fail(sw, &p, (long)i, &e);
     ps_buf_printf(out, "%s", e.msg);
     whatif_point_clear(sw, &p);
@@ -520,7 +520,7 @@ static void sweep_table(ps_buf *b, const whatif_sweep *sw, const sweep_row *rows
  * the exit code. */
 static int sweep_finish(sweep_run *R, int quiet) {
   const whatif_sweep *sw = R->sw;
-  ps_err e = {{0}};
+  ps_err e = {0};
   if (R->tty) cli_progress_end(&R->bar);
   if (R->stop_rc != PS_OK) {
     fprintf(stderr, "provesim sweep: %s\n", R->stop.msg);
@@ -592,7 +592,7 @@ int sim_cmd_sweep(int argc, char **argv) {
   whatif_sweep *sw = NULL;
   sweep_run R = {0};
   unsigned char *skip = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

@@ -548,7 +548,7 @@ int sim_cmd_validate(int argc, char **argv) {
     goto done;
   }
   if (cli_check_outputs("validate", &out, 1)) goto done;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int lr = scn_load(path, sets, nsets, &s, &e);
   measured m;
   char gm[512]; /* the engine does not model memory: a scenario that does not fit still runs */

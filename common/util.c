@@ -18,6 +18,7 @@ int ps_fail(ps_err *e, int code, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);
     va_end(ap);
+    e->code = code;
   }
   return code;
 }

@@ -26,12 +26,15 @@ extern "C" {
 #define PS_ERR -1   /* failure not caused by the input (I/O, device) */
 #define PS_EINPUT -2 /* bad input; the message says where and what was expected */
 
-/* An error message filled by a failing function; the caller prints it. */
+/* An error message filled by a failing function; the caller prints it. code is the
+ * failure's kind (PS_ERR or PS_EINPUT), for callers that get only a NULL back. */
 typedef struct ps_err {
   char msg[1024];
+  int code;
 } ps_err;
 
-/* Fill e (may be NULL) with a printf-style message; returns code, for `return ps_fail(...)`. */
+/* Fill e (may be NULL) with a printf-style message and code; returns code, for `return
+ * ps_fail(...)`. */
 int ps_fail(ps_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* An integer in [lo, hi] / a finite number, the whole of v; 0, or -1 (out unchanged). */

@@ -153,7 +153,7 @@ static void *pool_main(void *arg) {
     int skip = w->failed || mrun_stopping(R);
     pthread_mutex_unlock(&w->mu);
     double t0 = 0, t1 = 0;
-    ps_err e = {{0}};
+    ps_err e = {0};
     int rc = skip ? PS_OK : R->ops->phase(w->xs, p, &t0, &t1, &e);
     pthread_mutex_lock(&w->mu);
     if (!skip && rc == PS_OK) {
@@ -248,7 +248,7 @@ static void *worker_main(void *arg) {
   while (take_batch(w, &t_start)) {
     PS_ASSERT(w->k >= 1 && w->k <= R->s->batch);
     for (int i = 0; i < w->k; i++) parts[i] = w->part0 + i;
-    ps_err e = {{0}};
+    ps_err e = {0};
     if (R->ops->call_begin(w->xs, R->rep, w->call, parts, w->k, &e) != PS_OK) {
       runner__fail(R, &e);
       break;
@@ -497,7 +497,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
       if (g == 0) snprintf(devname, sizeof devname, "%s", name);
     }
     const char *how = NULL;
-    ps_err ce = {{0}};
+    ps_err ce = {0};
     if (o->no_cupti) {
       R->timing = MT_EVENTS;
       snprintf(notes, sizeof notes, "CUPTI not used (--no-cupti): kernel times from CUDA events");
@@ -620,7 +620,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     if ((rc = ops->worker_open(R->xst, i, R->w[i].gpu, &R->w[i].xs, e)) != PS_OK) goto out;
 
   if (cuda) {
-    ps_err ne = {{0}};
+    ps_err ne = {0};
     double period = o->nvml_period_s > 0 ? o->nvml_period_s : 0.1;
     if (mnvml_start(s->gpus, (const char *const *)pci, period, &nv, &ne) != PS_OK) {
       size_t l = strlen(notes);
@@ -669,7 +669,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
       pthread_join(R->folder, NULL);
     }
     if (cuda) {
-      ps_err se = {{0}};
+      ps_err se = {0};
       for (int g = 0; g < s->gpus; g++)
         if (mcuda_sync(g, &se) != PS_OK) runner__fail(R, &se);
       if (cupti_on) mcupti_flush();
@@ -678,7 +678,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     R->accept_dev = 0;
     pthread_mutex_unlock(&R->dmu);
     if (!R->fold_failed) { /* everything recorded is in: summarise and write the rest */
-      ps_err fe = {{0}};
+      ps_err fe = {0};
       if (runner__fold(R, INFINITY, &fe) != PS_OK) {
         R->fold_failed = 1;
         runner__fail(R, &fe);

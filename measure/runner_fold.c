@@ -319,7 +319,7 @@ void *runner__folder_main(void *arg) {
       if (R->dev_t1_max - FOLD_SKEW < h) h = R->dev_t1_max - FOLD_SKEW;
       pthread_mutex_unlock(&R->dmu);
     }
-    ps_err e = {{0}};
+    ps_err e = {0};
     if (!R->fold_failed && runner__fold(R, h - FOLD_MARGIN, &e) != PS_OK) {
       R->fold_failed = 1;
       runner__fail(R, &e);

@@ -525,7 +525,7 @@ static int model_read(model *tmpl, const char *const *files, int nfiles, calib_f
   if (c.cpu.len) calib_set_provenance(tmpl, "cpu", c.cpu.p);
   /* The checks in phase order up to the first that fails (its message kept), then the fits
    * of the phases before it: the first failure in phase order is the one reported. */
-  ps_err check = {{0}};
+  ps_err check = {0};
   int pf = np, laws = 0;
   for (int p = 0; p < np && pf == np; p++)
     if (phase_check(tmpl, &c.ph[p], p, nfiles, files, skip_calls, &rep[p], &check) != PS_OK) pf = p;

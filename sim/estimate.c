@@ -129,7 +129,7 @@ void est_models(const scenario *s, est_result *out) {
   est_decomp *d = &out->d;
   an_assumptions(s, a);
   est_decompose(s, a, d);
-  ps_err e = {{0}}; /* a model that cannot be computed is left out */
+  ps_err e = {0}; /* a model that cannot be computed is left out */
   int w = s->workers_per_gpu, g = s->gpus, bt = s->batch;
   double load_pps = report_offered_pps(s);
 

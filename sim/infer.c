@@ -417,7 +417,7 @@ static void boot_range(void *ctx, size_t lo, size_t hi) {
     }
     outside out = {J->proto->out.kind, {0}};
     if (out.kind == INFER_OUT_SEEN) {
-      ps_err e = {{0}};
+      ps_err e = {0};
       /* The resample's gaps fit when the whole log's did, but for a degenerate draw. */
       if (fit_gaps(J->gap, ix, n, tmp, &out, &e) != PS_OK) dist_copy(&out.d, &J->proto->out.d);
     }

@@ -59,7 +59,7 @@ static void plan_eval(plan_ctx *c, plan_cfg *pe, ps_buf *log) {
   if (c->open) t.proofs_per_hour = lim->target_pph;
   sim_opts o = {.threads = 1};
   sim_result *r = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   pe->simulated = 1;
   pe->rc = prec_run(&t, &o, &r, &e); /* sim_run, or to run.precision */
   if (pe->rc != PS_OK) {

@@ -143,7 +143,7 @@ int sens_run(const char *path, const char *const *sets, int nsets, run_metric me
       }
       sd->input = v;
       scenario *t = NULL;
-      ps_err le = {{0}};
+      ps_err le = {0};
       int lr = ph >= 0 ? scn_load(path, sets, nsets, &t, &le)
                        : load_with(path, sets, nsets, k->key, v, k->integer, &t, &le);
       if (lr == PS_EINPUT && ph < 0) { /* the loader refuses the move: the side says why */

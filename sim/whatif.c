@@ -353,7 +353,7 @@ int whatif_saturation(const scenario *s, int max_workers, whatif_sat *out, ps_er
 
 const char *whatif_saturation_line(const scenario *s, char *buf, size_t n) {
   whatif_sat sat;
-  ps_err e = {{0}};
+  ps_err e = {0};
   if (whatif_saturation(s, 0, &sat, &e) != PS_OK) {
     snprintf(buf, n, "saturation: not computed (%s)", e.msg);
     return buf;
@@ -376,7 +376,7 @@ const char *whatif_sharing_line(const scenario *s, char *buf, size_t n) {
   buf[0] = 0;
   if (!s->gpu_shared) return buf;
   double u[2], x[2];
-  ps_err e = {{0}};
+  ps_err e = {0};
   for (int sh = 0; sh < 2; sh++)
     if (short_run(s, s->workers_per_gpu, sh, &u[sh], &x[sh], &e) != PS_OK) {
       snprintf(buf, n, "GPU sharing: not compared (%s)", e.msg);

@@ -51,7 +51,7 @@ static void die(const char *where, const ps_err *e) {
 static void check_ntt(ps_backend *gpu, ps_backend *cpu, unsigned log_n, int flags, uint64_t seed) {
   size_t n = (size_t)1 << log_n, batch = log_n <= 10 ? 3 : 1;
   fr_t *a = xmalloc(n * batch * sizeof *a), *b = xmalloc(n * batch * sizeof *b);
-  ps_err e = {{0}};
+  ps_err e = {0};
   backend_random_fr(a, n * batch, seed);
   memcpy(b, a, n * batch * sizeof *a);
   double t0 = ps_now();
@@ -91,7 +91,7 @@ static void make_scalars(fr_t *s, size_t n, uint64_t seed, int edge) {
  * runs with it (the precomputed path); the CPU computes the plain MSM. */
 static void check_msm_pre(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, unsigned window, int edge,
                           uint64_t seed, unsigned precomp) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   unsigned char *bases = xmalloc(n * psz + 1);
   fr_t *s = backend_host_alloc(gpu, n * sizeof(fr_t) + 1);
@@ -200,7 +200,7 @@ static void make_skewed(fr_t *s, size_t n, uint64_t seed, int kind) {
  * Pippenger would put every point into one bucket per window and take minutes on G2. */
 static void check_skewed(ps_backend *gpu, ps_backend *cpu, int g2, backend_msm_bases *mg,
                          backend_msm_bases *mc, size_t n, int kind, uint64_t seed, unsigned pre) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   fr_t *s = backend_host_alloc(gpu, n * sizeof(fr_t) + 1);
   make_skewed(s, n, seed, kind);
   int ok;
@@ -248,7 +248,7 @@ static void check_skewed(ps_backend *gpu, ps_backend *cpu, int g2, backend_msm_b
 static void check_skewed_all(ps_backend *gpu, ps_backend *cpu, unsigned kmin, unsigned kmax, uint64_t *seed) {
   if (kmin > kmax) return;
   for (int g2 = 0; g2 <= 1; g2++) {
-    ps_err e = {{0}};
+    ps_err e = {0};
     size_t nmax = (size_t)1 << kmax, psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
     unsigned char *bases = xmalloc(nmax * psz);
     if (g2) backend_random_g2((g2_affine_t *)bases, nmax, (*seed)++);
@@ -274,7 +274,7 @@ static void check_skewed_all(ps_backend *gpu, ps_backend *cpu, unsigned kmin, un
  * (one set of buckets for all windows). */
 static void check_sparse_all(ps_backend *gpu, ps_backend *cpu, unsigned kmax, uint64_t *seed) {
   for (int g2 = 0; g2 <= 1; g2++) {
-    ps_err e = {{0}};
+    ps_err e = {0};
     unsigned km = g2 ? (kmax > 4 ? kmax - 4 : 0) : kmax;
     size_t sizes[8], ns = 0;
     static const size_t fixed[] = {1, 31, 33, 4097};
@@ -313,7 +313,7 @@ static void check_sparse_all(ps_backend *gpu, ps_backend *cpu, unsigned kmax, ui
  * window: the MSMs' window (0 = the backend's choice) when nothing is precomputed. */
 static void check_batch(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, int kind, unsigned window,
                         int pre_mask, unsigned pre, uint64_t seed) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   unsigned char *bases = xmalloc(2 * n * psz);
   fr_t *s = xmalloc(n * sizeof(fr_t));
@@ -386,7 +386,7 @@ static void check_batch(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, int 
  * second scalars differ from the first in digits above the first window (a third of them),
  * so a stale sort gives another point. Both groups at window w. */
 static void check_kept_sort(ps_backend *gpu, ps_backend *cpu, size_t n, unsigned w, uint64_t seed) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   g1_affine_t *b1 = xmalloc(n * sizeof *b1);
   g2_affine_t *b2 = xmalloc(n * sizeof *b2);
   fr_t *s = xmalloc(2 * n * sizeof *s), *s2 = s + n, *h = xmalloc(n * sizeof *h);
@@ -469,7 +469,7 @@ static void check_batch_all(ps_backend *gpu, ps_backend *cpu, uint64_t *seed) {
  * repeated value and window-edge values) times a random base, on both backends, byte for
  * byte. */
 static void check_fb(ps_backend *gpu, ps_backend *cpu, int g2, size_t n, uint64_t seed) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   size_t psz = g2 ? sizeof(g2_affine_t) : sizeof(g1_affine_t);
   fr_t *k = xmalloc(n * sizeof *k);
   unsigned char *a = xmalloc(n * psz), *b = xmalloc(n * psz);
@@ -523,7 +523,7 @@ static void *b_g2_thread(void *p) {
 /* fn (ntt_h or msm) of job j on this thread and b_g2 on another at the same time, as
  * groth16.h's graph allows: the two share the context's backend handle. */
 static int beside_b_g2(int (*fn)(g16_job *, ps_err *), g16_job *j, ps_err *e) {
-  phase_arg a = {j, 0, {{0}}};
+  phase_arg a = {j, 0, {{0}, 0}};
   pthread_t t;
   if (pthread_create(&t, NULL, b_g2_thread, &a)) return ps_fail(e, PS_ERR, "cannot start a thread");
   int rc = fn(j, e);
@@ -533,7 +533,7 @@ static int beside_b_g2(int (*fn)(g16_job *, ps_err *), g16_job *j, ps_err *e) {
 }
 
 static int prove_jobs(g16_ctx *c, const g16_keys *k) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   int ok = 1;
   /* b_g2 after msm, before it, beside ntt_h and beside msm */
   for (int round = 0; round < 4; round++) {
@@ -558,7 +558,7 @@ static int prove_jobs(g16_ctx *c, const g16_keys *k) {
  * for byte, and proofs made with the GPU's keys on the GPU verify (one alone, then the
  * jobs of prove_jobs). */
 static void check_keys(ps_backend *gpu, ps_backend *cpu, unsigned log_n, uint64_t seed) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   g16_circuit_params p = {"mimc", (int64_t)1 << log_n, -1, seed};
   g16_setup_opts og = {gpu, NULL, NULL, NULL}, oc = {cpu, NULL, NULL, NULL};
   g16_keys *kg = NULL, *kc = NULL;
@@ -622,7 +622,7 @@ int main(int argc, char **argv) {
       return 100;
     }
   }
-  ps_err e = {{0}};
+  ps_err e = {0};
   ps_backend *gpu = backend_open("cuda", &e);
   if (!gpu) die("opening the cuda backend", &e);
   ps_backend *cpu = backend_open("cpu", &e);

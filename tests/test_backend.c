@@ -4,6 +4,7 @@
  * that the cuda backend fails cleanly, naming --backend cpu, where no GPU is usable. The
  * CLI tests run provesim prover-bench through PROVESIM_BIN. */
 #include <check.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,10 @@
 #include "backend.h"
 #include "fb.h"
 #include "msm.h"
+#include "tune.h"
 
 static ps_backend *open_cpu(void) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   ps_backend *b = backend_open("cpu", &e);
   ck_assert_msg(b != NULL, "backend_open(cpu): %s", e.msg);
   return b;
@@ -30,14 +32,15 @@ START_TEST(test_open_cpu) {
 END_TEST
 
 START_TEST(test_open_unknown) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_ptr_null(backend_open("tpu", &e));
   ck_assert_ptr_nonnull(strstr(e.msg, "backend 'tpu': expected cpu or cuda"));
+  ck_assert_int_eq(e.code, PS_EINPUT); /* bad input: the CLIs exit 2 */
 }
 END_TEST
 
 START_TEST(test_open_cuda_without_gpu) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   ps_backend *b = backend_open("cuda", &e);
   if (b) { /* a machine with a usable GPU: nothing to test here */
     ck_assert_str_eq(backend_name(b), "cuda");
@@ -46,12 +49,106 @@ START_TEST(test_open_cuda_without_gpu) {
   }
   ck_assert_msg(strstr(e.msg, "--backend cpu") != NULL, "message: %s", e.msg);
   ck_assert_msg(strstr(e.msg, "cuda backend") != NULL, "message: %s", e.msg);
+  ck_assert_int_eq(e.code, PS_ERR); /* a failed run, not bad input: the CLIs exit 1 */
+}
+END_TEST
+
+/* The cuda backend's tuning variables (tune.h): each one's words or range, unset and empty
+ * values, and the message and code of a bad one. The kernels that use them build only with
+ * CUDA; the reading is plain C. */
+static int tune_with(const char *name, const char *value, ps_tune *t, ps_err *e) {
+  setenv(name, value, 1);
+  const int rc = ps_tune_read(t, e);
+  unsetenv(name);
+  return rc;
+}
+
+START_TEST(test_tune) {
+  static const char *names[] = {"PSC_CUDA_SYNC", "PSC_MSM_WINDOW", "PSC_MSM_AFFINE", "PSC_MSM_SORT",
+                                "PSC_MSM_LOG_GROUPS", "PSC_MSM_PLACE", "PSC_MSM_AGG_THREADS", "PSC_MSM_PIECES",
+                                "PSC_MSM_PROFILE", "PSC_NTT_RADIX", "PSC_NTT_MAX_K", "PSC_NTT_LOG_BLOCK",
+                                "PSC_NTT_TILES"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
+  ps_tune t;
+  ps_err e = {0};
+  /* all unset */
+  ck_assert_int_eq(ps_tune_read(&t, &e), PS_OK);
+  ck_assert_int_eq(t.cuda_sync, 0);
+  ck_assert_int_eq(t.msm_window, 0);
+  ck_assert_int_eq(t.msm_affine, -1);
+  ck_assert_int_eq(t.msm_sort, -1);
+  ck_assert_int_eq(t.msm_log_groups, -1);
+  ck_assert_int_eq(t.msm_place, -1);
+  ck_assert_int_eq(t.msm_agg_threads, 0);
+  ck_assert_int_eq(t.msm_pieces, 0);
+  ck_assert_int_eq(t.msm_profile, 0);
+  ck_assert_int_eq(t.ntt_radix, 0);
+  ck_assert_int_eq(t.ntt_max_k, 0);
+  ck_assert_int_eq(t.ntt_log_block, 0);
+  ck_assert_int_eq(t.ntt_tiles, -1);
+  /* in range, words and both ends of ranges */
+  static const struct { const char *name, *value; size_t off; int want; } good[] = {
+      {"PSC_CUDA_SYNC", "block", offsetof(ps_tune, cuda_sync), 3},
+      {"PSC_MSM_WINDOW", "24", offsetof(ps_tune, msm_window), MSM_MAX_WINDOW},
+      {"PSC_MSM_WINDOW", "2", offsetof(ps_tune, msm_window), 2},
+      {"PSC_MSM_AFFINE", "0", offsetof(ps_tune, msm_affine), 0},
+      {"PSC_MSM_SORT", "direct", offsetof(ps_tune, msm_sort), 0},
+      {"PSC_MSM_SORT", "grouped", offsetof(ps_tune, msm_sort), 1},
+      {"PSC_MSM_SORT", "auto", offsetof(ps_tune, msm_sort), -1},
+      {"PSC_MSM_LOG_GROUPS", "12", offsetof(ps_tune, msm_log_groups), 12},
+      {"PSC_MSM_PLACE", "point", offsetof(ps_tune, msm_place), 0},
+      {"PSC_MSM_AGG_THREADS", "1024", offsetof(ps_tune, msm_agg_threads), 1024},
+      {"PSC_MSM_PIECES", "64", offsetof(ps_tune, msm_pieces), 64},
+      {"PSC_MSM_PROFILE", "", offsetof(ps_tune, msm_profile), 1}, /* set, even empty */
+      {"PSC_NTT_RADIX", "2", offsetof(ps_tune, ntt_radix), 2},
+      {"PSC_NTT_LOG_BLOCK", "11", offsetof(ps_tune, ntt_log_block), 11},
+      {"PSC_NTT_TILES", "0", offsetof(ps_tune, ntt_tiles), 0},
+      {"PSC_MSM_PIECES", "", offsetof(ps_tune, msm_pieces), 0}, /* empty reads as unset */
+  };
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    ck_assert_int_eq(tune_with(good[i].name, good[i].value, &t, &e), PS_OK);
+    ck_assert_msg(*(const int *)((const char *)&t + good[i].off) == good[i].want, "%s=%s", good[i].name,
+                  good[i].value);
+  }
+  ck_assert_int_eq(tune_with("PSC_NTT_PIECES", "x", &t, &e), PS_OK); /* not a variable of ours */
+  /* out of range: bad input, the variable and its expectation named, the value unset */
+  static const struct { const char *name, *value, *msg; } bad[] = {
+      {"PSC_CUDA_SYNC", "sleep", "PSC_CUDA_SYNC=\"sleep\": expected auto, spin, yield or block"},
+      {"PSC_MSM_WINDOW", "25", "PSC_MSM_WINDOW=\"25\": expected a window of 2 to 24 bits"},
+      {"PSC_MSM_AFFINE", "3", "PSC_MSM_AFFINE=\"3\": expected 0 (XYZZ bucket sums)"},
+      {"PSC_MSM_SORT", "Grouped", "PSC_MSM_SORT=\"Grouped\": expected auto, grouped or direct"},
+      {"PSC_MSM_LOG_GROUPS", "13", "PSC_MSM_LOG_GROUPS=\"13\": expected 0 to 12"},
+      {"PSC_MSM_PLACE", "block", "PSC_MSM_PLACE=\"block\": expected agg or point"},
+      {"PSC_MSM_AGG_THREADS", "300", "PSC_MSM_AGG_THREADS=\"300\": expected 256, 512 or 1024"},
+      {"PSC_MSM_PIECES", "0", "PSC_MSM_PIECES=\"0\": expected 1 to 64"},
+      {"PSC_MSM_PIECES", "8x", "PSC_MSM_PIECES=\"8x\": expected 1 to 64"},
+      {"PSC_NTT_RADIX", "3", "PSC_NTT_RADIX=\"3\": expected 2 or 4"},
+      {"PSC_NTT_MAX_K", "13", "PSC_NTT_MAX_K=\"13\": expected 0 to 12"},
+      {"PSC_NTT_LOG_BLOCK", "7", "PSC_NTT_LOG_BLOCK=\"7\": expected 8 to 11"},
+      {"PSC_NTT_TILES", "-1", "PSC_NTT_TILES=\"-1\": expected 0 to 1024"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    e.msg[0] = 0, e.code = 0;
+    ck_assert_int_eq(tune_with(bad[i].name, bad[i].value, &t, &e), PS_EINPUT);
+    ck_assert_int_eq(e.code, PS_EINPUT);
+    ck_assert_msg(strstr(e.msg, bad[i].msg) == e.msg, "%s=%s: message %s", bad[i].name, bad[i].value, e.msg);
+  }
+  ck_assert_int_eq(t.ntt_tiles, -1); /* the last bad value reads as unset */
+  /* two bad: the first in the table is named; a value is cut at 64 characters */
+  setenv("PSC_NTT_TILES", "x", 1);
+  ck_assert_int_eq(tune_with("PSC_MSM_PIECES", "99", &t, &e), PS_EINPUT);
+  unsetenv("PSC_NTT_TILES");
+  ck_assert_ptr_nonnull(strstr(e.msg, "PSC_MSM_PIECES"));
+  char longv[200];
+  memset(longv, '7', sizeof longv - 1), longv[sizeof longv - 1] = 0;
+  ck_assert_int_eq(tune_with("PSC_MSM_PIECES", longv, &t, &e), PS_EINPUT);
+  ck_assert_uint_lt(strlen(e.msg), 120);
 }
 END_TEST
 
 START_TEST(test_ntt_roundtrip_and_reference) {
   ps_backend *b = open_cpu();
-  ps_err e = {{0}};
+  ps_err e = {0};
   const unsigned log_n = 6;
   const size_t n = (size_t)1 << log_n, batch = 3;
   fr_t *a = xmalloc(n * batch * sizeof *a), *c = xmalloc(n * batch * sizeof *c);
@@ -91,7 +188,7 @@ END_TEST
 
 START_TEST(test_ntt_errors) {
   ps_backend *b = open_cpu();
-  ps_err e = {{0}};
+  ps_err e = {0};
   fr_t a[4];
   ck_assert_int_eq(backend_ntt(b, a, 0, 1, 0, &e), PS_EINPUT);
   ck_assert_ptr_nonnull(strstr(e.msg, "expected 1 <= log2(size) <= 27"));
@@ -105,7 +202,7 @@ END_TEST
 
 START_TEST(test_msm_g1_g2_against_naive) {
   ps_backend *b = open_cpu();
-  ps_err e = {{0}};
+  ps_err e = {0};
   const size_t n = 37;
   g1_affine_t *p1 = xmalloc(n * sizeof *p1);
   g2_affine_t *p2 = xmalloc(n * sizeof *p2);
@@ -174,7 +271,7 @@ START_TEST(test_msm_g1_g2_against_naive) {
 END_TEST
 
 START_TEST(test_msm_errors) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   ps_backend *b = open_cpu(), *other = backend_open_dev("cpu", 1, &e); /* another device */
   g1_affine_t p[4];
   fr_t s[8];
@@ -207,7 +304,7 @@ END_TEST
 
 START_TEST(test_measurements) {
   ps_backend *b = open_cpu();
-  ps_err e = {{0}};
+  ps_err e = {0};
   double rate = 0, ms = -1;
   ck_assert_int_eq(backend_bench_field(b, 0, &rate, &e), PS_OK);
   ck_assert(rate > 1e5);
@@ -253,7 +350,7 @@ static void fb_scalars(fr_t *k, size_t n, unsigned w, uint64_t seed) {
 
 START_TEST(test_fixed_base_against_scalar_mul) {
   ps_backend *b = open_cpu();
-  ps_err e = {{0}};
+  ps_err e = {0};
   const size_t n1 = 5000, n2 = 300;
   fr_t *k = xmalloc(n1 * sizeof *k);
   g1_affine_t gen1, *o1 = xmalloc(n1 * sizeof *o1);
@@ -353,6 +450,7 @@ int main(void) {
   tcase_add_test(tc, test_open_cpu);
   tcase_add_test(tc, test_open_unknown);
   tcase_add_test(tc, test_open_cuda_without_gpu);
+  tcase_add_test(tc, test_tune);
   tcase_add_test(tc, test_ntt_roundtrip_and_reference);
   tcase_add_test(tc, test_ntt_errors);
   tcase_add_test(tc, test_msm_g1_g2_against_naive);

@@ -29,7 +29,7 @@ static char TMP[256];
 static g16_keys *keys_or_die(int64_t n, uint64_t seed, double f, const char *cache) {
   g16_circuit_params p = {NULL, n, f, seed};
   g16_keys *k = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int rc = g16_keys_get(&p, cache, NULL, NULL, &k, &e);
   ck_assert_msg(rc == PS_OK, "g16_keys_get: %s", e.msg);
   return k;
@@ -145,7 +145,7 @@ START_TEST(test_r1cs_family) {
   double fracs[] = {0.0, 0.5, 0.9, 0.98};
   for (int i = 0; i < 4; i++) {
     r1cs *cs = NULL;
-    ps_err e = {{0}};
+    ps_err e = {0};
     ck_assert_int_eq(r1cs_new(NULL, 1000, fracs[i], &cs, &e), PS_OK);
     ck_assert_int_eq(cs->nrows, 1024);
     ck_assert_int_eq(cs->npub, 2);
@@ -168,7 +168,7 @@ START_TEST(test_r1cs_family) {
     r1cs_free(cs);
   }
   r1cs *cs = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(r1cs_new("sha", 1024, -1, &cs, &e), PS_EINPUT);
   ck_assert_ptr_nonnull(strstr(e.msg, "circuit 'sha'"));
   ck_assert_int_eq(r1cs_new(NULL, 1024, 0.99, &cs, &e), PS_EINPUT);
@@ -185,7 +185,7 @@ END_TEST
 
 static void check_proof_variants(const g16_vk *vk, const g16_proof *pr, const fr_t *pub, int npub,
                                  const g16_vk *other_vk) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(g16_verify(vk, pr, pub, npub, &e), 1);
   /* tampered proof: A + G1 */
   g16_proof t = *pr;
@@ -225,7 +225,7 @@ START_TEST(test_prove_sizes) {
     g16_keys *k = keys_or_die(n, 7, -1, NULL);
     double t1 = ps_now();
     g16_ctx *c = NULL;
-    ps_err e = {{0}};
+    ps_err e = {0};
     ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
     g16_proof pr;
     fr_t pub[4];
@@ -259,7 +259,7 @@ static void *phase_thread(void *p) {
 
 /* Runs fn1 and fn2 of one job at the same time, as the runner's graph allows. */
 static void run_pair(int (*fn1)(g16_job *, ps_err *), int (*fn2)(g16_job *, ps_err *), g16_job *j) {
-  phase_arg a = {fn1, j, 0, {{0}}}, b = {fn2, j, 0, {{0}}};
+  phase_arg a = {fn1, j, 0, {{0}, 0}}, b = {fn2, j, 0, {{0}, 0}};
   pthread_t t;
   ck_assert_int_eq(pthread_create(&t, NULL, phase_thread, &b), 0);
   phase_thread(&a);
@@ -273,7 +273,7 @@ static void run_pair(int (*fn1)(g16_job *, ps_err *), int (*fn2)(g16_job *, ps_e
 START_TEST(test_ctx_reserve) {
   g16_keys *k = keys_or_die(1024, 11, 0.75, NULL);
   g16_ctx *c = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
   ck_assert_int_eq(g16_ctx_reserved(c), 0);
   g16_ctx_reserve(c, 2);
@@ -299,7 +299,7 @@ END_TEST
 START_TEST(test_batched_jobs) {
   g16_keys *k = keys_or_die(2048, 11, 0.75, NULL);
   g16_ctx *c = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
   uint64_t seeds[3] = {1, 2, 3};
   g16_job *j = g16_job_new(c, 3, seeds, 77);
@@ -389,7 +389,7 @@ START_TEST(test_key_cache) {
   snprintf(dir, sizeof dir, "%s/cache", TMP);
   g16_circuit_params p = {"mimc", 1024, -1, 3};
   g16_keys *k1 = NULL, *k2 = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   double last = 0;
   count_progress = 0;
   ck_assert_int_eq(g16_keys_get(&p, dir, on_progress, &last, &k1, &e), PS_OK);
@@ -519,7 +519,7 @@ static void lagrange_at(fr_t *lag, unsigned log_n, const fr_t *x) {
 START_TEST(test_setup_against_definitions) {
   g16_circuit_params p = {"mimc", 1024, -1, 11};
   g16_keys *k = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   nstage = 0;
   stage_text[0] = 0;
   g16_setup_opts o = {BK, NULL, on_stage, NULL};
@@ -638,7 +638,7 @@ static void expect_bad_file(const char *dir, const char *name, const char *s, co
   g16_proof p;
   fr_t *pub;
   int npub;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int rc = g16_json_read(dir, &vk, &p, &pub, &npub, &e);
   spit(path, orig);
   free(orig);
@@ -664,7 +664,7 @@ static void expect_bad_edit(const char *dir, const char *name, const char *from,
 START_TEST(test_json_roundtrip) {
   g16_keys *k = keys_or_die(1024, 21, -1, NULL);
   g16_ctx *c = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(g16_ctx_open(BK, k, &c, &e), PS_OK);
   g16_proof pr, pr2;
   fr_t pub[4], *pub2;
@@ -841,7 +841,7 @@ static void *ctx_prove_thread(void *p) {
 
 START_TEST(test_shared_key) {
   g16_keys *k = keys_or_die(1024, 5, -1, NULL);
-  ps_err e = {{0}};
+  ps_err e = {0};
   ps_backend *b0 = backend_open_dev("cpu", 0, &e), *b1 = backend_open_dev("cpu", 0, &e),
              *b2 = backend_open_dev("cpu", 1, &e);
   ck_assert_ptr_nonnull(b0);
@@ -1011,7 +1011,7 @@ START_TEST(test_precompute_prove) {
   g16_proof pr[2];
   fr_t pub[2][8];
   int npub[2];
-  ps_err e = {{0}};
+  ps_err e = {0};
   for (int i = 0; i < 2; i++) {
     g16_keys_set_precompute(k, i ? 16 : 0);
     g16_ctx *c = NULL;
@@ -1111,7 +1111,7 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   BK = backend_open("cpu", &e);
   if (!BK) {
     fprintf(stderr, "%s\n", e.msg);

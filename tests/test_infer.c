@@ -102,7 +102,7 @@ static void make_log(int N, double T, uint64_t seed, size_t n, infer_log *L, dou
   gen g = {20, 20 + (int64_t)n, xmalloc(n * sizeof(double)), xmalloc(n * sizeof(double)),
            xmalloc(n * sizeof(double)), xmalloc(n * sizeof(int))};
   sim_metrics mt;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(sim_run_rep(s, 0, gen_span, &g, &mt, &e), PS_OK);
   sim_metrics_free(&mt);
   scn_free(s);
@@ -126,7 +126,7 @@ static double truth_narrow_util(int N, double T) {
   s->cooldown = N;
   s->seed = 99;
   sim_metrics mt;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(sim_run_rep(s, 0, NULL, NULL, &mt, &e), PS_OK);
   double u = mt.gpu_util_mean;
   sim_metrics_free(&mt);
@@ -151,7 +151,7 @@ static void recovery(int N) {
     make_log(N, 0, 1000 + seed, 1000, &L, NULL);
     infer_opts o = opts(N);
     infer_result R;
-    ps_err e = {{0}};
+    ps_err e = {0};
     ck_assert_msg(infer_run(&L, &o, &R, &e) == PS_OK, "%s", e.msg);
     double err = R.cpu_lock.est / S_TRUE - 1;
     ck_assert_msg(fabs(err) < 0.05, "N=%d seed %d: setup+cleanup %.4f s, truth %.4f s (%+.2f%%)", N, (int)seed,
@@ -182,7 +182,7 @@ START_TEST(gaps_between_calls) {
   make_log(2, T, 1001, 1000, &L, NULL);
   infer_opts o = opts(2);
   infer_result R;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_msg(infer_run(&L, &o, &R, &e) == PS_OK, "%s", e.msg);
   ck_assert_int_eq(R.outside, INFER_OUT_SEEN);
   ck_assert_double_eq_tol(R.outside_s.est, T, 0.1 * T);
@@ -206,7 +206,7 @@ START_TEST(call_times_only_and_waits) {
   L.worker = NULL;
   infer_opts o = opts(2);
   infer_result R;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_msg(infer_run(&L, &o, &R, &e) == PS_OK, "%s", e.msg);
   ck_assert_int_eq(R.outside, INFER_OUT_NONE);
   ck_assert_double_eq_tol(R.cpu_lock.est, S_TRUE, 0.05 * S_TRUE);
@@ -269,7 +269,7 @@ START_TEST(cli_split_not_identified) {
   free(out);
   free(err);
   model *m = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   char *mp = xasprintf("%s/m.yaml", tmpdir);
   ck_assert_msg(scn_load_model(mp, &m, &e) == PS_OK, "%s", e.msg);
   ck_assert_int_eq(m->nphases, 3);

@@ -121,7 +121,7 @@ static int on_rec(void *ctx, const span_rec *r) {
 
 static spans_t read_spans(const char *path) {
   spans_t s = {0};
-  ps_err e = {{0}};
+  ps_err e = {0};
   int rc = spans_read(path, on_hdr, on_rec, &s, &e);
   ck_assert_msg(rc == PS_OK, "spans_read(%s): %s", path, e.msg);
   ck_assert_str_eq(s.source, "prover");
@@ -911,7 +911,7 @@ START_TEST(thread_policy_synthetic_matches_law) {
                     mm, want);
     free(m.v);
     spans_t sm = {0};
-    ps_err e = {{0}};
+    ps_err e = {0};
     ck_assert_int_eq(spans_read(ssf, NULL, on_rec, &sm, &e), PS_OK);
     double ms = min_work(&sm, pw);
     ck_assert_msg(fabs(ms - want) < 1e-6, "%d threads: simulated %.6f s, law %.4f s", pw, ms, want);

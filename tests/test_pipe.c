@@ -94,7 +94,7 @@ static void free_s(scenario *s) {
 static sim_result *run(const scenario *s, int threads, sim_span_fn fn, void *ctx) {
   sim_opts o = {.threads = threads, .on_span = fn, .span_ctx = ctx};
   sim_result *r = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int rc = sim_run(s, &o, &r, &e);
   ck_assert_msg(rc == PS_OK, "sim_run failed: %s", e.msg);
   return r;
@@ -1023,7 +1023,7 @@ START_TEST(fifo_thread_overflow_is_an_error) {
   s->cpu_fifo = 1;
   sim_opts o = {.threads = 1};
   sim_result *r = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(sim_run(s, &o, &r, &e), PS_EINPUT);
   ck_assert_ptr_null(r);
   ck_assert_msg(strstr(e.msg, "work wants 8 threads") != NULL, "%s", e.msg);
@@ -1077,7 +1077,7 @@ START_TEST(trace_replays_poisson_draws) {
   for (int64_t i = 1; i < np; i++) t[i] = t[i - 1] + -(3600.0 / s->proofs_per_hour) * log1p(-gsl_rng_uniform(g));
   gsl_rng_free(g);
   sim_metrics a, b;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(sim_run_rep(s, 0, NULL, NULL, &a, &e), PS_OK);
   s->arrivals = ARR_TRACE;
   s->trace_t = t;

@@ -19,7 +19,7 @@
  * call site is not needed: the test copies what it checks). Fails the test when the
  * load succeeds. */
 static ps_err load_fail(const char *name, const char *const *ov, int nov) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   scenario *s = NULL;
   int rc = scn_load(name, ov, nov, &s, &e);
   ck_assert_msg(rc == PS_EINPUT, "%s: expected PS_EINPUT, got %d", name, rc);
@@ -28,7 +28,7 @@ static ps_err load_fail(const char *name, const char *const *ov, int nov) {
 }
 
 static scenario *load_ok(const char *name, const char *const *ov, int nov) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   scenario *s = NULL;
   int rc = scn_load(name, ov, nov, &s, &e);
   ck_assert_msg(rc == PS_OK, "%s: %s", name, e.msg);
@@ -219,7 +219,7 @@ END_TEST
 
 START_TEST(test_empirical) {
   model *m = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int rc = scn_load_model("model-empirical.yaml", &m, &e);
   ck_assert_msg(rc == PS_OK, "%s", e.msg);
   /* From spans.jsonl: prep spans last 2 s and 4 s over 2 partitions; the kernel span
@@ -476,7 +476,7 @@ END_TEST
 
 START_TEST(test_err_unknown_phase_in_after) {
   model *m = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load_model("model-bad-after.yaml", &m, &e), PS_EINPUT);
   ck_assert_ptr_null(m);
   ck_assert_str_eq(e.msg, "model-bad-after.yaml:9:19: phases.msm.after[1]: expected the name of a phase of the model "
@@ -486,7 +486,7 @@ END_TEST
 
 START_TEST(test_err_unknown_phase_in_scopes) {
   model *m = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load_model("model-bad-scope.yaml", &m, &e), PS_EINPUT);
   ck_assert_str_eq(e.msg, "model-bad-scope.yaml:7:19: scopes.kernels.from: expected the name of a phase of the "
                           "model (prep, msm), got \"msn\"");
@@ -495,7 +495,7 @@ END_TEST
 
 START_TEST(test_err_cycle) {
   model *m = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load_model("model-cycle.yaml", &m, &e), PS_EINPUT);
   ck_assert_str_eq(e.msg, "model-cycle.yaml:6:12: phases.a.after: expected phases whose after lists form no cycle, "
                           "got the cycle a -> c -> b -> a (each waits for the next)");
@@ -694,7 +694,7 @@ END_TEST
 
 START_TEST(test_err_bad_distribution) {
   model *m = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load_model("model-bad-dist.yaml", &m, &e), PS_EINPUT);
   ck_assert_str_eq(e.msg, "model-bad-dist.yaml:5:35: phases.prep.time.mean: expected mean > 0, got -1.5");
   /* Through a scenario, the error names the model file and its positions. */
@@ -719,7 +719,7 @@ END_TEST
 
 START_TEST(test_err_empirical_spans) {
   model *m = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load_model("bad-empirical-phase.yaml", &m, &e), PS_EINPUT);
   ck_assert_str_eq(e.msg, "bad-empirical-phase.yaml:5:55: phases.prep.time.phase: expected a phase with spans in "
                           "spans.jsonl, got \"nope\" (no span has that phase)");

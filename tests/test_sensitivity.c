@@ -63,7 +63,7 @@ static const sens_input *find_input(const sens_result *r, const char *name) {
 START_TEST(sens_closed_forms) {
   char *path = put("det.yaml", DET);
   sens_result *r = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int rc = sens_run(path, NULL, 0, RM_THROUGHPUT, 0.1, 2, &r, &e);
   ck_assert_msg(rc == PS_OK, "%s", e.msg);
   NEAR(r->base, 0.5, 1e-12);
@@ -122,7 +122,7 @@ static const char NOISY[] =
 START_TEST(sens_common_random_numbers_and_threads) {
   char *path = put("noisy.yaml", NOISY);
   sens_result *r1 = NULL, *r2 = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(sens_run(path, NULL, 0, RM_THROUGHPUT, 0.1, 1, &r1, &e), PS_OK);
   ck_assert_int_eq(sens_run(path, NULL, 0, RM_THROUGHPUT, 0.1, 2, &r2, &e), PS_OK);
   ck_assert_int_eq(r1->nin, r2->nin);
@@ -275,7 +275,7 @@ START_TEST(precision_met_on_random_scenarios) {
     char *yaml = random_scenario(seed, "{target: 0.01, metrics: [throughput, gpu_util, latency], max_replications: 400, batch: 6}");
     char *path = put("rand.yaml", yaml);
     scenario *s = NULL;
-    ps_err e = {{0}};
+    ps_err e = {0};
     ck_assert_msg(scn_load(path, NULL, 0, &s, &e) == PS_OK, "%s", e.msg);
     sim_opts o1 = {.threads = 1}, o2 = {.threads = 2};
     sim_result *a = NULL, *b = NULL, *c = NULL;
@@ -340,7 +340,7 @@ START_TEST(precision_spans_in_replication_order) {
   char *yaml = random_scenario(4, "{target: 0.002, max_replications: 30, batch: 7}");
   char *path = put("spans.yaml", yaml);
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load(path, NULL, 0, &s, &e), PS_OK);
   span_digest a = {.h = 14695981039346656037ull, .ordered = 1}, b = a;
   sim_opts oa = {.threads = 2, .on_span = digest_span, .span_ctx = &a};
@@ -368,7 +368,7 @@ START_TEST(precision_cap_honoured_and_reported) {
   char *yaml = random_scenario(2, "{target: 0.0001, max_replications: 12, batch: 5}");
   char *path = put("cap.yaml", yaml), *out = NULL;
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load(path, NULL, 0, &s, &e), PS_OK);
   sim_result *a = NULL;
   ck_assert_int_eq(prec_run(s, NULL, &a, &e), PS_OK);
@@ -404,7 +404,7 @@ END_TEST
 START_TEST(precision_loader) {
   char *path = put("det.yaml", DET);
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   const char *plain[] = {"run.precision=0.02"};
   ck_assert_int_eq(scn_load(path, plain, 1, &s, &e), PS_OK);
   ck_assert(s->prec_target == 0.02);

@@ -39,7 +39,7 @@ static int count_cb(void *ctx, const span_rec *r) {
 
 /* Reads the spans file at p; returns the code, with the message in msg. */
 static int read_path(const char *p, char *msg, size_t n, int *count) {
-  ps_err e = {{0}};
+  ps_err e = {0};
   int c = 0;
   int rc = spans_read(p, NULL, count_cb, &c, &e);
   snprintf(msg, n, "%s", e.msg);
@@ -90,7 +90,7 @@ START_TEST(header_cpu_cores) {
   spans_format_header(&b, &h);
   ck_assert_ptr_nonnull(strstr(b.p, ",\"cpu_cores\":4}"));
   int cores = -1;
-  ps_err e = {{0}};
+  ps_err e = {0};
   char *p = write_tmp(b.p);
   ck_assert_int_eq(spans_read(p, cores_cb, NULL, &cores, &e), PS_OK);
   ck_assert_int_eq(cores, 4);
@@ -121,7 +121,7 @@ static int steal_cb(void *ctx, const span_header *h) {
 static double read_steal(const char *text) {
   char *p = write_tmp(text);
   double v = -2;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(spans_read(p, steal_cb, NULL, &v, &e), PS_OK);
   unlink(p);
   free(p);
@@ -172,7 +172,7 @@ static int seed_cb(void *ctx, const span_header *h) {
  * written when recorded, read back exactly up to 2^53, checked. */
 START_TEST(header_seed) {
   ps_buf b = {0};
-  ps_err e = {{0}};
+  ps_err e = {0};
   const int64_t seeds[] = {0, 5, (int64_t)1 << 53};
   for (int i = 0; i < 3; i++) {
     span_header h = {.source = "prover", .scenario = "s", .has_seed = 1, .seed = seeds[i]};
@@ -248,7 +248,7 @@ START_TEST(fifo_and_folder_refused) {
   ck_assert_ptr_nonnull(mkdtemp(dir));
   char *fifo = xasprintf("%s/f.jsonl", dir);
   ck_assert_int_eq(mkfifo(fifo, 0600), 0);
-  ps_err e = {{0}};
+  ps_err e = {0};
   int c = 0;
   ck_assert_int_eq(spans_read(fifo, NULL, count_cb, &c, &e), PS_EINPUT); /* does not block */
   ck_assert_msg(strstr(e.msg, "not a regular file"), "%s", e.msg);

@@ -135,7 +135,7 @@ END_TEST
 /* Parses arg and checks its values against want (NULL-terminated). */
 static void vary_is(const char *arg, const char *key, const char *const *want) {
   whatif_vary v;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_msg(whatif_vary_parse(arg, &v, &e) == PS_OK, "%s: %s", arg, e.msg);
   ck_assert_str_eq(v.key, key);
   int n = 0;
@@ -197,7 +197,7 @@ START_TEST(vary_parse_errors) {
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     whatif_vary v;
-    ps_err e = {{0}};
+    ps_err e = {0};
     ck_assert_int_eq(whatif_vary_parse(bad[i].arg, &v, &e), PS_EINPUT);
     ck_assert_msg(strstr(e.msg, bad[i].says) != NULL, "%s: \"%s\" lacks \"%s\"", bad[i].arg, e.msg, bad[i].says);
     char *head = xasprintf("--vary %s: ", bad[i].arg);
@@ -213,7 +213,7 @@ END_TEST
 /* Parses the --vary args into vs (nv of them). */
 static void varies(const char *const *args, whatif_vary *vs, int nv) {
   for (int k = 0; k < nv; k++) {
-    ps_err e = {{0}};
+    ps_err e = {0};
     ck_assert_msg(whatif_vary_parse(args[k], &vs[k], &e) == PS_OK, "%s", e.msg);
   }
 }
@@ -225,7 +225,7 @@ START_TEST(sweep_grid_order_first_vary_slowest) {
   varies(args, vs, 3);
   const char *sets[] = {"run.replications=1", "workload.partitions=100"};
   whatif_sweep *sw = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(whatif_sweep_new(cfg, sets, 2, vs, 3, &sw, &e), PS_OK);
   ck_assert_int_eq(sw->npts, 12);
   static const char *const mx[] = {"call", "kernels"};
@@ -257,7 +257,7 @@ END_TEST
 START_TEST(sweep_new_checks_values_and_grid_size) {
   char *cfg = src("tests/data/whatif/det.yaml");
   whatif_sweep *sw = (whatif_sweep *)&sw; /* any non-NULL value: a failure must clear it */
-  ps_err e = {{0}};
+  ps_err e = {0};
   /* A value the loader refuses is named as a --vary value. */
   {
     const char *args[] = {"system.batch=1,2", "system.workers_per_gpu=0..2"};
@@ -307,7 +307,7 @@ END_TEST
 static whatif_sweep *sweep_with_jobs(const char *cfg, whatif_vary *vs, int jobs) {
   const char *sets[] = {"run.replications=2", "workload.partitions=300", "run.warmup=20"};
   whatif_sweep *sw = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(whatif_sweep_new(cfg, sets, 3, vs, 2, &sw, &e), PS_OK);
   ck_assert_msg(whatif_sweep_run(sw, jobs, NULL, NULL, &e) == PS_OK, "%s", e.msg);
   return sw;
@@ -608,7 +608,7 @@ END_TEST
 static scenario *det_scenario(void) {
   char *cfg = src("tests/data/whatif/det.yaml");
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_msg(scn_load(cfg, NULL, 0, &s, &e) == PS_OK, "%s", e.msg);
   free(cfg);
   return s;
@@ -643,7 +643,7 @@ static int in_frontier(const plan_result *r, const plan_cfg *p) {
 START_TEST(plan_search_by_hand) {
   scenario *s = det_scenario();
   plan_result r;
-  ps_err e = {{0}};
+  ps_err e = {0};
   /* 3500/h = 0.97 per second: one GPU at saturation, N = 3 with the kernels scope, and
    * 2 x 0.97 -> 2 cores. One core fewer serves 1/2 per second (1800/h). */
   plan_limits lim = det_limits(3500, 16, 2);
@@ -721,7 +721,7 @@ END_TEST
 START_TEST(plan_search_nothing_simulated) {
   scenario *s = det_scenario();
   plan_result r;
-  ps_err e = {{0}};
+  ps_err e = {0};
   /* 9000/h on at most 2 GPUs: every candidate is ruled out by the GPU bound. */
   plan_limits lim = det_limits(9000, 2, 2);
   ck_assert_int_eq(plan_search(s, &lim, &r, &e), PS_OK);
@@ -789,7 +789,7 @@ START_TEST(plan_search_independent_of_jobs) {
   char *cfg = src("configs/seed-coarse-mutex.yaml");
   const char *sets[] = {"run.replications=2", "workload.partitions=300", "run.warmup=20"};
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load(cfg, sets, 3, &s, &e), PS_OK);
   plan_result r[3];
   for (int k = 0; k < 3; k++) {
@@ -826,7 +826,7 @@ static scenario *det_gpu_scenario(const char *cap) {
   char *cfg = src("tests/data/whatif/det.yaml"), *c = xasprintf("system.gpu_mem_gib=%s", cap);
   const char *sets[] = {"model.gpu_memory={shared_gib: 10, per_worker_gib: 4, per_partition_gib: 1}", c};
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_msg(scn_load(cfg, sets, 2, &s, &e) == PS_OK, "%s", e.msg);
   free(c);
   free(cfg);
@@ -865,7 +865,7 @@ END_TEST
  * rest. */
 START_TEST(plan_search_gpu_memory) {
   plan_result r;
-  ps_err e = {{0}};
+  ps_err e = {0};
   /* 25 GiB: three workers at batch 1 fit exactly, and 3500/h is found as without the
    * bound (one GPU, 3 workers, kernels, 2 cores). */
   scenario *s = det_gpu_scenario("25");
@@ -1105,7 +1105,7 @@ START_TEST(estimate_models_by_hand) {
   char *cfg = src("tests/data/whatif/det.yaml");
   const char *sets[] = {"system.workers_per_gpu=2"};
   scenario *s = NULL;
-  ps_err e = {{0}};
+  ps_err e = {0};
   ck_assert_int_eq(scn_load(cfg, sets, 1, &s, &e), PS_OK);
   est_result est;
   est_models(s, &est);

@@ -8,6 +8,9 @@
 #include "ps_field.cuh"
 #include "psc_int.cuh"
 #include "psc_keygen.h"
+extern "C" {
+#include "../tune.h"
+}
 
 /* ---- the peak of device memory in use, per GPU, for prove's report ---- */
 #define PSC_MAX_GPUS 64
@@ -63,26 +66,21 @@ extern "C" double psc_mark_end(psc_mark *m) {
   return ms * 1e-3;
 }
 
-/* How a host thread waits for the GPU (PSC_CUDA_SYNC): auto (CUDA's default, which spins
- * while the process has fewer contexts than cores), spin, yield or block. A spinning
- * waiter holds a core for as long as its kernels run; block frees it. */
-static int psc_sync_flags(unsigned *flags, ps_err *e) {
-  static const struct { const char *name; unsigned flags; } modes[] = {
-      {"auto", cudaDeviceScheduleAuto}, {"spin", cudaDeviceScheduleSpin},
-      {"yield", cudaDeviceScheduleYield}, {"block", cudaDeviceScheduleBlockingSync}};
-  const char *v = getenv("PSC_CUDA_SYNC");
-  *flags = cudaDeviceScheduleAuto;
-  if (!v || !*v) return PS_OK;
-  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
-    if (!strcmp(v, modes[i].name)) return *flags = modes[i].flags, PS_OK;
-  return ps_fail(e, PS_EINPUT, "cuda backend: PSC_CUDA_SYNC=%s: expected auto, spin, yield or block", v);
-}
+/* How a host thread waits for the GPU (PSC_CUDA_SYNC, ps_tune's cuda_sync): auto (CUDA's
+ * default, which spins while the process has fewer contexts than cores), spin, yield or
+ * block. A spinning waiter holds a core for as long as its kernels run; block frees it. */
+static const unsigned psc_sync_flags[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin, cudaDeviceScheduleYield,
+                                          cudaDeviceScheduleBlockingSync};
 
 extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   int rc = PS_OK, count = 0;
   psc_dev *d = NULL;
   cudaDeviceProp prop;
   *out = NULL;
+  ps_tune tune;
+  /* Bad input first, whether or not a GPU is there: every tuning variable (tune.h). */
+  if ((rc = ps_tune_read(&tune, e)) != PS_OK) return rc;
+  const unsigned sync = psc_sync_flags[tune.cuda_sync];
   cudaError_t ce = cudaGetDeviceCount(&count);
   if (ce != cudaSuccess || count == 0) {
     cudaGetLastError();
@@ -93,8 +91,6 @@ extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   }
   if (ordinal < 0 || ordinal >= count)
     return ps_fail(e, PS_EINPUT, "cuda backend: GPU %d requested, but %d GPU(s) present", ordinal, count);
-  unsigned sync;
-  if ((rc = psc_sync_flags(&sync, e)) != PS_OK) return rc;
   d = (psc_dev *)xcalloc(1, sizeof *d);
   d->ordinal = ordinal;
   PSC_CHECK(cudaSetDevice(ordinal));

@@ -23,6 +23,7 @@
 
 extern "C" {
 #include "../curve.h"
+#include "../tune.h"
 }
 #include "../msm.h" /* MSM_MAX_WINDOW */
 
@@ -220,45 +221,14 @@ typedef struct {
  * point at a time), PSC_MSM_AGG_THREADS (its block: 256, 512 or 1024 threads) and
  * PSC_MSM_PIECES (the pieces host scalars go up in, 1 to 64). */
 static int msm_env_sort(int merged, msm_sort_opts *o, ps_err *e) {
-  const char *env = getenv("PSC_MSM_SORT");
-  o->grouped = merged;
-  o->log_groups = -1;
-  o->agg = MSM_PLACE_AGG_DEFAULT;
-  o->agg_threads = MSM_AGG_THREADS_DEFAULT;
-  o->pieces = 0;
-  if (env && *env) {
-    if (!strcmp(env, "direct")) o->grouped = 0;
-    else if (!strcmp(env, "grouped")) o->grouped = 1;
-    else if (strcmp(env, "auto"))
-      return ps_fail(e, PS_EINPUT, "PSC_MSM_SORT=\"%s\": expected auto, grouped or direct", env);
-  }
-  env = getenv("PSC_MSM_LOG_GROUPS");
-  if (env && *env) {
-    int v = 0;
-    if (ps_parse_int(env, 0, MSM_GROUP_LOG_MAX, &v))
-      return ps_fail(e, PS_EINPUT, "PSC_MSM_LOG_GROUPS=\"%s\": expected 0 to %d", env, MSM_GROUP_LOG_MAX);
-    o->log_groups = v;
-  }
-  env = getenv("PSC_MSM_PLACE");
-  if (env && *env) {
-    if (!strcmp(env, "agg")) o->agg = 1;
-    else if (!strcmp(env, "point")) o->agg = 0;
-    else return ps_fail(e, PS_EINPUT, "PSC_MSM_PLACE=\"%s\": expected agg or point", env);
-  }
-  env = getenv("PSC_MSM_AGG_THREADS");
-  if (env && *env) {
-    int v = 0;
-    if (ps_parse_int(env, 256, 1024, &v) || (v != 256 && v != 512 && v != 1024))
-      return ps_fail(e, PS_EINPUT, "PSC_MSM_AGG_THREADS=\"%s\": expected 256, 512 or 1024", env);
-    o->agg_threads = (unsigned)v;
-  }
-  env = getenv("PSC_MSM_PIECES");
-  if (env && *env) {
-    int v = 0;
-    if (ps_parse_int(env, 1, 64, &v)) return ps_fail(e, PS_EINPUT, "PSC_MSM_PIECES=\"%s\": expected 1 to 64", env);
-    o->pieces = (unsigned)v;
-  }
-  return PS_OK;
+  ps_tune t;
+  const int rc = ps_tune_read(&t, e);
+  o->grouped = t.msm_sort < 0 ? merged : t.msm_sort;
+  o->log_groups = t.msm_log_groups;
+  o->agg = t.msm_place < 0 ? MSM_PLACE_AGG_DEFAULT : t.msm_place;
+  o->agg_threads = t.msm_agg_threads ? (unsigned)t.msm_agg_threads : MSM_AGG_THREADS_DEFAULT;
+  o->pieces = (unsigned)t.msm_pieces;
+  return rc;
 }
 
 /* Queues one MSM (n > 0) on d's stream, up to the copy of its window sums into win (host
@@ -452,7 +422,9 @@ static int msm_run(psc_dev *d, psc_bases *b, const fr_t *scalars, size_t n, unsi
   /* PSC_MSM_PROFILE=1 in the environment prints the time of each phase to stderr. */
   static const char *ph_name[] = {"upload", "digits", "scan", "scatter", "buckets", "segments", "merges"};
   cudaEvent_t ph[8] = {0};
-  int prof = getenv("PSC_MSM_PROFILE") != NULL;
+  ps_tune tune;
+  ps_tune_read(&tune, NULL); /* a bad value was refused when the device was opened */
+  int prof = tune.msm_profile;
   void *win = NULL;
   if (n == 0) {
     msm_set_inf(b->g2, out);
@@ -510,29 +482,18 @@ static int msm_window_sampled(const psc_bases *b, size_t n, unsigned window, uns
 
 /* PSC_MSM_WINDOW's window in *c, 0 when it is not set. */
 static int msm_env_window(unsigned *c, ps_err *e) {
-  const char *env = getenv("PSC_MSM_WINDOW");
-  int v = 0;
-  *c = 0;
-  if (!env || !*env) return PS_OK;
-  if (ps_parse_int(env, 2, MSM_MAX_WINDOW, &v))
-    return ps_fail(e, PS_EINPUT, "PSC_MSM_WINDOW=\"%s\": expected a window of 2 to %d bits", env, MSM_MAX_WINDOW);
-  *c = (unsigned)v;
-  return PS_OK;
+  ps_tune t;
+  const int rc = ps_tune_read(&t, e);
+  *c = (unsigned)t.msm_window;
+  return rc;
 }
 
 /* PSC_MSM_AFFINE's mode in *mode (msm_affine_of), -1 when it is not set. */
 static int msm_env_affine(int *mode, ps_err *e) {
-  const char *env = getenv("PSC_MSM_AFFINE");
-  int v = 0;
-  *mode = -1;
-  if (!env || !*env) return PS_OK;
-  if (ps_parse_int(env, 0, 2, &v))
-    return ps_fail(e, PS_EINPUT,
-                   "PSC_MSM_AFFINE=\"%s\": expected 0 (XYZZ bucket sums), 1 (batch-affine for G1 over plain bases) "
-                   "or 2 (batch-affine where most scalars are other than 0 and 1)",
-                   env);
-  *mode = v;
-  return PS_OK;
+  ps_tune t;
+  const int rc = ps_tune_read(&t, e);
+  *mode = t.msm_affine;
+  return rc;
 }
 
 /* Whether an MSM of n points over b takes the batch-affine bucket sums under mode (-1: the

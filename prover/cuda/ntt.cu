@@ -19,6 +19,7 @@
 
 extern "C" {
 #include "../fr.h"
+#include "../tune.h"
 }
 
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
@@ -329,41 +330,29 @@ fail:
   return rc;
 }
 
-/* The pass layout, read from the environment once per process. Workers of several
- * devices run transforms at the same time, so the settings are filled under pthread_once:
- * a thread that saw log_block set but not yet max_k would divide by zero. A variable set
- * to a value out of its range is refused, as msm.cu's are: `bad` says which, and every
- * transform fails with it (run_network). */
+/* The pass layout, read from the environment (ps_tune_read) once per process. Workers of
+ * several devices run transforms at the same time, so the settings are filled under
+ * pthread_once: a thread that saw log_block set but not yet max_k would divide by zero. A
+ * variable out of its range is refused when the device is opened (psc_open); should one
+ * get here, `bad` says which, and every transform fails with it (run_network). */
 typedef struct ntt_settings {
   unsigned log_block, max_k, radix, tiles;
-  char bad[160];
+  char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
 static ntt_settings ntt_set;
 static pthread_once_t ntt_set_once = PTHREAD_ONCE_INIT;
 
-/* *out = the variable's value in lo..hi, or def when it is unset or empty. */
-static void ntt_env(ntt_settings *s, const char *name, unsigned def, unsigned lo, unsigned hi, unsigned *out) {
-  const char *v = getenv(name);
-  int x = 0;
-  *out = def;
-  if (!v || !*v) return;
-  if (ps_parse_int(v, lo, hi, &x)) {
-    if (!s->bad[0]) snprintf(s->bad, sizeof s->bad, "%s=\"%.40s\": expected %u to %u", name, v, lo, hi);
-    return;
-  }
-  *out = (unsigned)x;
-}
-
 static void ntt_settings_init(void) {
   ntt_settings s;
+  ps_tune t;
+  ps_err e = {{0}, 0};
   memset(&s, 0, sizeof s);
-  ntt_env(&s, "PSC_NTT_RADIX", NTT_RADIX, 2, 4, &s.radix);
-  if (s.radix == 3 && !s.bad[0]) snprintf(s.bad, sizeof s.bad, "PSC_NTT_RADIX=\"3\": expected 2 or 4");
-  if (s.radix != 2) s.radix = 4;
-  ntt_env(&s, "PSC_NTT_MAX_K", 0, 0, 12, &s.max_k);
-  ntt_env(&s, "PSC_NTT_LOG_BLOCK", 0, 8, 11, &s.log_block); /* unset: ntt_default_layout's */
-  ntt_env(&s, "PSC_NTT_TILES", NTT_R4_TILES, 0, 1024, &s.tiles);
+  if (ps_tune_read(&t, &e)) snprintf(s.bad, sizeof s.bad, "%s", e.msg);
+  s.radix = t.ntt_radix ? (unsigned)t.ntt_radix : NTT_RADIX;
+  s.max_k = (unsigned)t.ntt_max_k;
+  s.log_block = (unsigned)t.ntt_log_block; /* 0: ntt_default_layout's */
+  s.tiles = t.ntt_tiles < 0 ? NTT_R4_TILES : (unsigned)t.ntt_tiles;
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t n) {
   g16_proof p;
   fr_t *pub = NULL;
   int npub = 0;
-  ps_err e = {{0}};
+  ps_err e = {0};
   if (g16_json_read(fuzz_dir(), &vk, &p, &pub, &npub, &e) == PS_OK) {
     g16_vk_clear(&vk);
     free(pub);

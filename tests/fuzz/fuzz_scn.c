@@ -7,7 +7,7 @@
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t n) {
   char path[256];
   fuzz_file("s.yaml", data, n, path, sizeof path);
-  ps_err e = {{0}};
+  ps_err e = {0};
   scenario *s = NULL;
   int rc = scn_load(path, NULL, 0, &s, &e);
   if (rc == PS_OK) scn_free(s);

@@ -13,7 +13,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t n) {
   char path[256];
   fuzz_file("s.jsonl", data, n, path, sizeof path);
   long c = 0;
-  ps_err e = {{0}};
+  ps_err e = {0};
   int rc = spans_read(path, NULL, count, &c, &e);
   if (rc != PS_OK && !e.msg[0]) abort(); /* every failure says why */
   return 0;

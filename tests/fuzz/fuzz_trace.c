@@ -15,7 +15,7 @@ static int add(void *ctx, const span_rec *r) {
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t n) {
   char path[256];
   fuzz_file("t.jsonl", data, n, path, sizeof path);
-  ps_err e = {{0}};
+  ps_err e = {0};
   trace *t = trace_new(0, TRACE_MAX_SPANS, -INFINITY, INFINITY);
   int rc = spans_read(path, NULL, add, t, &e);
   if (rc != PS_OK) {

@@ -1,0 +1,31 @@
+/* The cuda backend's tuning variables (docs/prover.md, "Tuning variables of the cuda
+ * backend"), read from the environment in one place. Plain C, so that the cpu build's
+ * tests check every range and message (tests/test_backend.c) though the kernels that use
+ * the values build only with CUDA. A variable unset or empty reads as "unset" (below), and
+ * each kernel applies its own measured default to it; a value out of range is bad input. */
+#ifndef PROVESIM_TUNE_H
+#define PROVESIM_TUNE_H
+
+#include "util.h"
+
+typedef struct ps_tune {
+  int cuda_sync;       /* PSC_CUDA_SYNC: 0 auto (unset), 1 spin, 2 yield, 3 block */
+  int msm_window;      /* PSC_MSM_WINDOW: 2..MSM_MAX_WINDOW, 0 unset */
+  int msm_affine;      /* PSC_MSM_AFFINE: 0..2, -1 unset */
+  int msm_sort;        /* PSC_MSM_SORT: 0 direct, 1 grouped, -1 auto (unset) */
+  int msm_log_groups;  /* PSC_MSM_LOG_GROUPS: 0..MSM_GROUP_LOG_MAX, -1 unset */
+  int msm_place;       /* PSC_MSM_PLACE: 1 agg, 0 point, -1 unset */
+  int msm_agg_threads; /* PSC_MSM_AGG_THREADS: 256, 512 or 1024, 0 unset */
+  int msm_pieces;      /* PSC_MSM_PIECES: 1..64, 0 unset */
+  int msm_profile;     /* PSC_MSM_PROFILE: 1 when set (to anything), else 0 */
+  int ntt_radix;       /* PSC_NTT_RADIX: 2 or 4, 0 unset */
+  int ntt_max_k;       /* PSC_NTT_MAX_K: 0..12, 0 unset */
+  int ntt_log_block;   /* PSC_NTT_LOG_BLOCK: 8..11, 0 unset */
+  int ntt_tiles;       /* PSC_NTT_TILES: 0..1024, -1 unset */
+} ps_tune;
+
+/* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the
+ * first bad one (NAME="value": expected ...); the bad ones read as unset. */
+int ps_tune_read(ps_tune *t, ps_err *e);
+
+#endif
