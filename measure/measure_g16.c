@@ -147,7 +147,7 @@ static int g_open(const mexec_env *env, void **out, ps_err *e) {
   /* The setup runs where the proofs will (prove --backend does the same): on the GPU it
    * takes seconds where the CPUs take minutes at 2^24 and up; the keys are the same bytes. */
   g16_setup_opts so = {0};
-  if (env->cuda && !(so.backend = backend_open("cuda", e))) return e ? e->code : PS_ERR; /* bad input or no GPU */
+  if (env->cuda && !(so.backend = backend_open("cuda", e))) return e && e->code ? e->code : PS_ERR; /* bad input or no GPU */
   int rc = g16_keys_make(&p, env->cache_dir, &so, &k, e);
   backend_close(so.backend);
   if (rc != PS_OK) return rc;
@@ -200,7 +200,7 @@ static int g_worker_open(void *p, int worker, int gpu, void **out, ps_err *e) {
   w->b = backend_open_dev(st->env.cuda ? "cuda" : "cpu", gpu, e);
   if (!w->b) {
     free(w);
-    return e ? e->code : PS_ERR; /* bad input (a tuning variable) or no GPU */
+    return e && e->code ? e->code : PS_ERR; /* bad input (a tuning variable) or no GPU */
   }
   double t0 = ps_now();
   int rc = g16_ctx_open(w->b, st->keys, &w->ctx, e), up = 0;
