@@ -176,14 +176,14 @@ int prover_cmd_bench(int argc, char **argv) {
      * GPU or a tuning variable out of range is bad input. */
     return e.code == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
   }
-  int cuda = !strcmp(backend_name(b), "cuda"), rc = PS_EXIT_OK, err = PS_OK; /* err: the failed call's code */
+  int cuda = !strcmp(backend_name(b), "cuda"), rc = PS_EXIT_OK;
   double fr_rate = 0, fp_rate = 0, sqr_rate = 0;
   char date[32];
   time_t now = time(NULL);
   strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
   fprintf(stderr, "[prover-bench] backend %s on %s\n", backend_name(b), backend_device(b));
-  if ((err = backend_bench_field(b, 0, &fr_rate, &e)) || (err = backend_bench_field(b, 1, &fp_rate, &e))) goto fail;
-  if (o.do_field && (err = backend_bench_field(b, 2, &sqr_rate, &e))) goto fail;
+  if (backend_bench_field(b, 0, &fr_rate, &e) || backend_bench_field(b, 1, &fp_rate, &e)) goto fail;
+  if (o.do_field && backend_bench_field(b, 2, &sqr_rate, &e)) goto fail;
 
   printf("provesim prover-bench: backend %s on %s, %s, median of %d runs\n\n", backend_name(b),
          backend_device(b), date, o.reps);
@@ -207,7 +207,7 @@ int prover_cmd_bench(int argc, char **argv) {
         double ms;
         char sz[16];
         fprintf(stderr, "[prover-bench] %s 2^%d\n", v[j].name, k);
-        if ((err = backend_bench_ntt(b, (unsigned)k, v[j].flags, o.reps, &ms, &e))) goto fail;
+        if (backend_bench_ntt(b, (unsigned)k, v[j].flags, o.reps, &ms, &e)) goto fail;
         double m = ntt_mults(k, v[j].flags), floor_ms = m / fr_rate * 1e3;
         fmt_size(sz, sizeof sz, k);
         printf("%-14s %-6s %6s %11.3f %12.3e %10.3f %8.2f\n", v[j].name, sz, "-", ms, m, floor_ms, ms / floor_ms);
@@ -226,7 +226,7 @@ int prover_cmd_bench(int argc, char **argv) {
     if (g2) backend_random_g2(bases, nmax, 7);
     else backend_random_g1(bases, nmax, 7);
     backend_random_scalars(sc, nmax, 8);
-    if ((err = g2 ? backend_msm_bases_g2(b, bases, nmax, &mb, &e) : backend_msm_bases_g1(b, bases, nmax, &mb, &e))) {
+    if ((g2 ? backend_msm_bases_g2(b, bases, nmax, &mb, &e) : backend_msm_bases_g1(b, bases, nmax, &mb, &e))) {
       free(bases);
       backend_host_free(b, sc);
       goto fail;
@@ -237,7 +237,7 @@ int prover_cmd_bench(int argc, char **argv) {
     } else if (o.precomp) {
       fprintf(stderr, "[prover-bench] precomputing 2^%d %s bases for window %d\n", hi, g2 ? "G2" : "G1", o.precomp);
       double t0 = ps_now();
-      if ((err = backend_msm_precompute(mb, (unsigned)o.precomp, &e))) {
+      if (backend_msm_precompute(mb, (unsigned)o.precomp, &e)) {
         backend_msm_bases_free(mb);
         free(bases);
         backend_host_free(b, sc);
@@ -259,7 +259,7 @@ int prover_cmd_bench(int argc, char **argv) {
         backend_set_msm_window(b, w);
         unsigned c = backend_msm_window(b, g2, n);
         fprintf(stderr, "[prover-bench] msm-%s 2^%d window %u\n", g2 ? "g2" : "g1", k, c);
-        if ((err = backend_bench_msm(b, mb, sc, n, o.reps, &ms, &e))) {
+        if (backend_bench_msm(b, mb, sc, n, o.reps, &ms, &e)) {
           rc = PS_EXIT_FAIL;
           break;
         }
@@ -287,5 +287,5 @@ int prover_cmd_bench(int argc, char **argv) {
 fail:
   fprintf(stderr, "provesim prover-bench: %s\n", e.msg);
   backend_close(b);
-  return err == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL; /* a tuning variable out of range: bad input */
+  return e.code == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL; /* bad input: exit 2 */
 }

@@ -27,7 +27,7 @@ extern "C" {
  * most 7 stages); PSC_NTT_LOG_BLOCK (8..11: a radix-4 block holds two tiles) and
  * PSC_NTT_MAX_K (0..12; 0, or more than LOG_BLOCK, takes the default) in the environment
  * set them, for tuning with prover-bench (a LOG_BLOCK without MAX_K takes 8 stages for
- * blocks of 2^10, LOG_BLOCK - 2 otherwise); other values are refused (ntt_env). */
+ * blocks of 2^10, LOG_BLOCK - 2 otherwise); other values are refused (tune.h, psc_open). */
 /* 4: stage pairs as radix-4 groups in registers (ntt_pass_r4: NTT 2^24 5.67 ms on the
  * H200, against 8.82 ms one stage at a time); 2: one stage at a time (ntt_pass).
  * PSC_NTT_RADIX overrides. */
