@@ -149,6 +149,30 @@ double mnvml_mean(mnvml *m, int i, double t0, double t1, int *count);
 /* Copies the samples of device i taken in [t0, t1] (fractions) to out (up to max);
  * returns how many. */
 int mnvml_samples(mnvml *m, int i, double t0, double t1, double *out, int max);
+/* The driver's reasons for holding the SM clock down that count as a slowdown
+ * (nvmlClocksEventReasons bits; idle, application clocks and sync boost do not). */
+#define MNVML_SLOW_POWER_CAP 0x4u
+#define MNVML_SLOW_HW 0x8u
+#define MNVML_SLOW_SW_THERMAL 0x20u
+#define MNVML_SLOW_HW_THERMAL 0x40u
+#define MNVML_SLOW_POWER_BRAKE 0x80u
+#define MNVML_SLOW_ALL 0xecu
+/* The SM clock of device i over the samples taken in [t0, t1]: n samples that read it
+ * (0: NVML has no clock call, or none in the window, and the figures are NaN), their
+ * mean, min and max in MHz, the board's highest SM clock (NaN when not known), the share
+ * of them with a slowdown reason in force and the union of those reasons. */
+typedef struct mnvml_clk {
+  int n;
+  double mean_mhz, min_mhz, max_mhz, board_max_mhz, slowed;
+  unsigned reasons;
+} mnvml_clk;
+void mnvml_clocks(mnvml *m, int i, double t0, double t1, mnvml_clk *out);
+/* Adds the window x to acc (both from mnvml_clocks; acc may start as x's empty form):
+ * the figures of their samples taken together. */
+void mnvml_clk_merge(mnvml_clk *acc, const mnvml_clk *x);
+/* The names of the reasons set in `reasons` ("power_cap", "hw_slowdown", "sw_thermal",
+ * "hw_thermal", "power_brake"), at most max of them; returns how many. */
+int mnvml_reason_names(unsigned reasons, const char **names, int max);
 void mnvml_stop(mnvml *m); /* accepts NULL */
 
 #endif

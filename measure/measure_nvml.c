@@ -2,7 +2,11 @@
  * and nvmlDeviceGetUtilizationRates sampled in a thread. NVML's "gpu" figure is the share
  * of the driver's last sample period (1/6 s to 1 s) during which some kernel ran, which
  * is why it reads higher than the union of kernel intervals when kernels come and go.
- * The few NVML types are declared here: nvml.h is not on every build machine. */
+ * Each sample also takes the SM clock and the reasons the driver gives for holding it
+ * down (power cap, thermal, hardware slowdown), when the library has those calls: the
+ * same code runs slower at a lower clock, so a run that missed its prediction can say
+ * whether the GPU or the host was the slower one. The few NVML types are declared here:
+ * nvml.h is not on every build machine. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,13 +27,21 @@ typedef struct nvml_utilization {
 
 typedef struct nvml_sample {
   double t, u;
+  double clk;       /* SM clock in MHz; NaN when not read */
+  unsigned reasons; /* the slowdown reasons among MNVML_SLOW_ALL in force */
 } nvml_sample;
+
+/* nvmlClockType_t's NVML_CLOCK_SM */
+#define NVML_CLOCK_SM_ 1
 
 struct mnvml {
   void *lib;
   nvml_return (*shutdown)(void);
   nvml_return (*util)(nvml_device, nvml_utilization *);
+  nvml_return (*clock)(nvml_device, int, unsigned *);              /* NULL when absent */
+  nvml_return (*reasons)(nvml_device, unsigned long long *);       /* NULL when absent */
   int n;
+  double *max_clk; /* per device, MHz; NaN when not known */
   nvml_device *dev;
   nvml_sample **s;
   size_t *ns, *cap;
@@ -51,7 +63,12 @@ static void *sampler(void *p) {
         m->cap[i] = m->cap[i] ? 2 * m->cap[i] : 1024;
         m->s[i] = xrealloc(m->s[i], m->cap[i] * sizeof *m->s[i]);
       }
-      m->s[i][m->ns[i]++] = (nvml_sample){ps_now(), u.gpu / 100.0};
+      nvml_sample x = {ps_now(), u.gpu / 100.0, NAN, 0};
+      unsigned mhz;
+      unsigned long long why;
+      if (m->clock && m->clock(m->dev[i], NVML_CLOCK_SM_, &mhz) == 0) x.clk = mhz;
+      if (m->reasons && m->reasons(m->dev[i], &why) == 0) x.reasons = (unsigned)(why & MNVML_SLOW_ALL);
+      m->s[i][m->ns[i]++] = x;
     }
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -81,6 +98,10 @@ int mnvml_start(int n, const char *const *pci, double period_s, mnvml **out, ps_
   *(void **)&errstr = dlsym(lib, "nvmlErrorString");
   *(void **)&m->shutdown = dlsym(lib, "nvmlShutdown");
   *(void **)&m->util = dlsym(lib, "nvmlDeviceGetUtilizationRates");
+  *(void **)&m->clock = dlsym(lib, "nvmlDeviceGetClockInfo");
+  /* the newer name first (drivers from 535 have both) */
+  if (!(*(void **)&m->reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksEventReasons")))
+    *(void **)&m->reasons = dlsym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons");
   if (!init || !by_index || !by_pci || !m->shutdown || !m->util) {
     dlclose(lib);
     free(m);
@@ -117,6 +138,13 @@ int mnvml_start(int n, const char *const *pci, double period_s, mnvml **out, ps_
                      errstr ? errstr(r) : "error");
     }
   }
+  nvml_return (*max_clock)(nvml_device, int, unsigned *);
+  *(void **)&max_clock = dlsym(lib, "nvmlDeviceGetMaxClockInfo");
+  m->max_clk = xcalloc((size_t)n, sizeof *m->max_clk);
+  for (int i = 0; i < n; i++) {
+    unsigned mhz;
+    m->max_clk[i] = max_clock && max_clock(m->dev[i], NVML_CLOCK_SM_, &mhz) == 0 ? mhz : NAN;
+  }
   m->s = xcalloc((size_t)n, sizeof *m->s);
   m->ns = xcalloc((size_t)n, sizeof *m->ns);
   m->cap = xcalloc((size_t)n, sizeof *m->cap);
@@ -127,7 +155,7 @@ int mnvml_start(int n, const char *const *pci, double period_s, mnvml **out, ps_
   if (pr != 0) {
     m->shutdown();
     dlclose(lib);
-    free(m->dev), free(m->s), free(m->ns), free(m->cap), free(m);
+    free(m->dev), free(m->max_clk), free(m->s), free(m->ns), free(m->cap), free(m);
     return ps_fail(e, PS_ERR, "cannot start the NVML sampling thread: %s", strerror(pr));
   }
   *out = m;
@@ -157,6 +185,63 @@ int mnvml_samples(mnvml *m, int i, double t0, double t1, double *out, int max) {
   return c;
 }
 
+void mnvml_clocks(mnvml *m, int i, double t0, double t1, mnvml_clk *out) {
+  *out = (mnvml_clk){0, NAN, NAN, NAN, NAN, NAN, 0};
+  if (!m || i < 0 || i >= m->n) return;
+  out->board_max_mhz = m->max_clk[i];
+  pthread_mutex_lock(&m->mu);
+  double s = 0, lo = INFINITY, hi = -INFINITY;
+  int slowed = 0;
+  for (size_t j = 0; j < m->ns[i]; j++) {
+    const nvml_sample *x = &m->s[i][j];
+    if (x->t < t0 || x->t > t1 || isnan(x->clk)) continue;
+    out->n++;
+    s += x->clk;
+    lo = x->clk < lo ? x->clk : lo;
+    hi = x->clk > hi ? x->clk : hi;
+    slowed += x->reasons != 0;
+    out->reasons |= x->reasons;
+  }
+  pthread_mutex_unlock(&m->mu);
+  if (out->n) {
+    out->mean_mhz = s / out->n;
+    out->min_mhz = lo;
+    out->max_mhz = hi;
+    out->slowed = (double)slowed / out->n;
+  }
+}
+
+void mnvml_clk_merge(mnvml_clk *acc, const mnvml_clk *x) {
+  if (isnan(acc->board_max_mhz)) acc->board_max_mhz = x->board_max_mhz;
+  if (!x->n) return;
+  if (!acc->n) {
+    *acc = *x;
+    return;
+  }
+  double n = acc->n + x->n;
+  acc->mean_mhz = (acc->mean_mhz * acc->n + x->mean_mhz * x->n) / n;
+  acc->slowed = (acc->slowed * acc->n + x->slowed * x->n) / n;
+  acc->min_mhz = x->min_mhz < acc->min_mhz ? x->min_mhz : acc->min_mhz;
+  acc->max_mhz = x->max_mhz > acc->max_mhz ? x->max_mhz : acc->max_mhz;
+  acc->reasons |= x->reasons;
+  acc->n += x->n;
+}
+
+int mnvml_reason_names(unsigned reasons, const char **names, int max) {
+  static const struct {
+    unsigned bit;
+    const char *name;
+  } k[] = {{MNVML_SLOW_POWER_CAP, "power_cap"},
+           {MNVML_SLOW_HW, "hw_slowdown"},
+           {MNVML_SLOW_SW_THERMAL, "sw_thermal"},
+           {MNVML_SLOW_HW_THERMAL, "hw_thermal"},
+           {MNVML_SLOW_POWER_BRAKE, "power_brake"}};
+  int c = 0;
+  for (size_t j = 0; j < sizeof k / sizeof k[0] && c < max; j++)
+    if (reasons & k[j].bit) names[c++] = k[j].name;
+  return c;
+}
+
 int mnvml_ndev(const mnvml *m) { return m ? m->n : 0; }
 
 void mnvml_stop(mnvml *m) {
@@ -169,7 +254,7 @@ void mnvml_stop(mnvml *m) {
   m->shutdown();
   dlclose(m->lib);
   for (int i = 0; i < m->n; i++) free(m->s[i]);
-  free(m->s), free(m->ns), free(m->cap), free(m->dev);
+  free(m->s), free(m->ns), free(m->cap), free(m->dev), free(m->max_clk);
   pthread_mutex_destroy(&m->mu);
   pthread_cond_destroy(&m->cv);
   free(m);

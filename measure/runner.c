@@ -403,6 +403,7 @@ void runner_result_free(runner_result *r) {
   free(r->sim.reps);
   free(r->gpu_util_nvml);
   free(r->nvml_spread);
+  free(r->clocks);
   free(r->phases);
   ps_buf_free(&r->spans);
   free(r);
@@ -566,7 +567,11 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   res->host_steal = -1;
   res->ngpus = s->gpus;
   res->gpu_util_nvml = xcalloc((size_t)s->gpus, sizeof(double));
-  for (int g = 0; g < s->gpus; g++) res->gpu_util_nvml[g] = NAN;
+  res->clocks = xcalloc((size_t)s->gpus, sizeof *res->clocks);
+  for (int g = 0; g < s->gpus; g++) {
+    res->gpu_util_nvml[g] = NAN;
+    mnvml_clocks(NULL, g, 0, 0, &res->clocks[g]); /* empty: n = 0, NaN figures */
+  }
   res->gpu_timing = R->timing == MT_CUPTI ? "cupti" : R->timing == MT_EVENTS ? "cuda-events" : "phase-spans";
   snprintf(res->device, sizeof res->device, "%s", devname);
   if (o->keep_spans) {
@@ -713,6 +718,9 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
         for (int i = 0; i < got; i++) runner__dvec_push(&nvml_all[g], tmp[i]);
         free(tmp);
       }
+      mnvml_clk c;
+      mnvml_clocks(nv, g, R->base + w0, R->base + w1, &c);
+      mnvml_clk_merge(&res->clocks[g], &c);
     }
   }
   res->sim.wall_s = ps_now() - t_all;

@@ -64,6 +64,8 @@ typedef struct runner_prover {
   double peak_host_bytes;   /* peak resident set of the process (getrusage) */
 } runner_prover;
 
+struct mnvml_clk; /* measure_exec.h */
+
 typedef struct runner_result {
   sim_result sim;        /* per-replication metrics in the simulator's terms */
   int ngpus;
@@ -72,6 +74,8 @@ typedef struct runner_result {
   /* Spread of the single NVML readings in the windows, per GPU (what a person watching
    * nvidia-smi sees): min, p05, p50, p95, max; NaN when none. */
   double (*nvml_spread)[5];
+  /* The SM clock NVML read in the windows, per GPU (ngpus entries; n = 0 when none). */
+  struct mnvml_clk *clocks;
   const char *gpu_timing;   /* "cupti", "cuda-events" or "phase-spans" */
   char notes[1024];         /* what the reader must know (fallbacks, interruptions) */
   char device[256];         /* "NVIDIA H200" or "cpu backend" */
