@@ -110,10 +110,15 @@ try:
 except (ImportError, OSError, ValueError):
     pass
 if os.path.exists(p):
-    m = json.load(open(p))["metrics"]
+    d = json.load(open(p))
+    m = d["metrics"]
     nv = (m.get("gpu_util_nvml") or [None])[0]
+    # the SM clock NVML read in the window (measure from 0de1de6), when it did
+    ck = ((d.get("measurement") or {}).get("gpu_clocks") or [None])[0]
+    clk = "" if not ck else " clock %.0f MHz (min %.0f, held down %.0f%%)" % (
+        ck["mean_mhz"], ck["min_mhz"], 100 * ck["slowed_share"])
     print(f"{name:16s} util {m['gpu_util'][0]:.4f} nvml {nv if nv is None else round(nv, 4)} "
-          f"pps {m['throughput_pps']:.3f}{steal} at {t} s")
+          f"pps {m['throughput_pps']:.3f}{steal}{clk} at {t} s")
 PY
   done < "$1"
 }
