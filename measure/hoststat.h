@@ -25,15 +25,4 @@ int host_cpu_times_read(const char *path, const cpu_set_t *set, host_cpu_times *
  * -1 when the CPUs had no time in between. */
 double host_steal_share(const host_cpu_times *before, const host_cpu_times *after);
 
-/* The host's speed where a run runs, as the seconds a fixed integer workload takes: one
- * thread pinned to each CPU of set (all the CPUs this process may use when NULL), all at
- * once, each doing HOST_SPEED_STEPS dependent 256-bit multiply-accumulate steps (the
- * integer multiplications field arithmetic is made of: 13 to 15 ms on the development
- * machine's cores). Returns the median of the threads' times, or NaN when no thread could
- * run. It sees a slower host whatever the cause (a lower clock, another guest on a sibling
- * hyperthread, the hypervisor), where steal sees only the last; how closely a run's CPU
- * phases follow it is measured in docs/validation-sessions.md ("A twenty-second session"). */
-#define HOST_SPEED_STEPS 3000000
-double host_speed_probe(const cpu_set_t *set);
-
 #endif

@@ -534,8 +534,8 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   /* The hypervisor's steal on the run's cores, from here to the end of the run. */
   cpu_set_t run_cpus;
   host_cpu_times steal0 = {0};
-  int have_cpus = sched_getaffinity(0, sizeof run_cpus, &run_cpus) == 0;
-  int have_steal = have_cpus && host_cpu_times_read(NULL, &run_cpus, &steal0) == 0;
+  int have_steal = sched_getaffinity(0, sizeof run_cpus, &run_cpus) == 0 &&
+                   host_cpu_times_read(NULL, &run_cpus, &steal0) == 0;
   long steal_at = -1; /* where the spans' host_steal slot is: in the file, or in res->spans */
   R->threads_all = scn_worker_threads(s, cores);
   mexec_env env = {.s = s, .cuda = cuda, .timing = R->timing, .run = R, .cache_dir = o->cache_dir,
@@ -565,7 +565,6 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
 
   res = xcalloc(1, sizeof *res);
   res->host_steal = -1;
-  res->host_speed[0] = res->host_speed[1] = NAN;
   res->ngpus = s->gpus;
   res->gpu_util_nvml = xcalloc((size_t)s->gpus, sizeof(double));
   res->clocks = xcalloc((size_t)s->gpus, sizeof *res->clocks);
@@ -641,9 +640,6 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   double *nvml_sum = xcalloc((size_t)s->gpus, sizeof *nvml_sum);
   dvec *nvml_all = xcalloc((size_t)s->gpus, sizeof *nvml_all);
   int *nvml_n = xcalloc((size_t)s->gpus, sizeof *nvml_n);
-  /* The host's speed on the run's cores just before and just after its replications
-   * (hoststat.h): a covariate for the CPU phases' times, beside the steal. */
-  res->host_speed[0] = have_cpus ? host_speed_probe(&run_cpus) : NAN;
   double t_all = ps_now();
   int64_t late = 0;
   for (int rep = 0; rep < s->replications && rc == PS_OK; rep++) {
@@ -728,7 +724,6 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     }
   }
   res->sim.wall_s = ps_now() - t_all;
-  res->host_speed[1] = have_cpus && rc == PS_OK ? host_speed_probe(&run_cpus) : NAN;
   host_cpu_times steal1;
   if (have_steal && host_cpu_times_read(NULL, &run_cpus, &steal1) == 0) res->host_steal = host_steal_share(&steal0, &steal1);
   if (steal_at >= 0 && res->host_steal >= 0) put_steal(o->spans_file, &res->spans, steal_at, res->host_steal);

@@ -86,8 +86,6 @@ typedef struct runner_result {
   int completed_reps;       /* replications that ran to the end */
   double host_steal;        /* the share of the run's cores' busy time stolen by the
                                hypervisor (hoststat.h), 0 to 1; -1 when not known */
-  double host_speed[2];     /* host_speed_probe (hoststat.h) on the run's cores before and
-                               after the replications, seconds; NaN when not run */
   runner_prover prover;     /* the groth16 executor's figures (valid = 0 for others) */
 } runner_result;
 

@@ -10,7 +10,6 @@
 
 #include "report.h"
 #include "measure_exec.h"
-#include "hoststat.h"
 
 /* measurement.gpu_clocks: per GPU, the SM clock NVML read in the windows (null when it
  * read none). */
@@ -103,10 +102,6 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
   cJSON_AddStringToObject(m, "notes", r->notes);
   report_json_num(m, "host_steal", r->host_steal >= 0 ? r->host_steal : NAN);
   cJSON_AddItemToObject(m, "gpu_clocks", clocks_json(r));
-  cJSON *hs = cJSON_AddObjectToObject(m, "host_speed");
-  cJSON_AddNumberToObject(hs, "steps", HOST_SPEED_STEPS);
-  report_json_num(hs, "before_s", r->host_speed[0]);
-  report_json_num(hs, "after_s", r->host_speed[1]);
   if (pv->valid) {
     cJSON *x = cJSON_AddObjectToObject(m, "prover"), *y;
     cJSON_AddNumberToObject(x, "constraints", (double)pv->constraints);

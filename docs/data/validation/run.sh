@@ -117,10 +117,6 @@ if os.path.exists(p):
     ck = ((d.get("measurement") or {}).get("gpu_clocks") or [None])[0]
     clk = "" if not ck else " clock %.0f MHz (min %.0f, held down %.0f%%)" % (
         ck["mean_mhz"], ck["min_mhz"], 100 * ck["slowed_share"])
-    # the host's speed probe before and after the run (measure from the same commit)
-    hs = (d.get("measurement") or {}).get("host_speed") or {}
-    if hs.get("before_s") and hs.get("after_s"):
-        clk += " probe %.1f/%.1f ms" % (1e3 * hs["before_s"], 1e3 * hs["after_s"])
     print(f"{name:16s} util {m['gpu_util'][0]:.4f} nvml {nv if nv is None else round(nv, 4)} "
           f"pps {m['throughput_pps']:.3f}{steal}{clk} at {t} s")
 PY
