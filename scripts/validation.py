@@ -644,6 +644,9 @@ SESSIONS = [
     # the second, with the prover of 2aad909 (the grouped sort's new defaults, faster NTTs)
     ("h200-21", "docs/data/validation/h200-21/validation.json", None, "-21", False, "h200-20",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # the third, whose runs record the GPU's SM clock (measure from 0de1de6)
+    ("h200-22", "docs/data/validation/h200-22/validation.json", None, "-22", False, "h200-21",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
@@ -662,10 +665,10 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # nineteenth) is judged with the thirteenth, seventeenth and eighteenth: the protocol's
 # verdict. Reported beside it (POOLED_BESIDE, not a verdict): the three one-call sessions
 # pooled without the thirteenth. A later session of that protocol pools as NEXT_POOLED says
-# (the twentieth and twenty-first: readings against the three one-call sessions, not
+# (the twentieth to twenty-second: readings against the three one-call sessions, not
 # verdicts).
 POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"], "h200-20": ["h200-17", "h200-18", "h200-19"],
-          "h200-21": ["h200-17", "h200-18", "h200-19"]}
+          "h200-21": ["h200-17", "h200-18", "h200-19"], "h200-22": ["h200-17", "h200-18", "h200-19"]}
 POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"]}
 NEXT_POOLED = ["h200-17", "h200-18", "h200-19"]
 
