@@ -10,7 +10,7 @@
 #    only: every prediction is made on
 #    the development machine afterwards (scripts/validation.py), from the calibration runs.
 # A row's optional fourth column is environment for its run (e.g. PSC_CUDA_SYNC=block),
-# kept in NAME.env.
+# kept in NAME.env; CPUS=LIST there runs it under taskset -c LIST.
 # Each run writes OUT/runs/NAME.json (its report), NAME.spans.jsonl.gz and NAME.sets (the
 # overrides it ran with, one per line, for the predictions) and NAME.host (the cpu lines of
 # /proc/stat before and after it: the summary line gives the hypervisor's steal over the
@@ -81,7 +81,10 @@ run_tsv() {
     [ -n "${run_env:-}" ] && printf '%s\n' "$run_env" > "$OUT/runs/$name.env"
     { echo before; grep '^cpu' /proc/stat; } > "$OUT/runs/$name.host" 2>/dev/null
     probe before
-    env ${run_env:-} timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
+    # CPUS=LIST in a row's environment runs it under taskset -c LIST (measure confines a run
+    # on c cores to the first c CPUs it may use: these)
+    pre=(); cpus=$(sed -n 's/.*CPUS=\([^ ]*\).*/\1/p' <<<"${run_env:-}"); [ -n "$cpus" ] && pre=(taskset -c "$cpus")
+    env ${run_env:-} "${pre[@]}" timeout -s INT 150 "$bin" measure configs/measure-groth16.yaml --backend $backend --executor groth16 --cache $cache \
       "${sets[@]}" --json -o "$OUT/runs/$name.json" --spans "$OUT/runs/$name.spans.jsonl" 2>"$OUT/runs/$name.err" \
       || { echo "$name FAILED: $(tail -3 "$OUT/runs/$name.err")"; failed=1; }
     { echo after; grep '^cpu' /proc/stat; } >> "$OUT/runs/$name.host" 2>/dev/null
