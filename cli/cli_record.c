@@ -203,10 +203,11 @@ int prover_cmd_record(int argc, char **argv) {
   int ng = rs.ngpus > nn ? rs.ngpus : nn;
   if (ng > PS_MAX_GPUS) ng = PS_MAX_GPUS;
   double nvm[PS_MAX_GPUS];
+  mnvml_clk clk[PS_MAX_GPUS];
   for (int g = 0; g < ng; g++) {
-    int cnt = 0;
-    nvm[g] = nv && g < nn && !isnan(rs.t0_monotonic) ? mnvml_mean(nv, g, rs.t0_monotonic, rs.t0_monotonic + w1, &cnt)
-                                                     : NAN;
+    int cnt = 0, have = nv && g < nn && !isnan(rs.t0_monotonic);
+    nvm[g] = have ? mnvml_mean(nv, g, rs.t0_monotonic, rs.t0_monotonic + w1, &cnt) : NAN;
+    mnvml_clocks(have ? nv : NULL, g, rs.t0_monotonic, rs.t0_monotonic + w1, &clk[g]);
   }
   mnvml_stop(nv);
   if (ps_out_commit(&of, &e) != PS_OK) {
@@ -227,6 +228,7 @@ int prover_cmd_record(int argc, char **argv) {
       report_json_num(o, "gpu_util_nvml", nvm[g]);
       cJSON_AddNumberToObject(o, "kernels", (double)rs.kernels[g]);
       cJSON_AddNumberToObject(o, "memcpys", (double)rs.memcpys[g]);
+      cJSON_AddItemToObject(o, "clock", mnvml_clk_json(&clk[g]));
       cJSON_AddItemToArray(arr, o);
     }
     cJSON_AddNumberToObject(root, "nvtx_ranges", (double)rs.nvtx);
@@ -248,6 +250,7 @@ int prover_cmd_record(int argc, char **argv) {
       ps_buf_printf(&b, "  %-4d %11.2f%% %12s %10lld %10lld\n", g, w1 > 0 ? 100 * rs.busy[g] / w1 : 0.0, nvs,
                     (long long)rs.kernels[g], (long long)rs.memcpys[g]);
     }
+    for (int g = 0; g < ng; g++) mnvml_clk_line(&b, g, &clk[g]);
     if (rs.nvtx) ps_buf_printf(&b, "  %lld NVTX ranges\n", (long long)rs.nvtx);
     if (rs.threads)
       ps_buf_printf(&b, "  launched from %d thread%s (the spans' worker)%s\n", rs.threads, rs.threads == 1 ? "" : "s",

@@ -6,6 +6,7 @@
 #ifndef PROVESIM_MEASURE_EXEC_H
 #define PROVESIM_MEASURE_EXEC_H
 
+#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -173,6 +174,12 @@ void mnvml_clk_merge(mnvml_clk *acc, const mnvml_clk *x);
 /* The names of the reasons set in `reasons` ("power_cap", "hw_slowdown", "sw_thermal",
  * "hw_thermal", "power_brake"), at most max of them; returns how many. */
 int mnvml_reason_names(unsigned reasons, const char **names, int max);
+/* The one form of a clock reading in a report: {samples, mean_mhz, min_mhz, max_mhz,
+ * board_max_mhz, slowed_share, slowdown_reasons}, or null for NULL or no samples
+ * (measure's measurement.gpu_clocks, record's gpus[].clock); and its table line
+ * ("  GPU g: SM clock ... MHz on average ...", nothing for no samples). */
+cJSON *mnvml_clk_json(const mnvml_clk *c);
+void mnvml_clk_line(ps_buf *b, int g, const mnvml_clk *c);
 void mnvml_stop(mnvml *m); /* accepts NULL */
 
 #endif

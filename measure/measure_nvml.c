@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "measure_exec.h"
+#include "report.h"
 
 typedef int nvml_return;
 typedef struct nvml_device_st *nvml_device;
@@ -240,6 +241,36 @@ int mnvml_reason_names(unsigned reasons, const char **names, int max) {
   for (size_t j = 0; j < sizeof k / sizeof k[0] && c < max; j++)
     if (reasons & k[j].bit) names[c++] = k[j].name;
   return c;
+}
+
+cJSON *mnvml_clk_json(const mnvml_clk *c) {
+  if (!c || !c->n) return cJSON_CreateNull();
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "samples", c->n);
+  report_json_num(o, "mean_mhz", c->mean_mhz);
+  report_json_num(o, "min_mhz", c->min_mhz);
+  report_json_num(o, "max_mhz", c->max_mhz);
+  report_json_num(o, "board_max_mhz", c->board_max_mhz);
+  report_json_num(o, "slowed_share", c->slowed);
+  const char *nm[8];
+  int k = mnvml_reason_names(c->reasons, nm, 8);
+  cJSON_AddItemToObject(o, "slowdown_reasons", cJSON_CreateStringArray(nm, k));
+  return o;
+}
+
+void mnvml_clk_line(ps_buf *b, int g, const mnvml_clk *c) {
+  if (!c || !c->n) return;
+  ps_buf_printf(b, "  GPU %d: SM clock %.0f MHz on average (%.0f to %.0f", g, c->mean_mhz, c->min_mhz, c->max_mhz);
+  if (isfinite(c->board_max_mhz)) ps_buf_printf(b, "; the board's highest %.0f", c->board_max_mhz);
+  ps_buf_printf(b, ")");
+  if (c->reasons) {
+    const char *nm[8];
+    int k = mnvml_reason_names(c->reasons, nm, 8);
+    ps_buf_printf(b, "; held down in %.0f%% of samples (", 100 * c->slowed);
+    for (int i = 0; i < k; i++) ps_buf_printf(b, "%s%s", i ? ", " : "", nm[i]);
+    ps_buf_printf(b, ")");
+  }
+  ps_buf_printf(b, "\n");
 }
 
 int mnvml_ndev(const mnvml *m) { return m ? m->n : 0; }

@@ -15,42 +15,8 @@
  * read none). */
 static cJSON *clocks_json(const runner_result *r) {
   cJSON *a = cJSON_CreateArray();
-  for (int g = 0; g < r->ngpus; g++) {
-    const mnvml_clk *c = r->clocks ? &r->clocks[g] : NULL;
-    if (!c || !c->n) {
-      cJSON_AddItemToArray(a, cJSON_CreateNull());
-      continue;
-    }
-    cJSON *o = cJSON_CreateObject();
-    cJSON_AddNumberToObject(o, "samples", c->n);
-    report_json_num(o, "mean_mhz", c->mean_mhz);
-    report_json_num(o, "min_mhz", c->min_mhz);
-    report_json_num(o, "max_mhz", c->max_mhz);
-    report_json_num(o, "board_max_mhz", c->board_max_mhz);
-    report_json_num(o, "slowed_share", c->slowed);
-    const char *nm[8];
-    int k = mnvml_reason_names(c->reasons, nm, 8);
-    cJSON_AddItemToObject(o, "slowdown_reasons", cJSON_CreateStringArray(nm, k));
-    cJSON_AddItemToArray(a, o);
-  }
+  for (int g = 0; g < r->ngpus; g++) cJSON_AddItemToArray(a, mnvml_clk_json(r->clocks ? &r->clocks[g] : NULL));
   return a;
-}
-
-/* The table's line on GPU g's clock, when NVML read it. */
-static void clock_line(ps_buf *b, const runner_result *r, int g) {
-  const mnvml_clk *c = r->clocks ? &r->clocks[g] : NULL;
-  if (!c || !c->n) return;
-  ps_buf_printf(b, "  GPU %d: SM clock %.0f MHz on average (%.0f to %.0f", g, c->mean_mhz, c->min_mhz, c->max_mhz);
-  if (isfinite(c->board_max_mhz)) ps_buf_printf(b, "; the board's highest %.0f", c->board_max_mhz);
-  ps_buf_printf(b, ")");
-  if (c->reasons) {
-    const char *nm[8];
-    int k = mnvml_reason_names(c->reasons, nm, 8);
-    ps_buf_printf(b, "; held down in %.0f%% of samples (", 100 * c->slowed);
-    for (int i = 0; i < k; i++) ps_buf_printf(b, "%s%s", i ? ", " : "", nm[i]);
-    ps_buf_printf(b, ")");
-  }
-  ps_buf_printf(b, "\n");
 }
 
 cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_result *r) {
@@ -143,7 +109,7 @@ void runner_report_table(ps_buf *b, const scenario *s, const runner_opts *o, con
                     "%.0f%% (p05) to %.0f%% (p95), %.0f%%..%.0f%%\n",
                     g, 100 * sum.gpu_util[g], 100 * r->gpu_util_nvml[g], 100 * r->nvml_spread[g][1],
                     100 * r->nvml_spread[g][3], 100 * r->nvml_spread[g][0], 100 * r->nvml_spread[g][4]);
-    clock_line(b, r, g);
+    if (r->clocks) mnvml_clk_line(b, g, &r->clocks[g]);
   }
   ps_buf_printf(b, "\n  %-14s %-8s %8s %10s %10s %10s %10s\n", "phase", "resource", "n", "mean (s)", "p50 (s)",
                 "p99 (s)", "max (s)");
