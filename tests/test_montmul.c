@@ -42,6 +42,36 @@ static unsigned long overflows;
     ADD3_(d, HI_(x, y), cc, 0);     \
   } while (0)
 #define PSF_OP_ADDC_Z(d) ((d) = cc)
+#define SUB3_(d, x, bin, setcc)                                         \
+  do {                                                                  \
+    uint64_t s_ = (uint64_t)(d) - (x) - (bin);                          \
+    (d) = (uint32_t)s_;                                                 \
+    if (setcc) cc = (uint32_t)((s_ >> 32) & 1);                         \
+    else overflows += (s_ >> 32) != 0;                                  \
+  } while (0)
+#define PSF_OP_SUB_CC(d, x) SUB3_(d, x, 0, 1)
+#define PSF_OP_SUBC_CC(d, x) SUB3_(d, x, cc, 1)
+#define PSF_OP_SUBC(d, x) SUB3_(d, x, cc, 0)
+#define PSF_OP_ADD2_CC(d, x, y) \
+  do {                          \
+    (d) = (x);                  \
+    ADD3_(d, y, 0, 1);          \
+  } while (0)
+#define PSF_OP_ADDC2_CC(d, x, y) \
+  do {                           \
+    (d) = (x);                   \
+    ADD3_(d, y, cc, 1);          \
+  } while (0)
+#define PSF_OP_MADC_LO_CC_Z(d, x, y) \
+  do {                               \
+    (d) = 0;                         \
+    ADD3_(d, LO_(x, y), cc, 1);      \
+  } while (0)
+#define PSF_OP_ADDC2(d, x, y) \
+  do {                        \
+    (d) = (x);                \
+    ADD3_(d, y, cc, 0);       \
+  } while (0)
 /* The squaring's accumulators start as a pattern: a limb read before it is written
  * gives a wrong square. */
 #define PSF_SQR_POISON_(x) memset((x), 0xa5, sizeof(x))
@@ -64,15 +94,17 @@ static void reduce_once(uint32_t *t, const uint32_t *mod, int n) {
   }
 }
 
-/* Which sequence emu_mul runs for 8 limbs: the GPU's Fr one (PSF_MONT_BODY_R1, for r's low
- * limbs 1 and 2^32 - 1) or the general one, which the GPU runs for Fp's 12. */
+/* Which sequence emu_mul runs for 8 limbs: 0 the GPU's Fr one (PSF_MONT_BODY_R1, for r's
+ * low limbs 1 and 2^32 - 1), 1 the general one, which the GPU runs for Fp's 12, 2 the
+ * Karatsuba product with the reduction apart (PSF_MONT_KARA_R1). */
 static int fr_general;
 
 /* r = a*b/R mod m by the GPU sequence, then one conditional subtraction. */
 static void emu_mul(uint32_t *r, const uint32_t *a, const uint32_t *b, const uint32_t *mod,
                     uint32_t inv, int n) {
   uint32_t t[12];
-  if (n == 8 && !fr_general) PSF_MONT_BODY_R1(8, t, a, b, mod, inv);
+  if (n == 8 && fr_general == 0) PSF_MONT_BODY_R1(8, t, a, b, mod, inv);
+  else if (n == 8 && fr_general == 2) PSF_MONT_KARA_R1(8, t, a, b, mod, inv);
   else if (n == 8) PSF_MONT_BODY(8, t, a, b, mod, inv);
   else PSF_MONT_BODY(12, t, a, b, mod, inv);
   reduce_once(t, mod, n);
@@ -133,7 +165,7 @@ static void edge_value(uint32_t *v, const uint32_t *mod, int n, int kind, uint64
   }
 }
 
-/* Both 8-limb sequences, the GPU's first; the R1 one relies on r's two low limbs. */
+/* The three 8-limb sequences, the GPU's first; the R1 ones rely on r's two low limbs. */
 START_TEST(fr_random_operands) {
   uint64_t s = 1;
   ck_assert_uint_eq(FR_R.v[0], 1u);
@@ -189,6 +221,10 @@ START_TEST(edge_operands) {
       fr_mul(&want, &a, &b);
       emu_mul(got.v, a.v, b.v, FR_R.v, BLS_FR_INV32, 8);
       ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fr edge %d x %d differs", ka, kb);
+      fr_general = 2; /* the Karatsuba sequence on the same operands */
+      emu_mul(got.v, a.v, b.v, FR_R.v, BLS_FR_INV32, 8);
+      fr_general = 0;
+      ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fr edge %d x %d differs (Karatsuba)", ka, kb);
       edge_value(x.v, FP_P.v, 12, ka, &s);
       edge_value(y.v, FP_P.v, 12, kb, &s);
       fp_mul(&fwant, &x, &y);
@@ -238,6 +274,10 @@ START_TEST(carry_heavy_operands) {
     fr_mul(&want, &a, &b);
     emu_mul(got.v, a.v, b.v, FR_R.v, BLS_FR_INV32, 8);
     ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fr carry-heavy %d differs", i);
+    fr_general = 2;
+    emu_mul(got.v, a.v, b.v, FR_R.v, BLS_FR_INV32, 8);
+    fr_general = 0;
+    ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "Fr carry-heavy %d differs (Karatsuba)", i);
     fp_mul(&fwant, &x, &y);
     emu_mul(fgot.v, x.v, y.v, FP_P.v, BLS_FP_INV32, 12);
     ck_assert_msg(memcmp(&fwant, &fgot, sizeof fwant) == 0, "Fp carry-heavy %d differs", i);
@@ -265,7 +305,7 @@ int main(void) {
   Suite *s = suite_create("montmul");
   TCase *tc = tcase_create("gpu sequence");
   tcase_set_timeout(tc, 120);
-  tcase_add_loop_test(tc, fr_random_operands, 0, 2);
+  tcase_add_loop_test(tc, fr_random_operands, 0, 3);
   tcase_add_test(tc, fp_random_operands);
   tcase_add_test(tc, edge_operands);
   tcase_add_test(tc, carry_heavy_operands);

@@ -164,7 +164,15 @@ __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log
  * shared-memory round trip per two stages; a last radix-2 stage when k is odd. */
 static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
-static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) { fr_mul_d(r, a, b); }
+/* -DNTT_FR_KARATSUBA=1 builds the passes with fr_mul_kara_d, for timing it against the
+ * default product (docs/performance.md, "Where the NTT's last 8% would come from"). */
+#ifndef NTT_FR_KARATSUBA
+#define NTT_FR_KARATSUBA 0
+#endif
+static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) {
+  if (NTT_FR_KARATSUBA) fr_mul_kara_d(r, a, b);
+  else fr_mul_d(r, a, b);
+}
 /* The stage pairs of one tile in shared memory (and a last radix-2 stage when k is odd). */
 static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, unsigned s, unsigned k, unsigned c,
                                                    const fr_t *__restrict__ tw, int dit) {

@@ -67,6 +67,13 @@ template <typename T> PSF_INL void psf_st(T *p, const T *v) {
 #define PSF_OP_ADDC(d, x) asm volatile("addc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
 #define PSF_OP_MADC_HI_Z(d, x, y) asm volatile("madc.hi.u32 %0, %1, %2, 0;" : "=r"(d) : "r"(x), "r"(y))
 #define PSF_OP_ADDC_Z(d) asm volatile("addc.u32 %0, 0, 0;" : "=r"(d))
+#define PSF_OP_SUB_CC(d, x) asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
+#define PSF_OP_SUBC_CC(d, x) asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
+#define PSF_OP_SUBC(d, x) asm volatile("subc.u32 %0, %0, %1;" : "+r"(d) : "r"(x))
+#define PSF_OP_ADD2_CC(d, x, y) asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_ADDC2_CC(d, x, y) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_ADDC2(d, x, y) asm volatile("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_MADC_LO_CC_Z(d, x, y) asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(d) : "r"(x), "r"(y))
 #include "psf_mont.h"
 
 /* r = t - m if t >= m else t (t < 2m, N limbs). */
@@ -120,6 +127,16 @@ PSF_INL void fr_mul_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
   const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fr_r.v;
   uint32_t t[8];
   PSF_MONT_BODY_R1(8, t, a, b, MOD, c_fr_inv32); /* r's limbs 0 and 1 are 1 and 2^32 - 1 */
+  psf_reduce_once_8(rr->v, t, MOD);
+}
+/* The same product by Karatsuba's split, the reduction apart (psf_mont.h,
+ * PSF_MONT_KARA_R1): fewer wide multiplications, more additions. Checked on the CPU by
+ * tests/test_montmul.c; not yet timed on a GPU, and used nowhere by default (ntt.cu
+ * takes it when built with -DNTT_FR_KARATSUBA=1). */
+PSF_INL void fr_mul_kara_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
+  const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fr_r.v;
+  uint32_t t[8];
+  PSF_MONT_KARA_R1(8, t, a, b, MOD, c_fr_inv32);
   psf_reduce_once_8(rr->v, t, MOD);
 }
 PSF_INL void fr_add_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_add_8(r->v, a->v, b->v, c_fr_r.v); }

@@ -30,6 +30,11 @@
  *   PSF_OP_ADD_CC(d,x) d += x, carry out     PSF_OP_ADDC_CC(d,x) d += x + carry, carry out
  *   PSF_OP_ADDC(d,x)   d += x + carry, no carry out
  *   PSF_OP_MADC_HI_Z(d,x,y) d = hi(x*y) + carry      PSF_OP_ADDC_Z(d) d = carry
+ *   PSF_OP_SUB_CC(d,x) d -= x, borrow out    PSF_OP_SUBC_CC(d,x) d -= x + borrow, borrow out
+ *   PSF_OP_SUBC(d,x)   d -= x + borrow, no borrow out
+ *   PSF_OP_ADD2_CC(d,x,y) d = x + y, carry out  PSF_OP_ADDC2_CC(d,x,y) d = x + y + carry, carry out
+ *   PSF_OP_ADDC2(d,x,y) d = x + y + carry      PSF_OP_MADC_LO_CC_Z(d,x,y) d = lo(x*y) + carry, carry out
+ *   (the last seven for PSF_MONT_KARA_R1 only)
  * and then uses PSF_MONT_BODY(N, r, a, b, MOD, INV) (or PSF_MONT_SUM, PSF_MONT_SQR) with
  * a, b, MOD readable as x[i] and r writable as r[i] (i < N); INV = -MOD^-1 mod W.
  * PSF_MONT_BODY_R1 is the same for a modulus whose two low limbs are 1 and W - 1
@@ -160,13 +165,39 @@
  * them): u = (T_lo + M MOD)/W^N <= MOD; then r = u + T_hi < 2 MOD, as T_hi < MOD. A step
  * is a product row of m times MOD (PSF_MONT_ROW_, which also adds the pending carry c of
  * the step before at limb 0 of the odd accumulator), with m counting c too. */
-#define PSF_MONT_REDC_STEP_(N, p, q, c, MOD, INV)                                           \
+#define PSF_MONT_REDC_STEP_(N, p, q, c, MOD, INV, ROW)                                      \
   do {                                                                                     \
     uint32_t m_ = (p[0] + q[0] + (c)) * (uint32_t)(INV);                                   \
-    PSF_MONT_ROW_(N, p, q, MOD, m_, c);                                                    \
+    ROW(N, p, q, MOD, m_, c);                                                              \
   } while (0)
 
-#define PSF_MONT_REDC(N, r, T, MOD, INV)                                                     \
+/* PSF_MONT_ROW_ of m times a modulus whose two low limbs are 1 and W - 1 (BLS12-381's r):
+ * those two products enter their chains as plain additions of their words, (m, 0) and
+ * (-m, m - 1), or (0, 0) when m = 0, as in PSF_MONT_REDUCE_STEP_ with R1. */
+#define PSF_MONT_ROW_R1_(N, X, Y, MOD, m, c)                                                 \
+  do {                                                                                     \
+    uint32_t l_ = 0u - (m), h_ = (m) - ((m) != 0u);                                        \
+    PSF_OP_ADD_CC(X[0], m);                                                                \
+    PSF_OP_ADDC_CC(X[1], 0u);                                                              \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) {                                      \
+      PSF_OP_MADC_LO_CC(X[2 * k_], MOD[2 * k_], m);                                        \
+      PSF_OP_MADC_HI_CC(X[2 * k_ + 1], MOD[2 * k_], m);                                    \
+    }                                                                                      \
+    PSF_OP_ADDC(X[N], 0u);                                                                 \
+    PSF_OP_ADD_CC(Y[0], c);                                                                \
+    PSF_OP_ADDC_CC(Y[1], l_);                                                              \
+    PSF_OP_ADDC_CC(Y[2], h_);                                                              \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2 - 1; k_++) {                                  \
+      PSF_OP_MADC_LO_CC(Y[2 * k_ + 1], MOD[2 * k_ + 1], m);                                \
+      PSF_OP_MADC_HI_CC(Y[2 * k_ + 2], MOD[2 * k_ + 1], m);                                \
+    }                                                                                      \
+    PSF_OP_MADC_LO_CC(Y[(N) - 1], MOD[(N) - 1], m);                                        \
+    PSF_OP_MADC_HI(Y[N], MOD[(N) - 1], m);                                                 \
+  } while (0)
+
+#define PSF_MONT_REDC(N, r, T, MOD, INV) PSF_MONT_REDC_(N, r, T, MOD, INV, PSF_MONT_ROW_)
+#define PSF_MONT_REDC_R1(N, r, T, MOD, INV) PSF_MONT_REDC_(N, r, T, MOD, INV, PSF_MONT_ROW_R1_)
+#define PSF_MONT_REDC_(N, r, T, MOD, INV, ROW)                                               \
   do {                                                                                     \
     uint32_t p[(N) + 1], q[(N) + 1], c_ = 0;                                               \
     PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) p[j_] = T[j_], q[j_] = 0;                  \
@@ -177,8 +208,8 @@
         c_ = p[0] != 0; /* limb 0 of p + q is 0 mod W: its carry */                        \
         PSF_MONT_SHIFT_(N, p, q);                                                          \
       }                                                                                    \
-      if (i_ & 1) PSF_MONT_REDC_STEP_(N, q, p, c_, MOD, INV);                              \
-      else PSF_MONT_REDC_STEP_(N, p, q, c_, MOD, INV);                                     \
+      if (i_ & 1) PSF_MONT_REDC_STEP_(N, q, p, c_, MOD, INV, ROW);                         \
+      else PSF_MONT_REDC_STEP_(N, p, q, c_, MOD, INV, ROW);                                \
     }                                                                                      \
     PSF_OP_ADD_CC(p[0], q[0]);                                                             \
     PSF_UNROLL for (int j_ = 1; j_ < (N); j_++) PSF_OP_ADDC_CC(p[j_], q[j_]);              \
@@ -272,5 +303,99 @@
  * For BLS12-381's p (about 2^380.7, N = 12) K may be up to 4: 5p is about 2^383.02. */
 #define PSF_MONT_SUM(N, r, a, b, KX, C, D, MOD, INV) \
   PSF_MONT_BODY_(N, r, a, b, MOD, INV, PSF_MONT_REDUCE_, KX, C, D)
+
+
+/* t[0..2M-1] = a[0..M-1] b[0..M-1] (M even), the plain product: row i's products a_j b_i
+ * land on limbs (i + j, i + j + 1), on accumulator e when i + j is even and on o when it
+ * is odd, so each row is two carry chains whose products never share a limb (one wide
+ * multiplication each on sm_90). Of row i's two chains, the one of the even j ends at
+ * limb i + M - 1 and puts its carry on limb i + M; the one of the odd j ends at limb
+ * i + M. No earlier row reached limb i + M of either accumulator, so both write it
+ * without reading it (ADDC_Z, MADC_HI_Z) and no carry is lost; every other limb a chain
+ * adds to was written by an earlier row, except limb M of e in row 1 (MADC_LO_CC_Z), so
+ * nothing starts from zeroed registers (M >= 4). Then t = e + o. */
+#define PSF_MUL_ROW_(M, X, Y, a, bi, i)                                                      \
+  do {                                                                                     \
+    PSF_UNROLL for (int j_ = 0; j_ < (M); j_ += 2) {                                       \
+      if (j_ == 0) PSF_OP_MAD_LO_CC(X[(i) + j_], a[j_], bi);                               \
+      else PSF_OP_MADC_LO_CC(X[(i) + j_], a[j_], bi);                                      \
+      PSF_OP_MADC_HI_CC(X[(i) + j_ + 1], a[j_], bi);                                       \
+    }                                                                                      \
+    PSF_OP_ADDC_Z(X[(i) + (M)]);                                                           \
+    PSF_UNROLL for (int j_ = 1; j_ < (M); j_ += 2) {                                       \
+      if (j_ == 1) PSF_OP_MAD_LO_CC(Y[(i) + j_], a[j_], bi);                               \
+      else if (j_ == (M) - 1 && (i) == 1) PSF_OP_MADC_LO_CC_Z(Y[(i) + j_], a[j_], bi);     \
+      else PSF_OP_MADC_LO_CC(Y[(i) + j_], a[j_], bi);                                      \
+      if (j_ == (M) - 1) PSF_OP_MADC_HI_Z(Y[(i) + j_ + 1], a[j_], bi);                     \
+      else PSF_OP_MADC_HI_CC(Y[(i) + j_ + 1], a[j_], bi);                                  \
+    }                                                                                      \
+  } while (0)
+
+#define PSF_MUL_FULL(M, t, a, b)                                                             \
+  do {                                                                                     \
+    uint32_t e_[2 * (M)], o_[2 * (M)];                                                     \
+    PSF_SQR_POISON_(e_);                                                                   \
+    PSF_SQR_POISON_(o_);                                                                   \
+    PSF_UNROLL for (int j_ = 0; j_ < (M); j_ += 2) { /* row 0: disjoint pairs, no carries */ \
+      PSF_OP_MUL_LO(e_[j_], a[j_], b[0]);                                                  \
+      PSF_OP_MUL_HI(e_[j_ + 1], a[j_], b[0]);                                              \
+      PSF_OP_MUL_LO(o_[j_ + 1], a[j_ + 1], b[0]);                                          \
+      PSF_OP_MUL_HI(o_[j_ + 2], a[j_ + 1], b[0]);                                          \
+    }                                                                                      \
+    PSF_UNROLL for (int i_ = 1; i_ < (M); i_++) {                                          \
+      if (i_ & 1) PSF_MUL_ROW_(M, o_, e_, a, b[i_], i_);                                   \
+      else PSF_MUL_ROW_(M, e_, o_, a, b[i_], i_);                                          \
+    }                                                                                      \
+    t[0] = e_[0];                                                                          \
+    PSF_OP_ADD2_CC(t[1], e_[1], o_[1]);                                                    \
+    PSF_UNROLL for (int z_ = 2; z_ < 2 * (M) - 1; z_++) PSF_OP_ADDC2_CC(t[z_], e_[z_], o_[z_]); \
+    PSF_OP_ADDC2(t[2 * (M) - 1], e_[2 * (M) - 1], o_[2 * (M) - 1]);                        \
+  } while (0)
+
+/* r = a b / W^N mod MOD (< 2 MOD) for BLS12-381's r (MOD's limbs 0 and 1 are 1 and W - 1;
+ * a, b < MOD < W^N / 2), the product by Karatsuba's split and the reduction apart: with
+ * M = N/2 and a = a1 W^M + a0, b likewise, z0 = a0 b0 and z2 = a1 b1 go to the low and
+ * high halves of T, z1 = (a0 + a1)(b0 + b1) - z0 - z2 = a0 b1 + a1 b0 (< 2 W^N: N + 1
+ * limbs) is added at limb M, and PSF_MONT_REDC_R1 reduces T. The sums a0 + a1 and b0 + b1
+ * have M limbs and a carry each (ca, cb): their product is the M x M one plus ca (b0 +
+ * b1) and cb (a0 + a1) at limb M, plus ca cb at limb N. 3 (N/2)^2 wide multiplications
+ * for the product against N^2, and more additions (docs/performance.md, "Where the NTT's
+ * last 8% would come from"). */
+#define PSF_MONT_KARA_R1(N, r, a, b, MOD, INV)                                               \
+  do {                                                                                     \
+    uint32_t T_[2 * (N)], zm_[(N) + 1], sa_[(N) / 2], sb_[(N) / 2], ca_, cb_;               \
+    const uint32_t *a1_ = (a) + (N) / 2, *b1_ = (b) + (N) / 2;                             \
+    uint32_t *T2_ = T_ + (N);                                                              \
+    PSF_MUL_FULL((N) / 2, T_, a, b);                                                       \
+    PSF_MUL_FULL((N) / 2, T2_, a1_, b1_);                                                  \
+    PSF_OP_ADD2_CC(sa_[0], a[0], a1_[0]);                                                  \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) PSF_OP_ADDC2_CC(sa_[k_], a[k_], a1_[k_]); \
+    PSF_OP_ADDC_Z(ca_);                                                                    \
+    PSF_OP_ADD2_CC(sb_[0], b[0], b1_[0]);                                                  \
+    PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) PSF_OP_ADDC2_CC(sb_[k_], b[k_], b1_[k_]); \
+    PSF_OP_ADDC_Z(cb_);                                                                    \
+    PSF_MUL_FULL((N) / 2, zm_, sa_, sb_);                                                   \
+    zm_[N] = 0;                                                                             \
+    {                                                                                      \
+      uint32_t ma_ = 0u - ca_, mb_ = 0u - cb_;                                             \
+      PSF_OP_ADD_CC(zm_[(N) / 2], sb_[0] & ma_);                                            \
+      PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) PSF_OP_ADDC_CC(zm_[(N) / 2 + k_], sb_[k_] & ma_); \
+      PSF_OP_ADDC(zm_[N], 0u);                                                              \
+      PSF_OP_ADD_CC(zm_[(N) / 2], sa_[0] & mb_);                                            \
+      PSF_UNROLL for (int k_ = 1; k_ < (N) / 2; k_++) PSF_OP_ADDC_CC(zm_[(N) / 2 + k_], sa_[k_] & mb_); \
+      PSF_OP_ADDC(zm_[N], ca_ & cb_);                                                       \
+    }                                                                                      \
+    PSF_OP_SUB_CC(zm_[0], T_[0]);                                                           \
+    PSF_UNROLL for (int k_ = 1; k_ < (N); k_++) PSF_OP_SUBC_CC(zm_[k_], T_[k_]);            \
+    PSF_OP_SUBC(zm_[N], 0u);                                                                \
+    PSF_OP_SUB_CC(zm_[0], T2_[0]);                                                          \
+    PSF_UNROLL for (int k_ = 1; k_ < (N); k_++) PSF_OP_SUBC_CC(zm_[k_], T2_[k_]);           \
+    PSF_OP_SUBC(zm_[N], 0u);                                                                \
+    PSF_OP_ADD_CC(T_[(N) / 2], zm_[0]);                                                     \
+    PSF_UNROLL for (int k_ = 1; k_ <= (N); k_++) PSF_OP_ADDC_CC(T_[(N) / 2 + k_], zm_[k_]); \
+    PSF_UNROLL for (int k_ = (N) / 2 + (N) + 1; k_ < 2 * (N) - 1; k_++) PSF_OP_ADDC_CC(T_[k_], 0u); \
+    PSF_OP_ADDC(T_[2 * (N) - 1], 0u);                                                      \
+    PSF_MONT_REDC_R1(N, r, T_, MOD, INV);                                                  \
+  } while (0)
 
 #endif
