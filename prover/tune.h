@@ -22,6 +22,7 @@ typedef struct ps_tune {
   int ntt_max_k;       /* PSC_NTT_MAX_K: 0..12, 0 unset */
   int ntt_log_block;   /* PSC_NTT_LOG_BLOCK: 8..11, 0 unset */
   int ntt_tiles;       /* PSC_NTT_TILES: 0..1024, -1 unset */
+  int ntt_mul;         /* PSC_NTT_MUL: 0 montgomery (unset), 1 karatsuba */
 } ps_tune;
 
 /* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the

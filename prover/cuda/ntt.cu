@@ -58,9 +58,19 @@ __global__ void ntt_build_powers(fr_t *out, size_t count, const fr_t *lo, const 
   psf_st(&out[j], &r);
 }
 
+/* The radix-4 passes' product: the interleaved Montgomery one (fr_mul_d), or with KARA
+ * Karatsuba's split and the reduction apart (fr_mul_kara_d; PSC_NTT_MUL=karatsuba, for
+ * timing it against the default: docs/performance.md, "Where the NTT's last 8% would come
+ * from"). */
+template <bool KARA> static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) {
+  if (KARA) fr_mul_kara_d(r, a, b);
+  else fr_mul_d(r, a, b);
+}
+
 /* One radix-2 stage of a pass in shared memory, a butterfly per thread in turn: stage
  * half-span 2^lhr rows, S its global index (DIF: (a, b) -> (a + b, (a - b) w); DIT: the
  * transposed (a + b w, a - b w)). */
+template <bool KARA = false>
 static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsigned c, unsigned lhr, unsigned L,
                                                     size_t lo_group, unsigned S, const fr_t *__restrict__ tw,
                                                     int dit) {
@@ -77,13 +87,13 @@ static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsi
       if (ti) {
         fr_t w;
         psf_ldg(&w, &tw[ti]);
-        fr_mul_d(&y, &y, &w);
+        ntt_fr_mul<KARA>(&y, &y, &w);
       }
     } else {
       if (ti) {
         fr_t w;
         psf_ldg(&w, &tw[ti]);
-        fr_mul_d(&b, &b, &w);
+        ntt_fr_mul<KARA>(&b, &b, &w);
       }
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
@@ -164,16 +174,8 @@ __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log
  * shared-memory round trip per two stages; a last radix-2 stage when k is odd. */
 static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
-/* -DNTT_FR_KARATSUBA=1 builds the passes with fr_mul_kara_d, for timing it against the
- * default product (docs/performance.md, "Where the NTT's last 8% would come from"). */
-#ifndef NTT_FR_KARATSUBA
-#define NTT_FR_KARATSUBA 0
-#endif
-static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) {
-  if (NTT_FR_KARATSUBA) fr_mul_kara_d(r, a, b);
-  else fr_mul_d(r, a, b);
-}
 /* The stage pairs of one tile in shared memory (and a last radix-2 stage when k is odd). */
+template <bool KARA>
 static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, unsigned s, unsigned k, unsigned c,
                                                    const fr_t *__restrict__ tw, int dit) {
   const unsigned L = b->L, nel = b->nel;
@@ -192,7 +194,7 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
       }
 #pragma unroll
       for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
-      NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, ntt_fr_add, ntt_fr_sub, ntt_fr_mul);
+      NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, ntt_fr_add, ntt_fr_sub, ntt_fr_mul<KARA>);
 #pragma unroll
       for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
     }
@@ -200,7 +202,7 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
   }
   if (k & 1) {
     const unsigned t = dit ? 0 : k - 1;
-    ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
+    ntt_r2_stage<KARA>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
     __syncthreads();
   }
 }
@@ -208,6 +210,7 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
 /* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
  * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
  * one tile a block, the next tile's copies run beside the current one's arithmetic. */
+template <bool KARA>
 __global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
     ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit,
                 unsigned ntiles) {
@@ -226,7 +229,7 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
     }
     asm volatile("cp.async.wait_group 1;" ::: "memory"); /* this tile's copies are in */
     __syncthreads();
-    ntt_r4_tile(&b, cur, s, k, c, tw, dit);
+    ntt_r4_tile<KARA>(&b, cur, s, k, c, tw, dit);
     ntt_block_io(&b, c, d, cur, 1);
     __syncthreads(); /* cur is read out before the tile after next is copied into it */
     fr_t *u = cur;
@@ -344,7 +347,7 @@ fail:
  * variable out of its range is refused when the device is opened (psc_open); should one
  * get here, `bad` says which, and every transform fails with it (run_network). */
 typedef struct ntt_settings {
-  unsigned log_block, max_k, radix, tiles;
+  unsigned log_block, max_k, radix, tiles, kara;
   char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
@@ -361,6 +364,7 @@ static void ntt_settings_init(void) {
   s.max_k = (unsigned)t.ntt_max_k;
   s.log_block = (unsigned)t.ntt_log_block; /* 0: ntt_default_layout's */
   s.tiles = t.ntt_tiles < 0 ? NTT_R4_TILES : (unsigned)t.ntt_tiles;
+  s.kara = t.ntt_mul == 1;
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
@@ -402,13 +406,14 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     /* Two tiles' shared memory a block; the grid is ntt_r4_grid's. */
     const unsigned ntiles = (unsigned)blocks;
     smem *= 2;
+    void (*pass)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int, unsigned) =
+        set->kara ? ntt_pass_r4<true> : ntt_pass_r4<false>;
     if (smem > 48 * 1024)
-      PSC_CHECK(cudaFuncSetAttribute(ntt_pass_r4, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+      PSC_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 1;
-    if (!set->tiles)
-      PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, ntt_pass_r4, (int)threads, smem));
+    if (!set->tiles) PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pass, (int)threads, smem));
     blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
-    ntt_pass_r4<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles);
+    pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles);
     PSC_CHECK_LAUNCH();
   }
   return PS_OK;

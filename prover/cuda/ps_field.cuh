@@ -131,8 +131,8 @@ PSF_INL void fr_mul_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
 }
 /* The same product by Karatsuba's split, the reduction apart (psf_mont.h,
  * PSF_MONT_KARA_R1): fewer wide multiplications, more additions. Checked on the CPU by
- * tests/test_montmul.c; not yet timed on a GPU, and used nowhere by default (ntt.cu
- * takes it when built with -DNTT_FR_KARATSUBA=1). */
+ * tests/test_montmul.c; not yet timed on a GPU, and used nowhere by default (the NTT's
+ * radix-4 passes take it under PSC_NTT_MUL=karatsuba). */
 PSF_INL void fr_mul_kara_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
   const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fr_r.v;
   uint32_t t[8];
