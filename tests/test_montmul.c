@@ -72,8 +72,8 @@ static unsigned long overflows;
     (d) = (x);                \
     ADD3_(d, y, cc, 0);       \
   } while (0)
-/* The squaring's accumulators start as a pattern: a limb read before it is written
- * gives a wrong square. */
+/* The accumulators of the squaring and of the Karatsuba product's plain products start
+ * as a pattern: a limb read before it is written gives a wrong result. */
 #define PSF_SQR_POISON_(x) memset((x), 0xa5, sizeof(x))
 #include "cuda/psf_mont.h"
 

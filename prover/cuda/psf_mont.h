@@ -47,8 +47,8 @@
 #else
 #define PSF_UNROLL
 #endif
-/* A test may fill the squaring's accumulators with a pattern, so that a limb read
- * before it is written shows up as a wrong result. */
+/* A test may fill the accumulators of the squaring and of PSF_MUL_FULL with a pattern,
+ * so that a limb read before it is written shows up as a wrong result. */
 #ifndef PSF_SQR_POISON_
 #define PSF_SQR_POISON_(x) ((void)0)
 #endif
