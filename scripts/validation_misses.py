@@ -106,8 +106,12 @@ docs/validation-sessions.md quote them):
     ratios imply and the reading probe-11.tsv fixed before the runs;
 32. where DATA/runs holds probe 11's pair among the calibration runs (cal20-c4-t3 and
     cal20-c16-t3, the tenth to thirteenth sessions): each copy's prep and synth, 4 cores
-    over 16, and the host threads they imply.
-The probes' tables (9, 10, 11, 23, 25, 26, 31, 32) are in validation_probes.py, the what-ifs
+    over 16, and the host threads they imply;
+33. in a one-call session (the seventeenth on): synth's speed against the model through
+    the call, for the 16-core single-worker calibration runs by when they started, and each
+    held-out 2^20 row over the calibration runs within 60 s of it; --also DIR... pools
+    more one-call sessions' rows with DATA's.
+The probes' tables (9, 10, 11, 23, 25, 26, 31, 32, 33) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
@@ -126,7 +130,7 @@ from validation import read_spans, runs_dir  # noqa: E402  (one reader of spans)
 from validation_probes import (CPU, GPU, model_means, model_time, phase_per_partition, runs,  # noqa: E402
                                table_alternated, table_host_probe, table_host_threads_calib,
                                table_host_threads_probe, table_probe,
-                               table_probe2, table_probe3)
+                               table_probe2, table_probe3, table_time_neighbours)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference)
@@ -1015,6 +1019,8 @@ def main():
                          "when it does not exist)")
     ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"),
                     help="one session's folder (default: the first session, docs/data/validation/h200)")
+    ap.add_argument("--also", nargs="+", default=[], metavar="DIR",
+                    help="more one-call sessions' folders that table 33 pools with DATA's")
     a = ap.parse_args()
     data = os.path.abspath(a.data)
     runs_dir(data)  # unpacked from runs.tar.xz on first use
@@ -1050,6 +1056,7 @@ def main():
     table_alternated(data)
     table_host_threads_probe(data)
     table_host_threads_calib(data)
+    table_time_neighbours([data] + [os.path.abspath(d) for d in a.also])
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

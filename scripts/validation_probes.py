@@ -382,3 +382,84 @@ def table_host_threads_calib(data):
             suf, 1e3 * pa, 1e3 * pb, pa / pb, 1e3 * sa, 1e3 * sb, sa / sb, 4 * pa / pb - 3, 4 * (pa / pb) / (sa / sb) - 3))
     print()
 
+
+
+NEIGHBOUR_S = 60  # table 33: a calibration run this close in time (s) is a neighbour
+NEIGHBOURS = re.compile(r"cal20-t(2|6|15)(-r)?$")  # the 16-core single-worker runs at 2^20
+
+
+def call_times(data):
+    """When each run of a one-call session started (s into the call, DATA/log.txt's "at N s"),
+    or {} when the log holds more than one run list (several calls, whose clocks restart)."""
+    log = os.path.join(data, "log.txt")
+    if not os.path.exists(log):
+        return {}
+    text = open(log).read()
+    if len(re.findall(r"^== .*\.tsv at ", text, re.M)) != 1:
+        return {}
+    return {m.group(1): int(m.group(2)) for m in re.finditer(r"^(\S+)\s+util .* at (\d+) s$", text, re.M)}
+
+
+def synth_ratios(data):
+    """Each 2^20 batch-1 run of a one-call session: name -> (start s, cores, workers, threads,
+    synth's measured mean over the session's model at the run's threads, table 1's ratio)."""
+    t, mp = call_times(data), os.path.join(data, "model-220.yaml")
+    if not t or not os.path.exists(mp):
+        return {}
+    mm, out = model_means(mp), {}
+    for name, d in runs(data):
+        sc = d["scenario"]
+        s = sc["system"]
+        if sc["prover"]["constraints"] != 1 << 20 or name not in t or s["batch"] != 1:
+            continue
+        thr = s["threads"].get("threads_per_worker") or 1
+        out[name] = (t[name], s["cpu_cores"], s["workers_per_gpu"], thr,
+                     d["metrics"]["phases_s"]["synth"]["mean"] / model_time(mm["synth"], thr, 1))
+    return out
+
+
+def table_time_neighbours(datas):
+    """Table 33: the host's speed through one call, and each held-out row against its
+    neighbours in time. For each one-call session among DATAS (log.txt with one run list):
+    `synth`'s measured mean over the model's (table 1) for the 2^20 calibration runs on 16
+    cores with one worker (cal20-t2, -t6, -t15 and their -r copies) by when they started, and
+    each held-out 2^20 row at batch 1 over the mean of those that started within
+    NEIGHBOUR_S seconds of it: what is left of a row's slowness once the host's speed of the
+    moment is taken out. With several sessions, each row's ratios pooled (median, range)."""
+    per, pooled = [], {}
+    for data in datas:
+        r = synth_ratios(data)
+        cal = sorted((v[0], v[4], n) for n, v in r.items() if NEIGHBOURS.match(n))
+        if not cal:
+            continue
+        rows = []
+        for n, v in sorted(r.items(), key=lambda kv: kv[1][0]):
+            if n.startswith(("cal", "ovl")):
+                continue
+            nb = [x for t, x, _ in cal if abs(t - v[0]) <= NEIGHBOUR_S]
+            if nb:
+                rel = v[4] / statistics.mean(nb)
+                rows.append((n, v, len(nb), rel))
+                pooled.setdefault(re.sub(r"-p\d+$", "", n), []).append((rel, v[1]))
+        per.append((os.path.basename(os.path.normpath(data)), cal, rows))
+    if not per:
+        return
+    print("## 33. The host's speed through one call, and each row against its neighbours in time\n")
+    print("`synth`'s measured mean over the model's at the run's threads (table 1), in one-call sessions. The "
+          "calibration runs on 16 cores with one worker by when they started; then each held-out 2^20 row at "
+          "batch 1 over the mean of those calibration runs that started within %d s of it (how many in "
+          "brackets): above 1, the row ran slower than the host's speed of the moment.\n" % NEIGHBOUR_S)
+    for name, cal, rows in per:
+        print("%s: calibration %s" % (name, ", ".join("%s %.2f at %d s" % (n, x, t) for t, x, n in cal)))
+        print("  rows: %s\n" % ", ".join("%s %.2f (%d)" % (n, rel, k) for n, v, k, rel in rows))
+    if len(per) > 1:
+        print("Pooled over %d sessions (every pass of each row):\n" % len(per))
+        print("| row | cores | runs | median | range |")
+        print("|---|---|---|---|---|")
+        for n, L in sorted(pooled.items(), key=lambda kv: (kv[1][0][1], kv[0])):
+            x = [a for a, _ in L]
+            print("| %s | %d | %d | %.3f | %.2f to %.2f |" % (n, L[0][1], len(x), statistics.median(x), min(x), max(x)))
+        few = [a for L in pooled.values() for a, c in L if c < 16]
+        full = [a for L in pooled.values() for a, c in L if c == 16]
+        print("\nRows on 4 or 8 cores: median %.3f over %d runs; on 16 cores: %.3f over %d.\n" % (
+            statistics.median(few), len(few), statistics.median(full), len(full)))

@@ -4,7 +4,8 @@ scripts/validation_misses.py come back from the committed runs: probe 10's readi
 rows' gaps between GPU phases (table 28); and the fourteenth session's rows run on two
 machines (table 29); probe 11's reading on spans made by hand and on the nineteenth
 session's committed runs (table 31), and its pair among the thirteenth session's
-calibration runs (table 32); with BIN, the GPU phases' host threads, one against
+calibration runs (table 32); table 33, the rows against their neighbours in time, on a
+session made by hand and on the six one-call sessions; with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30). The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
 Usage: test_validation_misses.py [BIN]"""
@@ -131,6 +132,60 @@ with contextlib.redirect_stdout(out):
 expect("table 32 on h200-13", out.getvalue(), "| first | 21.49 / 18.06 | 1.190 | 61.36 / 60.27 | 1.018 | 1.76 | 1.68 |",
        "| -c2 | 20.67 / 18.69 | 1.106 | 61.73 / 62.76 | 0.983 | 1.42 | 1.50 |")
 expect("docs/validation-sessions.md, table 32", doc, "give h = 1.26, 0.87, 1.28, 1.48, 1.76 and 1.42 (median 1.35)")
+def one_call(d, times, ratios, cores=None):
+    """A one-call session made by hand: a model whose synth takes 100 ms on one core with
+    serial fraction 0 (so 100/k ms at k threads), and a run per name that started at
+    times[name] s and ran synth at ratios[name] of the model's time."""
+    os.makedirs(os.path.join(d, "runs"))
+    with open(os.path.join(d, "model-220.yaml"), "w") as f:
+        f.write("phases:\n  - name: synth\n    scaling: {serial: 0}\n    time: {dist: normal, mean: 0.1, sd: 0.001}\n")
+    log = ["== docs/data/validation/interleaved-13.tsv at 20 s"]
+    for n, t in times.items():
+        thr = 2 if n.startswith("cal20-t2") else 6 if n.startswith("cal20-t6") else 1
+        doc = {"scenario": {"prover": {"constraints": 1 << 20},
+                            "system": {"batch": 1, "cpu_cores": (cores or {}).get(n, 16), "workers_per_gpu": 1,
+                                       "threads": {"threads_per_worker": thr}}},
+               "metrics": {"phases_s": {"synth": {"mean": 0.1 / thr * ratios[n]}}}}
+        json.dump(doc, open(os.path.join(d, "runs", n + ".json"), "w"))
+        log.append("%-16s util 0.5 nvml 0.5 pps 10.0 steal 0.00%% at %d s" % (n, t))
+    open(os.path.join(d, "log.txt"), "w").write("\n".join(log) + "\n")
+
+
+with tempfile.TemporaryDirectory() as d1, tempfile.TemporaryDirectory() as d2:
+    # the host slows from 1.0 to 1.2 through the call; row r1 runs beside the first two
+    # calibration runs at 1.1 of them, r2 beside the last at 1.2 (on 4 cores), r3 beside none
+    one_call(d1, {"cal20-t2": 30, "cal20-t6": 50, "r1": 70, "r2": 400, "r3": 200, "cal20-t2-r": 430},
+             {"cal20-t2": 1.0, "cal20-t6": 1.0, "r1": 1.1, "r2": 1.44, "r3": 1.0, "cal20-t2-r": 1.2}, {"r2": 4})
+    # a second session: r1 at 0.9 of its one neighbour
+    one_call(d2, {"cal20-t15": 30, "r1": 60}, {"cal20-t15": 1.0, "r1": 0.9})
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        M.table_time_neighbours([d1, d2])
+    t = out.getvalue()
+    expect("table 33 by hand", t, "calibration cal20-t2 1.00 at 30 s, cal20-t6 1.00 at 50 s, cal20-t2-r 1.20 at 430 s",
+           "rows: r1 1.10 (2), r2 1.20 (1)\n", "| r2 | 4 | 1 | 1.200 | 1.20 to 1.20 |",
+           "| r1 | 16 | 2 | 1.000 | 0.90 to 1.10 |", "Rows on 4 or 8 cores: median 1.200 over 1 runs; on 16 cores: 1.000 over 2.")
+    checks += 1
+    if "r3" in t:
+        failed += 1
+        print("FAIL table 33 by hand: r3, which no calibration run was near, is listed")
+    # a session of several calls (two run lists in its log) gives nothing
+    with open(os.path.join(d2, "log.txt"), "a") as f:
+        f.write("== docs/data/validation/interleaved-13.tsv at 20 s\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        M.table_time_neighbours([d2])
+    checks += 1
+    if out.getvalue():
+        failed += 1
+        print("FAIL table 33: a session of several calls was read:\n" + out.getvalue())
+# table 33 on the six one-call sessions: the figures validation-sessions.md quotes
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    M.table_time_neighbours([os.path.join(ROOT, "docs", "data", "validation", "h200-%d" % k) for k in range(17, 23)])
+t33 = "Rows on 4 or 8 cores: median 1.059 over 30 runs; on 16 cores: 1.020 over 60."
+expect("table 33 on h200-17 to -22", out.getvalue(), t33, "| k20-w2-c4 | 4 | 6 | 1.091 | 0.87 to 1.18 |")
+expect("docs/validation-sessions.md, table 33", doc, "**1.059 over 30 runs**", "**1.020 over 60**")
 expect("docs/validation-sessions.md", doc, "**Median 0.999**", "All 18 rows within the target in 4.9% of the draws, 17\nor more in 25.5%")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
