@@ -108,8 +108,8 @@ docs/validation-sessions.md quote them):
     cal20-c16-t3, the tenth to thirteenth sessions): each copy's prep and synth, 4 cores
     over 16, and the host threads they imply;
 33. in a one-call session (the seventeenth on): synth's speed against the model through
-    the call, for the 16-core single-worker calibration runs by when they started, and each
-    held-out 2^20 row over the calibration runs within 60 s of it; --also DIR... pools
+    the call, for the 16-core single-worker calibration runs by when they ended, and each
+    held-out 2^20 row over the calibration runs that ended within 60 s of it; --also DIR... pools
     more one-call sessions' rows with DATA's.
 The probes' tables (9, 10, 11, 23, 25, 26, 31, 32, 33) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30) in validation_whatif.py; this file runs them all in order.

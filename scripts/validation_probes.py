@@ -389,7 +389,7 @@ NEIGHBOURS = re.compile(r"cal20-t(2|6|15)(-r)?$")  # the 16-core single-worker r
 
 
 def call_times(data):
-    """When each run of a one-call session started (s into the call, DATA/log.txt's "at N s"),
+    """When each run of a one-call session ended (s into the call, DATA/log.txt's "at N s"),
     or {} when the log holds more than one run list (several calls, whose clocks restart)."""
     log = os.path.join(data, "log.txt")
     if not os.path.exists(log):
@@ -401,7 +401,7 @@ def call_times(data):
 
 
 def synth_ratios(data):
-    """Each 2^20 batch-1 run of a one-call session: name -> (start s, cores, workers, threads,
+    """Each 2^20 batch-1 run of a one-call session: name -> (end s, cores, workers, threads,
     synth's measured mean over the session's model at the run's threads, table 1's ratio)."""
     t, mp = call_times(data), os.path.join(data, "model-220.yaml")
     if not t or not os.path.exists(mp):
@@ -422,9 +422,9 @@ def table_time_neighbours(datas):
     """Table 33: the host's speed through one call, and each held-out row against its
     neighbours in time. For each one-call session among DATAS (log.txt with one run list):
     `synth`'s measured mean over the model's (table 1) for the 2^20 calibration runs on 16
-    cores with one worker (cal20-t2, -t6, -t15 and their -r copies) by when they started, and
-    each held-out 2^20 row at batch 1 over the mean of those that started within
-    NEIGHBOUR_S seconds of it: what is left of a row's slowness once the host's speed of the
+    cores with one worker (cal20-t2, -t6, -t15 and their -r copies) by when they ended, and
+    each held-out 2^20 row at batch 1 over the mean of those that ended within
+    NEIGHBOUR_S seconds of it (runs take 5-10 s, the Poisson row 100 s): what is left of a row's slowness once the host's speed of the
     moment is taken out. With several sessions, each row's ratios pooled (median, range)."""
     per, pooled = [], {}
     for data in datas:
@@ -446,8 +446,8 @@ def table_time_neighbours(datas):
         return
     print("## 33. The host's speed through one call, and each row against its neighbours in time\n")
     print("`synth`'s measured mean over the model's at the run's threads (table 1), in one-call sessions. The "
-          "calibration runs on 16 cores with one worker by when they started; then each held-out 2^20 row at "
-          "batch 1 over the mean of those calibration runs that started within %d s of it (how many in "
+          "calibration runs on 16 cores with one worker by when they ended; then each held-out 2^20 row at "
+          "batch 1 over the mean of those calibration runs that ended within %d s of it (how many in "
           "brackets): above 1, the row ran slower than the host's speed of the moment.\n" % NEIGHBOUR_S)
     for name, cal, rows in per:
         print("%s: calibration %s" % (name, ", ".join("%s %.2f at %d s" % (n, x, t) for t, x, n in cal)))

@@ -116,6 +116,27 @@ checks += 1
 if i13 != interleave_rows([cal, passes]) or len(i13) != len({r["name"] for r in i13}) or not all(selected(r["name"], skip) for r in i13):
     failed += 1
     print("FAIL interleaved-13.tsv is not the calibration (calib.tsv as run, calib-2.tsv) and the six passes interleaved")
+# The twenty-fourth protocol's run list: interleaved-13.tsv's rows, the eleven 2^20 single-
+# worker calibration runs on 16 cores and probe 11's pair spread through the first 45 rows
+# (what one call of 450 s ran), the rest after them in interleaved-13.tsv's order
+S = ["cal20-t15", "cal20-t6", "cal20-t2", "cal20-c16-t3", "cal20-c4-t3", "cal20-t2-r", "cal20-t6-r", "cal20-t15-r",
+     "cal20-t2-c2", "cal20-t6-c2", "cal20-t15-c2"]
+by = {r["name"]: r for r in i13}
+i24 = read_tsv(os.path.join(vd, "interleaved-24.tsv"))
+want = interleave_rows([[by[n] for n in S], [r for r in i13[:45] if r["name"] not in S]]) + \
+    [r for r in i13[45:] if r["name"] not in S]
+checks += 1
+if i24 != want or sorted(r["name"] for r in i24) != sorted(r["name"] for r in i13):
+    failed += 1
+    print("FAIL interleaved-24.tsv is not interleaved-13.tsv's rows with S spread through its first 45")
+# and in it every 2^20 held-out row of the first 45 has one of S within three rows of it
+pos = {r["name"]: i for i, r in enumerate(i24)}
+far = [r["name"] for r in i24[:45] if r["size"] == "2^20" and not r["name"].startswith(("cal", "ovl"))
+       and min(abs(pos[n] - pos[r["name"]]) for n in S) > 3]
+checks += 1
+if far:
+    failed += 1
+    print("FAIL interleaved-24.tsv: rows with no single-worker calibration run within three rows: %s" % far)
 if checks < 20 or not any(selected(n, {"SKIP": "-(a|b)$|g2"}) != selected(n, {})
                           for t in tsvs for n in (r["name"] for r in read_tsv(t))):
     print("FAIL the run lists changed: no row that SKIP leaves out, or fewer than 20 checks")
