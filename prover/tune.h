@@ -23,6 +23,7 @@ typedef struct ps_tune {
   int ntt_log_block;   /* PSC_NTT_LOG_BLOCK: 8..11, 0 unset */
   int ntt_tiles;       /* PSC_NTT_TILES: 0..1024, -1 unset */
   int ntt_mul;         /* PSC_NTT_MUL: 0 montgomery (unset), 1 karatsuba */
+  int ntt_regs;        /* PSC_NTT_REGS: 96 or 128, 0 unset (96) */
 } ps_tune;
 
 /* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the

@@ -36,3 +36,5 @@ add_test(NAME validation_fallback COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/te
 set_tests_properties(validation_session PROPERTIES TIMEOUT 180)
 # Every option a command parses is in its --help.
 add_test(NAME cli_help COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_cli_help.py $<TARGET_FILE:provesim>)
+# scripts/sass_counts.py (performance.md's instruction counts) on a stand-in nvdisasm.
+add_test(NAME sass_counts COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_sass_counts.py)

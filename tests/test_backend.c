@@ -67,7 +67,7 @@ START_TEST(test_tune) {
   static const char *names[] = {"PSC_CUDA_SYNC", "PSC_MSM_WINDOW", "PSC_MSM_AFFINE", "PSC_MSM_SORT",
                                 "PSC_MSM_LOG_GROUPS", "PSC_MSM_PLACE", "PSC_MSM_AGG_THREADS", "PSC_MSM_PIECES",
                                 "PSC_MSM_PROFILE", "PSC_NTT_RADIX", "PSC_NTT_MAX_K", "PSC_NTT_LOG_BLOCK",
-                                "PSC_NTT_TILES", "PSC_NTT_MUL"};
+                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
   ps_tune t;
   ps_err e = {0};
@@ -87,6 +87,7 @@ START_TEST(test_tune) {
   ck_assert_int_eq(t.ntt_log_block, 0);
   ck_assert_int_eq(t.ntt_tiles, -1);
   ck_assert_int_eq(t.ntt_mul, 0);
+  ck_assert_int_eq(t.ntt_regs, 0);
   /* in range, words and both ends of ranges */
   static const struct { const char *name, *value; size_t off; int want; } good[] = {
       {"PSC_CUDA_SYNC", "block", offsetof(ps_tune, cuda_sync), 3},
@@ -106,6 +107,8 @@ START_TEST(test_tune) {
       {"PSC_NTT_TILES", "0", offsetof(ps_tune, ntt_tiles), 0},
       {"PSC_NTT_MUL", "karatsuba", offsetof(ps_tune, ntt_mul), 1},
       {"PSC_NTT_MUL", "montgomery", offsetof(ps_tune, ntt_mul), 0},
+      {"PSC_NTT_REGS", "128", offsetof(ps_tune, ntt_regs), 128},
+      {"PSC_NTT_REGS", "96", offsetof(ps_tune, ntt_regs), 96},
       {"PSC_MSM_PIECES", "", offsetof(ps_tune, msm_pieces), 0}, /* empty reads as unset */
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -130,6 +133,7 @@ START_TEST(test_tune) {
       {"PSC_NTT_LOG_BLOCK", "7", "PSC_NTT_LOG_BLOCK=\"7\": expected 8 to 11"},
       {"PSC_NTT_TILES", "-1", "PSC_NTT_TILES=\"-1\": expected 0 to 1024"},
       {"PSC_NTT_MUL", "kara", "PSC_NTT_MUL=\"kara\": expected montgomery or karatsuba"},
+      {"PSC_NTT_REGS", "255", "PSC_NTT_REGS=\"255\": expected 96 or 128"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     e.msg[0] = 0, e.code = 0;

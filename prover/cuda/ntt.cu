@@ -38,6 +38,11 @@ extern "C" {
  * 80 registers and spills; 7.85 ms with 256 x 2). */
 #define NTT_R4_THREADS 128
 #define NTT_R4_MIN_BLOCKS 5
+/* PSC_NTT_REGS=128: a second instance bound to 4 blocks of 128 threads, so 128 registers
+ * a thread (8 blocks of the default 64 threads a multiprocessor instead of 10), where the
+ * Karatsuba product fits without spills (ptxas, sm_90: 126 registers against 96 with 108
+ * bytes of spill stores; the default product 120 against 96 and 16 bytes). */
+#define NTT_R4_MIN_BLOCKS_128 4
 /* Tiles a radix-4 block does in turn, the next one's loads beside the current one's
  * arithmetic (0: as many blocks as fit at once, each taking every gridDim-th tile).
  * PSC_NTT_TILES overrides. One measured fastest on the H200 at every size from 2^19
@@ -210,8 +215,8 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
 /* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
  * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
  * one tile a block, the next tile's copies run beside the current one's arithmetic. */
-template <bool KARA>
-__global__ void __launch_bounds__(NTT_R4_THREADS, NTT_R4_MIN_BLOCKS)
+template <bool KARA, int MINB>
+__global__ void __launch_bounds__(NTT_R4_THREADS, MINB)
     ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit,
                 unsigned ntiles) {
   extern __shared__ fr_t sh2[];
@@ -347,7 +352,7 @@ fail:
  * variable out of its range is refused when the device is opened (psc_open); should one
  * get here, `bad` says which, and every transform fails with it (run_network). */
 typedef struct ntt_settings {
-  unsigned log_block, max_k, radix, tiles, kara;
+  unsigned log_block, max_k, radix, tiles, kara, regs128;
   char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
@@ -365,6 +370,7 @@ static void ntt_settings_init(void) {
   s.log_block = (unsigned)t.ntt_log_block; /* 0: ntt_default_layout's */
   s.tiles = t.ntt_tiles < 0 ? NTT_R4_TILES : (unsigned)t.ntt_tiles;
   s.kara = t.ntt_mul == 1;
+  s.regs128 = t.ntt_regs == 128;
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
@@ -406,8 +412,11 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     /* Two tiles' shared memory a block; the grid is ntt_r4_grid's. */
     const unsigned ntiles = (unsigned)blocks;
     smem *= 2;
-    void (*pass)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int, unsigned) =
-        set->kara ? ntt_pass_r4<true> : ntt_pass_r4<false>;
+    typedef void (*pass_fn)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int, unsigned);
+    static const pass_fn passes[2][2] = {
+        {ntt_pass_r4<false, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<false, NTT_R4_MIN_BLOCKS_128>},
+        {ntt_pass_r4<true, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<true, NTT_R4_MIN_BLOCKS_128>}};
+    const pass_fn pass = passes[set->kara][set->regs128];
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 1;

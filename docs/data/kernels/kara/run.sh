@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The NTT's radix-4 passes with Karatsuba's product (PSC_NTT_MUL=karatsuba) against the
-# default Montgomery product, one binary: prover-bench's forward, coset and inverse NTTs
-# from 2^20 to 2^24 (medians of 7), three rounds alternated; then gpu_check's NTTs
-# under karatsuba. Not run yet (docs/performance.md, "Where the NTT's last 8% would come
-# from"); outputs in $OUT.
+# default Montgomery product, each at the default 96 registers a thread and at 128
+# (PSC_NTT_REGS=128: 8 blocks a multiprocessor, no spills), one binary: prover-bench's
+# forward, coset and inverse NTTs from 2^20 to 2^24 (medians of 7), three rounds of the
+# four alternated; then gpu_check's NTTs under karatsuba at each register budget. Not run
+# yet (docs/performance.md, "Where the NTT's last 8% would come from"); outputs in $OUT.
 #   OUT=DIR bash docs/data/kernels/kara/run.sh DIR     (DIR holds new/provesim, new/gpu_check)
 set -uo pipefail
 dir=${1:?directory with new/}
@@ -12,10 +13,14 @@ chk=$dir/new/gpu_check
 . scripts/device_kernels.sh
 med() { awk '/^ntt /{printf "%s:%s ", $2, $4}' "$OUT/bench-$1.txt" 2>/dev/null; }
 for r in 1 2 3; do
-  fits 25 "round $r" || break
+  fits 50 "round $r" || break
   bench mont-r$r "$bin" ntt 20..24 7
   bench kara-r$r "$bin" ntt 20..24 7 PSC_NTT_MUL=karatsuba
-  echo "  round $r: montgomery $(med mont-r$r)| karatsuba $(med kara-r$r)"
+  bench mont128-r$r "$bin" ntt 20..24 7 PSC_NTT_REGS=128
+  bench kara128-r$r "$bin" ntt 20..24 7 PSC_NTT_MUL=karatsuba PSC_NTT_REGS=128
+  echo "  round $r: montgomery $(med mont-r$r)| karatsuba $(med kara-r$r)| montgomery 128 $(med mont128-r$r)| karatsuba 128 $(med kara128-r$r)"
 done
 fits 150 "gpu_check NTTs under karatsuba" && PSC_NTT_MUL=karatsuba check kara-ntt "$chk" --ntt-max 24
+fits 150 "gpu_check NTTs under karatsuba, 128 registers" &&
+  PSC_NTT_MUL=karatsuba PSC_NTT_REGS=128 check kara128-ntt "$chk" --ntt-max 24
 echo "== done at $(el) s"
