@@ -13,6 +13,9 @@ whose mangled name matches REGEX (default: every kernel), one row:
 - other IMAD: IMAD, IMAD.MOV, IMAD.X, IMAD.IADD, IMAD.HI, IMUL (the rest of that pipe);
 - FMA-heavy load: 2 x IMAD.WIDE + other IMAD, in the units of the one above;
 - ALU: IADD3, SEL, ISETP, LOP3, SHF, LEA, PLOP3, IABS, IMNMX;
+- VIADD: sm_90's integer add, apart: ptxas places it as it places the FMA-heavy pipe's
+  additions (docs/performance.md, "What the compiler leaves on the busiest pipe"), but
+  its pipe is not documented;
 - STL/LDL: local-memory stores and loads (spills);
 - all: every instruction.
 nvdisasm comes from PATH, $NVDISASM or --nvdisasm (the pip wheel nvidia-cuda-nvdisasm has
@@ -106,16 +109,16 @@ def main():
         ks = {k: c for k, c in kernels(cubin, a.nvdisasm).items() if pat.search(k)}
     if not ks:
         fail(2, "no kernel of %s matches --kernel %r" % (a.file, a.kernel))
-    print("| kernel | registers | spills (bytes, st/ld) | IMAD.WIDE | other IMAD | FMA-heavy load | ALU | STL/LDL | all |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| kernel | registers | spills (bytes, st/ld) | IMAD.WIDE | other IMAD | FMA-heavy load | ALU | VIADD | STL/LDL | all |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for k in sorted(ks):
         c = ks[k]
         wide, imad = c["IMAD.WIDE"], c["IMAD"] + c["IMUL"]
         alu = sum(c[x] for x in ALU)
         r = info.get(k)
-        print("| %s | %s | %s | %d | %d | %d | %d | %d/%d | %d |" % (
+        print("| %s | %s | %s | %d | %d | %d | %d | %d | %d/%d | %d |" % (
             k, r[0] if r else "-", "%d/%d" % (r[1], r[2]) if r else "-", wide, imad, 2 * wide + imad, alu,
-            c["STL"], c["LDL"], sum(c.values())))
+            c["VIADD"], c["STL"], c["LDL"], sum(c.values())))
     return 0
 
 
