@@ -26,7 +26,7 @@ runs in SESSION/runs (made by docs/data/validation/run.sh):
 protocol's unless --passes names others) and writes only DIR/validation.json and
 DIR/model-SIZE.yaml, printing the tables: the first pass, the mean of the passes, and that
 mean pooled with the sessions of NEXT_POOLED (the three one-call sessions of the
-seventeenth session's protocol). A listed session in POOLED gets the pooled verdict too
+seventeenth session's protocol), or of --pool NAMES. A listed session in POOLED gets the pooled verdict too
 (validation.json "pooled"), and one in POOLED_BESIDE a second pooled reading
 ("pooled_beside"). Runs of more than one machine (DIR/machines.tsv, --import) give no verdict, and
 --data says so. --check writes nothing and exits 1 when any committed output would change
@@ -1109,8 +1109,16 @@ def main():
                          "calibration runs of its settings (sessions 3-7) or the model's own prediction of the "
                          "reference run")
     ap.add_argument("--calibrate-extra", default="", help="with --data: more calibrate options (space-separated)")
+    ap.add_argument("--pool", default=",".join(NEXT_POOLED), metavar="NAMES",
+                    help="with --data: the committed sessions (folders of docs/data/validation, comma-separated; "
+                         "empty: none) the session's verdict is pooled with (default: %(default)s; the "
+                         "twenty-fourth protocol's later sessions name its earlier ones)")
     a = ap.parse_args()
     a.extra = a.calibrate_extra.split()
+    a.pool_names = [x for x in a.pool.split(",") if x]
+    for x in a.pool_names:
+        if not os.path.exists(os.path.join(ROOT, "docs", "data", "validation", x, "validation.json")):
+            ap.error("--pool %s: no docs/data/validation/%s/validation.json (a committed session's folder)" % (x, x))
     if a.import_calls:
         if len(a.import_calls) < 2:
             ap.error("--import DIR CALL.tar...: give the folder and at least one call archive")
@@ -1161,7 +1169,7 @@ def main():
             doc["machines"] = {str(k): len(v) for k, v in sorted(ran_on.items())}
         # the verdict pooled with earlier sessions (POOLED, or NEXT_POOLED for --data), and
         # the reading beside it (POOLED_BESIDE)
-        for key, pool in (("pooled", POOLED.get(name) or (NEXT_POOLED if a.data else [])),
+        for key, pool in (("pooled", POOLED.get(name) or (a.pool_names if a.data else [])),
                           ("pooled_beside", POOLED_BESIDE.get(name) or [])):
             pool = [e for e in pool if e != os.path.basename(name)]
             if pool and doc.get("mean_of_passes_as_calibrated") and all(rows_of(e) for e in pool):

@@ -4,7 +4,8 @@ their archive to a scratch folder, go through the newest protocol (both calibrat
 steal flags, the ablation of a model with GPU rates by pairs, the passes as calibrated and
 with each run's own steal, the verdict pooled with NEXT_POOLED's sessions) and give the
 twelfth session's committed verdict; with a machines.tsv that puts two runs on two
-machines, --data says that the tables are no verdict.
+machines, --data says that the tables are no verdict; --pool names the sessions it is
+pooled with instead.
 Usage: test_validation_data.py BIN"""
 import json
 import os
@@ -70,5 +71,21 @@ with tempfile.TemporaryDirectory() as d:
                 not p.stdout.startswith("Note: the session's runs ran on 2 machines")):
             failed += 1
             print("FAIL two machines: %r, %r, %r" % (doc.get("machines"), pool.get("no_verdict"), p.stdout[:200]))
+    # --pool NAMES: the verdict pooled with the sessions named instead (the twenty-fourth
+    # protocol's later sessions with its earlier ones); a name without a committed
+    # validation.json is bad input, exit 2 before any work
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "validation.py"), "--bin", sys.argv[1],
+                        "--data", d, "--passes", passes, "--pool", "h200-19"], capture_output=True, text=True)
+    checks += 1
+    pool = json.load(open(os.path.join(d, "validation.json"))).get("pooled") or {}
+    if p.returncode or pool.get("sessions") != ["h200-19", os.path.basename(d)] or "Pooled with h200-19 (" not in p.stdout:
+        failed += 1
+        print("FAIL --pool h200-19: exit %d, sessions %r" % (p.returncode, pool.get("sessions")))
+    p = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "validation.py"), "--bin", sys.argv[1],
+                        "--data", d, "--pool", "h200-99"], capture_output=True, text=True)
+    checks += 1
+    if p.returncode != 2 or "--pool h200-99: no docs/data/validation/h200-99/validation.json" not in p.stderr or p.stdout:
+        failed += 1
+        print("FAIL --pool h200-99: exit %d, %r" % (p.returncode, p.stderr[-300:]))
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
