@@ -127,7 +127,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import read_spans, runs_dir  # noqa: E402  (one reader of spans)
-from validation_probes import (CPU, GPU, model_means, model_time, phase_per_partition, runs,  # noqa: E402
+from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_model_time,  # noqa: E402
+                               run_phase_ratio, runs,
                                table_alternated, table_host_probe, table_host_threads_calib,
                                table_host_threads_probe, table_probe,
                                table_probe2, table_probe3, table_time_neighbours)
@@ -166,9 +167,8 @@ def table_phases(data, models, sess):
         at_once = g if scope == "call" else g * w
         cells = []
         for p in CPU + GPU:
-            meas = d["metrics"]["phases_s"][p]["mean"] / b
-            mod = model_time(mm[p], thr, b)
-            cells.append("%.2f (%.1f)" % (meas / mod, 1000 * mod))
+            mod = run_model_time(d, mm[p])
+            cells.append("%.2f (%.1f)" % (run_phase_ratio(d, p, mm[p]), 1000 * mod))
         print("| %s | %s | %s | %dx%d | %d | %d | %s | %d | %d | %s | %.3f |" % (
             name, sess.get(name, "?"), size[2:], g, w, thr, s["cpu_cores"], scope, b, at_once, " | ".join(cells),
             d["metrics"]["gpu_util_mean"]))
@@ -341,8 +341,7 @@ def table_at_once(data, models, sess):
         if size not in models or s["batch"] != 1 or s["mutex"]["scope"] not in ("call", "kernels", "none"):
             continue
         at_once = s["gpus"] if s["mutex"]["scope"] == "call" else s["gpus"] * s["workers_per_gpu"]
-        thr = s["threads"].get("threads_per_worker") or 1
-        r = [d["metrics"]["phases_s"][p]["mean"] / model_time(models[size][p], thr, 1) for p in ("synth", "prep", "ntt_h")]
+        r = [run_phase_ratio(d, p, models[size][p]) for p in ("synth", "prep", "ntt_h")]
         lock = "none" if s["mutex"]["scope"] == "none" else "locked"
         by.setdefault((size, at_once, lock), []).append((name, r))
     for k in sorted(by, key=lambda k: (int(k[0][2:]), k[1], k[2])):

@@ -72,6 +72,18 @@ def model_time(ph, threads, batch):
     return t * ph["scale"][min(batch, len(ph["scale"])) - 1] / batch
 
 
+def run_model_time(d, ph):
+    """model_time of a model's phase PH at the threads and batch a run's report D ran with."""
+    s = d["scenario"]["system"]
+    return model_time(ph, s["threads"].get("threads_per_worker") or 1, s["batch"])
+
+
+def run_phase_ratio(d, name, ph):
+    """Phase NAME's measured mean per partition in run report D over the model's (PH) at the
+    run's threads and batch: table 1's ratio."""
+    return d["metrics"]["phases_s"][name]["mean"] / d["scenario"]["system"]["batch"] / run_model_time(d, ph)
+
+
 def table_probe2(data):
     """The second probe (DATA/probe-2, docs/data/validation/probe-2.tsv): four rounds of one
     worker at 7 threads, two workers with the lock on the kernels and without a lock (7
@@ -383,7 +395,6 @@ def table_host_threads_calib(data):
     print()
 
 
-
 NEIGHBOUR_S = 60  # table 33: a calibration run this close in time (s) is a neighbour
 NEIGHBOURS = re.compile(r"cal20-t(2|6|15)(-r)?$")  # the 16-core single-worker runs at 2^20
 
@@ -412,9 +423,8 @@ def synth_ratios(data):
         s = sc["system"]
         if sc["prover"]["constraints"] != 1 << 20 or name not in t or s["batch"] != 1:
             continue
-        thr = s["threads"].get("threads_per_worker") or 1
-        out[name] = (t[name], s["cpu_cores"], s["workers_per_gpu"], thr,
-                     d["metrics"]["phases_s"]["synth"]["mean"] / model_time(mm["synth"], thr, 1))
+        out[name] = (t[name], s["cpu_cores"], s["workers_per_gpu"], s["threads"].get("threads_per_worker") or 1,
+                     run_phase_ratio(d, "synth", mm["synth"]))
     return out
 
 
@@ -424,8 +434,9 @@ def table_time_neighbours(datas):
     `synth`'s measured mean over the model's (table 1) for the 2^20 calibration runs on 16
     cores with one worker (cal20-t2, -t6, -t15 and their -r copies) by when they ended, and
     each held-out 2^20 row at batch 1 over the mean of those that ended within
-    NEIGHBOUR_S seconds of it (runs take 5-10 s, the Poisson row 100 s): what is left of a row's slowness once the host's speed of the
-    moment is taken out. With several sessions, each row's ratios pooled (median, range)."""
+    NEIGHBOUR_S seconds of it (runs take 5-10 s, the Poisson row 100 s): what is left of a
+    row's slowness once the host's speed of the moment is taken out. With several
+    sessions, each row's ratios pooled (median, range)."""
     per, pooled = [], {}
     for data in datas:
         r = synth_ratios(data)

@@ -13,7 +13,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import scaled_model  # noqa: E402  (one model scaler)
-from validation_probes import CPU, GPU, host_threads_probe, model_means, model_time, runs  # noqa: E402
+from validation_probes import CPU, GPU, host_threads_probe, model_means, model_time, run_phase_ratio, runs  # noqa: E402
 
 
 def table_gpu_law(data, binp):
@@ -161,11 +161,9 @@ def table_explained(data, models, binp, rows):
         if name not in rr or name not in mats:
             continue
         d, row = rr[name], mats[name]
-        s = d["scenario"]["system"]
-        b, thr = s["batch"], s["threads"].get("threads_per_worker") or 1
         path = os.path.join(data, "model-%s.yaml" % row["size"].replace("^", ""))
         mm = model_means(path)
-        ratios = {p: d["metrics"]["phases_s"][p]["mean"] / b / model_time(mm[p], thr, b) for p in CPU + GPU}
+        ratios = {p: run_phase_ratio(d, p, mm[p]) for p in CPU + GPU}
         alt = os.path.join(tmp, "%s.yaml" % name)
         open(alt, "w").write(scaled_model(open(path).read(), ratios))
         base = V.validate(binp, data, {row["size"]: path}, row)
