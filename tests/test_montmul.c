@@ -7,6 +7,8 @@
  * relies on are tightest. CI has no GPU; this is what keeps the GPU arithmetic honest
  * there. On the H200, tests/gpu_check.c compares the compiled kernels themselves. */
 #include <check.h>
+#include <fenv.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -301,6 +303,139 @@ START_TEST(carry_heavy_operands) {
 }
 END_TEST
 
+/* ---- The FP64 product (prover/cuda/psf_fp64.h) on the CPU's doubles. Its FMAs round
+ * toward zero, as the GPU's __fma_rz does; each test sets that mode around its calls and
+ * first checks that fma() honours it (this file is built with -frounding-math). */
+static uint64_t psd_bits_(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+static double psd_dbl_(uint64_t u) {
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+#define PSD_FN static inline
+#define PSD_FMA_RZ(x, y, z) fma(x, y, z)
+#define PSD_BITS(x) psd_bits_(x)
+#define PSD_DBL(u) psd_dbl_(u)
+#include "cuda/psf_fp64.h"
+
+static const uint64_t FR_R52[5] = PSD_FR_R52;
+
+static void fp64_round_toward_zero(void) {
+  ck_assert_int_eq(fesetround(FE_TOWARDZERO), 0);
+  /* (2^51 + 1) * 3 + 2^104 lies 1.5 steps of 2^52 above 2^104: toward zero gives 1 step,
+   * to nearest 2 */
+  volatile double x = 0x1p51 + 1, y = 3;
+  ck_assert_msg(fma(x, y, 0x1p104) == 0x1p104 + 0x1p52, "fma() ignores the rounding mode");
+}
+
+/* got = a * w / 2^256 mod r by the FP64 sequence, fed 16 w mod r; asserts the sequence's
+ * result is below 2r before the one subtraction. */
+static void fp64_mul(fr_t *got, const fr_t *a, const fr_t *w) {
+  fr_t w16 = *w;
+  double wd[5], md[5];
+  for (int k = 0; k < 4; k++) fr_dbl(&w16, &w16);
+  psd_split(wd, w16.v);
+  for (int k = 0; k < 5; k++) md[k] = (double)FR_R52[k];
+  uint32_t t[8], u[8];
+  psd_mont_mul(t, a->v, wd, md, PSD_FR_NINV52);
+  memcpy(u, t, sizeof t);
+  reduce_once(u, FR_R.v, 8); /* t < 2r: one subtraction leaves u < r */
+  uint32_t v[8];
+  memcpy(v, u, sizeof u);
+  reduce_once(v, FR_R.v, 8);
+  ck_assert_msg(memcmp(u, v, sizeof u) == 0, "the FP64 sequence left a value of 2r or more");
+  memcpy(got->v, u, sizeof u);
+}
+
+/* a mod r for any 8 words (a < 2^256 < 3r). */
+static void fr_mod_any(fr_t *r, const fr_t *a) {
+  *r = *a;
+  for (int k = 0; k < 2; k++) reduce_once(r->v, FR_R.v, 8);
+}
+
+START_TEST(fp64_constants) {
+  uint64_t l[5];
+  psd_limbs(l, FR_R.v);
+  for (int k = 0; k < 5; k++) ck_assert_msg(l[k] == FR_R52[k], "r's 52-bit limb %d", k);
+  ck_assert_msg(((FR_R52[0] * PSD_FR_NINV52 + 1) & PSD_M52) == 0, "-r^-1 mod 2^52");
+  /* the limbs put back together give the words again */
+  uint64_t s = 7;
+  for (int i = 0; i < 10000; i++) {
+    uint32_t x[8], y[8];
+    for (int j = 0; j < 8; j++) x[j] = (uint32_t)vec_rng(&s);
+    psd_limbs(l, x);
+    for (int k = 0; k < 5; k++) ck_assert(l[k] <= PSD_M52);
+    y[0] = (uint32_t)l[0];
+    y[1] = (uint32_t)(l[0] >> 32 | l[1] << 20);
+    y[2] = (uint32_t)(l[1] >> 12);
+    y[3] = (uint32_t)(l[1] >> 44 | l[2] << 8);
+    y[4] = (uint32_t)(l[2] >> 24 | l[3] << 28);
+    y[5] = (uint32_t)(l[3] >> 4);
+    y[6] = (uint32_t)(l[3] >> 36 | l[4] << 16);
+    y[7] = (uint32_t)(l[4] >> 16);
+    ck_assert_msg(memcmp(x, y, sizeof x) == 0, "limbs of value %d", i);
+  }
+}
+END_TEST
+
+/* Random a < r and w < r, every a of 8 random words (up to 2^256 - 1, the bound the NTT's
+ * unreduced inputs may reach), and the edge values of both, against fr_mul. */
+START_TEST(fp64_products) {
+  int mode = fegetround();
+  fp64_round_toward_zero();
+  uint64_t s = 11;
+  fr_t a, w, am, want, got;
+  for (int i = 0; i < 200000; i++) {
+    fr_random(&a, vec_rng, &s);
+    fr_random(&w, vec_rng, &s);
+    fr_mul(&want, &a, &w);
+    fp64_mul(&got, &a, &w);
+    ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "FP64 product %d differs", i);
+    for (int j = 0; j < 8; j++) a.v[j] = (uint32_t)vec_rng(&s);
+    fr_mod_any(&am, &a);
+    fr_mul(&want, &am, &w);
+    fp64_mul(&got, &a, &w);
+    ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "FP64 product %d (a of any 256 bits) differs", i);
+  }
+  for (int ka = 0; ka < 6; ka++)
+    for (int kw = 0; kw < 5; kw++)
+      for (int rep = 0; rep < 20; rep++) {
+        edge_value(w.v, FR_R.v, 8, kw, &s);
+        if (ka == 5) memset(a.v, 0xff, sizeof a.v); /* 2^256 - 1 */
+        else edge_value(a.v, FR_R.v, 8, ka, &s);
+        fr_mod_any(&am, &a);
+        fr_mul(&want, &am, &w);
+        fp64_mul(&got, &a, &w);
+        ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "FP64 edge product (%d, %d) differs", ka, kw);
+      }
+  fesetround(mode);
+}
+END_TEST
+
+/* Operands whose limbs are all at or near 2^52 - 1, where every column is fullest and
+ * every limb product's low word is largest. */
+START_TEST(fp64_full_limbs) {
+  int mode = fegetround();
+  fp64_round_toward_zero();
+  uint64_t s = 13;
+  for (int i = 0; i < 20000; i++) {
+    fr_t a, w, am, want, got;
+    for (int j = 0; j < 8; j++) a.v[j] = 0xffffffffu - (uint32_t)(vec_rng(&s) & (i & 1 ? 0xff : 0));
+    /* w just below r: r - small */
+    edge_value(w.v, FR_R.v, 8, 4, &s);
+    fr_mod_any(&am, &a);
+    fr_mul(&want, &am, &w);
+    fp64_mul(&got, &a, &w);
+    ck_assert_msg(memcmp(&want, &got, sizeof want) == 0, "FP64 full-limb product %d differs", i);
+  }
+  fesetround(mode);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("montmul");
   TCase *tc = tcase_create("gpu sequence");
@@ -309,6 +444,9 @@ int main(void) {
   tcase_add_test(tc, fp_random_operands);
   tcase_add_test(tc, edge_operands);
   tcase_add_test(tc, carry_heavy_operands);
+  tcase_add_test(tc, fp64_constants);
+  tcase_add_test(tc, fp64_products);
+  tcase_add_test(tc, fp64_full_limbs);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);
