@@ -22,7 +22,7 @@ typedef struct ps_tune {
   int ntt_max_k;       /* PSC_NTT_MAX_K: 0..12, 0 unset */
   int ntt_log_block;   /* PSC_NTT_LOG_BLOCK: 8..11, 0 unset */
   int ntt_tiles;       /* PSC_NTT_TILES: 0..1024, -1 unset */
-  int ntt_mul;         /* PSC_NTT_MUL: 0 montgomery (unset), 1 karatsuba */
+  int ntt_mul;         /* PSC_NTT_MUL: 0 montgomery (unset), 1 karatsuba, 2 fp64, 3 mixed (ntt.cu's NTT_MUL_*) */
   int ntt_regs;        /* PSC_NTT_REGS: 96 or 128, 0 unset (96) */
 } ps_tune;
 

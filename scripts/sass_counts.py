@@ -16,6 +16,9 @@ whose mangled name matches REGEX (default: every kernel), one row:
 - VIADD: sm_90's integer add, apart: ptxas places it as it places the FMA-heavy pipe's
   additions (docs/performance.md, "What the compiler leaves on the busiest pipe"), but
   its pipe is not documented;
+- FP64: DFMA, DADD, DMUL, DSETP, DMNMX, the FP64 pipe's (as wide as the integer
+  multiplier's on an H100/H200: each takes it as long as an IMAD takes the FMA-heavy
+  pipe; docs/performance.md, "Fr's product on the FP64 pipe");
 - STL/LDL: local-memory stores and loads (spills);
 - all: every instruction.
 nvdisasm comes from PATH, $NVDISASM or --nvdisasm (the pip wheel nvidia-cuda-nvdisasm has
@@ -32,6 +35,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ALU = {"IADD3", "SEL", "ISETP", "LOP3", "SHF", "LEA", "PLOP3", "IABS", "IMNMX"}
+FP64 = {"DFMA", "DADD", "DMUL", "DSETP", "DMNMX"}
 INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)")
 
 
@@ -109,16 +113,17 @@ def main():
         ks = {k: c for k, c in kernels(cubin, a.nvdisasm).items() if pat.search(k)}
     if not ks:
         fail(2, "no kernel of %s matches --kernel %r" % (a.file, a.kernel))
-    print("| kernel | registers | spills (bytes, st/ld) | IMAD.WIDE | other IMAD | FMA-heavy load | ALU | VIADD | STL/LDL | all |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| kernel | registers | spills (bytes, st/ld) | IMAD.WIDE | other IMAD | FMA-heavy load | ALU | VIADD | FP64 "
+          "| STL/LDL | all |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for k in sorted(ks):
         c = ks[k]
         wide, imad = c["IMAD.WIDE"], c["IMAD"] + c["IMUL"]
         alu = sum(c[x] for x in ALU)
         r = info.get(k)
-        print("| %s | %s | %s | %d | %d | %d | %d | %d | %d/%d | %d |" % (
+        print("| %s | %s | %s | %d | %d | %d | %d | %d | %d | %d/%d | %d |" % (
             k, r[0] if r else "-", "%d/%d" % (r[1], r[2]) if r else "-", wide, imad, 2 * wide + imad, alu,
-            c["VIADD"], c["STL"], c["LDL"], sum(c.values())))
+            c["VIADD"], sum(c[x] for x in FP64), c["STL"], c["LDL"], sum(c.values())))
     return 0
 
 

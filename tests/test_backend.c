@@ -107,6 +107,8 @@ START_TEST(test_tune) {
       {"PSC_NTT_TILES", "0", offsetof(ps_tune, ntt_tiles), 0},
       {"PSC_NTT_MUL", "karatsuba", offsetof(ps_tune, ntt_mul), 1},
       {"PSC_NTT_MUL", "montgomery", offsetof(ps_tune, ntt_mul), 0},
+      {"PSC_NTT_MUL", "fp64", offsetof(ps_tune, ntt_mul), 2},
+      {"PSC_NTT_MUL", "mixed", offsetof(ps_tune, ntt_mul), 3},
       {"PSC_NTT_REGS", "128", offsetof(ps_tune, ntt_regs), 128},
       {"PSC_NTT_REGS", "96", offsetof(ps_tune, ntt_regs), 96},
       {"PSC_MSM_PIECES", "", offsetof(ps_tune, msm_pieces), 0}, /* empty reads as unset */
@@ -132,7 +134,7 @@ START_TEST(test_tune) {
       {"PSC_NTT_MAX_K", "13", "PSC_NTT_MAX_K=\"13\": expected 0 to 12"},
       {"PSC_NTT_LOG_BLOCK", "7", "PSC_NTT_LOG_BLOCK=\"7\": expected 8 to 11"},
       {"PSC_NTT_TILES", "-1", "PSC_NTT_TILES=\"-1\": expected 0 to 1024"},
-      {"PSC_NTT_MUL", "kara", "PSC_NTT_MUL=\"kara\": expected montgomery or karatsuba"},
+      {"PSC_NTT_MUL", "kara", "PSC_NTT_MUL=\"kara\": expected montgomery, karatsuba, fp64 or mixed"},
       {"PSC_NTT_REGS", "255", "PSC_NTT_REGS=\"255\": expected 96 or 128"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {

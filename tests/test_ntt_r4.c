@@ -6,6 +6,8 @@
  * (bit-reversed -> natural), for many sizes and pass shapes. CI has no GPU; on the H200
  * tests/gpu_check.c compares the kernels themselves. */
 #include <check.h>
+#include <fenv.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,7 +18,51 @@
 
 static void fadd(fr_t *r, const fr_t *a, const fr_t *b) { fr_add(r, a, b); }
 static void fsub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub(r, a, b); }
-static void fmul(fr_t *r, const fr_t *a, const fr_t *b) { fr_mul(r, a, b); }
+
+/* The product modes of ntt.cu (PSC_NTT_MUL): 0 Montgomery's everywhere; 2 (fp64) and 3
+ * (mixed) take the FP64 product (prover/cuda/psf_fp64.h, on the CPU's doubles with its
+ * FMAs rounding toward zero) for the twiddles NTT_R4_W52 names, fed from a table of 16 w. */
+static uint64_t psd_bits_(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof u);
+  return u;
+}
+static double psd_dbl_(uint64_t u) {
+  double x;
+  memcpy(&x, &u, sizeof x);
+  return x;
+}
+#define PSD_FN static inline
+#define PSD_FMA_RZ(x, y, z) fma(x, y, z)
+#define PSD_BITS(x) psd_bits_(x)
+#define PSD_DBL(u) psd_dbl_(u)
+#include "cuda/psf_fp64.h"
+
+static int mul_mode;
+static const fr_t *tw16; /* 16 w^j, for the FP64 product */
+
+/* r = a * w^ti, by the product twiddle i (0..2, or -1 in a radix-2 stage) takes. */
+static void mul_tw(fr_t *r, const fr_t *a, const fr_t *tw, size_t ti, int i) {
+  if (!NTT_R4_W52(mul_mode, i)) {
+    fr_mul(r, a, &tw[ti]);
+    return;
+  }
+  static const uint64_t m52[5] = PSD_FR_R52;
+  static const fr_t R = BLS_FR_R;
+  double wd[5], md[5];
+  uint32_t t[8], s[8];
+  for (int k = 0; k < 5; k++) md[k] = (double)m52[k];
+  psd_split(wd, tw16[ti].v);
+  psd_mont_mul(t, a->v, wd, md, PSD_FR_NINV52);
+  uint64_t br = 0; /* t < 2r: subtract r once if t >= r */
+  for (int k = 0; k < 8; k++) {
+    uint64_t d = (uint64_t)t[k] - R.v[k] - br;
+    s[k] = (uint32_t)d;
+    br = (d >> 32) & 1;
+  }
+  memcpy(r->v, br ? t : s, sizeof r->v);
+}
+#define MUL_TI(r, a, g, i) mul_tw(r, a, tw, (g).ti[i], i)
 
 /* The kernel's grid for this test's passes: tiles a block (0: a resident count of 3). */
 static unsigned tiles_per_block;
@@ -39,14 +85,11 @@ static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k
         for (unsigned g = 0; g < nel / 4; g++) {
           ntt_r4_group gr;
           ntt_r4_group_at(&gr, g, c, lH, L, lo_group << c, s + t_big);
-          fr_t x[4], w[3];
+          fr_t x[4];
           int has[3];
           for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
-          for (int i = 0; i < 3; i++) {
-            has[i] = gr.ti[i] != 0;
-            if (has[i]) w[i] = tw[gr.ti[i]];
-          }
-          NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, fadd, fsub, fmul);
+          for (int i = 0; i < 3; i++) has[i] = gr.ti[i] != 0;
+          NTT_R4_BUTTERFLIES(fr_t, x, gr, has, dit, fadd, fsub, MUL_TI);
           for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
         }
       }
@@ -60,9 +103,9 @@ static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k
           if (!dit) {
             fr_add(&x, &a, &b);
             fr_sub(&y, &a, &b);
-            if (ti) fr_mul(&y, &y, &tw[ti]);
+            if (ti) mul_tw(&y, &y, tw, ti, -1);
           } else {
-            if (ti) fr_mul(&b, &b, &tw[ti]);
+            if (ti) mul_tw(&b, &b, tw, ti, -1);
             fr_add(&x, &a, &b);
             fr_sub(&y, &a, &b);
           }
@@ -88,32 +131,60 @@ static void network(fr_t *d, const fr_t *tw, unsigned log_n, unsigned log_block,
   }
 }
 
-/* Looped over the tiles a block does: 1, the default 2, 3 and 0 (resident blocks). */
-START_TEST(r4_network_equals_reference) {
+/* Every shape and size against the reference NTT under product mode `mode`. */
+static void networks_equal_reference(int mode) {
   static const unsigned shapes[][2] = {{10, 8}, {8, 7}, {8, 6}, {9, 7}, {6, 4}, {5, 5}, {7, 3}, {4, 2}};
-  static const unsigned tpb[] = {1, 2, 3, 0};
   uint64_t st = 5;
-  tiles_per_block = tpb[_i];
+  int rmode = fegetround();
+  mul_mode = mode;
+  if (mode) {
+    ck_assert_int_eq(fesetround(FE_TOWARDZERO), 0);
+    volatile double x = 0x1p51 + 1, y = 3; /* 1.5 steps of 2^52 above 2^104: 1 toward zero */
+    ck_assert_msg(fma(x, y, 0x1p104) == 0x1p104 + 0x1p52, "fma() ignores the rounding mode");
+  }
   for (unsigned log_n = 1; log_n <= 13; log_n++) {
     size_t n = (size_t)1 << log_n;
     fr_t *x = malloc(sizeof(fr_t) * n), *want = malloc(sizeof(fr_t) * n), *got = malloc(sizeof(fr_t) * n);
-    fr_t *tw = malloc(sizeof(fr_t) * (n / 2 + 1)), w;
+    fr_t *tw = malloc(sizeof(fr_t) * (n / 2 + 1)), *t16 = malloc(sizeof(fr_t) * (n / 2 + 1)), w;
     for (size_t i = 0; i < n; i++) fr_random(&x[i], vec_rng, &st);
     ntt_root_of_unity(&w, log_n);
     fr_one(&tw[0]);
     for (size_t j = 1; j < n / 2; j++) fr_mul(&tw[j], &tw[j - 1], &w);
+    for (size_t j = 0; j < n / 2; j++) {
+      t16[j] = tw[j];
+      for (int k = 0; k < 4; k++) fr_dbl(&t16[j], &t16[j]);
+    }
+    tw16 = t16;
     for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
       for (int dit = 0; dit <= 1; dit++) {
         memcpy(want, x, sizeof(fr_t) * n);
         ntt_cpu(want, log_n, 1, dit ? NTT_IN_BITREV : NTT_OUT_BITREV, 1);
         memcpy(got, x, sizeof(fr_t) * n);
         network(got, tw, log_n, shapes[sh][0], shapes[sh][1], dit);
-        ck_assert_msg(memcmp(want, got, sizeof(fr_t) * n) == 0, "2^%u %s, blocks of 2^%u, passes of <= %u stages",
-                      log_n, dit ? "DIT" : "DIF", shapes[sh][0], shapes[sh][1]);
+        ck_assert_msg(memcmp(want, got, sizeof(fr_t) * n) == 0,
+                      "2^%u %s, blocks of 2^%u, passes of <= %u stages, product mode %d", log_n,
+                      dit ? "DIT" : "DIF", shapes[sh][0], shapes[sh][1], mode);
       }
     }
-    free(x), free(want), free(got), free(tw);
+    free(x), free(want), free(got), free(tw), free(t16);
   }
+  fesetround(rmode);
+  mul_mode = 0;
+}
+
+/* Looped over the tiles a block does: 1, the default 2, 3 and 0 (resident blocks). */
+START_TEST(r4_network_equals_reference) {
+  static const unsigned tpb[] = {1, 2, 3, 0};
+  tiles_per_block = tpb[_i];
+  networks_equal_reference(0);
+}
+END_TEST
+
+/* PSC_NTT_MUL=fp64 (2) and mixed (3): the FP64 product where NTT_R4_W52 says, its table
+ * of 16 w. */
+START_TEST(r4_network_fp64_products) {
+  tiles_per_block = 1;
+  networks_equal_reference(_i);
 }
 END_TEST
 
@@ -150,6 +221,7 @@ int main(void) {
   TCase *tc = tcase_create("network");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, r4_network_equals_reference, 0, 4);
+  tcase_add_loop_test(tc, r4_network_fp64_products, 2, 4);
   tcase_add_test(tc, default_layout_by_size);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);

@@ -22,7 +22,9 @@ SASS = """
         /*0050*/                   STL [R1], R9 ;
         /*0060*/                   LDL R10, [R1] ;
         /*0070*/                   VIADD R11, R10, 0x1 ;
-        /*0080*/                   EXIT ;
+        /*0080*/                   DFMA.RZ R12, R14, R16, R18 ;
+        /*0090*/                   DADD R12, -R12, c[0x3][0x8] ;
+        /*00a0*/                   EXIT ;
 	.text._Z3barPj:
         /*0000*/                   IMUL R2, R4, R5 ;
         /*0010*/              @!P2 LOP3.LUT R3, R2, 0xff, RZ, 0xc0, !PT ;
@@ -46,10 +48,11 @@ with tempfile.TemporaryDirectory() as d:
     open(cubin, "wb").write(b"\x7fELF")
     p = run("--nvdisasm", fake, cubin)
     check(p.returncode == 0, "a cubin with a stand-in nvdisasm: exit %d, %s" % (p.returncode, p.stderr))
-    # foo: 2 wide, IMAD.MOV 1 other, load 2*2+1 = 5, ALU IADD3 + SEL = 2, 1 VIADD, 1/1 local, 9 in all
-    check("| _Z3fooPj | - | - | 2 | 1 | 5 | 2 | 1 | 1/1 | 9 |" in p.stdout, "foo's row:\n" + p.stdout)
+    # foo: 2 wide, IMAD.MOV 1 other, load 2*2+1 = 5, ALU IADD3 + SEL = 2, 1 VIADD, DFMA.RZ
+    # and DADD 2 FP64, 1/1 local, 11 in all
+    check("| _Z3fooPj | - | - | 2 | 1 | 5 | 2 | 1 | 2 | 1/1 | 11 |" in p.stdout, "foo's row:\n" + p.stdout)
     # bar: IMUL is of the FMA-heavy pipe's other instructions, LOP3 of the ALU's
-    check("| _Z3barPj | - | - | 0 | 1 | 1 | 1 | 0 | 0/0 | 3 |" in p.stdout, "bar's row:\n" + p.stdout)
+    check("| _Z3barPj | - | - | 0 | 1 | 1 | 1 | 0 | 0 | 0/0 | 3 |" in p.stdout, "bar's row:\n" + p.stdout)
     p = run("--nvdisasm", fake, "--kernel", "bar", cubin)
     check(p.returncode == 0 and "_Z3barPj" in p.stdout and "_Z3fooPj" not in p.stdout, "--kernel bar:\n" + p.stdout)
     for args, env, what in ((["--kernel", "baz", cubin], {}, "no kernel of"),

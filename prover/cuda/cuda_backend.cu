@@ -113,6 +113,7 @@ extern "C" void psc_close(psc_dev *d) {
   for (int i = 0; i < 2; i++)
     for (int j = 0; j < 32; j++) {
       cudaFree(d->tw[i][j]);
+      cudaFree(d->tw52[i][j]);
       cudaFree(d->pw_lo[i][j]);
       cudaFree(d->pw_hi[i][j]);
     }

@@ -63,22 +63,60 @@ __global__ void ntt_build_powers(fr_t *out, size_t count, const fr_t *lo, const 
   psf_st(&out[j], &r);
 }
 
-/* The radix-4 passes' product: the interleaved Montgomery one (fr_mul_d), or with KARA
- * Karatsuba's split and the reduction apart (fr_mul_kara_d; PSC_NTT_MUL=karatsuba, for
- * timing it against the default: docs/performance.md, "Where the NTT's last 8% would come
- * from"). */
-template <bool KARA> static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) {
-  if (KARA) fr_mul_kara_d(r, a, b);
+/* The radix-4 passes' products (a datum times a twiddle), by PSC_NTT_MUL:
+ * - NTT_MUL_MONT (montgomery, the default): the interleaved Montgomery one, fr_mul_d;
+ * - NTT_MUL_KARA (karatsuba): Karatsuba's split and the reduction apart, fr_mul_kara_d;
+ * - NTT_MUL_FP64 (fp64): every product on the FP64 pipe, fr_mul_fp64_d, its twiddles from
+ *   a table of fr52_t (twiddles52());
+ * - NTT_MUL_MIXED (mixed): a radix-4 group's two products by w2 on the FP64 pipe and
+ *   its two others Montgomery's, so that the integer multiplier, the FP64 pipe and the ALU
+ *   share the work (radix-2 stages: Montgomery's).
+ * All but the default are for timing against it: docs/performance.md, "Where the NTT's
+ * last 8% would come from" and "Fr's product on the FP64 pipe". */
+enum { NTT_MUL_MONT = 0, NTT_MUL_KARA = 1, NTT_MUL_FP64 = 2, NTT_MUL_MIXED = 3 };
+#define NTT_W52(MUL, i) NTT_R4_W52(MUL, i) /* ntt_r4.h: which twiddles take the FP64 product */
+static_assert(NTT_R4_W52(NTT_MUL_FP64, -1) && !NTT_R4_W52(NTT_MUL_MIXED, -1) && NTT_R4_W52(NTT_MUL_MIXED, 2) &&
+                  !NTT_R4_W52(NTT_MUL_MONT, 2) && !NTT_R4_W52(NTT_MUL_KARA, 2),
+              "ntt_r4.h's product modes are NTT_MUL_*'s");
+template <int MUL> static __device__ __forceinline__ void ntt_fr_mul(fr_t *r, const fr_t *a, const fr_t *b) {
+  if (MUL == NTT_MUL_KARA) fr_mul_kara_d(r, a, b);
   else fr_mul_d(r, a, b);
+}
+/* A radix-4 group's three twiddles, each in the form its product takes (the other array
+ * is never read, and the compiler drops it). */
+typedef struct ntt_tws {
+  fr_t f[3];
+  fr52_t d[3];
+} ntt_tws;
+template <int MUL>
+static __device__ __forceinline__ void ntt_mul_at(fr_t *r, const fr_t *a, const ntt_tws *w, int i) {
+  if (NTT_W52(MUL, i)) fr_mul_fp64_d(r, a, &w->d[i]);
+  else ntt_fr_mul<MUL>(r, a, &w->f[i]);
+}
+#define NTT_MUL_AT(r, a, w, i) ntt_mul_at<MUL>(r, a, &(w), i)
+
+/* x *= twiddle ti of a radix-2 stage, from the table its product takes. */
+template <int MUL>
+static __device__ __forceinline__ void ntt_r2_mul(fr_t *x, const fr_t *__restrict__ tw,
+                                                  const fr52_t *__restrict__ tw52, size_t ti) {
+  if (NTT_W52(MUL, -1)) {
+    fr52_t w;
+    psf_ldg(&w, &tw52[ti]);
+    fr_mul_fp64_d(x, x, &w);
+  } else {
+    fr_t w;
+    psf_ldg(&w, &tw[ti]);
+    ntt_fr_mul<MUL>(x, x, &w);
+  }
 }
 
 /* One radix-2 stage of a pass in shared memory, a butterfly per thread in turn: stage
  * half-span 2^lhr rows, S its global index (DIF: (a, b) -> (a + b, (a - b) w); DIT: the
  * transposed (a + b w, a - b w)). */
-template <bool KARA = false>
+template <int MUL = NTT_MUL_MONT>
 static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsigned c, unsigned lhr, unsigned L,
                                                     size_t lo_group, unsigned S, const fr_t *__restrict__ tw,
-                                                    int dit) {
+                                                    const fr52_t *__restrict__ tw52, int dit) {
   const unsigned cmask = (1u << c) - 1, hr = 1u << lhr;
   for (unsigned j = threadIdx.x; j < nbf; j += blockDim.x) {
     unsigned col = j & cmask, q = j >> c;
@@ -89,17 +127,9 @@ static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsi
     if (!dit) {
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
-      if (ti) {
-        fr_t w;
-        psf_ldg(&w, &tw[ti]);
-        ntt_fr_mul<KARA>(&y, &y, &w);
-      }
+      if (ti) ntt_r2_mul<MUL>(&y, tw, tw52, ti);
     } else {
-      if (ti) {
-        fr_t w;
-        psf_ldg(&w, &tw[ti]);
-        ntt_fr_mul<KARA>(&b, &b, &w);
-      }
+      if (ti) ntt_r2_mul<MUL>(&b, tw, tw52, ti);
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
     }
@@ -169,7 +199,7 @@ __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log
   __syncthreads();
   for (unsigned tt = 0; tt < k; tt++) {
     const unsigned t = dit ? k - 1 - tt : tt;
-    ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
+    ntt_r2_stage(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, NULL, dit);
     __syncthreads();
   }
   ntt_block_io(&b, c, d, sh, 1);
@@ -180,9 +210,10 @@ __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log
 static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
 /* The stage pairs of one tile in shared memory (and a last radix-2 stage when k is odd). */
-template <bool KARA>
+template <int MUL>
 static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, unsigned s, unsigned k, unsigned c,
-                                                   const fr_t *__restrict__ tw, int dit) {
+                                                   const fr_t *__restrict__ tw, const fr52_t *__restrict__ tw52,
+                                                   int dit) {
   const unsigned L = b->L, nel = b->nel;
   const size_t lo_group = b->lo_group;
   for (unsigned step = 0; step + 1 < k; step += 2) {
@@ -190,16 +221,20 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
     for (unsigned g = threadIdx.x; g < nel / 4; g += blockDim.x) {
       ntt_r4_group gr;
       ntt_r4_group_at(&gr, g, c, lH, L, lo_group << c, s + t_big);
-      fr_t x[4], w[3];
+      fr_t x[4];
+      ntt_tws w;
       bool has[3];
 #pragma unroll
       for (int i = 0; i < 3; i++) {
         has[i] = gr.ti[i] != 0;
-        if (has[i]) psf_ldg(&w[i], &tw[gr.ti[i]]);
+        if (has[i]) {
+          if (NTT_W52(MUL, i)) psf_ldg(&w.d[i], &tw52[gr.ti[i]]);
+          else psf_ldg(&w.f[i], &tw[gr.ti[i]]);
+        }
       }
 #pragma unroll
       for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
-      NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, ntt_fr_add, ntt_fr_sub, ntt_fr_mul<KARA>);
+      NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, ntt_fr_add, ntt_fr_sub, NTT_MUL_AT);
 #pragma unroll
       for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
     }
@@ -207,7 +242,7 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
   }
   if (k & 1) {
     const unsigned t = dit ? 0 : k - 1;
-    ntt_r2_stage<KARA>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, dit);
+    ntt_r2_stage<MUL>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, tw52, dit);
     __syncthreads();
   }
 }
@@ -215,10 +250,10 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
 /* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
  * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
  * one tile a block, the next tile's copies run beside the current one's arithmetic. */
-template <bool KARA, int MINB>
+template <int MUL, int MINB>
 __global__ void __launch_bounds__(NTT_R4_THREADS, MINB)
-    ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw, int dit,
-                unsigned ntiles) {
+    ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw,
+                const fr52_t *__restrict__ tw52, int dit, unsigned ntiles) {
   extern __shared__ fr_t sh2[];
   unsigned t = blockIdx.x;
   ntt_blk b = ntt_tile(t, log_n, s, k, c);
@@ -234,7 +269,7 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, MINB)
     }
     asm volatile("cp.async.wait_group 1;" ::: "memory"); /* this tile's copies are in */
     __syncthreads();
-    ntt_r4_tile<KARA>(&b, cur, s, k, c, tw, dit);
+    ntt_r4_tile<MUL>(&b, cur, s, k, c, tw, tw52, dit);
     ntt_block_io(&b, c, d, cur, 1);
     __syncthreads(); /* cur is read out before the tile after next is copied into it */
     fr_t *u = cur;
@@ -317,26 +352,21 @@ fail:
   return rc;
 }
 
-/* The twiddle table w_n^j (j < n/2) for this size and direction, built on first use. */
-static int twiddles(psc_dev *d, unsigned log_n, int inverse, const fr_t **out, ps_err *e) {
+/* The twiddle table scale * w_n^j (j < n/2) for this size and direction into fresh device
+ * memory. */
+static int twiddle_table(psc_dev *d, unsigned log_n, int inverse, const fr_t *scale, fr_t **out, ps_err *e) {
   int rc = PS_OK;
   fr_t *d_lo = NULL, *d_hi = NULL, *t = NULL;
-  if (d->tw[inverse][log_n]) {
-    *out = d->tw[inverse][log_n];
-    return PS_OK;
-  }
   size_t half = (size_t)1 << (log_n - 1);
-  fr_t w, one;
+  fr_t w;
   host_root(&w, log_n, inverse);
-  fr_one(&one);
-  if ((rc = upload_pow_tables(d, &w, &one, half, &d_lo, &d_hi, e))) return rc;
+  if ((rc = upload_pow_tables(d, &w, scale, half, &d_lo, &d_hi, e))) return rc;
   if ((rc = psc__alloc(d, (void **)&t, sizeof(fr_t) * half, "NTT twiddle table", e))) goto fail;
   ntt_build_powers<<<psc__blocks(half, 256), 256, 0, d->stream>>>(t, half, d_lo, d_hi);
   PSC_CHECK_LAUNCH();
   PSC_CHECK(cudaStreamSynchronize(d->stream));
   cudaFree(d_lo);
   cudaFree(d_hi);
-  d->tw[inverse][log_n] = t;
   *out = t;
   return PS_OK;
 fail:
@@ -346,13 +376,62 @@ fail:
   return rc;
 }
 
+/* The twiddle table w_n^j (j < n/2) for this size and direction, built on first use. */
+static int twiddles(psc_dev *d, unsigned log_n, int inverse, const fr_t **out, ps_err *e) {
+  int rc;
+  if (!d->tw[inverse][log_n]) {
+    fr_t one;
+    fr_one(&one);
+    if ((rc = twiddle_table(d, log_n, inverse, &one, &d->tw[inverse][log_n], e))) return rc;
+  }
+  *out = d->tw[inverse][log_n];
+  return PS_OK;
+}
+
+__global__ void ntt_split52(fr52_t *out, const fr_t *in, size_t count) {
+  size_t j = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= count) return;
+  fr_t v;
+  fr52_t o;
+  psf_ldg(&v, &in[j]);
+  fr52_from_d(&o, &v);
+  psf_st(&out[j], &o);
+}
+
+/* The FP64 product's twiddle table (fr52_t: 16 w_n^j as 52-bit limbs, psf_fp64.h), built
+ * on first use from a table of 16 w_n^j made for the purpose and freed after. */
+static int twiddles52(psc_dev *d, unsigned log_n, int inverse, const fr52_t **out, ps_err *e) {
+  int rc = PS_OK;
+  const size_t half = (size_t)1 << (log_n - 1);
+  fr_t sixteen, *t = NULL;
+  fr52_t *t52 = NULL;
+  if (d->tw52[inverse][log_n]) {
+    *out = (const fr52_t *)d->tw52[inverse][log_n];
+    return PS_OK;
+  }
+  fr_from_u64(&sixteen, 16);
+  if ((rc = twiddle_table(d, log_n, inverse, &sixteen, &t, e))) return rc;
+  if ((rc = psc__alloc(d, (void **)&t52, sizeof(fr52_t) * half, "NTT twiddle table (FP64 product)", e))) goto fail;
+  ntt_split52<<<psc__blocks(half, 256), 256, 0, d->stream>>>(t52, t, half);
+  PSC_CHECK_LAUNCH();
+  PSC_CHECK(cudaStreamSynchronize(d->stream));
+  cudaFree(t);
+  d->tw52[inverse][log_n] = t52;
+  *out = t52;
+  return PS_OK;
+fail:
+  cudaFree(t);
+  cudaFree(t52);
+  return rc;
+}
+
 /* The pass layout, read from the environment (ps_tune_read) once per process. Workers of
  * several devices run transforms at the same time, so the settings are filled under
  * pthread_once: a thread that saw log_block set but not yet max_k would divide by zero. A
  * variable out of its range is refused when the device is opened (psc_open); should one
  * get here, `bad` says which, and every transform fails with it (run_network). */
 typedef struct ntt_settings {
-  unsigned log_block, max_k, radix, tiles, kara, regs128;
+  unsigned log_block, max_k, radix, tiles, mul, regs128; /* mul: NTT_MUL_* */
   char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
@@ -369,7 +448,7 @@ static void ntt_settings_init(void) {
   s.max_k = (unsigned)t.ntt_max_k;
   s.log_block = (unsigned)t.ntt_log_block; /* 0: ntt_default_layout's */
   s.tiles = t.ntt_tiles < 0 ? NTT_R4_TILES : (unsigned)t.ntt_tiles;
-  s.kara = t.ntt_mul == 1;
+  s.mul = t.ntt_mul; /* tune.h's values are NTT_MUL_*'s */
   s.regs128 = t.ntt_regs == 128;
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
@@ -381,8 +460,10 @@ static const ntt_settings *ntt_settings_get(void) {
   return &ntt_set;
 }
 
-/* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network. */
-static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, int dit, ps_err *e) {
+/* Runs the DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural) network (tw52:
+ * the FP64 product's table, NULL unless PSC_NTT_MUL takes it). */
+static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, const fr52_t *tw52, int dit,
+                       ps_err *e) {
   int rc = PS_OK;
   const ntt_settings *set = ntt_settings_get();
   if (set->bad[0]) return ps_fail(e, PS_EINPUT, "%s", set->bad);
@@ -412,17 +493,20 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, i
     /* Two tiles' shared memory a block; the grid is ntt_r4_grid's. */
     const unsigned ntiles = (unsigned)blocks;
     smem *= 2;
-    typedef void (*pass_fn)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, int, unsigned);
-    static const pass_fn passes[2][2] = {
-        {ntt_pass_r4<false, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<false, NTT_R4_MIN_BLOCKS_128>},
-        {ntt_pass_r4<true, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<true, NTT_R4_MIN_BLOCKS_128>}};
-    const pass_fn pass = passes[set->kara][set->regs128];
+    typedef void (*pass_fn)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, const fr52_t *, int,
+                            unsigned);
+    static const pass_fn passes[4][2] = {
+        {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128>},
+        {ntt_pass_r4<NTT_MUL_KARA, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_KARA, NTT_R4_MIN_BLOCKS_128>},
+        {ntt_pass_r4<NTT_MUL_FP64, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_FP64, NTT_R4_MIN_BLOCKS_128>},
+        {ntt_pass_r4<NTT_MUL_MIXED, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_MIXED, NTT_R4_MIN_BLOCKS_128>}};
+    const pass_fn pass = passes[set->mul][set->regs128];
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 1;
     if (!set->tiles) PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pass, (int)threads, smem));
     blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
-    pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, dit, ntiles);
+    pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, tw52, dit, ntiles);
     PSC_CHECK_LAUNCH();
   }
   return PS_OK;
@@ -436,6 +520,7 @@ typedef struct ntt_plan {
   unsigned log_n;
   int flags;
   const fr_t *tw;
+  const fr52_t *tw52;       /* the FP64 product's twiddles (PSC_NTT_MUL=fp64, mixed), or NULL */
   fr_t *scratch;            /* n elements for the bit-reversal permutation, or NULL */
   const fr_t *p_lo, *p_hi;  /* coset power tables (with 1/n folded in), or NULL */
   fr_t scale;               /* 1/n for a plain inverse */
@@ -449,6 +534,10 @@ static int plan_make(psc_dev *d, unsigned log_n, int flags, ntt_plan *p, ps_err 
   p->log_n = log_n;
   p->flags = flags;
   if ((rc = twiddles(d, log_n, inv, &p->tw, e))) return rc;
+  const ntt_settings *set = ntt_settings_get(); /* only the radix-4 passes take the FP64 product */
+  if (set->radix == 4 && (set->mul == NTT_MUL_FP64 || set->mul == NTT_MUL_MIXED) &&
+      (rc = twiddles52(d, log_n, inv, &p->tw52, e)))
+    return rc;
   if (in_r == out_r &&
       (rc = psc__ws(d, PSC_WS_NTT_SCRATCH, sizeof(fr_t) << log_n, "NTT scratch buffer", (void **)&p->scratch, e)))
     return rc;
@@ -484,7 +573,7 @@ static int plan_run(psc_dev *d, const ntt_plan *p, fr_t *data, ps_err *e) {
     PSC_CHECK_LAUNCH();
   }
   if (!in_r) {
-    if ((rc = run_network(d, data, log_n, p->tw, 0, e))) return rc; /* now bit-reversed */
+    if ((rc = run_network(d, data, log_n, p->tw, p->tw52, 0, e))) return rc; /* now bit-reversed */
     if (!out_r) {
       ntt_bitrev<<<nb, 256, 0, d->stream>>>(p->scratch, data, log_n);
       PSC_CHECK_LAUNCH();
@@ -495,8 +584,8 @@ static int plan_run(psc_dev *d, const ntt_plan *p, fr_t *data, ps_err *e) {
       ntt_bitrev<<<nb, 256, 0, d->stream>>>(p->scratch, data, log_n);
       PSC_CHECK_LAUNCH();
       PSC_CHECK(cudaMemcpyAsync(data, p->scratch, n * sizeof(fr_t), cudaMemcpyDeviceToDevice, d->stream));
-      if ((rc = run_network(d, data, log_n, p->tw, 0, e))) return rc;
-    } else if ((rc = run_network(d, data, log_n, p->tw, 1, e))) {
+      if ((rc = run_network(d, data, log_n, p->tw, p->tw52, 0, e))) return rc;
+    } else if ((rc = run_network(d, data, log_n, p->tw, p->tw52, 1, e))) {
       return rc;
     }
   }

@@ -44,32 +44,41 @@ NTT_HD void ntt_r4_group_at(ntt_r4_group *gr, unsigned g, unsigned c, unsigned l
   gr->ti[2] = ((((size_t)lo) << L) | g2) << (S_big + 1);
 }
 
-/* The four butterflies on x[0..3] with twiddles w[0..2] (w[i] used only when has[i]):
+/* The four butterflies on x[0..3] with twiddles w0, w1, w2 (wi used only when has[i]):
  * DIF: (x0,x2) and (x1,x3) with w0, w1, then (x0,x1) and (x2,x3) with w2, each
  * (a, b) -> (a + b, (a - b) w); DIT: the transposed order, (a, b) -> (a + b w, a - b w).
- * FT is the field type; ADD/SUB/MUL(r, a, b) its operations on pointers. */
-#define NTT_R4_BUTTERFLIES(FT, x, w, has, dit, ADD, SUB, MUL)                                     \
+ * FT is the field type; ADD/SUB(r, a, b) its operations on pointers, and MUL(r, a, w, i)
+ * sets r = a * wi, the twiddles' holder w and the index i (a constant) passed as they are,
+ * so that a caller may keep each twiddle in the form its product takes. */
+#define NTT_R4_BUTTERFLIES(FT, x, w, has, dit, ADD, SUB, MUL)                                      \
   do {                                                                                             \
     FT t_;                                                                                         \
     if (!(dit)) {                                                                                  \
       SUB(&t_, &x[0], &x[2]); ADD(&x[0], &x[0], &x[2]);                                            \
-      if (has[0]) MUL(&x[2], &t_, &w[0]); else x[2] = t_;                                          \
+      if (has[0]) MUL(&x[2], &t_, w, 0); else x[2] = t_;                                           \
       SUB(&t_, &x[1], &x[3]); ADD(&x[1], &x[1], &x[3]);                                            \
-      if (has[1]) MUL(&x[3], &t_, &w[1]); else x[3] = t_;                                          \
+      if (has[1]) MUL(&x[3], &t_, w, 1); else x[3] = t_;                                           \
       SUB(&t_, &x[0], &x[1]); ADD(&x[0], &x[0], &x[1]);                                            \
-      if (has[2]) MUL(&x[1], &t_, &w[2]); else x[1] = t_;                                          \
+      if (has[2]) MUL(&x[1], &t_, w, 2); else x[1] = t_;                                           \
       SUB(&t_, &x[2], &x[3]); ADD(&x[2], &x[2], &x[3]);                                            \
-      if (has[2]) MUL(&x[3], &t_, &w[2]); else x[3] = t_;                                          \
+      if (has[2]) MUL(&x[3], &t_, w, 2); else x[3] = t_;                                           \
     } else {                                                                                       \
-      if (has[2]) { MUL(&x[1], &x[1], &w[2]); MUL(&x[3], &x[3], &w[2]); }                          \
+      if (has[2]) { MUL(&x[1], &x[1], w, 2); MUL(&x[3], &x[3], w, 2); }                            \
       SUB(&t_, &x[0], &x[1]); ADD(&x[0], &x[0], &x[1]); x[1] = t_;                                 \
       SUB(&t_, &x[2], &x[3]); ADD(&x[2], &x[2], &x[3]); x[3] = t_;                                 \
-      if (has[0]) MUL(&x[2], &x[2], &w[0]);                                                        \
-      if (has[1]) MUL(&x[3], &x[3], &w[1]);                                                        \
+      if (has[0]) MUL(&x[2], &x[2], w, 0);                                                         \
+      if (has[1]) MUL(&x[3], &x[3], w, 1);                                                         \
       SUB(&t_, &x[0], &x[2]); ADD(&x[0], &x[0], &x[2]); x[2] = t_;                                 \
       SUB(&t_, &x[1], &x[3]); ADD(&x[1], &x[1], &x[3]); x[3] = t_;                                 \
     }                                                                                              \
   } while (0)
+
+/* Whether, under the product mode MUL (ntt.cu's NTT_MUL_*: 2 fp64, 3 mixed), twiddle i
+ * (0..2) of a radix-4 group, or (i = -1) a radix-2 stage's, takes the FP64 product
+ * (psf_fp64.h) and its table of 16 w as 52-bit limbs: every one under fp64; under mixed
+ * w2, which a group multiplies by twice, so that half of a group's products go to the FP64
+ * pipe and half to the integer multiplier. */
+#define NTT_R4_W52(MUL, i) ((MUL) == 2 || ((MUL) == 3 && (i) == 2))
 
 /* The pass layout of a transform of 2^log_n: passes of k stages each (ps[i] the first
  * stage of pass i, pk[i] its count), the pre-passes of at most max_k stages split as

@@ -139,6 +139,30 @@ PSF_INL void fr_mul_kara_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
   PSF_MONT_KARA_R1(8, t, a, b, MOD, c_fr_inv32);
   psf_reduce_once_8(rr->v, t, MOD);
 }
+/* The product on the FP64 pipe (psf_fp64.h) by a constant kept as 52-bit limbs in
+ * doubles (fr52_t: 16 w, split once, d[5] unused so that an entry is three 16-byte
+ * loads): r = a * 16 w / 2^260 mod r, fr_mul_d's a * w / 2^256. Checked on the CPU by
+ * tests/test_montmul.c; not yet timed on a GPU, and used nowhere by default (the NTT's
+ * radix-4 passes take it under PSC_NTT_MUL=fp64 or mixed, with tables of fr52_t). */
+#define PSD_FN static __device__ __forceinline__
+#define PSD_FMA_RZ(x, y, z) __fma_rz(x, y, z)
+#define PSD_BITS(x) ((uint64_t)__double_as_longlong(x))
+#define PSD_DBL(u) __longlong_as_double((long long)(u))
+#include "psf_fp64.h"
+typedef struct __align__(16) fr52_t {
+  double d[6];
+} fr52_t;
+static __constant__ double c_fr_r52d[5] = PSD_FR_R52;
+/* w as fr52_t: its 52-bit limbs of 16 w mod r, w in Montgomery form (a table entry). */
+PSF_INL void fr52_from_d(fr52_t *r, const fr_t *w16) {
+  psd_split(r->d, w16->v);
+  r->d[5] = 0;
+}
+PSF_INL void fr_mul_fp64_d(fr_t *rr, const fr_t *aa, const fr52_t *w) {
+  uint32_t t[8];
+  psd_mont_mul(t, aa->v, w->d, c_fr_r52d, PSD_FR_NINV52);
+  psf_reduce_once_8(rr->v, t, c_fr_r.v);
+}
 PSF_INL void fr_add_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_add_8(r->v, a->v, b->v, c_fr_r.v); }
 PSF_INL void fr_sub_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_sub_8(r->v, a->v, b->v, c_fr_r.v); }
 PSF_INL int fr_is_zero_d(const fr_t *a) { return psf_is_zero_8(a->v); }

@@ -33,8 +33,10 @@ struct psc_dev {
   /* Pinned host memory for the window sums of a batch of MSMs (psc_msm_wins_dev). */
   void *hwin;
   size_t hwin_cap;
-  /* Twiddle tables of the NTT, cached per (log_n, direction): w_n^j for j < n/2. */
+  /* Twiddle tables of the NTT, cached per (direction, log_n): w_n^j for j < n/2; and
+   * for the FP64 product (PSC_NTT_MUL=fp64 or mixed), 16 w_n^j as fr52_t (psf_fp64.h). */
   fr_t *tw[2][32];
+  void *tw52[2][32];
   /* Coset power tables (g^i, or g^-i / n for the inverse), per (direction, log_n): lo[i]
    * for i < 4096 and hi[i] for the multiples of 4096, built on first use. */
   fr_t *pw_lo[2][32], *pw_hi[2][32];

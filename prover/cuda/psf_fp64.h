@@ -49,6 +49,12 @@
 
 #include <stdint.h>
 
+#ifdef __CUDACC__
+#define PSD_UNROLL _Pragma("unroll")
+#else
+#define PSD_UNROLL
+#endif
+
 #define PSD_M52 ((((uint64_t)1) << 52) - 1)
 #define PSD_T_BITS ((uint64_t)0x467 << 52) /* 2^104: the offset of t's encoding */
 #define PSD_L_BITS ((uint64_t)0x433 << 52) /* 2^52: the offset of l's encoding */
@@ -70,14 +76,16 @@ PSD_FN void psd_limbs(uint64_t l[5], const uint32_t x[8]) {
   l[4] = (uint64_t)x[7] << 16 | x[6] >> 16;
 }
 
-/* An integer below 2^52 as a double: its encoding with 2^52's exponent, less 2^52. */
-PSD_FN double psd_dbl(uint64_t u) { return PSD_DBL(PSD_L_BITS | u) - PSD_2P52; }
+/* An integer below 2^52 as a double: its encoding with 2^52's exponent, less 2^52. The
+ * exponent goes in by an addition, not an OR (the same bits, since u < 2^52), which the
+ * compiler may issue to the FMA-heavy pipe instead of the ALU. */
+PSD_FN double psd_dbl(uint64_t u) { return PSD_DBL(PSD_L_BITS + u) - PSD_2P52; }
 
 /* x as five doubles, each a 52-bit limb. */
 PSD_FN void psd_split(double d[5], const uint32_t x[8]) {
   uint64_t l[5];
   psd_limbs(l, x);
-  for (int k = 0; k < 5; k++) d[k] = psd_dbl(l[k]);
+  PSD_UNROLL for (int k = 0; k < 5; k++) d[k] = psd_dbl(l[k]);
 }
 
 /* The number of limb pairs (i, j), i, j < 5, with i + j = k. */
@@ -102,17 +110,17 @@ PSD_FN void psd_mont_mul(uint32_t r[8], const uint32_t a[8], const double w[5], 
   /* Each column starts at minus the offsets of the terms that will land on it: product
    * and reduction each put the low word of the pairs with i + j = k and the high word of
    * those with i + j = k - 1 there. */
-  for (int k = 0; k < 10; k++)
+  PSD_UNROLL for (int k = 0; k < 10; k++)
     c[k] = (uint64_t)0 - 2 * ((uint64_t)PSD_NPAIRS_(k) * PSD_L_BITS + (uint64_t)PSD_NPAIRS_(k - 1) * PSD_T_BITS);
-  for (int i = 0; i < 5; i++)
-    for (int j = 0; j < 5; j++) PSD_PROD_(x[i], w[j], c[i + j], c[i + j + 1]);
-  for (int i = 0; i < 5; i++) {
+  PSD_UNROLL for (int i = 0; i < 5; i++)
+    PSD_UNROLL for (int j = 0; j < 5; j++) PSD_PROD_(x[i], w[j], c[i + j], c[i + j + 1]);
+  PSD_UNROLL for (int i = 0; i < 5; i++) {
     const uint64_t q = ((c[i] & PSD_M52) * ninv) & PSD_M52;
     const double qd = psd_dbl(q);
-    for (int j = 0; j < 5; j++) PSD_PROD_(qd, md[j], c[i + j], c[i + j + 1]);
+    PSD_UNROLL for (int j = 0; j < 5; j++) PSD_PROD_(qd, md[j], c[i + j], c[i + j + 1]);
     c[i + 1] += c[i] >> 52; /* column i is now a multiple of 2^52 */
   }
-  for (int k = 5; k < 9; k++) {
+  PSD_UNROLL for (int k = 5; k < 9; k++) {
     c[k + 1] += c[k] >> 52;
     c[k] &= PSD_M52;
   }
