@@ -11,6 +11,7 @@
 #   check NAME GPU_CHECK OPTION...
 #                             gpu_check --quick OPTION... to check-NAME.txt (150 s at
 #                             most), then its exit status and failures
+#   ntt_medians NAME          "SIZE:MEDIAN " for each forward NTT row of bench-NAME.txt
 #   prove26 I NAME BIN [ENV...]
 #                             prove --constraints 2^26 --calls 3 --json to prove-I-NAME.json
 #                             (keys in a disk cache shared by the calls), then its first
@@ -37,6 +38,7 @@ check() {
   timeout 150 "$b" --quick "$@" > "$OUT/check-$name.txt" 2>&1
   echo "gpu_check $name: exit $?, $(grep -c FAIL "$OUT/check-$name.txt") FAIL of $(grep -c -E ' (ok|FAIL) ' "$OUT/check-$name.txt") at $(el) s"
 }
+ntt_medians() { awk '/^ntt /{printf "%s:%s ", $2, $4}' "$OUT/bench-$1.txt" 2>/dev/null; }
 prove26() {
   local i=$1 name=$2 b=$3; shift 3
   [ -n "${p26_cache:-}" ] || { p26_cache=$(mktemp -d "$(device_cache_root)/provesim-keys.XXXXXX"); trap 'rm -rf "$p26_cache"' EXIT; }

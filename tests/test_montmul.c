@@ -8,7 +8,6 @@
  * there. On the H200, tests/gpu_check.c compares the compiled kernels themselves. */
 #include <check.h>
 #include <fenv.h>
-#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -303,34 +302,11 @@ START_TEST(carry_heavy_operands) {
 }
 END_TEST
 
-/* ---- The FP64 product (prover/cuda/psf_fp64.h) on the CPU's doubles. Its FMAs round
- * toward zero, as the GPU's __fma_rz does; each test sets that mode around its calls and
- * first checks that fma() honours it (this file is built with -frounding-math). */
-static uint64_t psd_bits_(double x) {
-  uint64_t u;
-  memcpy(&u, &x, sizeof u);
-  return u;
-}
-static double psd_dbl_(uint64_t u) {
-  double x;
-  memcpy(&x, &u, sizeof x);
-  return x;
-}
-#define PSD_FN static inline
-#define PSD_FMA_RZ(x, y, z) fma(x, y, z)
-#define PSD_BITS(x) psd_bits_(x)
-#define PSD_DBL(u) psd_dbl_(u)
-#include "cuda/psf_fp64.h"
+/* ---- The FP64 product (prover/cuda/psf_fp64.h) on the CPU's doubles (psd_cpu.h), its
+ * FMAs rounding toward zero as the GPU's __fma_rz does. */
+#include "psd_cpu.h"
 
 static const uint64_t FR_R52[5] = PSD_FR_R52;
-
-static void fp64_round_toward_zero(void) {
-  ck_assert_int_eq(fesetround(FE_TOWARDZERO), 0);
-  /* (2^51 + 1) * 3 + 2^104 lies 1.5 steps of 2^52 above 2^104: toward zero gives 1 step,
-   * to nearest 2 */
-  volatile double x = 0x1p51 + 1, y = 3;
-  ck_assert_msg(fma(x, y, 0x1p104) == 0x1p104 + 0x1p52, "fma() ignores the rounding mode");
-}
 
 /* got = a * w / 2^256 mod r by the FP64 sequence, fed 16 w mod r; asserts the sequence's
  * result is below 2r before the one subtraction. */
@@ -362,22 +338,20 @@ START_TEST(fp64_constants) {
   psd_limbs(l, FR_R.v);
   for (int k = 0; k < 5; k++) ck_assert_msg(l[k] == FR_R52[k], "r's 52-bit limb %d", k);
   ck_assert_msg(((FR_R52[0] * PSD_FR_NINV52 + 1) & PSD_M52) == 0, "-r^-1 mod 2^52");
-  /* the limbs put back together give the words again */
+  /* each limb has the words' bits it should, and the limbs give the words back */
   uint64_t s = 7;
   for (int i = 0; i < 10000; i++) {
     uint32_t x[8], y[8];
     for (int j = 0; j < 8; j++) x[j] = (uint32_t)vec_rng(&s);
     psd_limbs(l, x);
     for (int k = 0; k < 5; k++) ck_assert(l[k] <= PSD_M52);
-    y[0] = (uint32_t)l[0];
-    y[1] = (uint32_t)(l[0] >> 32 | l[1] << 20);
-    y[2] = (uint32_t)(l[1] >> 12);
-    y[3] = (uint32_t)(l[1] >> 44 | l[2] << 8);
-    y[4] = (uint32_t)(l[2] >> 24 | l[3] << 28);
-    y[5] = (uint32_t)(l[3] >> 4);
-    y[6] = (uint32_t)(l[3] >> 36 | l[4] << 16);
-    y[7] = (uint32_t)(l[4] >> 16);
-    ck_assert_msg(memcmp(x, y, sizeof x) == 0, "limbs of value %d", i);
+    for (int k = 0; k < 5; k++) {
+      uint64_t v = 0; /* limb k by bits, from the words */
+      for (int b = 0; b < 52 && 52 * k + b < 256; b++) v |= (uint64_t)(x[(52 * k + b) / 32] >> ((52 * k + b) % 32) & 1) << b;
+      ck_assert_msg(l[k] == v, "limb %d of value %d", k, i);
+    }
+    psd_words(y, l);
+    ck_assert_msg(memcmp(x, y, sizeof x) == 0, "the limbs of value %d back to words", i);
   }
 }
 END_TEST
@@ -385,8 +359,7 @@ END_TEST
 /* Random a < r and w < r, every a of 8 random words (up to 2^256 - 1, the bound the NTT's
  * unreduced inputs may reach), and the edge values of both, against fr_mul. */
 START_TEST(fp64_products) {
-  int mode = fegetround();
-  fp64_round_toward_zero();
+  int mode = psd_cpu_toward_zero();
   uint64_t s = 11;
   fr_t a, w, am, want, got;
   for (int i = 0; i < 200000; i++) {
@@ -419,8 +392,7 @@ END_TEST
 /* Operands whose limbs are all at or near 2^52 - 1, where every column is fullest and
  * every limb product's low word is largest. */
 START_TEST(fp64_full_limbs) {
-  int mode = fegetround();
-  fp64_round_toward_zero();
+  int mode = psd_cpu_toward_zero();
   uint64_t s = 13;
   for (int i = 0; i < 20000; i++) {
     fr_t a, w, am, want, got;

@@ -76,6 +76,18 @@ PSD_FN void psd_limbs(uint64_t l[5], const uint32_t x[8]) {
   l[4] = (uint64_t)x[7] << 16 | x[6] >> 16;
 }
 
+/* x's 8 words of 32 bits from its 52-bit limbs l (x < 2^256). */
+PSD_FN void psd_words(uint32_t x[8], const uint64_t l[5]) {
+  x[0] = (uint32_t)l[0];
+  x[1] = (uint32_t)(l[0] >> 32 | l[1] << 20);
+  x[2] = (uint32_t)(l[1] >> 12);
+  x[3] = (uint32_t)(l[1] >> 44 | l[2] << 8);
+  x[4] = (uint32_t)(l[2] >> 24 | l[3] << 28);
+  x[5] = (uint32_t)(l[3] >> 4);
+  x[6] = (uint32_t)(l[3] >> 36 | l[4] << 16);
+  x[7] = (uint32_t)(l[4] >> 16);
+}
+
 /* An integer below 2^52 as a double: its encoding with 2^52's exponent, less 2^52. The
  * exponent goes in by an addition, not an OR (the same bits, since u < 2^52), which the
  * compiler may issue to the FMA-heavy pipe instead of the ALU. */
@@ -124,15 +136,7 @@ PSD_FN void psd_mont_mul(uint32_t r[8], const uint32_t a[8], const double w[5], 
     c[k + 1] += c[k] >> 52;
     c[k] &= PSD_M52;
   }
-  const uint64_t *e = c + 5;
-  r[0] = (uint32_t)e[0];
-  r[1] = (uint32_t)(e[0] >> 32 | e[1] << 20);
-  r[2] = (uint32_t)(e[1] >> 12);
-  r[3] = (uint32_t)(e[1] >> 44 | e[2] << 8);
-  r[4] = (uint32_t)(e[2] >> 24 | e[3] << 28);
-  r[5] = (uint32_t)(e[3] >> 4);
-  r[6] = (uint32_t)(e[3] >> 36 | e[4] << 16);
-  r[7] = (uint32_t)(e[4] >> 16);
+  psd_words(r, c + 5);
 }
 
 #endif

@@ -15,7 +15,6 @@ dir=${1:?directory with new/}
 bin=$dir/new/provesim
 chk=$dir/new/gpu_check
 . scripts/device_kernels.sh
-med() { awk '/^ntt /{printf "%s:%s ", $2, $4}' "$OUT/bench-$1.txt" 2>/dev/null; }
 fits 150 "gpu_check NTTs under mixed, 128 registers" &&
   PSC_NTT_MUL=mixed PSC_NTT_REGS=128 check mixed128-ntt "$chk" --ntt-max 24
 for r in 1 2 3; do
@@ -25,7 +24,7 @@ for r in 1 2 3; do
   bench mixed-r$r "$bin" ntt 20..24 7 PSC_NTT_MUL=mixed
   bench fp64128-r$r "$bin" ntt 20..24 7 PSC_NTT_MUL=fp64 PSC_NTT_REGS=128
   bench mont128-r$r "$bin" ntt 20..24 7 PSC_NTT_REGS=128
-  echo "  round $r: montgomery $(med mont-r$r)| mixed 128 $(med mixed128-r$r)| mixed $(med mixed-r$r)| fp64 128 $(med fp64128-r$r)| montgomery 128 $(med mont128-r$r)"
+  echo "  round $r: montgomery $(ntt_medians mont-r$r)| mixed 128 $(ntt_medians mixed128-r$r)| mixed $(ntt_medians mixed-r$r)| fp64 128 $(ntt_medians fp64128-r$r)| montgomery 128 $(ntt_medians mont128-r$r)"
 done
 fits 150 "gpu_check NTTs under fp64, 128 registers" &&
   PSC_NTT_MUL=fp64 PSC_NTT_REGS=128 check fp64128-ntt "$chk" --ntt-max 24

@@ -11,14 +11,13 @@ dir=${1:?directory with new/}
 bin=$dir/new/provesim
 chk=$dir/new/gpu_check
 . scripts/device_kernels.sh
-med() { awk '/^ntt /{printf "%s:%s ", $2, $4}' "$OUT/bench-$1.txt" 2>/dev/null; }
 for r in 1 2 3; do
   fits 50 "round $r" || break
   bench mont-r$r "$bin" ntt 20..24 7
   bench kara-r$r "$bin" ntt 20..24 7 PSC_NTT_MUL=karatsuba
   bench mont128-r$r "$bin" ntt 20..24 7 PSC_NTT_REGS=128
   bench kara128-r$r "$bin" ntt 20..24 7 PSC_NTT_MUL=karatsuba PSC_NTT_REGS=128
-  echo "  round $r: montgomery $(med mont-r$r)| karatsuba $(med kara-r$r)| montgomery 128 $(med mont128-r$r)| karatsuba 128 $(med kara128-r$r)"
+  echo "  round $r: montgomery $(ntt_medians mont-r$r)| karatsuba $(ntt_medians kara-r$r)| montgomery 128 $(ntt_medians mont128-r$r)| karatsuba 128 $(ntt_medians kara128-r$r)"
 done
 fits 150 "gpu_check NTTs under karatsuba" && PSC_NTT_MUL=karatsuba check kara-ntt "$chk" --ntt-max 24
 fits 150 "gpu_check NTTs under karatsuba, 128 registers" &&
