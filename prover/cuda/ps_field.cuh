@@ -131,8 +131,8 @@ PSF_INL void fr_mul_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
 }
 /* The same product by Karatsuba's split, the reduction apart (psf_mont.h,
  * PSF_MONT_KARA_R1): fewer wide multiplications, more additions. Checked on the CPU by
- * tests/test_montmul.c; not yet timed on a GPU, and used nowhere by default (the NTT's
- * radix-4 passes take it under PSC_NTT_MUL=karatsuba). */
+ * tests/test_montmul.c; 6-13% slower than fr_mul_d in the NTT on the H200, and used nowhere
+ * by default (the NTT's radix-4 passes take it under PSC_NTT_MUL=karatsuba). */
 PSF_INL void fr_mul_kara_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
   const uint32_t *a = aa->v, *b = bb->v, *MOD = c_fr_r.v;
   uint32_t t[8];
@@ -142,8 +142,9 @@ PSF_INL void fr_mul_kara_d(fr_t *rr, const fr_t *aa, const fr_t *bb) {
 /* The product on the FP64 pipe (psf_fp64.h) by a constant kept as 52-bit limbs in
  * doubles (fr52_t: 16 w, split once, d[5] unused so that an entry is three 16-byte
  * loads): r = a * 16 w / 2^260 mod r, fr_mul_d's a * w / 2^256. Checked on the CPU by
- * tests/test_montmul.c; not yet timed on a GPU, and used nowhere by default (the NTT's
- * radix-4 passes take it under PSC_NTT_MUL=fp64 or mixed, with tables of fr52_t). */
+ * tests/test_montmul.c; in the NTT on the H200 slower than fr_mul_d, alone or beside it
+ * (docs/performance.md, "Fr's product on the FP64 pipe"), and used nowhere by default (the
+ * NTT's radix-4 passes take it under PSC_NTT_MUL=fp64 or mixed, with tables of fr52_t). */
 #define PSD_FN static __device__ __forceinline__
 #define PSD_FMA_RZ(x, y, z) __fma_rz(x, y, z)
 #define PSD_BITS(x) ((uint64_t)__double_as_longlong(x))

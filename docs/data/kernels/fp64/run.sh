@@ -8,7 +8,7 @@
 #    (medians of 7), alternated: montgomery, mixed at 128 registers, mixed at 96, fp64
 #    (every product) at 128, montgomery at 128;
 # 3. gpu_check's NTTs under fp64 at 128 registers and under mixed at 96.
-# Not run yet; outputs in $OUT.
+# Ran on the H200 on 2026-12-05 (docs/data/kernels/next/call/fp64/); outputs in $OUT.
 #   OUT=DIR bash docs/data/kernels/fp64/run.sh DIR     (DIR holds new/provesim, new/gpu_check)
 set -uo pipefail
 dir=${1:?directory with new/}

@@ -3,8 +3,9 @@
 # default Montgomery product, each at the default 96 registers a thread and at 128
 # (PSC_NTT_REGS=128: 8 blocks a multiprocessor, no spills), one binary: prover-bench's
 # forward, coset and inverse NTTs from 2^20 to 2^24 (medians of 7), three rounds of the
-# four alternated; then gpu_check's NTTs under karatsuba at each register budget. Not run
-# yet (docs/performance.md, "Where the NTT's last 8% would come from"); outputs in $OUT.
+# four alternated; then gpu_check's NTTs under karatsuba at each register budget. Ran on
+# the H200 on 2026-12-05 (docs/data/kernels/next/call/kara/; docs/performance.md, "Fr's
+# product on the FP64 pipe"); outputs in $OUT.
 #   OUT=DIR bash docs/data/kernels/kara/run.sh DIR     (DIR holds new/provesim, new/gpu_check)
 set -uo pipefail
 dir=${1:?directory with new/}
