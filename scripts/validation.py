@@ -25,8 +25,9 @@ runs in SESSION/runs (made by docs/data/validation/run.sh):
 --data DIR does steps 1-2 for the runs in DIR alone (a new session, its passes the newest
 protocol's unless --passes names others) and writes only DIR/validation.json and
 DIR/model-SIZE.yaml, printing the tables: the first pass, the mean of the passes, and that
-mean pooled with the sessions of NEXT_POOLED (the three one-call sessions of the
-seventeenth session's protocol), or of --pool NAMES. A listed session in POOLED gets the pooled verdict too
+mean pooled with the sessions of NEXT_POOLED (the twenty-fourth protocol's first two
+sessions: with a third, its verdict), or of --pool NAMES (h200-17,h200-18,h200-19: the
+reading against the seventeenth protocol's three one-call sessions). A listed session in POOLED gets the pooled verdict too
 (validation.json "pooled"), and one in POOLED_BESIDE a second pooled reading
 ("pooled_beside"). Runs of more than one machine (DIR/machines.tsv, --import) give no verdict, and
 --data says so. --check writes nothing and exits 1 when any committed output would change
@@ -647,6 +648,12 @@ SESSIONS = [
     # the third, whose runs record the GPU's SM clock (measure from 0de1de6)
     ("h200-22", "docs/data/validation/h200-22/validation.json", None, "-22", False, "h200-21",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # the twenty-fourth protocol's (interleaved-24.tsv: the calibration spread through the
+    # call), its first two sessions, one call each on one machine after the other
+    ("h200-24", "docs/data/validation/h200-24/validation.json", None, "-24", False, "h200-22",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    ("h200-25", "docs/data/validation/h200-25/validation.json", None, "-25", False, "h200-24",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
@@ -664,13 +671,16 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # session's protocol (one-call sessions), the third one-call session that counts (the
 # nineteenth) is judged with the thirteenth, seventeenth and eighteenth: the protocol's
 # verdict. Reported beside it (POOLED_BESIDE, not a verdict): the three one-call sessions
-# pooled without the thirteenth. A later session of that protocol pools as NEXT_POOLED says
-# (the twentieth to twenty-second: readings against the three one-call sessions, not
-# verdicts).
+# pooled without the thirteenth. The twentieth to twenty-second sessions are readings
+# against the three one-call sessions, not verdicts. The twenty-fourth protocol's sessions
+# (docs/validation.md) are read so too, and the twenty-fifth beside it with the
+# twenty-fourth; its verdict is the mean of its first three sessions, so a session not yet
+# listed pools with those two (NEXT_POOLED).
 POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"], "h200-20": ["h200-17", "h200-18", "h200-19"],
-          "h200-21": ["h200-17", "h200-18", "h200-19"], "h200-22": ["h200-17", "h200-18", "h200-19"]}
-POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"]}
-NEXT_POOLED = ["h200-17", "h200-18", "h200-19"]
+          "h200-21": ["h200-17", "h200-18", "h200-19"], "h200-22": ["h200-17", "h200-18", "h200-19"],
+          "h200-24": ["h200-17", "h200-18", "h200-19"], "h200-25": ["h200-17", "h200-18", "h200-19"]}
+POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"], "h200-25": ["h200-24"]}
+NEXT_POOLED = ["h200-24", "h200-25"]
 
 
 def read_spans(path, skip=2, kind="memcpy"):
@@ -1111,8 +1121,9 @@ def main():
     ap.add_argument("--calibrate-extra", default="", help="with --data: more calibrate options (space-separated)")
     ap.add_argument("--pool", default=",".join(NEXT_POOLED), metavar="NAMES",
                     help="with --data: the committed sessions (folders of docs/data/validation, comma-separated; "
-                         "empty: none) the session's verdict is pooled with (default: %(default)s; the "
-                         "twenty-fourth protocol's later sessions name its earlier ones)")
+                         "empty: none) the session's verdict is pooled with (default: %(default)s, the "
+                         "twenty-fourth protocol's first two sessions; h200-17,h200-18,h200-19 reads it "
+                         "against the seventeenth protocol's one-call sessions)")
     a = ap.parse_args()
     a.extra = a.calibrate_extra.split()
     a.pool_names = [x for x in a.pool.split(",") if x]

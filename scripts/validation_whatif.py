@@ -306,6 +306,13 @@ def table_lease_drift(data, binp):
     print("\n%d quiet pairs: median ratio %.3f, range %.3f to %.3f; %d of %d above 1.03.\n" % (
         n, ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2, ratios[0], ratios[-1],
         sum(x > 1.03 for x in ratios), n))
+    # the verdict by either calibration alone needs the second one at every size the first
+    # has (the twelfth protocol's; the twenty-fourth repeats only a few 2^20 runs)
+    sizes = lambda cal: {r["size"] for r in cal if os.path.exists(sp(r["name"]))}
+    if sizes(cal2) != sizes(cal1):
+        print("The second calibration ran at %s only, against %s for the first: no verdict by either alone.\n" % (
+            ", ".join(sorted(sizes(cal2))) or "no size", ", ".join(sorted(sizes(cal1)))))
+        return
     matrix = V.read_tsv(os.path.join(vdir, "matrix.tsv"))
     sufs = pass_suffixes(data)
     flags = V.protocol_flags(data)
