@@ -13,7 +13,9 @@
  *
  * usage: gpu_check [--ntt-max K] [--g1-min K] [--g1-max K] [--g2-max K] [--quick]
  *                  [--skew-min K] [--skew-max K] [--skew-only] [--keygen-max K] [--keygen-only]
- *                  [--sparse-max K] [--sparse-only] [--no-batch] [--batch-only]
+ *                  [--sparse-max K] [--sparse-only] [--no-batch] [--batch-only] [--ntt-only]
+ * --ntt-only runs the NTT checks alone (to --ntt-max), so that a run for an NTT setting
+ * (PSC_NTT_MUL, PSC_NTT_REGS, ...) ends within a device script's time limit.
  * --sparse-max K (default 20; below 14 none): every kind of witness-like scalar set (all
  * 0, all 1, 90% in {0,1}, 90% in {0,1,-1}, 0/1 with one other, none 0/1) at sizes up
  * to 2^K + 3 on G1 and 2^(K-4) + 3 on G2, over plain and precomputed bases.
@@ -598,6 +600,7 @@ int main(int argc, char **argv) {
   unsigned sparse_max = 20; /* --sparse-max K: witness-like scalar sets up to 2^K + 3 points */
   int sparse_only = 0;
   int batch = 1, batch_only = 0; /* --no-batch, --batch-only: check_batch_all */
+  int ntt_only = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--ntt-max") && i + 1 < argc) ntt_max = (unsigned)atoi(argv[++i]);
     else if (!strcmp(argv[i], "--g1-max") && i + 1 < argc) g1_max = (unsigned)atoi(argv[++i]);
@@ -614,11 +617,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--sparse-only")) sparse_only = 1;
     else if (!strcmp(argv[i], "--no-batch")) batch = 0;
     else if (!strcmp(argv[i], "--batch-only")) batch_only = 1;
+    else if (!strcmp(argv[i], "--ntt-only")) ntt_only = 1;
     else {
       fprintf(stderr, "usage: gpu_check [--ntt-max K] [--g1-min K] [--g1-max K] [--g2-max K] [--quick]\n"
                       "                 [--skew-min K] [--skew-max K] [--skew-only] [--precomp-max K]\n"
                       "                 [--keygen-max K] [--keygen-only] [--sparse-max K] [--sparse-only]\n"
-                      "                 [--no-batch] [--batch-only]\n");
+                      "                 [--no-batch] [--batch-only] [--ntt-only]\n");
       return 100;
     }
   }
@@ -630,6 +634,7 @@ int main(int argc, char **argv) {
   printf("gpu_check: %s against the plain-C backend (%s)\n", backend_device(gpu), backend_device(cpu));
 
   uint64_t seed = 1000;
+  if (ntt_only) goto ntts;
   for (unsigned k = 12; k <= keygen_max; k += 4) {
     check_fb(gpu, cpu, 0, (size_t)1 << k, seed++);
     check_fb(gpu, cpu, 1, (size_t)1 << k, seed++);
@@ -654,6 +659,7 @@ int main(int argc, char **argv) {
   }
   check_skewed_all(gpu, cpu, skew_min, skew_max, &seed);
   if (skew_only) goto done;
+ntts:
   for (unsigned k = 1; k <= ntt_max; k++) {
     if (k <= 12 && !quick) {
       for (int f = 0; f < 16; f++) check_ntt(gpu, cpu, k, f, seed++);
@@ -674,6 +680,7 @@ int main(int argc, char **argv) {
       for (size_t j = 0; j < nc; j++) check_ntt(gpu, cpu, k, common[j], seed++);
     }
   }
+  if (ntt_only) goto done;
   static const size_t small[] = {1, 2, 3, 7, 8, 33, 100, 1000, 4097};
   for (int g2 = 0; g2 <= 1; g2++) {
     for (size_t j = 0; j < sizeof small / sizeof small[0]; j++) {

@@ -4,8 +4,8 @@
 # (PSC_NTT_REGS=128: 8 blocks a multiprocessor, no spills), one binary: prover-bench's
 # forward, coset and inverse NTTs from 2^20 to 2^24 (medians of 7), three rounds of the
 # four alternated; then gpu_check's NTTs under karatsuba at each register budget. Ran on
-# the H200 on 2026-12-05 (docs/data/kernels/next/call/kara/; docs/performance.md, "Fr's
-# product on the FP64 pipe"); outputs in $OUT.
+# the H200 on 2026-12-05 (docs/data/kernels/next/call/kara/, before gpu_check's --ntt-only;
+# docs/performance.md, "Fr's product on the FP64 pipe"); outputs in $OUT.
 #   OUT=DIR bash docs/data/kernels/kara/run.sh DIR     (DIR holds new/provesim, new/gpu_check)
 set -uo pipefail
 dir=${1:?directory with new/}
@@ -20,7 +20,7 @@ for r in 1 2 3; do
   bench kara128-r$r "$bin" ntt 20..24 7 PSC_NTT_MUL=karatsuba PSC_NTT_REGS=128
   echo "  round $r: montgomery $(ntt_medians mont-r$r)| karatsuba $(ntt_medians kara-r$r)| montgomery 128 $(ntt_medians mont128-r$r)| karatsuba 128 $(ntt_medians kara128-r$r)"
 done
-fits 150 "gpu_check NTTs under karatsuba" && PSC_NTT_MUL=karatsuba check kara-ntt "$chk" --ntt-max 24
+fits 150 "gpu_check NTTs under karatsuba" && PSC_NTT_MUL=karatsuba check kara-ntt "$chk" --ntt-only --ntt-max 24
 fits 150 "gpu_check NTTs under karatsuba, 128 registers" &&
-  PSC_NTT_MUL=karatsuba PSC_NTT_REGS=128 check kara128-ntt "$chk" --ntt-max 24
+  PSC_NTT_MUL=karatsuba PSC_NTT_REGS=128 check kara128-ntt "$chk" --ntt-only --ntt-max 24
 echo "== done at $(el) s"
