@@ -32,20 +32,7 @@ static void mul_tw(fr_t *r, const fr_t *a, const fr_t *tw, size_t ti, int i) {
     fr_mul(r, a, &tw[ti]);
     return;
   }
-  static const uint64_t m52[5] = PSD_FR_R52;
-  static const fr_t R = BLS_FR_R;
-  double wd[5], md[5];
-  uint32_t t[8], s[8];
-  for (int k = 0; k < 5; k++) md[k] = (double)m52[k];
-  psd_split(wd, tw16[ti].v);
-  psd_mont_mul(t, a->v, wd, md, PSD_FR_NINV52);
-  uint64_t br = 0; /* t < 2r: subtract r once if t >= r */
-  for (int k = 0; k < 8; k++) {
-    uint64_t d = (uint64_t)t[k] - R.v[k] - br;
-    s[k] = (uint32_t)d;
-    br = (d >> 32) & 1;
-  }
-  memcpy(r->v, br ? t : s, sizeof r->v);
+  psd_cpu_fr_mul(r->v, a->v, tw16[ti].v);
 }
 #define MUL_TI(r, a, g, i) mul_tw(r, a, tw, (g).ti[i], i)
 

@@ -74,7 +74,7 @@ __global__ void ntt_build_powers(fr_t *out, size_t count, const fr_t *lo, const 
  * All but the default are for timing against it: docs/performance.md, "Where the NTT's
  * last 8% would come from" and "Fr's product on the FP64 pipe". */
 enum { NTT_MUL_MONT = 0, NTT_MUL_KARA = 1, NTT_MUL_FP64 = 2, NTT_MUL_MIXED = 3 };
-#define NTT_W52(MUL, i) NTT_R4_W52(MUL, i) /* ntt_r4.h: which twiddles take the FP64 product */
+/* ntt_r4.h's NTT_R4_W52 says which twiddles take the FP64 product */
 static_assert(NTT_R4_W52(NTT_MUL_FP64, -1) && !NTT_R4_W52(NTT_MUL_MIXED, -1) && NTT_R4_W52(NTT_MUL_MIXED, 2) &&
                   !NTT_R4_W52(NTT_MUL_MONT, 2) && !NTT_R4_W52(NTT_MUL_KARA, 2),
               "ntt_r4.h's product modes are NTT_MUL_*'s");
@@ -90,7 +90,7 @@ typedef struct ntt_tws {
 } ntt_tws;
 template <int MUL>
 static __device__ __forceinline__ void ntt_mul_at(fr_t *r, const fr_t *a, const ntt_tws *w, int i) {
-  if (NTT_W52(MUL, i)) fr_mul_fp64_d(r, a, &w->d[i]);
+  if (NTT_R4_W52(MUL, i)) fr_mul_fp64_d(r, a, &w->d[i]);
   else ntt_fr_mul<MUL>(r, a, &w->f[i]);
 }
 #define NTT_MUL_AT(r, a, w, i) ntt_mul_at<MUL>(r, a, &(w), i)
@@ -99,7 +99,7 @@ static __device__ __forceinline__ void ntt_mul_at(fr_t *r, const fr_t *a, const 
 template <int MUL>
 static __device__ __forceinline__ void ntt_r2_mul(fr_t *x, const fr_t *__restrict__ tw,
                                                   const fr52_t *__restrict__ tw52, size_t ti) {
-  if (NTT_W52(MUL, -1)) {
+  if (NTT_R4_W52(MUL, -1)) {
     fr52_t w;
     psf_ldg(&w, &tw52[ti]);
     fr_mul_fp64_d(x, x, &w);
@@ -228,7 +228,7 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
       for (int i = 0; i < 3; i++) {
         has[i] = gr.ti[i] != 0;
         if (has[i]) {
-          if (NTT_W52(MUL, i)) psf_ldg(&w.d[i], &tw52[gr.ti[i]]);
+          if (NTT_R4_W52(MUL, i)) psf_ldg(&w.d[i], &tw52[gr.ti[i]]);
           else psf_ldg(&w.f[i], &tw[gr.ti[i]]);
         }
       }
