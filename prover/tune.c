@@ -49,6 +49,7 @@ static const tune_var vars[] = {
     {"PSC_NTT_MUL", OFF(ntt_mul), 0, 0, 0, {"montgomery", "karatsuba", "fp64", "mixed"}, {0, 1, 2, 3},
      "montgomery, karatsuba, fp64 or mixed"},
     {"PSC_NTT_REGS", OFF(ntt_regs), 0, 0, 0, {"96", "128"}, {96, 128}, "96 or 128"},
+    {"PSC_NTT_TW", OFF(ntt_tw), 0, 0, 0, {"global", "shared"}, {0, 1}, "global or shared"},
 };
 
 /* v as the variable's value into *out; -1 when it is not one. */
@@ -69,5 +70,9 @@ int ps_tune_read(ps_tune *t, ps_err *e) {
     if (rc == PS_OK) rc = ps_fail(e, PS_EINPUT, "%s=\"%.64s\": expected %s", vars[i].name, v, vars[i].expect);
   }
   t->msm_profile = getenv("PSC_MSM_PROFILE") != NULL;
+  /* the staged twiddles are fr_t's, the Montgomery product's form (ntt.cu) */
+  if (rc == PS_OK && t->ntt_tw == 1 && t->ntt_mul != 0)
+    rc = ps_fail(e, PS_EINPUT, "PSC_NTT_TW=shared: expected PSC_NTT_MUL unset or montgomery, not \"%.32s\"",
+                 getenv("PSC_NTT_MUL"));
   return rc;
 }

@@ -67,7 +67,7 @@ START_TEST(test_tune) {
   static const char *names[] = {"PSC_CUDA_SYNC", "PSC_MSM_WINDOW", "PSC_MSM_AFFINE", "PSC_MSM_SORT",
                                 "PSC_MSM_LOG_GROUPS", "PSC_MSM_PLACE", "PSC_MSM_AGG_THREADS", "PSC_MSM_PIECES",
                                 "PSC_MSM_PROFILE", "PSC_NTT_RADIX", "PSC_NTT_MAX_K", "PSC_NTT_LOG_BLOCK",
-                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS"};
+                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS", "PSC_NTT_TW"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
   ps_tune t;
   ps_err e = {0};
@@ -88,6 +88,7 @@ START_TEST(test_tune) {
   ck_assert_int_eq(t.ntt_tiles, -1);
   ck_assert_int_eq(t.ntt_mul, 0);
   ck_assert_int_eq(t.ntt_regs, 0);
+  ck_assert_int_eq(t.ntt_tw, 0);
   /* in range, words and both ends of ranges */
   static const struct { const char *name, *value; size_t off; int want; } good[] = {
       {"PSC_CUDA_SYNC", "block", offsetof(ps_tune, cuda_sync), 3},
@@ -111,6 +112,8 @@ START_TEST(test_tune) {
       {"PSC_NTT_MUL", "mixed", offsetof(ps_tune, ntt_mul), 3},
       {"PSC_NTT_REGS", "128", offsetof(ps_tune, ntt_regs), 128},
       {"PSC_NTT_REGS", "96", offsetof(ps_tune, ntt_regs), 96},
+      {"PSC_NTT_TW", "shared", offsetof(ps_tune, ntt_tw), 1},
+      {"PSC_NTT_TW", "global", offsetof(ps_tune, ntt_tw), 0},
       {"PSC_MSM_PIECES", "", offsetof(ps_tune, msm_pieces), 0}, /* empty reads as unset */
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -136,6 +139,7 @@ START_TEST(test_tune) {
       {"PSC_NTT_TILES", "-1", "PSC_NTT_TILES=\"-1\": expected 0 to 1024"},
       {"PSC_NTT_MUL", "kara", "PSC_NTT_MUL=\"kara\": expected montgomery, karatsuba, fp64 or mixed"},
       {"PSC_NTT_REGS", "255", "PSC_NTT_REGS=\"255\": expected 96 or 128"},
+      {"PSC_NTT_TW", "smem", "PSC_NTT_TW=\"smem\": expected global or shared"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     e.msg[0] = 0, e.code = 0;
@@ -153,6 +157,14 @@ START_TEST(test_tune) {
   memset(longv, '7', sizeof longv - 1), longv[sizeof longv - 1] = 0;
   ck_assert_int_eq(tune_with("PSC_MSM_PIECES", longv, &t, &e), PS_EINPUT);
   ck_assert_uint_lt(strlen(e.msg), 120);
+  /* staged twiddles take the Montgomery product only: with another, bad input naming both */
+  setenv("PSC_NTT_MUL", "fp64", 1);
+  ck_assert_int_eq(tune_with("PSC_NTT_TW", "shared", &t, &e), PS_EINPUT);
+  ck_assert_str_eq(e.msg, "PSC_NTT_TW=shared: expected PSC_NTT_MUL unset or montgomery, not \"fp64\"");
+  ck_assert_int_eq(tune_with("PSC_NTT_TW", "global", &t, &e), PS_OK);
+  setenv("PSC_NTT_MUL", "montgomery", 1);
+  ck_assert_int_eq(tune_with("PSC_NTT_TW", "shared", &t, &e), PS_OK);
+  unsetenv("PSC_NTT_MUL");
 }
 END_TEST
 

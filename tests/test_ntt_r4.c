@@ -36,6 +36,12 @@ static void mul_tw(fr_t *r, const fr_t *a, const fr_t *tw, size_t ti, int i) {
 }
 #define MUL_TI(r, a, g, i) mul_tw(r, a, tw, (g).ti[i], i)
 
+/* PSC_NTT_TW=shared: each tile's twiddles staged first (ntt_tw_slot_index), then read by
+ * their slots (the group's ts, ntt_tw_slot); tws is the current tile's table. */
+static int staged;
+static fr_t *tws;
+#define MUL_TS(r, a, g, i) fr_mul(r, a, &tws[(g).ts[i]])
+
 /* The kernel's grid for this test's passes: tiles a block (0: a resident count of 3). */
 static unsigned tiles_per_block;
 
@@ -44,7 +50,10 @@ static unsigned tiles_per_block;
 static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k, unsigned c, int dit) {
   const unsigned L = log_n - s - k, nel = 1u << (k + c), cmask = (1u << c) - 1;
   const unsigned ntiles = 1u << (log_n - k - c), grid = ntt_r4_grid(ntiles, tiles_per_block, 3);
+  const unsigned nslots = ntt_tw_nslots(k, c);
   fr_t *sh = malloc(sizeof(fr_t) * nel);
+  ck_assert_uint_le(nslots, nel); /* the kernel gives the table a tile's room */
+  tws = malloc(sizeof(fr_t) * nslots);
   unsigned *seen = calloc(ntiles, sizeof *seen), order = 0;
   for (unsigned bk = 0; bk < grid; bk++)
     for (size_t blk = bk; blk < ntiles; blk += grid) {
@@ -52,6 +61,7 @@ static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k
       const size_t lo_group = blk & ((1u << (L - c)) - 1), hi = blk >> (L - c);
       const size_t base = (hi << (log_n - s)) | (lo_group << c);
       for (unsigned e = 0; e < nel; e++) sh[e] = d[base | ((size_t)(e >> c) << L) | (e & cmask)];
+      for (unsigned e = 0; staged && e < nslots; e++) tws[e] = tw[ntt_tw_slot_index(e, c, k, L, lo_group << c, s)];
       for (unsigned step = 0; step + 1 < k; step += 2) {
         unsigned t_big = dit ? k - 2 - step : step, lH = k - 1 - t_big;
         for (unsigned g = 0; g < nel / 4; g++) {
@@ -60,8 +70,13 @@ static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k
           fr_t x[4];
           int has[3];
           for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
-          for (int i = 0; i < 3; i++) has[i] = gr.ti[i] != 0;
-          NTT_R4_BUTTERFLIES(fr_t, x, gr, has, dit, fadd, fsub, MUL_TI);
+          for (int i = 0; i < 3; i++) {
+            has[i] = gr.ti[i] != 0;
+            ck_assert_uint_lt(gr.ts[i], nslots);
+            ck_assert_uint_eq(ntt_tw_slot_index(gr.ts[i], c, k, L, lo_group << c, s), gr.ti[i]);
+          }
+          if (staged) NTT_R4_BUTTERFLIES(fr_t, x, gr, has, dit, fadd, fsub, MUL_TS);
+          else NTT_R4_BUTTERFLIES(fr_t, x, gr, has, dit, fadd, fsub, MUL_TI);
           for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
         }
       }
@@ -71,13 +86,17 @@ static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k
           unsigned col = j & cmask, q = j >> c, r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
           unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
           size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << (s + t);
+          const unsigned ts = ntt_tw_slot(lhr, q & (hr - 1), c, col);
+          ck_assert_uint_eq(ntt_tw_slot_index(ts, c, k, L, lo_group << c, s), ti);
+          const fr_t *tab = staged ? tws : tw;
+          const size_t at = staged ? ts : ti;
           fr_t a = sh[e0], b = sh[e1], x, y;
           if (!dit) {
             fr_add(&x, &a, &b);
             fr_sub(&y, &a, &b);
-            if (ti) mul_tw(&y, &y, tw, ti, -1);
+            if (ti) mul_tw(&y, &y, tab, at, -1);
           } else {
-            if (ti) mul_tw(&b, &b, tw, ti, -1);
+            if (ti) mul_tw(&b, &b, tab, at, -1);
             fr_add(&x, &a, &b);
             fr_sub(&y, &a, &b);
           }
@@ -90,6 +109,7 @@ static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k
   for (unsigned t = 0; t < ntiles; t++) ck_assert_msg(seen[t] == 1, "tile %u of %u done %u times", t, ntiles, seen[t]);
   ck_assert_uint_eq(order, ntiles);
   free(sh);
+  free(tws);
   free(seen);
 }
 
@@ -147,6 +167,17 @@ START_TEST(r4_network_equals_reference) {
 }
 END_TEST
 
+/* PSC_NTT_TW=shared: the tile's twiddles from its staged table, for each number of tiles a
+ * block (the kernel stages the next tile's table with its data). */
+START_TEST(r4_network_staged_twiddles) {
+  static const unsigned tpb[] = {1, 2, 0};
+  tiles_per_block = tpb[_i];
+  staged = 1;
+  networks_equal_reference(0);
+  staged = 0;
+}
+END_TEST
+
 /* PSC_NTT_MUL=fp64 (2) and mixed (3): the FP64 product where NTT_R4_W52 says, its table
  * of 16 w. */
 START_TEST(r4_network_fp64_products) {
@@ -189,6 +220,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, r4_network_equals_reference, 0, 4);
   tcase_add_loop_test(tc, r4_network_fp64_products, 2, 4);
+  tcase_add_loop_test(tc, r4_network_staged_twiddles, 0, 3);
   tcase_add_test(tc, default_layout_by_size);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);

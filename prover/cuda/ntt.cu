@@ -112,11 +112,13 @@ static __device__ __forceinline__ void ntt_r2_mul(fr_t *x, const fr_t *__restric
 
 /* One radix-2 stage of a pass in shared memory, a butterfly per thread in turn: stage
  * half-span 2^lhr rows, S its global index (DIF: (a, b) -> (a + b, (a - b) w); DIT: the
- * transposed (a + b w, a - b w)). */
+ * transposed (a + b w, a - b w)). tws: the tile's staged twiddles (ntt_r4.h's
+ * ntt_tw_slot), or NULL to read them from tw (or tw52). */
 template <int MUL = NTT_MUL_MONT>
 static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsigned c, unsigned lhr, unsigned L,
                                                     size_t lo_group, unsigned S, const fr_t *__restrict__ tw,
-                                                    const fr52_t *__restrict__ tw52, int dit) {
+                                                    const fr52_t *__restrict__ tw52, int dit,
+                                                    const fr_t *tws = NULL) {
   const unsigned cmask = (1u << c) - 1, hr = 1u << lhr;
   for (unsigned j = threadIdx.x; j < nbf; j += blockDim.x) {
     unsigned col = j & cmask, q = j >> c;
@@ -127,9 +129,11 @@ static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsi
     if (!dit) {
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
-      if (ti) ntt_r2_mul<MUL>(&y, tw, tw52, ti);
+      if (ti && tws) ntt_fr_mul<MUL>(&y, &y, &tws[ntt_tw_slot(lhr, q & (hr - 1), c, col)]);
+      else if (ti) ntt_r2_mul<MUL>(&y, tw, tw52, ti);
     } else {
-      if (ti) ntt_r2_mul<MUL>(&b, tw, tw52, ti);
+      if (ti && tws) ntt_fr_mul<MUL>(&b, &b, &tws[ntt_tw_slot(lhr, q & (hr - 1), c, col)]);
+      else if (ti) ntt_r2_mul<MUL>(&b, tw, tw52, ti);
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
     }
@@ -187,6 +191,22 @@ static __device__ __forceinline__ void ntt_block_load_async(const ntt_blk *b, un
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
+/* Starts copying the twiddles of the block's tile (stages s .. s+k-1) into its staged
+ * table tws (ntt_r4.h: ntt_tw_nslots slots, each ntt_tw_slot_index's twiddle), as
+ * ntt_block_load_async copies the data, but without committing: the data's call after it
+ * commits both as one group. */
+static __device__ __forceinline__ void ntt_tw_load_async(const ntt_blk *b, unsigned s, unsigned k, unsigned c,
+                                                         const fr_t *tw, fr_t *tws) {
+  const unsigned nslots = ntt_tw_nslots(k, c);
+  for (unsigned e = threadIdx.x; e < nslots; e += blockDim.x) {
+    const char *g = (const char *)&tw[ntt_tw_slot_index(e, c, k, b->L, b->lo_group << c, s)];
+    unsigned a = (unsigned)__cvta_generic_to_shared(&tws[e]);
+#pragma unroll
+    for (unsigned o = 0; o < sizeof(fr_t); o += 16)
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a + o), "l"(g + o) : "memory");
+  }
+}
+
 /* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
  * network over 2^log_n elements; c column bits per block. */
 __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log_n, unsigned s, unsigned k,
@@ -209,11 +229,12 @@ __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log
  * shared-memory round trip per two stages; a last radix-2 stage when k is odd. */
 static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
 static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
-/* The stage pairs of one tile in shared memory (and a last radix-2 stage when k is odd). */
-template <int MUL>
+/* The stage pairs of one tile in shared memory (and a last radix-2 stage when k is odd);
+ * with TWS the twiddles come from the tile's staged table tws, else from tw (or tw52). */
+template <int MUL, int TWS>
 static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, unsigned s, unsigned k, unsigned c,
                                                    const fr_t *__restrict__ tw, const fr52_t *__restrict__ tw52,
-                                                   int dit) {
+                                                   int dit, const fr_t *tws) {
   const unsigned L = b->L, nel = b->nel;
   const size_t lo_group = b->lo_group;
   for (unsigned step = 0; step + 1 < k; step += 2) {
@@ -228,7 +249,8 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
       for (int i = 0; i < 3; i++) {
         has[i] = gr.ti[i] != 0;
         if (has[i]) {
-          if (NTT_R4_W52(MUL, i)) psf_ldg(&w.d[i], &tw52[gr.ti[i]]);
+          if (TWS) w.f[i] = tws[gr.ts[i]];
+          else if (NTT_R4_W52(MUL, i)) psf_ldg(&w.d[i], &tw52[gr.ti[i]]);
           else psf_ldg(&w.f[i], &tw[gr.ti[i]]);
         }
       }
@@ -242,34 +264,39 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
   }
   if (k & 1) {
     const unsigned t = dit ? 0 : k - 1;
-    ntt_r2_stage<MUL>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, tw52, dit);
+    ntt_r2_stage<MUL>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, tw52, dit, TWS ? tws : NULL);
     __syncthreads();
   }
 }
 
 /* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
  * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
- * one tile a block, the next tile's copies run beside the current one's arithmetic. */
-template <int MUL, int MINB>
+ * one tile a block, the next tile's copies run beside the current one's arithmetic. With
+ * TWS (PSC_NTT_TW=shared) a tile's room is twice its data, the second half its staged
+ * twiddles, copied with the data; a block of one tile has one tile's room (run_network). */
+template <int MUL, int MINB, int TWS = 0>
 __global__ void __launch_bounds__(NTT_R4_THREADS, MINB)
     ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw,
                 const fr52_t *__restrict__ tw52, int dit, unsigned ntiles) {
   extern __shared__ fr_t sh2[];
   unsigned t = blockIdx.x;
   ntt_blk b = ntt_tile(t, log_n, s, k, c);
-  fr_t *cur = sh2, *nxt = sh2 + b.nel;
+  const unsigned room = TWS ? 2 * b.nel : b.nel; /* a tile's, twiddles included */
+  fr_t *cur = sh2, *nxt = sh2 + room;
+  if (TWS) ntt_tw_load_async(&b, s, k, c, tw, cur + b.nel);
   ntt_block_load_async(&b, c, d, cur);
   for (; t < ntiles; t += gridDim.x) {
     ntt_blk bn = b;
     if (t + gridDim.x < ntiles) {
       bn = ntt_tile(t + gridDim.x, log_n, s, k, c);
+      if (TWS) ntt_tw_load_async(&bn, s, k, c, tw, nxt + bn.nel);
       ntt_block_load_async(&bn, c, d, nxt);
     } else {
       asm volatile("cp.async.commit_group;" ::: "memory"); /* empty: the wait below counts alike */
     }
     asm volatile("cp.async.wait_group 1;" ::: "memory"); /* this tile's copies are in */
     __syncthreads();
-    ntt_r4_tile<MUL>(&b, cur, s, k, c, tw, tw52, dit);
+    ntt_r4_tile<MUL, TWS>(&b, cur, s, k, c, tw, tw52, dit, cur + b.nel);
     ntt_block_io(&b, c, d, cur, 1);
     __syncthreads(); /* cur is read out before the tile after next is copied into it */
     fr_t *u = cur;
@@ -432,6 +459,7 @@ fail:
  * get here, `bad` says which, and every transform fails with it (run_network). */
 typedef struct ntt_settings {
   unsigned log_block, max_k, radix, tiles, mul, regs128; /* mul: NTT_MUL_* */
+  unsigned tw_shared;                                    /* PSC_NTT_TW=shared */
   char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
@@ -450,6 +478,7 @@ static void ntt_settings_init(void) {
   s.tiles = t.ntt_tiles < 0 ? NTT_R4_TILES : (unsigned)t.ntt_tiles;
   s.mul = t.ntt_mul; /* tune.h's values are NTT_MUL_*'s */
   s.regs128 = t.ntt_regs == 128;
+  s.tw_shared = t.ntt_tw == 1; /* only with the Montgomery product (ps_tune_read) */
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
@@ -490,9 +519,10 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, c
       PSC_CHECK_LAUNCH();
       continue;
     }
-    /* Two tiles' shared memory a block; the grid is ntt_r4_grid's. */
+    /* Two tiles' shared memory a block (with staged twiddles, twice a tile's data each, and
+     * one tile's room when each block does one tile); the grid is ntt_r4_grid's. */
     const unsigned ntiles = (unsigned)blocks;
-    smem *= 2;
+    smem *= set->tw_shared && set->tiles == 1 ? 2 : set->tw_shared ? 4 : 2;
     typedef void (*pass_fn)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, const fr52_t *, int,
                             unsigned);
     static const pass_fn passes[4][2] = {
@@ -500,7 +530,9 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, c
         {ntt_pass_r4<NTT_MUL_KARA, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_KARA, NTT_R4_MIN_BLOCKS_128>},
         {ntt_pass_r4<NTT_MUL_FP64, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_FP64, NTT_R4_MIN_BLOCKS_128>},
         {ntt_pass_r4<NTT_MUL_MIXED, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_MIXED, NTT_R4_MIN_BLOCKS_128>}};
-    const pass_fn pass = passes[set->mul][set->regs128];
+    static const pass_fn staged[2] = {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 1>,
+                                      ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 1>};
+    const pass_fn pass = set->tw_shared ? staged[set->regs128] : passes[set->mul][set->regs128];
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 1;

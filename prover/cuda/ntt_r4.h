@@ -25,7 +25,31 @@
 typedef struct ntt_r4_group {
   unsigned e[4];  /* element indices in the block: rows b, b+h, b+H, b+H+h */
   size_t ti[3];   /* twiddle indices: big stage (b, b+H), big stage (b+h, b+H+h), small stage */
+  unsigned ts[3]; /* the same twiddles' slots in the tile's staged table (ntt_tw_slot) */
 } ntt_r4_group;
+
+/* A tile's staged twiddles (PSC_NTT_TW=shared: copied into shared memory with the tile):
+ * every twiddle the tile's stages use, once. The stage whose pairs are 2^j rows apart
+ * multiplies row offset m (m < 2^j) of column col by the twiddle in slot
+ * ((2^j - 1 + m) << c) | col; a pass of k stages fills (2^k - 1) << c slots, fewer than
+ * the tile's 2^(k+c) elements. */
+NTT_HD unsigned ntt_tw_slot(unsigned j, unsigned m, unsigned c, unsigned col) {
+  return (((1u << j) - 1 + m) << c) | col;
+}
+NTT_HD unsigned ntt_tw_nslots(unsigned k, unsigned c) { return ((1u << k) - 1) << c; }
+
+/* The twiddle index (into the table of w^i) of slot e of a tile of the pass of k stages
+ * from stage s, L and g2hi = lo_group << c as in ntt_r4_group_at. */
+NTT_HD size_t ntt_tw_slot_index(unsigned e, unsigned c, unsigned k, unsigned L, size_t g2hi, unsigned s) {
+  const unsigned q = (e >> c) + 1, col = e & ((1u << c) - 1);
+#ifdef __CUDA_ARCH__
+  const unsigned j = 31 - __clz(q);
+#else
+  const unsigned j = 31 - __builtin_clz(q);
+#endif
+  const unsigned m = q - (1u << j);
+  return ((((size_t)m) << L) | g2hi | col) << (s + k - 1 - j);
+}
 
 /* Group g (0 <= g < 2^(k-2+c)) of the stage pair whose big stage has span 2^lH (lH >= 1)
  * and global index S_big; g2hi = lo_group << c. */
@@ -42,6 +66,9 @@ NTT_HD void ntt_r4_group_at(ntt_r4_group *gr, unsigned g, unsigned c, unsigned l
   gr->ti[0] = ((((size_t)lo) << L) | g2) << S_big;
   gr->ti[1] = ((((size_t)(lo + h)) << L) | g2) << S_big;
   gr->ti[2] = ((((size_t)lo) << L) | g2) << (S_big + 1);
+  gr->ts[0] = ntt_tw_slot(lH, lo, c, col);
+  gr->ts[1] = ntt_tw_slot(lH, lo + h, c, col);
+  gr->ts[2] = ntt_tw_slot(lH - 1, lo, c, col);
 }
 
 /* The four butterflies on x[0..3] with twiddles w0, w1, w2 (wi used only when has[i]):
