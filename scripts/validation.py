@@ -654,6 +654,9 @@ SESSIONS = [
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
     ("h200-25", "docs/data/validation/h200-25/validation.json", None, "-25", False, "h200-24",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # its third, on a fresh machine: with the first two, the protocol's verdict
+    ("h200-26", "docs/data/validation/h200-26/validation.json", None, "-26", False, "h200-25",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
@@ -674,13 +677,16 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # pooled without the thirteenth. The twentieth to twenty-second sessions are readings
 # against the three one-call sessions, not verdicts. The twenty-fourth protocol's sessions
 # (docs/validation.md) are read so too, and the twenty-fifth beside it with the
-# twenty-fourth; its verdict is the mean of its first three sessions, so a session not yet
-# listed pools with those two (NEXT_POOLED).
+# twenty-fourth; its verdict is the mean of its first three sessions: the twenty-sixth
+# pooled with those two, and beside it the twenty-sixth read against the one-call sessions.
+# A session not yet listed is read against the protocol's three (NEXT_POOLED).
 POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"], "h200-20": ["h200-17", "h200-18", "h200-19"],
           "h200-21": ["h200-17", "h200-18", "h200-19"], "h200-22": ["h200-17", "h200-18", "h200-19"],
-          "h200-24": ["h200-17", "h200-18", "h200-19"], "h200-25": ["h200-17", "h200-18", "h200-19"]}
-POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"], "h200-25": ["h200-24"]}
-NEXT_POOLED = ["h200-24", "h200-25"]
+          "h200-24": ["h200-17", "h200-18", "h200-19"], "h200-25": ["h200-17", "h200-18", "h200-19"],
+          "h200-26": ["h200-24", "h200-25"]}
+POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"], "h200-25": ["h200-24"],
+                 "h200-26": ["h200-17", "h200-18", "h200-19"]}
+NEXT_POOLED = ["h200-24", "h200-25", "h200-26"]
 
 
 def read_spans(path, skip=2, kind="memcpy"):
