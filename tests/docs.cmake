@@ -38,3 +38,5 @@ set_tests_properties(validation_session PROPERTIES TIMEOUT 180)
 add_test(NAME cli_help COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_cli_help.py $<TARGET_FILE:provesim>)
 # scripts/sass_counts.py (performance.md's instruction counts) on a stand-in nvdisasm.
 add_test(NAME sass_counts COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_sass_counts.py)
+# docs/data/kernels/stall/summary.py (performance.md's stall table) on a source page made by hand.
+add_test(NAME stall_summary COMMAND python3 ${PROJECT_SOURCE_DIR}/tests/test_stall_summary.py)

@@ -85,8 +85,9 @@ def main(argv):
                 top[r[isrc].strip()[:60]] += s
                 for i, reason in cols:
                     v = int(r[i] or 0)
-                    reasons[reason] += v
-                    by_class[cl][reason] += v
+                    if v:
+                        reasons[reason] += v
+                        by_class[cl][reason] += v
         print(f"== {name}: {nl} launches, {total} samples")
         print("stall reasons (share of samples): " +
               ", ".join(f"{k} {v / total:.1%}" for k, v in reasons.most_common(9)))
