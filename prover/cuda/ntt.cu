@@ -176,18 +176,22 @@ static __device__ __forceinline__ void ntt_block_io(const ntt_blk *b, unsigned c
   }
 }
 
+/* Starts copying one field element from global to shared memory (cp.async, 16 bytes at a
+ * time, in the caller's commit group). */
+static __device__ __forceinline__ void ntt_fr_copy_async(fr_t *sh, const fr_t *g) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(sh);
+#pragma unroll
+  for (unsigned o = 0; o < sizeof(fr_t); o += 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a + o), "l"((const char *)g + o) : "memory");
+}
+
 /* Starts copying the block's elements from global to shared memory without holding
- * registers or waiting (cp.async, 16 bytes at a time, one commit group per call); the
- * caller waits with cp.async.wait_group and a barrier before reading them. */
+ * registers or waiting (one commit group per call); the caller waits with
+ * cp.async.wait_group and a barrier before reading them. */
 static __device__ __forceinline__ void ntt_block_load_async(const ntt_blk *b, unsigned c, const fr_t *d, fr_t *sh) {
   const unsigned cmask = (1u << c) - 1;
-  for (unsigned e = threadIdx.x; e < b->nel; e += blockDim.x) {
-    const char *g = (const char *)&d[b->base | ((size_t)(e >> c) << b->L) | (e & cmask)];
-    unsigned a = (unsigned)__cvta_generic_to_shared(&sh[e]);
-#pragma unroll
-    for (unsigned o = 0; o < sizeof(fr_t); o += 16)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a + o), "l"(g + o) : "memory");
-  }
+  for (unsigned e = threadIdx.x; e < b->nel; e += blockDim.x)
+    ntt_fr_copy_async(&sh[e], &d[b->base | ((size_t)(e >> c) << b->L) | (e & cmask)]);
   asm volatile("cp.async.commit_group;" ::: "memory");
 }
 
@@ -198,13 +202,8 @@ static __device__ __forceinline__ void ntt_block_load_async(const ntt_blk *b, un
 static __device__ __forceinline__ void ntt_tw_load_async(const ntt_blk *b, unsigned s, unsigned k, unsigned c,
                                                          const fr_t *tw, fr_t *tws) {
   const unsigned nslots = ntt_tw_nslots(k, c);
-  for (unsigned e = threadIdx.x; e < nslots; e += blockDim.x) {
-    const char *g = (const char *)&tw[ntt_tw_slot_index(e, c, k, b->L, b->lo_group << c, s)];
-    unsigned a = (unsigned)__cvta_generic_to_shared(&tws[e]);
-#pragma unroll
-    for (unsigned o = 0; o < sizeof(fr_t); o += 16)
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(a + o), "l"(g + o) : "memory");
-  }
+  for (unsigned e = threadIdx.x; e < nslots; e += blockDim.x)
+    ntt_fr_copy_async(&tws[e], &tw[ntt_tw_slot_index(e, c, k, b->L, b->lo_group << c, s)]);
 }
 
 /* Stages s .. s+k-1 of a DIF (dit = 0, stages ascending) or DIT (dit = 1, descending)
