@@ -95,11 +95,14 @@ static __device__ __forceinline__ void ntt_mul_at(fr_t *r, const fr_t *a, const 
 }
 #define NTT_MUL_AT(r, a, w, i) ntt_mul_at<MUL>(r, a, &(w), i)
 
-/* x *= twiddle ti of a radix-2 stage, from the table its product takes. */
+/* x *= twiddle ti of a radix-2 stage: the tile's staged copy when there is one (staged,
+ * else NULL), or from the table its product takes. */
 template <int MUL>
 static __device__ __forceinline__ void ntt_r2_mul(fr_t *x, const fr_t *__restrict__ tw,
-                                                  const fr52_t *__restrict__ tw52, size_t ti) {
-  if (NTT_R4_W52(MUL, -1)) {
+                                                  const fr52_t *__restrict__ tw52, size_t ti, const fr_t *staged) {
+  if (staged) {
+    ntt_fr_mul<MUL>(x, x, staged);
+  } else if (NTT_R4_W52(MUL, -1)) {
     fr52_t w;
     psf_ldg(&w, &tw52[ti]);
     fr_mul_fp64_d(x, x, &w);
@@ -125,15 +128,14 @@ static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsi
     unsigned r0 = ((q >> lhr) << (lhr + 1)) | (q & (hr - 1));
     unsigned e0 = (r0 << c) | col, e1 = ((r0 + hr) << c) | col;
     size_t ti = ((((size_t)(q & (hr - 1))) << L) | (lo_group << c) | col) << S;
+    const fr_t *staged = tws ? &tws[ntt_tw_slot(lhr, q & (hr - 1), c, col)] : NULL;
     fr_t a = sh[e0], b = sh[e1], x, y;
     if (!dit) {
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
-      if (ti && tws) ntt_fr_mul<MUL>(&y, &y, &tws[ntt_tw_slot(lhr, q & (hr - 1), c, col)]);
-      else if (ti) ntt_r2_mul<MUL>(&y, tw, tw52, ti);
+      if (ti) ntt_r2_mul<MUL>(&y, tw, tw52, ti, staged);
     } else {
-      if (ti && tws) ntt_fr_mul<MUL>(&b, &b, &tws[ntt_tw_slot(lhr, q & (hr - 1), c, col)]);
-      else if (ti) ntt_r2_mul<MUL>(&b, tw, tw52, ti);
+      if (ti) ntt_r2_mul<MUL>(&b, tw, tw52, ti, staged);
       fr_add_d(&x, &a, &b);
       fr_sub_d(&y, &a, &b);
     }
@@ -521,7 +523,7 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, c
     /* Two tiles' shared memory a block (with staged twiddles, twice a tile's data each, and
      * one tile's room when each block does one tile); the grid is ntt_r4_grid's. */
     const unsigned ntiles = (unsigned)blocks;
-    smem *= set->tw_shared && set->tiles == 1 ? 2 : set->tw_shared ? 4 : 2;
+    smem *= set->tw_shared && set->tiles != 1 ? 4 : 2;
     typedef void (*pass_fn)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, const fr52_t *, int,
                             unsigned);
     static const pass_fn passes[4][2] = {
