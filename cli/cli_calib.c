@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "cli_calib.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,9 +21,11 @@ static const char calibrate_help[] =
     "`measure --spans` or `simulate --spans`) and writes a model: the template's phase graph,\n"
     "resources and scopes with the fitted times. For every phase the candidates normal,\n"
     "lognormal, gamma, exponential and uniform are fitted by maximum likelihood and the best\n"
-    "AIC wins (const when the durations do not vary). Calls of k = 1, 2, ... partitions give batch\n"
-    "multipliers (batch.scale). A table of the fits (mean, cv, family, Kolmogorov-Smirnov\n"
-    "distance) goes to standard output.\n"
+    "AIC wins (const when the durations do not vary) among those whose mean lies within 3\n"
+    "standard errors of the durations' mean: a uniform fitted to durations in two clusters\n"
+    "of unequal size (its mean the middle of their range) is passed over, and a note says so.\n"
+    "Calls of k = 1, 2, ... partitions give batch multipliers (batch.scale). A table of the\n"
+    "fits (mean, cv, family, Kolmogorov-Smirnov distance) goes to standard output.\n"
     "\n"
     "Scaling laws: a cpu phase whose template says  threads: all  and  scaling: {serial: F}\n"
     "gets Amdahl's law fitted, time(k) = serial + parallel / k, by least squares over the\n"
@@ -335,6 +338,13 @@ int sim_cmd_calibrate(int argc, char **argv) {
                     "of them (fixed seed)\n", reps[p].phase, reps[p].fit.n,
                     fam == CALIB_EMPIRICAL ? "its empirical samples are" : "its fit is from all of them, its KS distance",
                     reps[p].fit.nsample);
+  for (int p = 0; p < m->nphases; p++) {
+    const calib_fit_result *f = &reps[p].fit;
+    if (f->mean_off != CALIB_AUTO)
+      ps_buf_printf(&t, "note: phase %s: %s, best by AIC, left out: its mean %.6f s is %.1f standard errors from "
+                    "the durations' %.6f s\n", reps[p].phase, calib_family_name(f->mean_off), f->mean_off_mean,
+                    fabs(f->mean_off_mean - f->mean) / (f->cv * f->mean / sqrt((double)f->n)), f->mean);
+  }
   if (noverlap) {
     ps_buf ov = {0};
     for (int i = 0; i < noverlap; i++) ps_buf_printf(&ov, i ? ", %s" : "%s", overlap[i]);

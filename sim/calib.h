@@ -39,10 +39,22 @@ typedef struct calib_fit_result {
   double ks;              /* Kolmogorov-Smirnov distance of the chosen fit (0 for const/empirical) */
   size_t nsample;         /* durations the KS distance (and an empirical fit) used: n, or
                              the sample cap when n is above it */
+  calib_family mean_off;  /* the family AIC ranked first but left out, its mean more than
+                             CALIB_MEAN_SE standard errors from the sample's (CALIB_AUTO:
+                             none was) */
+  double mean_off_mean;   /* the mean that family would have given */
 } calib_fit_result;
 
+/* How far a candidate family's mean may lie from the sample's, in standard errors of
+ * the mean (sd / sqrt(n)), and still be chosen by AIC. Durations that come from the
+ * family put its mean that far off in fewer than 3 fits in 1,000 (a normal deviate beyond
+ * 3); a uniform fitted to two clusters of unequal size (its mean the middle of the range)
+ * is off by far more. */
+#define CALIB_MEAN_SE 3.0
+
 /* Fit x[0..n-1] (seconds, >= 0). want = CALIB_AUTO picks by AIC among normal,
- * lognormal, gamma, exponential and uniform. Returns PS_OK or
+ * lognormal, gamma, exponential and uniform, those whose mean is within CALIB_MEAN_SE
+ * standard errors of the sample's (normal, gamma and exponential always are). Returns PS_OK or
  * PS_EINPUT (no samples, negative values, a family that cannot fit, e.g. lognormal with
  * a zero duration). x is not modified. */
 int calib_fit(const double *x, size_t n, calib_family want, calib_fit_result *out, ps_err *e);

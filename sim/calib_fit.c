@@ -72,8 +72,24 @@ static double gamma_shape(double s) {
   return k;
 }
 
+/* The mean a candidate's parameters give: normal, gamma and exponential keep the
+ * sample's by construction, lognormal and uniform need not (a uniform's is the middle of
+ * the range, far from the mean of durations in two clusters of unequal size). */
+static double fam_mean(calib_family f, const fitpar *p) {
+  switch (f) {
+  case CALIB_NORMAL: return p->m;
+  case CALIB_LOGNORMAL: return exp(p->mu + 0.5 * p->s * p->s);
+  case CALIB_GAMMA: return p->k * p->theta;
+  case CALIB_EXPONENTIAL: return p->em;
+  case CALIB_UNIFORM: return 0.5 * (p->lo + p->hi);
+  default: return NAN;
+  }
+}
+
 /* Where the two ways of fitting meet: out->loglik filled, the family chosen (or want)
- * and built from p, and the KS distance over sample[0..m-1]. */
+ * and built from p, and the KS distance over sample[0..m-1]. Chosen by AIC, a candidate
+ * whose mean lies more than CALIB_MEAN_SE standard errors of the mean from the sample's
+ * is left out (out->mean_off): a phase's mean is what throughput and utilization follow. */
 static int fit_finish(calib_fit_result *out, calib_family want, const fitpar *p, double minx, const double *sample,
                       size_t m, ps_err *e) {
   const char *why = NULL;
@@ -84,7 +100,10 @@ static int fit_finish(calib_fit_result *out, calib_family want, const fitpar *p,
                      minx <= 0 ? " (some durations are 0)" : "");
     best = want;
   } else {
-    double best_aic = INFINITY;
+    /* The rule applied after AIC's ranking, so that the report can name the family it
+     * passed over. */
+    double best_aic = INFINITY, kept_aic = INFINITY, se = out->cv * out->mean / sqrt((double)out->n);
+    calib_family kept = CALIB_AUTO;
     for (int f = CALIB_NORMAL; f <= CALIB_UNIFORM; f++) {
       if (f == CALIB_EMPIRICAL || !isfinite(out->loglik[f])) continue;
       double aic = 2.0 * (f == CALIB_EXPONENTIAL ? 1 : 2) - 2 * out->loglik[f];
@@ -92,6 +111,16 @@ static int fit_finish(calib_fit_result *out, calib_family want, const fitpar *p,
         best_aic = aic;
         best = (calib_family)f;
       }
+      if (aic < kept_aic && fabs(fam_mean((calib_family)f, p) - out->mean) <= CALIB_MEAN_SE * se) {
+        kept_aic = aic;
+        kept = (calib_family)f;
+      }
+    }
+    PS_ASSERT(kept != CALIB_AUTO); /* normal's mean is the sample's */
+    if (kept != best) {
+      out->mean_off = best;
+      out->mean_off_mean = fam_mean(best, p);
+      best = kept;
     }
   }
   out->family = best;

@@ -90,6 +90,68 @@ START_TEST(fit_errors) {
 }
 END_TEST
 
+/* Durations in two clusters of unequal size, as G2's MSM on the H200 ran, a run at a
+ * time, at about 17.3 or 19.3 ms (docs/validation-sessions.md, "A twenty-sixth session"):
+ * AIC ranks the uniform over the range first, whose mean is the middle of the range, 0.6
+ * ms above the durations'. It is passed over (and named), the fit chosen keeps the mean,
+ * from the values and from the sums alike; asked for by name, the uniform is still given. */
+START_TEST(fit_keeps_the_mean_of_two_clusters) {
+  const size_t n = 450;
+  double *x = xmalloc(n * sizeof *x);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, 5);
+  double sum = 0;
+  for (size_t i = 0; i < n; i++) {
+    x[i] = (i % 5 == 4 ? 0.0193 : 0.0173) + gsl_ran_gaussian(r, 0.0002);
+    sum += x[i];
+  }
+  gsl_rng_free(r);
+  double mean = sum / (double)n, lo = x[0], hi = x[0];
+  for (size_t i = 0; i < n; i++) lo = fmin(lo, x[i]), hi = fmax(hi, x[i]);
+  calib_fit_result f, g, u;
+  ck_assert_int_eq(calib_fit(x, n, CALIB_AUTO, &f, NULL), PS_OK);
+  ck_assert_msg(f.mean_off == CALIB_UNIFORM, "passed over: %s", calib_family_name(f.mean_off));
+  ck_assert_double_eq_tol(f.mean_off_mean, 0.5 * (lo + hi), 1e-15);
+  ck_assert(f.family != CALIB_UNIFORM);
+  ck_assert_msg(fabs(dist_mean(&f.d) - mean) < 0.001 * mean, "%s: mean %g, the durations' %g",
+                calib_family_name(f.family), dist_mean(&f.d), mean);
+  /* The uniform would have put the mean 3% high: far outside the rule's 3 standard errors. */
+  ck_assert(fabs(f.mean_off_mean - mean) > 0.03 * mean);
+  calib_acc a;
+  calib_acc_init(&a, 64); /* a reservoir: the fit from the sums */
+  for (size_t i = 0; i < n; i++) calib_acc_add(&a, x[i], 0);
+  ck_assert_int_eq(calib_fit_acc(&a, CALIB_AUTO, &g, NULL), PS_OK);
+  ck_assert_int_eq(g.family, f.family);
+  ck_assert_int_eq(g.mean_off, CALIB_UNIFORM);
+  ck_assert_int_eq(calib_fit(x, n, CALIB_UNIFORM, &u, NULL), PS_OK);
+  ck_assert_int_eq(u.family, CALIB_UNIFORM);
+  ck_assert_int_eq(u.mean_off, CALIB_AUTO);
+  calib_acc_free(&a);
+  dist_free(&f.d), dist_free(&g.d), dist_free(&u.d);
+  free(x);
+}
+END_TEST
+
+/* Durations that are uniform keep their family: of 200 samples of 500 (fixed seeds), the
+ * rule passes the uniform over in fewer than 2% (a normal deviate beyond 3 standard
+ * errors comes in 0.27%). */
+START_TEST(fit_rule_keeps_true_families) {
+  dist d;
+  dist_uniform(&d, 0.4, 0.7, NULL);
+  int passed_over = 0, uniform = 0;
+  for (unsigned long seed = 1; seed <= 200; seed++) {
+    double *x = draw(&d, 500, seed);
+    calib_fit_result f;
+    ck_assert_int_eq(calib_fit(x, 500, CALIB_AUTO, &f, NULL), PS_OK);
+    passed_over += f.mean_off != CALIB_AUTO;
+    uniform += f.family == CALIB_UNIFORM;
+    dist_free(&f.d);
+    free(x);
+  }
+  ck_assert_msg(passed_over < 4 && uniform > 196, "passed over %d, uniform %d of 200", passed_over, uniform);
+}
+END_TEST
+
 static char *sh(const char *fmt, const char *a) {
   char *s = xasprintf(fmt, a, a, a, a);
   return s;
@@ -857,6 +919,41 @@ START_TEST(source_date_epoch_strict) {
 }
 END_TEST
 
+/* calibrate names the family AIC ranked first when its mean was too far from the
+ * durations' (gpu phase g in two clusters, one call in five slow), and the model gets a
+ * family that keeps the mean. */
+START_TEST(calibrate_notes_the_family_passed_over) {
+  write_file("two.yaml", "model: two\nphases:\n  - name: a\n    resource: cpu\n    time: 0.1\n"
+                         "  - name: g\n    resource: gpu\n    time: 0.2\n    after: [a]\n");
+  char *p = xasprintf("%s/clusters.jsonl", tmpdir);
+  FILE *f = fopen(p, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "{\"schema\":\"provesim.spans/1\",\"source\":\"prover\",\"scenario\":\"x\",\"t_unit\":\"s\"}\n");
+  double sum = 0;
+  for (int c = 0; c < 200; c++) {
+    double t = c * 0.5, a = 0.1 + 0.001 * (c % 17), g = (c % 5 == 4 ? 0.24 : 0.2) + 0.0004 * (c % 7);
+    sum += g;
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":%d,\"partitions\":[%d],\"phase\":\"a\",\"resource\":\"cpu\","
+               "\"t0\":%.9f,\"t1\":%.9f}\n", c, c, t, t + a);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":%d,\"partitions\":[%d],\"phase\":\"g\",\"resource\":\"gpu\","
+               "\"t0\":%.9f,\"t1\":%.9f}\n", c, c, t + a, t + a + g);
+  }
+  fclose(f);
+  free(p);
+  char *t = table_of("calibrate clusters.jsonl --model two.yaml -o cl.yaml");
+  /* the uniform's mean: the middle of 0.2 and 0.2424 */
+  char *note = xasprintf("note: phase g: uniform, best by AIC, left out: its mean 0.221200 s is "),
+       *from = xasprintf("standard errors from the durations' %.6f s\n", sum / 200);
+  ck_assert_msg(strstr(t, note) && strstr(t, from), "%s", t);
+  ck_assert_msg(!strstr(t, "note: phase a:"), "%s", t);
+  char *y = tmpfile_text("cl.yaml");
+  const char *g = strstr(y, "name: g");
+  ck_assert_ptr_nonnull(g);
+  ck_assert_msg(!strstr(g, "dist: uniform"), "%s", y);
+  free(t), free(note), free(from), free(y);
+}
+END_TEST
+
 /* calibrate with a sample cap (PROVESIM_CALIB_SAMPLE_CAP): the table and the model's
  * provenance say which phases passed it, two runs write the same model, and the fits
  * stay those of the whole sample; below the cap nothing says so. Warm-up calls are the
@@ -1308,6 +1405,8 @@ int main(void) {
   tcase_add_test(tf, fits_recover_families);
   tcase_add_test(tf, fit_parameters);
   tcase_add_test(tf, fit_errors);
+  tcase_add_test(tf, fit_keeps_the_mean_of_two_clusters);
+  tcase_add_test(tf, fit_rule_keeps_true_families);
   tcase_add_test(tf, stream_fits_below_and_above_cap);
   suite_add_tcase(su, tf);
   TCase *tc = tcase_create("cli");
@@ -1328,6 +1427,7 @@ int main(void) {
   tcase_add_test(tc, model_yaml_roundtrip_names);
   tcase_add_test(tc, sample_cap_bounded_and_deterministic);
   tcase_add_test(tc, source_date_epoch_strict);
+  tcase_add_test(tc, calibrate_notes_the_family_passed_over);
   tcase_add_test(tc, unordered_spans_refused);
   tcase_add_test(tc, overlap_in_either_order);
   tcase_add_test(tc, overlap_three_at_once);
