@@ -28,6 +28,18 @@ typedef void (*par_tick_fn)(void *ctx, size_t done);
  * being one of them. Returns when every chunk is done. tick may be NULL. */
 void par_for(size_t n, size_t grain, int threads, par_range_fn fn, void *ctx, par_tick_fn tick, void *tick_ctx);
 
+/* CPU time, in seconds, of the calling thread (CLOCK_THREAD_CPUTIME_ID) plus that of the
+ * helper threads its par_for calls ran (each helper's own CPU time, added when it is
+ * joined) and of what par_cpu_credit added: what a piece of work on this thread cost the
+ * cores, measured as a difference of two calls. 0 when the clock cannot be read. */
+double par_cpu_seconds(void);
+/* Adds s seconds to the calling thread's par_cpu_seconds: the CPU time of threads it ran
+ * and joined without par_for (measure's synthetic executor). */
+void par_cpu_credit(double s);
+/* The calling thread's own CPU time (CLOCK_THREAD_CPUTIME_ID), for a thread that reports
+ * it to the one that joins it; 0 when the clock cannot be read. */
+double par_thread_cpu(void);
+
 #ifdef __cplusplus
 }
 #endif

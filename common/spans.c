@@ -139,6 +139,10 @@ void spans_format(ps_buf *b, const span_rec *r) {
       p = PUT_LIT(p, ",\"threads\":");
       p = put_i64(p, r->threads);
     }
+    if (r->cpu_s > 0) {
+      p = PUT_LIT(p, ",\"cpu_s\":");
+      p = put_fixed9(p, r->cpu_s);
+    }
   } else {
     if (r->worker >= 0) { /* the launching thread (record) */
       p = PUT_LIT(p, ",\"worker\":");
@@ -214,14 +218,14 @@ static const char *str(const cJSON *o, const char *k) {
  * name was a search of the members, and the duplicate check one of every pair, the most
  * of a reading's time. */
 enum { SK_REP, SK_GPU, SK_WORKER, SK_CALL, SK_KIND, SK_T0, SK_T1, SK_NAME, SK_STREAM, SK_PHASE, SK_RESOURCE,
-       SK_THREADS, SK_PARTITIONS, SK_N };
+       SK_THREADS, SK_PARTITIONS, SK_CPU_S, SK_N };
 
 static int sk_index(const char *k) {
   switch (k[0]) {
   case 'r': return !strcmp(k, "rep") ? SK_REP : !strcmp(k, "resource") ? SK_RESOURCE : -1;
   case 'g': return !strcmp(k, "gpu") ? SK_GPU : -1;
   case 'w': return !strcmp(k, "worker") ? SK_WORKER : -1;
-  case 'c': return !strcmp(k, "call") ? SK_CALL : -1;
+  case 'c': return !strcmp(k, "call") ? SK_CALL : !strcmp(k, "cpu_s") ? SK_CPU_S : -1;
   case 'k': return !strcmp(k, "kind") ? SK_KIND : -1;
   case 't': return !strcmp(k, "t0") ? SK_T0 : !strcmp(k, "t1") ? SK_T1 : !strcmp(k, "threads") ? SK_THREADS : -1;
   case 'n': return !strcmp(k, "name") ? SK_NAME : -1;
@@ -522,6 +526,16 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
           break;
         }
         r.threads = (int)th;
+      }
+      if (m[SK_CPU_S]) {
+        double cs;
+        if (num_val(m[SK_CPU_S], &cs) || !(cs >= 0 && cs <= SPANS_MAX_T)) {
+          cJSON_Delete(o);
+          rc = ps_fail(e, PS_EINPUT, "%s:%ld: cpu_s: expected seconds from 0 to %g (the CPU time the phase used)",
+                       path, lineno, SPANS_MAX_T);
+          break;
+        }
+        r.cpu_s = cs;
       }
       const cJSON *pa = m[SK_PARTITIONS];
       if (pa && !cJSON_IsArray(pa)) {

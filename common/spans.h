@@ -37,6 +37,8 @@ typedef struct span_rec {
   const char *resource; /* phase spans: cpu|gpu|pcie|none */
   const char *name;     /* kernel/memcpy spans */
   int threads;          /* cpu phase spans: the threads the phase ran with; 0 = not recorded */
+  double cpu_s;         /* phase spans (measure): the CPU seconds the phase used, its thread's
+                           and its helpers' (par_cpu_seconds); 0 = not recorded */
   int64_t stream;       /* kernel/memcpy spans: the CUDA stream id + 1; 0 = not recorded */
   double t0, t1;
 } span_rec;

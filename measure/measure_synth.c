@@ -20,6 +20,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "par.h"
 #include "seed.h"
 #include "measure_exec.h"
 
@@ -121,24 +122,19 @@ static void syn_call_end(void *p) {
 typedef struct spin_arg {
   const mrun *run;
   double cpu_s; /* CPU seconds each thread burns */
+  double used;  /* the thread's CPU time at its end, for its joiner's par_cpu_seconds */
 } spin_arg;
-
-static double thread_cpu_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* Burn cpu_s seconds of this thread's CPU time: when more threads burn than there are
  * cores, each gets a share of a core and takes longer, as under the simulator's processor
  * sharing. */
 static void burn(const mrun *run, double cpu_s) {
   if (cpu_s <= 0) return;
-  double end = thread_cpu_now() + cpu_s;
+  double end = par_thread_cpu() + cpu_s;
   volatile unsigned sink = 0;
   for (unsigned n = 1;; n++) {
     for (int i = 0; i < 2000; i++) sink += (unsigned)i * n;
-    if (thread_cpu_now() >= end) break;
+    if (par_thread_cpu() >= end) break;
     if ((n & 63) == 0 && mrun_stopping(run)) break;
   }
 }
@@ -146,6 +142,7 @@ static void burn(const mrun *run, double cpu_s) {
 static void *burn_thread(void *p) {
   spin_arg *a = p;
   burn(a->run, a->cpu_s);
+  a->used = par_thread_cpu();
   return NULL;
 }
 
@@ -153,14 +150,20 @@ static void *burn_thread(void *p) {
 static void burn_parallel(const mrun *run, int n, double cpu_s) {
   int extra = n > 1 ? n - 1 : 0;
   pthread_t *th = extra ? xmalloc((size_t)extra * sizeof *th) : NULL;
-  spin_arg a = {run, cpu_s};
+  spin_arg *a = extra ? xmalloc((size_t)extra * sizeof *a) : NULL;
   int started = 0;
-  for (int i = 0; i < extra; i++, started++)
-    if (pthread_create(&th[i], NULL, burn_thread, &a) != 0) break;
+  for (int i = 0; i < extra; i++, started++) {
+    a[i] = (spin_arg){run, cpu_s, 0};
+    if (pthread_create(&th[i], NULL, burn_thread, &a[i]) != 0) break;
+  }
   /* Threads that could not start: this one does their work too. */
   burn(run, cpu_s * (1 + extra - started));
-  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < started; i++) {
+    pthread_join(th[i], NULL);
+    par_cpu_credit(a[i].used);
+  }
   free(th);
+  free(a);
 }
 
 static int syn_phase(void *p, int pi, double *t0, double *t1, ps_err *e) {

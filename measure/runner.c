@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "arrivals.h"
+#include "par.h"
 #include "spans.h"
 #include "scn.h"
 #include "measure_exec.h"
@@ -154,11 +155,16 @@ static void *pool_main(void *arg) {
     pthread_mutex_unlock(&w->mu);
     double t0 = 0, t1 = 0;
     ps_err e = {0};
+    /* The phase's CPU time: this thread's and its helpers' (par_for's, the synthetic
+     * executor's burners), whatever the phase's resource (a GPU phase's is its host
+     * thread's launching and waiting). */
+    double c0 = par_cpu_seconds();
     int rc = skip ? PS_OK : R->ops->phase(w->xs, p, &t0, &t1, &e);
+    double cpu = par_cpu_seconds() - c0;
     pthread_mutex_lock(&w->mu);
     if (!skip && rc == PS_OK) {
       rspan s = {.gpu = w->gpu, .worker = w->wig, .phase = p, .k = w->k, .call = w->call, .part0 = w->part0,
-                 .t0 = t0 - R->base, .t1 = t1 - R->base};
+                 .t0 = t0 - R->base, .t1 = t1 - R->base, .cpu_s = cpu};
       runner__push(&w->spans, &s);
       if (t1 > w->last_t1) w->last_t1 = t1;
     } else if (!skip) {

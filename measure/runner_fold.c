@@ -81,6 +81,7 @@ static void format_span(const mrun *R, ps_buf *b, const rspan *sp, int64_t **par
       r.phase = ph->name;
       r.resource = scn_res_name(ph->resource);
       if (ph->resource == RES_CPU) r.threads = ph->threads_all ? R->threads_all : ph->threads;
+      r.cpu_s = sp->cpu_s;
     } else {
       r.phase = sp->phase == SP_WAIT ? "mutex_wait" : "mutex_held";
       r.resource = "none";

@@ -23,6 +23,7 @@ typedef struct rspan {
   int64_t call, part0;
   const char *name; /* device spans: interned */
   double t0, t1;    /* seconds from the replication's start */
+  double cpu_s;     /* phase spans: the CPU seconds the phase used (par_cpu_seconds) */
 } rspan;
 
 typedef struct rspans {

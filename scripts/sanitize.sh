@@ -4,8 +4,10 @@
 # them. CI runs it after the README's test command. The slowest suite (test_groth16, about
 # 2 minutes under ASan) and the ones that only check scripts, docs and committed data are
 # left out (validation: the H200 sessions' models and tables are current, 2 minutes under
-# ASan; the calibrate and validate code it runs is in test_calib and test_validate), and
-# so are the test cases tagged "slow" (below).
+# ASan; validation_data: a session through validation.py --data, 3 to 4 minutes under ASan
+# against its 5-minute limit, over it on a loaded machine; the calibrate and validate code
+# they run is in test_calib and test_validate), and so are the test cases tagged "slow"
+# (below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
@@ -15,4 +17,4 @@ export ASAN_OPTIONS=halt_on_error=1:detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1
 # Test cases tagged "slow" repeat, for their statistics, code that faster cases in the same
 # suite already run (test_infer's recovery over ten seeds: 2 minutes under ASan)
 export CK_EXCLUDE_TAGS=slow
-cd build-asan && ctest --output-on-failure -j"$(nproc)" -E 'notebooks|cuda_auto|install|docs|measure_quick|test_groth16|^validation$'
+cd build-asan && ctest --output-on-failure -j"$(nproc)" -E 'notebooks|cuda_auto|install|docs|measure_quick|test_groth16|^validation$|^validation_data$'

@@ -82,6 +82,7 @@ typedef struct sp {
   long long part0;    /* its first partition (-1: none) */
   int contiguous;     /* 1 when they are part0, part0 + 1, ... */
   int threads;        /* cpu phases: the threads recorded (0: none) */
+  double cpu_s;       /* the CPU seconds recorded (0: none) */
 } sp;
 
 typedef struct spans_t {
@@ -116,6 +117,7 @@ static int on_rec(void *ctx, const span_rec *r) {
   }
   x->t0 = r->t0, x->t1 = r->t1;
   x->threads = r->threads;
+  x->cpu_s = r->cpu_s;
   return 0;
 }
 
@@ -834,7 +836,10 @@ END_TEST
  * threads takes 0.2 (0.5 + 0.5/2) = 0.15 s, on 1 thread 0.2 s. The simulator's spans
  * say exactly that; measured, the fastest of the calls is within 5% below and 25% above
  * (CPU time burnt on a loaded machine only stretches; the fastest call is the one least
- * disturbed). Both record the threads. */
+ * disturbed). Both record the threads. Every measured call of the phase records the CPU
+ * time it used, its own thread's and the burners': 0.2 s at 1 or 2 threads (each thread
+ * burns its share of CPU time, however loaded the machine), and never more than its
+ * threads times its wall time; the simulator records none. */
 static double min_work(const spans_t *s, int want_threads) {
   double m = INFINITY;
   for (int i = 0; i < s->n; i++)
@@ -906,6 +911,15 @@ START_TEST(thread_policy_synthetic_matches_law) {
     free(a), free(out), free(err);
     spans_t m = read_spans(spf);
     double mm = min_work(&m, pw);
+    int works = 0;
+    for (int i = 0; i < m.n; i++) {
+      if (strcmp(m.v[i].phase, "work")) continue;
+      works++;
+      double c = m.v[i].cpu_s, wall = m.v[i].t1 - m.v[i].t0;
+      ck_assert_msg(c >= 0.2 && c <= 0.25, "%d threads: call %lld used %.4f CPU s, burnt 0.2", pw, m.v[i].call, c);
+      ck_assert_msg(c <= pw * wall * 1.001 + 1e-4, "%d threads: %.4f CPU s in %.4f s of wall", pw, c, wall);
+    }
+    ck_assert_int_ge(works, 8);
     if (two_free)
       ck_assert_msg(mm >= 0.95 * want && mm <= 1.25 * want, "%d threads: fastest measured call %.4f s, law %.4f s", pw,
                     mm, want);
@@ -914,6 +928,7 @@ START_TEST(thread_policy_synthetic_matches_law) {
     ps_err e = {0};
     ck_assert_int_eq(spans_read(ssf, NULL, on_rec, &sm, &e), PS_OK);
     double ms = min_work(&sm, pw);
+    for (int i = 0; i < sm.n; i++) ck_assert(sm.v[i].cpu_s == 0);
     ck_assert_msg(fabs(ms - want) < 1e-6, "%d threads: simulated %.6f s, law %.4f s", pw, ms, want);
     free(sm.v);
     free(spf), free(ssf);

@@ -78,6 +78,47 @@ START_TEST(good_file_reads_back) {
 }
 END_TEST
 
+static int cpu_cb(void *ctx, const span_rec *r) {
+  *(double *)ctx = r->cpu_s;
+  return 0;
+}
+
+/* A phase span's cpu_s (measure: the CPU seconds the phase used): written when above 0 with
+ * nine decimals, read back, 0 when absent; negative, too large or not a number is refused
+ * naming the line and the member. */
+START_TEST(phase_cpu_seconds) {
+  ps_buf b = {0};
+  span_header h = {.source = "prover", .scenario = "s"};
+  spans_format_header(&b, &h);
+  span_rec r = {.kind = SPAN_PHASE, .rep = 0, .gpu = 0, .worker = 1, .call = 2, .phase = "synth", .resource = "cpu",
+                .threads = 7, .cpu_s = 0.123456789, .t0 = 1, .t1 = 1.25};
+  spans_format(&b, &r);
+  ck_assert_ptr_nonnull(strstr(b.p, "\"threads\":7,\"cpu_s\":0.123456789,\"t0\""));
+  char *p = write_tmp(b.p);
+  ps_err e = {0};
+  double got = -1;
+  ck_assert_int_eq(spans_read(p, NULL, cpu_cb, &got, &e), PS_OK);
+  ck_assert(got == 0.123456789);
+  unlink(p);
+  free(p);
+  b.len = 0;
+  spans_format_header(&b, &h);
+  r.cpu_s = 0;
+  spans_format(&b, &r);
+  ck_assert_ptr_null(strstr(b.p, "cpu_s"));
+  p = write_tmp(b.p);
+  got = -1;
+  ck_assert_int_eq(spans_read(p, NULL, cpu_cb, &got, &e), PS_OK);
+  ck_assert(got == 0);
+  unlink(p);
+  free(p);
+  ps_buf_free(&b);
+  bad(HDR "{\"phase\":\"p\",\"cpu_s\":-0.5,\"t0\":0,\"t1\":1}\n", ":2: cpu_s: expected seconds from 0 to 1e+09");
+  bad(HDR "{\"phase\":\"p\",\"cpu_s\":1e300,\"t0\":0,\"t1\":1}\n", ":2: cpu_s: expected seconds");
+  bad(HDR "{\"phase\":\"p\",\"cpu_s\":\"1\",\"t0\":0,\"t1\":1}\n", ":2: cpu_s: expected seconds");
+}
+END_TEST
+
 static int cores_cb(void *ctx, const span_header *h) {
   *(int *)ctx = h->cpu_cores;
   return 0;
@@ -406,6 +447,7 @@ int main(void) {
   Suite *su = suite_create("spans");
   TCase *tc = tcase_create("reader");
   tcase_add_test(tc, good_file_reads_back);
+  tcase_add_test(tc, phase_cpu_seconds);
   tcase_add_test(tc, wrong_schema_named_not_freed);
   tcase_add_test(tc, header_cpu_cores);
   tcase_add_test(tc, header_host_steal);
