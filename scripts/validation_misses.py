@@ -110,8 +110,12 @@ docs/validation-sessions.md quote them):
 33. in a one-call session (the seventeenth on): synth's speed against the model through
     the call, for the 16-core single-worker calibration runs by when they ended, and each
     held-out 2^20 row over the calibration runs that ended within 60 s of it; --also DIR... pools
-    more one-call sessions' rows with DATA's.
-The probes' tables (9, 10, 11, 23, 25, 26, 31, 32, 33) are in validation_probes.py, the what-ifs
+    more one-call sessions' rows with DATA's;
+34. where DATA/probe-13 exists: two workers under the kernels lock, two under the
+    whole-call lock and one worker, alternated run by run (probe-13.tsv), their CPU
+    phases' wall time and CPU time (cpu_s) per partition over the one worker's, the
+    reading probe-13.tsv fixed before the runs, and each GPU phase's host threads.
+The probes' tables (9, 10, 11, 23, 25, 26, 31, 32, 33, 34) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
@@ -129,7 +133,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import read_spans, runs_dir  # noqa: E402  (one reader of spans)
 from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_model_time,  # noqa: E402
                                run_phase_ratio, runs,
-                               table_alternated, table_host_probe, table_host_threads_calib,
+                               table_alternated, table_cpu_time_probe, table_host_probe, table_host_threads_calib,
                                table_host_threads_probe, table_probe,
                                table_probe2, table_probe3, table_time_neighbours)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
@@ -1055,6 +1059,7 @@ def main():
     table_alternated(data)
     table_host_threads_probe(data)
     table_host_threads_calib(data)
+    table_cpu_time_probe(data)
     table_time_neighbours([data] + [os.path.abspath(d) for d in a.also])
     table_resampled(data)
     table_handoff(data)

@@ -395,6 +395,98 @@ def table_host_threads_calib(data):
     print()
 
 
+def per_partition(path, phase, key):
+    """A phase's mean per partition in a run's spans of its length (key None) or of its
+    cpu_s (key "cpu_s"); None when the run, the phase or the member is missing."""
+    if not os.path.exists(path):
+        return None
+    sp = [r for r in read_spans(path)[0] if r["phase"] == phase]
+    if not sp or (key and any(key not in r for r in sp)):
+        return None
+    v = [(r[key] if key else r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in sp]
+    return sum(v) / len(v)
+
+
+def host_threads_of(path):
+    """Each GPU phase's host threads in a run: the median over its spans of cpu_s over the
+    span's length; {} when the spans carry no cpu_s."""
+    out = {}
+    for r in read_spans(path)[0]:
+        if r["phase"] in GPU and "cpu_s" in r and r["t1"] > r["t0"]:
+            out.setdefault(r["phase"], []).append(r["cpu_s"] / (r["t1"] - r["t0"]))
+    return {p: statistics.median(v) for p, v in out.items()}
+
+
+def cpu_time_probe(data, probe="probe-13"):
+    """Probe 13's rounds and reading from DATA/probe-13, or None where it did not run: a =
+    two workers under the kernels lock, b = two under the whole-call lock, c = one worker,
+    all at 7 threads on 16 cores, alternated in rounds (p13-S-K). Per run, synth + prep +
+    epilogue per partition, wall time W and CPU time C (cpu_s); per round a/c and b/c of
+    each; their medians and the reading fixed in probe-13.tsv; each GPU phase's host
+    threads (cpu_s over length) per setting, the median over its runs."""
+    rd = runs_dir(os.path.join(data, probe))
+    if not os.path.isdir(rd):
+        return None
+    rounds, ht = [], {}
+    for k in range(1, 100):
+        f = {x: os.path.join(rd, "p13-%s-%d.spans.jsonl.gz" % (x, k)) for x in "abc"}
+        if not all(os.path.exists(v) for v in f.values()):
+            break
+        W = {x: [per_partition(v, p, None) for p in CPU] for x, v in f.items()}
+        C = {x: [per_partition(v, p, "cpu_s") for p in CPU] for x, v in f.items()}
+        if any(None in W[x] + C[x] for x in "abc"):
+            return {"missing": "p13-*-%d: a CPU phase without spans or without cpu_s (a binary before 16a6451)" % k}
+        rounds.append((k, {x: sum(W[x]) for x in "abc"}, {x: sum(C[x]) for x in "abc"}))
+        for x, v in f.items():
+            for p, h in host_threads_of(v).items():
+                ht.setdefault(x, {}).setdefault(p, []).append(h)
+    if not rounds:
+        return None
+    med = lambda L: statistics.median(L)
+    w_a, c_a = med([W["a"] / W["c"] for _, W, _ in rounds]), med([C["a"] / C["c"] for _, _, C in rounds])
+    w_b, c_b = med([W["b"] / W["c"] for _, W, _ in rounds]), med([C["b"] / C["c"] for _, _, C in rounds])
+    if w_a < 1.03:
+        reading = "no slowdown in this probe"
+    elif c_a >= w_a - 0.02 and c_b < 1.02:
+        reading = "a slower core when workers compute at once"
+    elif c_a < 1.02:
+        reading = "waiting for cores when workers compute at once"
+    else:
+        reading = "both"
+    return {"rounds": rounds, "w_a": w_a, "c_a": c_a, "w_b": w_b, "c_b": c_b, "reading": reading,
+            "host_threads": {x: {p: med(v) for p, v in d.items()} for x, d in ht.items()}}
+
+
+def table_cpu_time_probe(data, probe="probe-13"):
+    """Table 34: cpu_time_probe's rounds, medians, reading and host threads."""
+    r = cpu_time_probe(data, probe)
+    if not r:
+        return
+    print("## 34. Probe 13: CPU phases where workers compute at once, by wall time and by CPU time\n")
+    if "missing" in r:
+        print("Not read: %s.\n" % r["missing"])
+        return
+    print("Three settings alternated run by run, 2^20 on 16 cores, 7 threads a worker: a = two workers under the "
+          "kernels lock, b = two under the whole-call lock, c = one worker. synth + prep + epilogue in ms per "
+          "partition, wall time (the spans' lengths) and CPU time (their cpu_s), each worker's first two calls "
+          "left out.\n")
+    print("| round | wall a / b / c (ms) | a/c | b/c | CPU a / b / c (ms) | a/c | b/c |")
+    print("|---|---|---|---|---|---|---|")
+    for k, W, C in r["rounds"]:
+        print("| %d | %.2f / %.2f / %.2f | %.3f | %.3f | %.2f / %.2f / %.2f | %.3f | %.3f |" % (
+            k, 1e3 * W["a"], 1e3 * W["b"], 1e3 * W["c"], W["a"] / W["c"], W["b"] / W["c"],
+            1e3 * C["a"], 1e3 * C["b"], 1e3 * C["c"], C["a"] / C["c"], C["b"] / C["c"]))
+    print("\nMedians over %d rounds: wall a/c %.3f, b/c %.3f; CPU a/c %.3f, b/c %.3f. The reading fixed in "
+          "probe-13.tsv: %s." % (len(r["rounds"]), r["w_a"], r["w_b"], r["c_a"], r["c_b"], r["reading"]))
+    ht = r["host_threads"]
+    if ht:
+        print("\nHost threads of each GPU phase (cpu_s over its length, the median over the setting's runs): %s.\n" % (
+            "; ".join("%s: %s" % (x, ", ".join("%s %.2f" % (p, ht[x][p]) for p in GPU if p in ht[x]))
+                      for x in "abc" if x in ht)))
+    else:
+        print()
+
+
 NEIGHBOUR_S = 60  # table 33: a calibration run this close in time (s) is a neighbour
 NEIGHBOURS = re.compile(r"cal20-t(2|6|15)(-r)?$")  # the 16-core single-worker runs at 2^20
 

@@ -5,7 +5,8 @@ rows' gaps between GPU phases (table 28); and the fourteenth session's rows run 
 machines (table 29); probe 11's reading on spans made by hand and on the nineteenth
 session's committed runs (table 31), and its pair among the thirteenth session's
 calibration runs (table 32); table 33, the rows against their neighbours in time, on a
-session made by hand and on the six one-call sessions; with BIN, the GPU phases' host threads, one against
+session made by hand and on the six one-call sessions; table 34, probe 13's reading, on
+spans made by hand; with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30). The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
 Usage: test_validation_misses.py [BIN]"""
@@ -117,6 +118,50 @@ expect("table 31", t, "| 1 | 24.00 / 20.00 / 20.00 | 1.200 | 1.000 | 25.00 / 20.
        "h_d = 3 s_d - 2 = 1.75", "The reading fixed in probe-11.tsv: a host-thread law, h = 1.78.")
 t = probe11([dict(law, a=(0.024, 0.055))] * 2)
 expect("table 31, synth slowed too", t, "synth's a/b 1.100", "a core-set effect, not host threads.")
+# table 34: probe 13 on spans made by hand: per setting (a, b, c) the CPU phases' wall and
+# CPU time per partition (synth 30 ms, prep 10 ms, epilogue 10 ms at c), ntt_h holding its
+# host thread for a share h of its length; the medians and the reading
+def spans13(path, wall, cpu, h=1.0, with_cpu=True):
+    with gzip.open(path, "wt") as fh:
+        for call in range(5):  # the first two calls are left out
+            t = float(call)
+            for ph, share in (("synth", 0.6), ("prep", 0.2), ("epilogue", 0.2), ("ntt_h", None)):
+                dt = 0.012 if share is None else (wall * share if call >= 2 else 9.0)
+                r = {"rep": 0, "gpu": 0, "worker": 0, "call": call, "phase": ph, "t0": t, "t1": t + dt,
+                     "partitions": [call]}
+                if with_cpu:
+                    r["cpu_s"] = h * dt if share is None else cpu * share
+                fh.write(json.dumps(r) + "\n")
+                t += dt
+
+
+def probe13(rounds, **kw):
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "probe-13", "runs"))
+        for k, r in enumerate(rounds, 1):
+            for x, (w, c, h) in r.items():
+                spans13(os.path.join(d, "probe-13", "runs", "p13-%s-%d.spans.jsonl.gz" % (x, k)), w, c, h, **kw)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            M.table_cpu_time_probe(d)
+        return out.getvalue()
+
+
+# a's wall and CPU time 10% over c's, b's as c's: a slower core; a's wall 10% over with the
+# same CPU time: waiting for cores; a as c: no slowdown
+slow = {"a": (0.055, 0.33, 1.3), "b": (0.05, 0.30, 1.0), "c": (0.05, 0.30, 1.2)}
+t = probe13([slow, slow, dict(slow, b=(0.051, 0.303, 1.0))])
+expect("table 34", t, "| 1 | 55.00 / 50.00 / 50.00 | 1.100 | 1.000 | 330.00 / 300.00 / 300.00 | 1.100 | 1.000 |",
+       "Medians over 3 rounds: wall a/c 1.100, b/c 1.000; CPU a/c 1.100, b/c 1.000. The reading fixed in "
+       "probe-13.tsv: a slower core when workers compute at once.", "a: ntt_h 1.30; b: ntt_h 1.00; c: ntt_h 1.20")
+t = probe13([dict(slow, a=(0.055, 0.30, 1.0))] * 2)
+expect("table 34, waiting", t, "CPU a/c 1.000", "waiting for cores when workers compute at once.")
+t = probe13([dict(slow, a=(0.05, 0.30, 1.0))] * 2)
+expect("table 34, none", t, "no slowdown in this probe.")
+t = probe13([dict(slow, a=(0.055, 0.32, 1.0), b=(0.05, 0.31, 1.0))] * 2)
+expect("table 34, both", t, "The reading fixed in probe-13.tsv: both.")
+t = probe13([slow], with_cpu=False)
+expect("table 34, old binary", t, "Not read: p13-*-1: a CPU phase without spans or without cpu_s")
 # probe 11 as it ran (the nineteenth session's folder, its committed archive): the reading
 # the docs quote
 out = io.StringIO()
