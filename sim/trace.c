@@ -13,11 +13,14 @@
 
 /* A span as the trace keeps it: 32 bytes, its name interned. */
 typedef struct tspan {
-  int32_t gpu, worker;
+  int32_t worker;
   uint32_t name;
-  int32_t kind; /* 0 cpu/none/pcie phase, 1 gpu phase, 2 mutex, 3 kernel, 4 memcpy */
+  int16_t gpu;  /* below PS_MAX_GPUS (1,024), as scenarios and the spans reader allow */
+  int8_t kind;  /* 0 cpu/none/pcie phase, 1 gpu phase, 2 mutex, 3 kernel, 4 memcpy */
+  float cpu_s;  /* phases from measure: the CPU seconds the phase used (0: not recorded) */
   double t0, t1;
 } tspan;
+_Static_assert(sizeof(tspan) == 32, "a trace keeps 32 bytes a span (trace.h)");
 
 struct trace {
   int rep;
@@ -64,10 +67,11 @@ void trace_add(trace *t, const span_rec *r) {
     t->s = xrealloc(t->s, t->cap * sizeof *t->s);
   }
   tspan *s = &t->s[t->n++];
-  s->gpu = r->gpu;
+  s->gpu = (int16_t)r->gpu;
   s->worker = r->worker;
   s->t0 = r->t0;
   s->t1 = r->t1;
+  s->cpu_s = (float)r->cpu_s;
   if (r->kind == SPAN_KERNEL) {
     s->kind = 3;
     s->name = intern(t, r->name ? r->name : "kernel");
@@ -234,7 +238,12 @@ static int render(trace *t, ps_buf *b, FILE *f) {
     ps_buf_printf(b, ",\"cat\":\"%s\",\"pid\":%d,\"tid\":%d", cats[x->s->kind], x->pid, x->tid);
     put_us(b, "ts", x->t0);
     put_us(b, "dur", x->t1 - x->t0);
-    if (x->copy) ps_buf_printf(b, ",\"args\":{\"worker\":%d}", x->s->worker);
+    if (x->copy && x->s->cpu_s > 0)
+      ps_buf_printf(b, ",\"args\":{\"worker\":%d,\"cpu_s\":%.6f}", x->s->worker, (double)x->s->cpu_s);
+    else if (x->copy)
+      ps_buf_printf(b, ",\"args\":{\"worker\":%d}", x->s->worker);
+    else if (x->s->cpu_s > 0)
+      ps_buf_printf(b, ",\"args\":{\"cpu_s\":%.6f}", (double)x->s->cpu_s);
     ps_buf_append(b, "}", 1);
     TRACE_FLUSH();
   }

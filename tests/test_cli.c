@@ -378,6 +378,34 @@ START_TEST(trace_tracks_never_overlap) {
 }
 END_TEST
 
+/* A phase span's cpu_s (measure's) becomes its slice's args, on its worker's track and on
+ * the GPU phases' copy beside the worker; a span without it has no cpu_s. */
+START_TEST(trace_shows_cpu_seconds) {
+  char *p = xasprintf("%s/cpu.jsonl", tmpdir);
+  FILE *f = fopen(p, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "{\"schema\":\"provesim.spans/1\",\"source\":\"prover\",\"scenario\":\"x\",\"t_unit\":\"s\"}\n"
+             "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":0,\"phase\":\"synth\",\"resource\":\"cpu\",\"threads\":2,"
+             "\"cpu_s\":0.25,\"t0\":0,\"t1\":0.15}\n"
+             "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":0,\"phase\":\"msm\",\"resource\":\"gpu\",\"cpu_s\":0.05,"
+             "\"t0\":0.15,\"t1\":0.2}\n"
+             "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":0,\"phase\":\"epilogue\",\"resource\":\"cpu\",\"t0\":0.2,"
+             "\"t1\":0.21}\n");
+  fclose(f);
+  free(p);
+  ck_assert_int_eq(run("trace cpu.jsonl -o cpu.trace.json", NULL, NULL), 0);
+  char *t = tmpfile_text("cpu.trace.json");
+  ck_assert_msg(strstr(t, "\"name\":\"synth\",\"cat\":\"cpu\"") && strstr(t, "\"args\":{\"cpu_s\":0.250000}"), "%s", t);
+  ck_assert_msg(strstr(t, "\"args\":{\"cpu_s\":0.050000}") && strstr(t, "\"args\":{\"worker\":0,\"cpu_s\":0.050000}"),
+                "%s", t);
+  const char *ep = strstr(t, "\"name\":\"epilogue\"");
+  ck_assert_ptr_nonnull(ep);
+  const char *eol = strchr(ep, '\n');
+  ck_assert_msg(!memmem(ep, eol ? (size_t)(eol - ep) : strlen(ep), "cpu_s", 5), "%.200s", ep);
+  free(t);
+}
+END_TEST
+
 /* Outputs whole or none, and never exit 0 for an output that was lost: a report that
  * cannot reach standard output (/dev/full) is exit 1; an output path in a folder that
  * does not exist is exit 2 before any work; when the report file fails, the spans file
@@ -501,6 +529,7 @@ int main(void) {
   tcase_add_test(tc, help_and_usage);
   tcase_add_test(tc, many_gpus_table_and_limit);
   tcase_add_test(tc, trace_tracks_never_overlap);
+  tcase_add_test(tc, trace_shows_cpu_seconds);
   tcase_add_test(tc, outputs_whole_or_none);
   tcase_add_test(tc, csv_same_columns);
   suite_add_tcase(su, tc);
