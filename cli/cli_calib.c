@@ -103,6 +103,10 @@ static const char calibrate_help[] =
     "  --steal-exponent K  take each cpu span of a run whose spans header says host_steal s\n"
     "                    as lasting (1 - s)^K of its length (the host made quiet; K from 0\n"
     "                    to 10; default 0: as measured)\n"
+    "  --host-threads fit|template  a GPU phase's host_threads (the cores its launching and\n"
+    "                    waiting thread takes): fit (default) sets them from the spans' cpu_s\n"
+    "                    (measure records it), their CPU time over their length, when every\n"
+    "                    kept span of the phase has it; template keeps the template's\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
@@ -122,6 +126,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   unsigned ovflags = 0;
   double max_steal = -1; /* --max-steal: < 0 keeps every file */
   double steal_k = 0;    /* --steal-exponent */
+  int tmpl_host = 0;     /* --host-threads template */
   ps_buf dropped = {0};  /* the files --max-steal left out, for the table */
   model *m = NULL;
   calib_phase_report *reps = NULL;
@@ -161,6 +166,13 @@ int sim_cmd_calibrate(int argc, char **argv) {
       ovflags |= CALIB_OV_ORDER;
     } else if (!strcmp(a, "--gpu-pairs")) {
       ovflags |= CALIB_OV_PAIRS;
+    } else if (cli_is_opt(a, "--host-threads")) {
+      if (!(v = cli_optval(argc, argv, &i, "--host-threads"))) goto missing;
+      if (strcmp(v, "fit") && strcmp(v, "template")) {
+        rc = cli_usage_error("calibrate", "--host-threads: expected fit or template, got \"%s\"", v);
+        goto done;
+      }
+      tmpl_host = !strcmp(v, "template");
     } else if (cli_is_opt(a, "--steal-exponent")) {
       if (!(v = cli_optval(argc, argv, &i, "--steal-exponent"))) goto missing;
       if (ps_parse_num(v, &steal_k) || !(steal_k >= 0 && steal_k <= 10)) {
@@ -258,7 +270,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
       }
     }
   }
-  const calib_read rd = {.skip_calls = skip, .steal_exponent = steal_k};
+  const calib_read rd = {.skip_calls = skip, .steal_exponent = steal_k, .template_host_threads = tmpl_host};
   int lr = scn_load_model(tmpl, &m, &e);
   if (lr == PS_OK) lr = calib_model(m, files, nfiles, (calib_family)fam, &rd, &reps, &e);
   if (lr == PS_OK && noverlap) lr = calib_overlap(m, overlap, noverlap, &rd, ovflags, &ovr, &e);
@@ -395,6 +407,25 @@ int sim_cmd_calibrate(int argc, char **argv) {
   if (steal_k > 0)
     ps_buf_printf(&t, "cpu spans made quiet: each run's cpu phase spans taken as (1 - host_steal)^%g of their length "
                   "(--steal-exponent)\n", steal_k);
+  {
+    /* GPU phases' host threads, where the spans carry cpu_s (measure at 16a6451 or later) */
+    ps_buf ht = {0}, part = {0};
+    for (int p = 0; p < m->nphases; p++) {
+      const calib_phase_report *r = &reps[p];
+      if (m->phases[p].resource != RES_GPU || r->host_spans == 0) continue;
+      if (r->host_threads >= 0) ps_buf_printf(&ht, "%s%s %.3f", ht.len ? ", " : "", r->phase, r->host_threads);
+      else if (r->host_missing)
+        ps_buf_printf(&part, "%s%s (%ld of %ld spans without cpu_s)", part.len ? ", " : "", r->phase, r->host_missing,
+                      r->host_missing + r->host_spans);
+    }
+    if (ht.len)
+      ps_buf_printf(&t, "host threads of the GPU phases (their spans' cpu_s over their length): %s\n", ht.p);
+    if (part.len)
+      ps_buf_printf(&t, "host threads not fitted, the template's kept: %s\n", part.p);
+    if (tmpl_host)
+      ps_buf_printf(&t, "host threads: the template's (--host-threads template)\n");
+    ps_buf_free(&ht), ps_buf_free(&part);
+  }
   if (dropped.len)
     ps_buf_printf(&t, "left out by --max-steal %g (host steal above it): %s\n", max_steal, dropped.p);
   ps_buf_printf(&t, "wrote %s\n", out);

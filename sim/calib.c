@@ -95,6 +95,8 @@ typedef struct phstate {
   long *kcnt;
   int kcap;
   double kt, dt;            /* gpu phases: kernel time inside the kept spans, their length */
+  double ct, cdt;           /* gpu phases: the kept spans' cpu_s and the length of those spans */
+  long cn, cmiss;           /* gpu phases: kept spans with cpu_s, and without */
   double t1;                /* a scaling law: the fitted one-core time */
   int ready;                /* a scaling law: fitted, its durations wanted in the last pass */
 } phstate;
@@ -371,6 +373,8 @@ static int collect_cb(void *ctx, const span_rec *r) {
   if (ph->law != SCALE_AMDAHL) batch_add(s, k, d);
   if (ph->resource == RES_GPU) {
     s->dt += d;
+    if (r->cpu_s > 0) s->ct += r->cpu_s, s->cdt += d, s->cn++;
+    else s->cmiss++;
     if (!g) { /* no kernel record yet: the first ones may still overlap it */
       g = group_of(c, r->rep, r->gpu);
       if (r->t0 > g->latest) g->latest = r->t0;
@@ -461,8 +465,8 @@ static int phase_check(model *tmpl, phstate *s, int p, int nfiles, const char *c
 }
 
 /* Phase p's fit, busy share and batch multipliers into the template. */
-static int phase_fit(model *tmpl, phstate *s, int p, calib_family want, long nkernels, calib_phase_report *rp,
-                     ps_err *e) {
+static int phase_fit(model *tmpl, phstate *s, int p, calib_family want, long nkernels, int fit_host,
+                     calib_phase_report *rp, ps_err *e) {
   phase *ph = &tmpl->phases[p];
   calib_fit_result fr;
   if (calib_fit_acc(&s->acc, want, &fr, e) != PS_OK) {
@@ -476,6 +480,17 @@ static int phase_fit(model *tmpl, phstate *s, int p, calib_family want, long nke
     double f = s->kt / s->dt;
     ph->busy = f > 0.9995 ? 1 : f;
     rp->busy = ph->busy;
+  }
+  /* A GPU phase's host threads: the CPU time its spans used (cpu_s, measure's) over their
+   * length, when every kept span has it; the template's otherwise (rp->host_spans says
+   * how many had it). */
+  rp->host_threads = -1;
+  rp->host_spans = s->cn, rp->host_missing = s->cmiss;
+  if (ph->resource == RES_GPU && fit_host && s->cn > 0 && s->cmiss == 0 && s->cdt > 0) {
+    double h = s->ct / s->cdt;
+    if (h > 64) h = 64; /* the model's limit */
+    ph->host_threads = h;
+    rp->host_threads = h;
   }
   dist_free(&ph->time);
   dist_copy(&ph->time, &fr.d);
@@ -542,7 +557,7 @@ static int model_read(model *tmpl, const char *const *files, int nfiles, calib_f
   for (uint32_t i = 0; i < nw; i++) rank[order[i].key] = i;
   for (int p = 0; p < pf && rc == PS_OK; p++) calib_acc_order(&c.ph[p].acc, rank, nw);
   free(order), free(rank);
-  for (int p = 0; p < pf && rc == PS_OK; p++) rc = phase_fit(tmpl, &c.ph[p], p, want, c.nkernels, &rep[p], e);
+  for (int p = 0; p < pf && rc == PS_OK; p++) rc = phase_fit(tmpl, &c.ph[p], p, want, c.nkernels, !rd->template_host_threads, &rep[p], e);
   if (rc == PS_OK && pf < np) {
     if (e) *e = check;
     rc = PS_EINPUT;

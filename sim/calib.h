@@ -111,6 +111,8 @@ typedef struct calib_phase_report {
   double busy;            /* gpu phases with kernel records: the fitted busy share; else -1 */
   int nthreads;           /* distinct thread counts among the phase's spans (0: not recorded) */
   double serial;          /* phases with a scaling law: the fitted serial share */
+  double host_threads;    /* gpu phases: the host threads fitted from cpu_s; -1 when not */
+  long host_spans, host_missing; /* gpu phases: kept spans with cpu_s, and without */
 } calib_phase_report;
 
 /* How calib_model, calib_overlap and calib_host read a run's spans (calibrate's options):
@@ -121,6 +123,8 @@ typedef struct calib_phase_report {
 typedef struct calib_read {
   int skip_calls;
   double steal_exponent;
+  int template_host_threads; /* 1: keep the template's host_threads (--host-threads template)
+                                instead of fitting them from the spans' cpu_s */
 } calib_read;
 
 /* Fill the template model's phase times from the phase spans in files[0..nfiles-1]:
@@ -129,7 +133,9 @@ typedef struct calib_read {
  * the time distribution; calls of k partitions give batch multipliers scale[k-1] =
  * mean(k) / mean(1) for k = 1.. as long as every k was seen. When the files hold kernel
  * records (`measure` spans), each GPU phase also gets busy = kernel time inside its
- * spans / their total length (1 when above 0.9995). A template phase without
+ * spans / their total length (1 when above 0.9995); when every kept span of a GPU phase
+ * has cpu_s (measure at 16a6451 or later), host_threads = their cpu_s / their length
+ * (at most 64), unless rd->template_host_threads. A template phase without
  * spans is an error. On success the template is modified in place and reports (one per
  * phase, caller frees with free()) is filled.
  *

@@ -954,6 +954,58 @@ START_TEST(calibrate_notes_the_family_passed_over) {
 }
 END_TEST
 
+/* A GPU phase's host threads from measure's cpu_s: spans of g whose cpu_s is 0.4 of their
+ * length (a thread waiting part of the time) give host_threads 0.4, and the table says so;
+ * with one span of g without cpu_s the template's value stays and the table names the
+ * phase; --host-threads template keeps it too; a bad value is refused. */
+static void write_cpu_calls(const char *name, int ncalls, int missing) {
+  char *p = xasprintf("%s/%s", tmpdir, name);
+  FILE *f = fopen(p, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "{\"schema\":\"provesim.spans/1\",\"source\":\"prover\",\"scenario\":\"x\",\"t_unit\":\"s\"}\n");
+  for (int c = 0; c < ncalls; c++) {
+    double t = c * 0.5, a = 0.1 + 0.001 * (c % 17), g = 0.2 + 0.002 * (c % 13);
+    fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":%d,\"partitions\":[%d],\"phase\":\"a\",\"resource\":\"cpu\","
+               "\"cpu_s\":%.9f,\"t0\":%.9f,\"t1\":%.9f}\n", c, c, a, t, t + a);
+    if (c == missing)
+      fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":%d,\"partitions\":[%d],\"phase\":\"g\",\"resource\":\"gpu\","
+                 "\"t0\":%.9f,\"t1\":%.9f}\n", c, c, t + a, t + a + g);
+    else
+      fprintf(f, "{\"rep\":0,\"gpu\":0,\"worker\":0,\"call\":%d,\"partitions\":[%d],\"phase\":\"g\",\"resource\":\"gpu\","
+                 "\"cpu_s\":%.9f,\"t0\":%.9f,\"t1\":%.9f}\n", c, c, 0.4 * g, t + a, t + a + g);
+  }
+  fclose(f);
+  free(p);
+}
+
+START_TEST(host_threads_from_cpu_seconds) {
+  write_file("ht.yaml", "model: ht\nphases:\n  - name: a\n    resource: cpu\n    time: 0.1\n"
+                        "  - name: g\n    resource: gpu\n    time: 0.2\n    after: [a]\n    host_threads: 1\n");
+  write_cpu_calls("ht.jsonl", 60, -1);
+  char *t = table_of("calibrate ht.jsonl --model ht.yaml -o ht-m.yaml");
+  ck_assert_msg(strstr(t, "host threads of the GPU phases (their spans' cpu_s over their length): g 0.400\n"), "%s", t);
+  char *y = tmpfile_text("ht-m.yaml");
+  ck_assert_msg(strstr(y, "host_threads: 0.4\n"), "%s", y);
+  free(t), free(y);
+  write_cpu_calls("ht2.jsonl", 60, 30);
+  t = table_of("calibrate ht2.jsonl --model ht.yaml -o ht-m2.yaml");
+  ck_assert_msg(strstr(t, "host threads not fitted, the template's kept: g (1 of 60 spans without cpu_s)"), "%s", t);
+  y = tmpfile_text("ht-m2.yaml");
+  ck_assert_msg(strstr(y, "host_threads: 1\n"), "%s", y);
+  free(t), free(y);
+  t = table_of("calibrate ht.jsonl --model ht.yaml -o ht-m3.yaml --host-threads template");
+  ck_assert_msg(strstr(t, "host threads: the template's (--host-threads template)") && !strstr(t, "g 0.400"), "%s", t);
+  y = tmpfile_text("ht-m3.yaml");
+  ck_assert_msg(strstr(y, "host_threads: 1\n"), "%s", y);
+  free(t), free(y);
+  char *err = NULL;
+  ck_assert_int_eq(run("calibrate ht.jsonl --model ht.yaml -o ht-m4.yaml --host-threads some", NULL, &err), 2);
+  ck_assert_msg(strstr(err, "--host-threads: expected fit or template, got \"some\""), "%s", err);
+  ck_assert(!exists("ht-m4.yaml"));
+  free(err);
+}
+END_TEST
+
 /* calibrate with a sample cap (PROVESIM_CALIB_SAMPLE_CAP): the table and the model's
  * provenance say which phases passed it, two runs write the same model, and the fits
  * stay those of the whole sample; below the cap nothing says so. Warm-up calls are the
@@ -1428,6 +1480,7 @@ int main(void) {
   tcase_add_test(tc, sample_cap_bounded_and_deterministic);
   tcase_add_test(tc, source_date_epoch_strict);
   tcase_add_test(tc, calibrate_notes_the_family_passed_over);
+  tcase_add_test(tc, host_threads_from_cpu_seconds);
   tcase_add_test(tc, unordered_spans_refused);
   tcase_add_test(tc, overlap_in_either_order);
   tcase_add_test(tc, overlap_three_at_once);
