@@ -50,6 +50,7 @@ static const tune_var vars[] = {
      "montgomery, karatsuba, fp64 or mixed"},
     {"PSC_NTT_REGS", OFF(ntt_regs), 0, 0, 0, {"96", "128"}, {96, 128}, "96 or 128"},
     {"PSC_NTT_TW", OFF(ntt_tw), 0, 0, 0, {"global", "shared"}, {0, 1}, "global or shared"},
+    {"PSC_MSM_SEGSUM", OFF(msm_segsum), 0, 0, 0, {"thread", "staged"}, {0, 1}, "thread or staged"},
 };
 
 /* v as the variable's value into *out; -1 when it is not one. */

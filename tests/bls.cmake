@@ -15,3 +15,5 @@ provesim_check_test(test_ntt_r4 SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_ntt_r4.
 set_source_files_properties(${CMAKE_CURRENT_SOURCE_DIR}/test_ntt_r4.c PROPERTIES COMPILE_OPTIONS -frounding-math)
 # The CUDA MSM's sort in two steps (prover/cuda/msm_group.h), run on the CPU.
 provesim_check_test(test_msm_group SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_msm_group.c LIBS provesim_prover)
+# The CUDA MSM's staged segment sums (prover/cuda/msm_seg.h), run on the CPU.
+provesim_check_test(test_msm_seg SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/test_msm_seg.c LIBS provesim_prover)

@@ -67,7 +67,7 @@ START_TEST(test_tune) {
   static const char *names[] = {"PSC_CUDA_SYNC", "PSC_MSM_WINDOW", "PSC_MSM_AFFINE", "PSC_MSM_SORT",
                                 "PSC_MSM_LOG_GROUPS", "PSC_MSM_PLACE", "PSC_MSM_AGG_THREADS", "PSC_MSM_PIECES",
                                 "PSC_MSM_PROFILE", "PSC_NTT_RADIX", "PSC_NTT_MAX_K", "PSC_NTT_LOG_BLOCK",
-                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS", "PSC_NTT_TW"};
+                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS", "PSC_NTT_TW", "PSC_MSM_SEGSUM"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
   ps_tune t;
   ps_err e = {0};
@@ -88,6 +88,7 @@ START_TEST(test_tune) {
   ck_assert_int_eq(t.ntt_tiles, -1);
   ck_assert_int_eq(t.ntt_mul, 0);
   ck_assert_int_eq(t.ntt_regs, 0);
+  ck_assert_int_eq(t.msm_segsum, 0);
   ck_assert_int_eq(t.ntt_tw, 0);
   /* in range, words and both ends of ranges */
   static const struct { const char *name, *value; size_t off; int want; } good[] = {
@@ -114,6 +115,8 @@ START_TEST(test_tune) {
       {"PSC_NTT_REGS", "96", offsetof(ps_tune, ntt_regs), 96},
       {"PSC_NTT_TW", "shared", offsetof(ps_tune, ntt_tw), 1},
       {"PSC_NTT_TW", "global", offsetof(ps_tune, ntt_tw), 0},
+      {"PSC_MSM_SEGSUM", "staged", offsetof(ps_tune, msm_segsum), 1},
+      {"PSC_MSM_SEGSUM", "thread", offsetof(ps_tune, msm_segsum), 0},
       {"PSC_MSM_PIECES", "", offsetof(ps_tune, msm_pieces), 0}, /* empty reads as unset */
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -140,6 +143,7 @@ START_TEST(test_tune) {
       {"PSC_NTT_MUL", "kara", "PSC_NTT_MUL=\"kara\": expected montgomery, karatsuba, fp64 or mixed"},
       {"PSC_NTT_REGS", "255", "PSC_NTT_REGS=\"255\": expected 96 or 128"},
       {"PSC_NTT_TW", "smem", "PSC_NTT_TW=\"smem\": expected global or shared"},
+      {"PSC_MSM_SEGSUM", "shared", "PSC_MSM_SEGSUM=\"shared\": expected thread or staged"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     e.msg[0] = 0, e.code = 0;

@@ -209,6 +209,7 @@ typedef struct {
   int agg;              /* the second step a block at a time (msm_group_place_agg) */
   unsigned agg_threads; /* its block size: 256, 512 or 1024 */
   unsigned pieces;      /* the pieces host scalars go up in, or 0: by their number */
+  int seg_staged;       /* not the sort's: the reduction's segment sums staged (PSC_MSM_SEGSUM) */
 } msm_sort_opts;
 
 /* The sort's settings for an MSM (merged: one set of buckets over precomputed bases): the
@@ -228,6 +229,7 @@ static int msm_env_sort(int merged, msm_sort_opts *o, ps_err *e) {
   o->agg = t.msm_place < 0 ? MSM_PLACE_AGG_DEFAULT : t.msm_place;
   o->agg_threads = t.msm_agg_threads ? (unsigned)t.msm_agg_threads : MSM_AGG_THREADS_DEFAULT;
   o->pieces = (unsigned)t.msm_pieces;
+  o->seg_staged = t.msm_segsum == 1;
   return rc;
 }
 
@@ -254,7 +256,6 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
   const size_t nchunks = (n * nwin + MSM_CHUNK - 1) / MSM_CHUNK;
   const unsigned log_nb = c - 1, log_nseg = msm_log_segments(log_nb, merged);
   const unsigned nseg = 1u << log_nseg, log_lseg = log_nb - log_nseg;
-  const msm_shape shape = {nwin_b, nb, log_nseg, log_lseg, nkeys, nchunks};
   const int aff = affine && !g2 && !merged; /* batch-affine bucket sums (msm_affine.h) */
   void *final_acc = NULL;
   m.aff = NULL;
@@ -263,6 +264,7 @@ static int msm_enqueue(psc_dev *d, psc_bases *b, const fr_t *scalars, int on_dev
    * copies (the profile's "digits" then includes the upload). */
   msm_sort_opts so;
   if ((rc = msm_env_sort(merged, &so, e))) return rc;
+  const msm_shape shape = {nwin_b, nb, log_nseg, log_lseg, nkeys, nchunks, so.seg_staged};
   const int grouped = so.grouped;
   const unsigned pieces = on_dev || n < MSM_UPLOAD_MIN_N ? 1
                          : so.pieces                   ? so.pieces

@@ -5,6 +5,7 @@
 #ifndef PROVESIM_MSM_INT_CUH
 #define PROVESIM_MSM_INT_CUH
 
+#include "msm_seg.h"
 #include "psc_int.cuh"
 
 #define MSM_MERGE_LOG_G 7 /* log2 of the segments merged per block */
@@ -24,6 +25,7 @@ typedef struct msm_bufs {
 typedef struct msm_shape {
   unsigned nwin, nb, log_nseg, log_lseg;
   size_t nkeys, nchunks;
+  int seg_staged; /* the segment sums with each step's buckets staged (PSC_MSM_SEGSUM=staged) */
 } msm_shape;
 
 /* Sums the buckets (bases: the group's affine points on the device) and reduces each

@@ -179,6 +179,39 @@ __global__ void MK_K(segment_sum)(MK_XYZZ *out_acc, MK_XYZZ *out_sum, const MK_X
   out_sum[id] = run;
 }
 
+/* segment_sum with the block's buckets of each step copied into shared memory together
+ * first (msm_seg.h): the same sums, in the same order, each thread's neighbours reading
+ * neighbouring words. Dynamic shared memory: blockDim.x points. */
+__global__ void MK_K(segment_sum_staged)(MK_XYZZ *out_acc, MK_XYZZ *out_sum, const MK_XYZZ *buckets, unsigned nb,
+                                         unsigned log_nseg, unsigned log_lseg, unsigned nwin) {
+  static_assert(sizeof(MK_XYZZ) % 16 == 0, "a point is whole 16-byte words");
+  extern __shared__ unsigned char mk_sh_raw[];
+  MK_XYZZ *sh = (MK_XYZZ *)mk_sh_raw;
+  const unsigned W = sizeof(MK_XYZZ) / 16, T = blockDim.x;
+  const size_t total = (size_t)nwin << log_nseg, id0 = (size_t)blockIdx.x * T, id = id0 + threadIdx.x;
+  const uint4 *src = (const uint4 *)buckets;
+  uint4 *dst = (uint4 *)mk_sh_raw;
+  MK_XYZZ run, acc;
+  MK_EC(set_inf)(&run);
+  MK_EC(set_inf)(&acc);
+  for (int i = (1 << log_lseg) - 1; i >= 0; i--) {
+    for (unsigned q = threadIdx.x; q < T * W; q += T) {
+      long long b = msm_seg_src(q, W, id0, total, nb, log_nseg, log_lseg, (unsigned)i);
+      if (b >= 0) dst[q] = src[(size_t)b * W + q % W];
+    }
+    __syncthreads();
+    if (id < total) { /* the bucket read from shared memory as the sum needs it: no copy held */
+      MK_EC(add)(&run, &sh[threadIdx.x]);
+      MK_EC(add)(&acc, &run);
+    }
+    __syncthreads();
+  }
+  if (id < total) {
+    out_acc[id] = acc;
+    out_sum[id] = run;
+  }
+}
+
 /* Merges groups of g consecutive segments (each of lseg buckets) into one: block per
  * group, g threads. acc' = sum_j acc_j + lseg * sum_j j * S_j, S' = sum_j S_j, using
  * sum_j j S_j = sum_{m>=1} (suffix sum from m), a Hillis-Steele suffix scan and a tree.
@@ -261,9 +294,14 @@ static int MK_K(msm_reduce)(psc_dev *d, const msm_bufs *m, const msm_shape *sh, 
                             ps_err *e) {
   int rc = PS_OK;
   const unsigned nwin = sh->nwin, nseg = 1u << sh->log_nseg, nseg_all = nwin * nseg;
-  MK_K(segment_sum)<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
-      (MK_XYZZ *)m->seg_acc, (MK_XYZZ *)m->seg_sum, (const MK_XYZZ *)m->buckets, sh->nb, nseg,
-      1u << sh->log_lseg, nwin);
+  if (sh->seg_staged)
+    MK_K(segment_sum_staged)<<<psc__blocks(nseg_all, 64), 64, 64 * sizeof(MK_XYZZ), d->stream>>>(
+        (MK_XYZZ *)m->seg_acc, (MK_XYZZ *)m->seg_sum, (const MK_XYZZ *)m->buckets, sh->nb, sh->log_nseg,
+        sh->log_lseg, nwin);
+  else
+    MK_K(segment_sum)<<<psc__blocks(nseg_all, 64), 64, 0, d->stream>>>(
+        (MK_XYZZ *)m->seg_acc, (MK_XYZZ *)m->seg_sum, (const MK_XYZZ *)m->buckets, sh->nb, nseg,
+        1u << sh->log_lseg, nwin);
   PSC_CHECK_LAUNCH();
   if (ev) PSC_CHECK(cudaEventRecord(ev[1], d->stream));
   {
