@@ -3,7 +3,6 @@
 #define _GNU_SOURCE
 #include "cli_calib.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -355,7 +354,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
     if (f->mean_off != CALIB_AUTO)
       ps_buf_printf(&t, "note: phase %s: %s, best by AIC, left out: its mean %.6f s is %.1f standard errors from "
                     "the durations' %.6f s\n", reps[p].phase, calib_family_name(f->mean_off), f->mean_off_mean,
-                    fabs(f->mean_off_mean - f->mean) / (f->cv * f->mean / sqrt((double)f->n)), f->mean);
+                    f->mean_off_se, f->mean);
   }
   if (noverlap) {
     ps_buf ov = {0};

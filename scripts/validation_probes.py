@@ -27,13 +27,21 @@ def runs(data):
     return out
 
 
-def phase_per_partition(path, phase):
-    """A phase's mean time per partition (s) in a run's spans (each worker's first calls
-    left out, as read_spans does); None when the run or the phase is missing."""
-    if not os.path.exists(path):
+def spans_per_partition(spans, phase, key=None):
+    """A phase's mean per partition over phase spans (read_spans'), of their length (key
+    None) or of a member such as "cpu_s"; None when the phase, or the member on any of its
+    spans, is missing."""
+    sp = [r for r in spans if r["phase"] == phase]
+    if not sp or (key and any(key not in r for r in sp)):
         return None
-    v = [(r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in read_spans(path)[0] if r["phase"] == phase]
-    return sum(v) / len(v) if v else None
+    v = [(r[key] if key else r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in sp]
+    return sum(v) / len(v)
+
+
+def phase_per_partition(path, phase, key=None):
+    """spans_per_partition over a run's spans file (each worker's first calls left out, as
+    read_spans does); None when the run is missing too."""
+    return spans_per_partition(read_spans(path)[0], phase, key) if os.path.exists(path) else None
 
 
 def model_means(path):
@@ -395,23 +403,11 @@ def table_host_threads_calib(data):
     print()
 
 
-def per_partition(path, phase, key):
-    """A phase's mean per partition in a run's spans of its length (key None) or of its
-    cpu_s (key "cpu_s"); None when the run, the phase or the member is missing."""
-    if not os.path.exists(path):
-        return None
-    sp = [r for r in read_spans(path)[0] if r["phase"] == phase]
-    if not sp or (key and any(key not in r for r in sp)):
-        return None
-    v = [(r[key] if key else r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in sp]
-    return sum(v) / len(v)
-
-
-def host_threads_of(path):
-    """Each GPU phase's host threads in a run: the median over its spans of cpu_s over the
-    span's length; {} when the spans carry no cpu_s."""
+def host_threads_of(spans):
+    """Each GPU phase's host threads in a run's phase spans: the median over its spans of
+    cpu_s over the span's length; {} when the spans carry no cpu_s."""
     out = {}
-    for r in read_spans(path)[0]:
+    for r in spans:
         if r["phase"] in GPU and "cpu_s" in r and r["t1"] > r["t0"]:
             out.setdefault(r["phase"], []).append(r["cpu_s"] / (r["t1"] - r["t0"]))
     return {p: statistics.median(v) for p, v in out.items()}
@@ -432,13 +428,14 @@ def cpu_time_probe(data, probe="probe-13"):
         f = {x: os.path.join(rd, "p13-%s-%d.spans.jsonl.gz" % (x, k)) for x in "abc"}
         if not all(os.path.exists(v) for v in f.values()):
             break
-        W = {x: [per_partition(v, p, None) for p in CPU] for x, v in f.items()}
-        C = {x: [per_partition(v, p, "cpu_s") for p in CPU] for x, v in f.items()}
+        sp = {x: read_spans(v)[0] for x, v in f.items()}  # each run read once
+        W = {x: [spans_per_partition(sp[x], p) for p in CPU] for x in "abc"}
+        C = {x: [spans_per_partition(sp[x], p, "cpu_s") for p in CPU] for x in "abc"}
         if any(None in W[x] + C[x] for x in "abc"):
             return {"missing": "p13-*-%d: a CPU phase without spans or without cpu_s (a binary before 16a6451)" % k}
         rounds.append((k, {x: sum(W[x]) for x in "abc"}, {x: sum(C[x]) for x in "abc"}))
-        for x, v in f.items():
-            for p, h in host_threads_of(v).items():
+        for x in "abc":
+            for p, h in host_threads_of(sp[x]).items():
                 ht.setdefault(x, {}).setdefault(p, []).append(h)
     if not rounds:
         return None

@@ -43,6 +43,7 @@ typedef struct calib_fit_result {
                              CALIB_MEAN_SE standard errors from the sample's (CALIB_AUTO:
                              none was) */
   double mean_off_mean;   /* the mean that family would have given */
+  double mean_off_se;     /* how far that lies from the sample's, in standard errors */
 } calib_fit_result;
 
 /* How far a candidate family's mean may lie from the sample's, in standard errors of

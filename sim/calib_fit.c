@@ -120,6 +120,7 @@ static int fit_finish(calib_fit_result *out, calib_family want, const fitpar *p,
     if (kept != best) {
       out->mean_off = best;
       out->mean_off_mean = fam_mean(best, p);
+      out->mean_off_se = fabs(out->mean_off_mean - out->mean) / se;
       best = kept;
     }
   }
