@@ -114,8 +114,14 @@ docs/validation-sessions.md quote them):
 34. where DATA/probe-13 exists: two workers under the kernels lock, two under the
     whole-call lock and one worker, alternated run by run (probe-13.tsv), their CPU
     phases' wall time and CPU time (cpu_s) per partition over the one worker's, the
-    reading probe-13.tsv fixed before the runs, and each GPU phase's host threads.
-The probes' tables (9, 10, 11, 23, 25, 26, 31, 32, 33, 34) are in validation_probes.py, the what-ifs
+    reading probe-13.tsv fixed before the runs, each GPU phase's host threads, and the
+    epilogue's two modes in its runs (table 35's split) with what the slow calls are;
+35. the epilogue's two modes (a fast and a slow one, about 5 and 8 ms at 2^20): every
+    epilogue span of the 2^20 batch-1 runs split where the variance between the classes
+    is largest, and per group of runs (one worker; two to four under the kernels' or a
+    custom lock; under the whole-call lock; without a lock) the share of slow calls and
+    each mode's median; --also DIR... adds more sessions' rows.
+The probes' tables (9, 10, 11, 23, 25, 26, 31-35) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
@@ -135,7 +141,8 @@ from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_m
                                run_phase_ratio, runs,
                                table_alternated, table_cpu_time_probe, table_host_probe, table_host_threads_calib,
                                table_host_threads_probe, table_probe,
-                               table_probe2, table_probe3, table_time_neighbours)
+                               table_probe2, table_probe3, table_time_neighbours,
+                               table_epilogue_modes)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference)
@@ -1023,7 +1030,7 @@ def main():
     ap.add_argument("--data", default=os.path.join(ROOT, "docs", "data", "validation", "h200"),
                     help="one session's folder (default: the first session, docs/data/validation/h200)")
     ap.add_argument("--also", nargs="+", default=[], metavar="DIR",
-                    help="more one-call sessions' folders that table 33 pools with DATA's")
+                    help="more one-call sessions' folders that table 33 pools with DATA's and table 35 lists after it")
     a = ap.parse_args()
     data = os.path.abspath(a.data)
     runs_dir(data)  # unpacked from runs.tar.xz on first use
@@ -1061,6 +1068,7 @@ def main():
     table_host_threads_calib(data)
     table_cpu_time_probe(data)
     table_time_neighbours([data] + [os.path.abspath(d) for d in a.also])
+    table_epilogue_modes([data] + [os.path.abspath(d) for d in a.also])
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

@@ -413,6 +413,101 @@ def host_threads_of(spans):
     return {p: statistics.median(v) for p, v in out.items()}
 
 
+def two_modes(values):
+    """The threshold that splits VALUES in two classes with the most variance between them
+    (Otsu's rule in one dimension): the middle of the gap at the best split of the sorted
+    values; None for fewer than 4 values."""
+    v = sorted(values)
+    n = len(v)
+    if n < 4:
+        return None
+    pre = [0.0]
+    for x in v:
+        pre.append(pre[-1] + x)
+    best, at = -1.0, None
+    for k in range(1, n):
+        m0, m1 = pre[k] / k, (pre[n] - pre[k]) / (n - k)
+        b = k * (n - k) * (m0 - m1) ** 2
+        if b > best:
+            best, at = b, k
+    return (v[at - 1] + v[at]) / 2
+
+
+def mode_summary(spans, cut, phase="epilogue"):
+    """A phase's spans split at CUT (length in s): the share at or above it, each side's
+    median length and (None where the spans carry none) median cpu_s, and the mean length."""
+    sp = [r for r in spans if r["phase"] == phase]
+    if not sp:
+        return None
+    fast = [r for r in sp if r["t1"] - r["t0"] < cut]
+    slow = [r for r in sp if r["t1"] - r["t0"] >= cut]
+    med = lambda L, f: statistics.median([f(r) for r in L]) if L else None  # noqa: E731
+    cpu = lambda L: med(L, lambda r: r["cpu_s"]) if L and all("cpu_s" in r for r in L) else None  # noqa: E731
+    return {"n": len(sp), "slow_share": len(slow) / len(sp), "fast": med(fast, lambda r: r["t1"] - r["t0"]),
+            "slow": med(slow, lambda r: r["t1"] - r["t0"]), "fast_cpu": cpu(fast), "slow_cpu": cpu(slow),
+            "mean": statistics.mean([r["t1"] - r["t0"] for r in sp])}
+
+
+# table 35: the 2^20 batch-1 runs of a session by what ran beside their epilogue
+MODE_GROUPS = (("one worker", re.compile(r"(cal20-|k20-w1-)")),
+               ("2-4 workers, kernels' or custom lock", re.compile(r"(k20-w[234]|x20-)")),
+               ("2-4 workers, whole-call lock", re.compile(r"c20-w")),
+               ("overlap runs, no lock", re.compile(r"ovl20-")))
+
+
+def epilogue_modes(data):
+    """Table 35's figures for one session: the threshold between the epilogue's two modes
+    (two_modes over every epilogue span of its 2^20 batch-1 runs, each worker's first two
+    calls left out); per group of MODE_GROUPS, mode_summary over the group's spans and the
+    range of its runs' shares of slow calls; and each run's share; None where the session
+    has no such runs."""
+    per = []
+    for name, d in runs(data):
+        sc = d["scenario"]
+        if sc["prover"]["constraints"] != 1 << 20 or sc["system"]["batch"] != 1:
+            continue
+        g = next((g for g, rx in MODE_GROUPS if rx.match(name)), None)
+        f = os.path.join(runs_dir(data), name + ".spans.jsonl.gz")
+        if g and os.path.exists(f):
+            per.append((g, name, [r for r in read_spans(f)[0] if r["phase"] == "epilogue"]))
+    cut = two_modes([r["t1"] - r["t0"] for _, _, sp in per for r in sp])
+    if cut is None:
+        return None
+    out = {"cut": cut, "groups": [], "runs": [(n, mode_summary(sp, cut)["slow_share"]) for _, n, sp in per if sp]}
+    for g, _ in MODE_GROUPS:
+        mine = [(n, sp) for gg, n, sp in per if gg == g and sp]
+        if mine:
+            shares = [mode_summary(sp, cut)["slow_share"] for _, sp in mine]
+            out["groups"].append((g, len(mine), mode_summary([r for _, sp in mine for r in sp], cut),
+                                  min(shares), max(shares)))
+    return out
+
+
+def table_epilogue_modes(datas):
+    """Table 35: the epilogue's two modes in each session of DATAS, by what ran beside it."""
+    rows = [(os.path.basename(os.path.normpath(d)), epilogue_modes(d)) for d in datas]
+    rows = [(n, r) for n, r in rows if r]
+    if not rows:
+        return
+    print("## 35. The epilogue's two modes, by what ran beside it\n")
+    print("Every epilogue span of the session's 2^20 batch-1 runs (each worker's first two calls left out), "
+          "split where the variance between the two classes is largest (Otsu's rule); per group of runs the "
+          "share of calls in the slow mode (pooled, and the range over the runs), each mode's median and "
+          "the mean, in ms.\n")
+    print("| session | split (ms) | runs | group | calls | slow share | range over runs | fast | slow | mean |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n, r in rows:
+        for g, k, m, lo, hi in r["groups"]:
+            ms = lambda x: "%.2f" % (1e3 * x) if x is not None else "-"  # noqa: E731
+            print("| %s | %.2f | %d | %s | %d | %.2f | %.2f-%.2f | %s | %s | %s |" % (
+                n, 1e3 * r["cut"], k, g, m["n"], m["slow_share"], lo, hi, ms(m["fast"]), ms(m["slow"]),
+                ms(m["mean"])))
+    print("\nEach run's share of slow calls:\n")
+    for n, r in rows:
+        print("- %s: %s" % (n, ", ".join("%s %.2f" % x for x in r["runs"])))
+    print()
+
+
 def cpu_time_probe(data, probe="probe-13"):
     """Probe 13's rounds and reading from DATA/probe-13, or None where it did not run: a =
     two workers under the kernels lock, b = two under the whole-call lock, c = one worker,
@@ -451,7 +546,35 @@ def cpu_time_probe(data, probe="probe-13"):
     else:
         reading = "both"
     return {"rounds": rounds, "w_a": w_a, "c_a": c_a, "w_b": w_b, "c_b": c_b, "reading": reading,
-            "host_threads": {x: {p: med(v) for p, v in d.items()} for x, d in ht.items()}}
+            "host_threads": {x: {p: med(v) for p, v in d.items()} for x, d in ht.items()},
+            "modes": probe_modes(rd, [k for k, _, _ in rounds])}
+
+
+def probe_modes(rd, ks):
+    """Probe 13's epilogue spans in their two modes (table 35's split, over every run of the
+    probe): per setting mode_summary; and the reading fixed before its runs, from the pooled
+    spans, of what the slow calls are: with r_w the slow mode's median length over the fast
+    mode's and r_c the same of their cpu_s, "the slow calls ran slower (their CPU time grew
+    with their length)" when r_c - 1 >= 0.7 (r_w - 1), "the slow calls waited (their CPU
+    time is the fast calls')" when r_c - 1 <= 0.3 (r_w - 1), otherwise "the slow calls
+    partly waited"; None without two modes."""
+    sp = {x: [r for k in ks for r in read_spans(os.path.join(rd, "p13-%s-%d.spans.jsonl.gz" % (x, k)))[0]
+              if r["phase"] == "epilogue"] for x in "abc"}
+    cut = two_modes([r["t1"] - r["t0"] for x in "abc" for r in sp[x]])
+    if cut is None:
+        return None
+    allm = mode_summary([r for x in "abc" for r in sp[x]], cut)
+    if not allm["fast"] or not allm["slow"] or not allm["fast_cpu"] or not allm["slow_cpu"]:
+        return None
+    r_w, r_c = allm["slow"] / allm["fast"], allm["slow_cpu"] / allm["fast_cpu"]
+    if r_c - 1 >= 0.7 * (r_w - 1):
+        reading = "the slow calls ran slower (their CPU time grew with their length)"
+    elif r_c - 1 <= 0.3 * (r_w - 1):
+        reading = "the slow calls waited (their CPU time is the fast calls')"
+    else:
+        reading = "the slow calls partly waited"
+    return {"cut": cut, "all": allm, "r_w": r_w, "r_c": r_c, "reading": reading,
+            "per": {x: mode_summary(sp[x], cut) for x in "abc" if sp[x]}}
 
 
 def table_cpu_time_probe(data, probe="probe-13"):
@@ -477,11 +600,19 @@ def table_cpu_time_probe(data, probe="probe-13"):
           "probe-13.tsv: %s." % (len(r["rounds"]), r["w_a"], r["w_b"], r["c_a"], r["c_b"], r["reading"]))
     ht = r["host_threads"]
     if ht:
-        print("\nHost threads of each GPU phase (cpu_s over its length, the median over the setting's runs): %s.\n" % (
+        print("\nHost threads of each GPU phase (cpu_s over its length, the median over the setting's runs): %s." % (
             "; ".join("%s: %s" % (x, ", ".join("%s %.2f" % (p, ht[x][p]) for p in GPU if p in ht[x]))
                       for x in "abc" if x in ht)))
-    else:
-        print()
+    m = r["modes"]
+    if m:
+        print("\nThe epilogue's two modes (table 35's split, at %.2f ms over the probe's runs): share of slow calls "
+              "and each mode's median length / CPU time in ms, %s. Pooled, the slow mode is %.3f times the fast "
+              "one's length and %.3f times its CPU time; the reading fixed in probe-13.tsv: %s." % (
+                  1e3 * m["cut"], "; ".join("%s %.2f, fast %s, slow %s" % (
+                      x, v["slow_share"], *("%.2f / %.2f" % (1e3 * v[k], 1e3 * v[k + "_cpu"])
+                                           if v[k] and v[k + "_cpu"] else "-" for k in ("fast", "slow")))
+                      for x, v in sorted(m["per"].items())), m["r_w"], m["r_c"], m["reading"]))
+    print()
 
 
 NEIGHBOUR_S = 60  # table 33: a calibration run this close in time (s) is a neighbour

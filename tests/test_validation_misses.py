@@ -25,6 +25,7 @@ ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import validation_misses as M  # noqa: E402
 import validation as V  # noqa: E402
+import validation_probes as P  # noqa: E402
 
 # the copy below stands for the thirteenth session, which SESSIONS lists with its six
 # passes; unlisted, it would get the newest protocol's passes (one-call sessions: two)
@@ -162,6 +163,65 @@ t = probe13([dict(slow, a=(0.055, 0.32, 1.0), b=(0.05, 0.31, 1.0))] * 2)
 expect("table 34, both", t, "The reading fixed in probe-13.tsv: both.")
 t = probe13([slow], with_cpu=False)
 expect("table 34, old binary", t, "Not read: p13-*-1: a CPU phase without spans or without cpu_s")
+# two_modes: Otsu's split of a mixture, in the gap between the clusters
+checks += 1
+cut = P.two_modes([5.0, 5.1, 4.9, 8.0, 8.2, 7.9, 5.05])
+if cut != (5.1 + 7.9) / 2:
+    failed += 1
+    print("FAIL two_modes: split %r, expected 6.5" % cut)
+# table 34's modes: the epilogue alternating 5 and 8 ms, its slow calls either taking 8 ms
+# of CPU time (they ran slower) or the fast calls' 5 ms (they waited); a's share of slow
+# calls 2 in 3, b's and c's 1 in 3
+def spans13m(path, slow_every, slow_cpu):
+    with gzip.open(path, "wt") as fh:
+        t = 0.0
+        for call in range(8):
+            slow = call % 3 < slow_every
+            for ph, dt, cpu in (("synth", 0.03, 0.03), ("prep", 0.01, 0.01), ("ntt_h", 0.012, 0.012),
+                                ("epilogue", 0.008 if slow else 0.005, slow_cpu if slow else 0.005)):
+                fh.write(json.dumps({"rep": 0, "gpu": 0, "worker": 0, "call": call, "phase": ph, "t0": t, "t1": t + dt,
+                                     "partitions": [call], "cpu_s": cpu}) + "\n")
+                t += dt
+
+
+def probe13m(slow_cpu):
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "probe-13", "runs"))
+        for k in (1, 2):
+            for x, every in (("a", 2), ("b", 1), ("c", 1)):
+                spans13m(os.path.join(d, "probe-13", "runs", "p13-%s-%d.spans.jsonl.gz" % (x, k)), every, slow_cpu)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            M.table_cpu_time_probe(d)
+        return out.getvalue()
+
+
+t = probe13m(0.008)
+expect("table 34's modes, slower", t, "The epilogue's two modes (table 35's split, at 6.50 ms",
+       "a 0.67, fast 5.00 / 5.00, slow 8.00 / 8.00; b 0.33, fast 5.00 / 5.00, slow 8.00 / 8.00",
+       "the slow mode is 1.600 times the fast one's length and 1.600 times its CPU time",
+       "the slow calls ran slower (their CPU time grew with their length)")
+t = probe13m(0.005)
+expect("table 34's modes, waited", t, "1.600 times the fast one's length and 1.000 times its CPU time",
+       "the slow calls waited (their CPU time is the fast calls')")
+t = probe13m(0.0065)
+expect("table 34's modes, both", t, "the slow calls partly waited")
+# table 35 on the twenty-fourth protocol's sessions: the figures validation-sessions.md quotes
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    M.table_epilogue_modes([os.path.join(ROOT, "docs", "data", "validation", "h200-%d" % k) for k in (24, 25, 26)])
+expect("table 35 on h200-24 to -26", out.getvalue(),
+       "| h200-24 | 6.86 | 13 | one worker | 682 | 0.65 | 0.34-0.81 | 5.16 | 8.18 | 7.22 |",
+       "| h200-26 | 6.61 | 14 | 2-4 workers, kernels' or custom lock | 1918 | 0.64 | 0.41-0.88 | 4.98 | 8.18 | 7.06 |",
+       "| h200-25 | 6.64 | 2 | overlap runs, no lock | 108 | 0.71 | 0.70-0.73 | 5.12 | 8.11 | 7.22 |")
+t35 = out.getvalue()
+checks += 1
+got = [re.search(r"- h200-%d: .*\bk20-w2 ([0-9.]+)," % k, t35) for k in (24, 25, 26)]
+if not all(got) or [g.group(1) for g in got] != ["0.82", "0.80", "0.70"]:
+    failed += 1
+    print("FAIL table 35: k20-w2's shares of slow calls, expected 0.82, 0.80, 0.70")
+expect("docs/validation-sessions.md, table 35", doc, "0.82, 0.80 and 0.70, against the one-worker runs' 0.65, 0.48 and 0.56",
+       "| h200-26 | 6.61 | 13 | one worker | 682 | 0.56 | 0.22-0.88 | 4.85 | 8.10 | 6.73 |")
 # probe 11 as it ran (the nineteenth session's folder, its committed archive): the reading
 # the docs quote
 out = io.StringIO()
