@@ -461,26 +461,54 @@ def epilogue_modes(data):
     calls left out); per group of MODE_GROUPS, mode_summary over the group's spans and the
     range of its runs' shares of slow calls; and each run's share; None where the session
     has no such runs."""
-    per = []
+    per, b2 = [], []
     for name, d in runs(data):
         sc = d["scenario"]
-        if sc["prover"]["constraints"] != 1 << 20 or sc["system"]["batch"] != 1:
+        if sc["prover"]["constraints"] != 1 << 20:
+            continue
+        if sc["system"]["batch"] == 2:
+            f = os.path.join(runs_dir(data), name + ".spans.jsonl.gz")
+            if os.path.exists(f):
+                b2 += [r for r in read_spans(f)[0] if r["phase"] == "epilogue"]
+            continue
+        if sc["system"]["batch"] != 1:
             continue
         g = next((g for g, rx in MODE_GROUPS if rx.match(name)), None)
         f = os.path.join(runs_dir(data), name + ".spans.jsonl.gz")
         if g and os.path.exists(f):
-            per.append((g, name, [r for r in read_spans(f)[0] if r["phase"] == "epilogue"]))
-    cut = two_modes([r["t1"] - r["t0"] for _, _, sp in per for r in sp])
+            sp = read_spans(f)[0]
+            ep = [r for r in sp if r["phase"] == "epilogue"]
+            per.append((g, name, ep, [others_load(sp, r) for r in ep], sc["system"]["cpu_cores"]))
+    cut = two_modes([r["t1"] - r["t0"] for _, _, sp, _, _ in per for r in sp])
     if cut is None:
         return None
-    out = {"cut": cut, "groups": [], "runs": [(n, mode_summary(sp, cut)["slow_share"]) for _, n, sp in per if sp]}
+    out = {"cut": cut, "groups": [], "runs": [(n, mode_summary(sp, cut)["slow_share"]) for _, n, sp, _, _ in per if sp],
+           "all": mode_summary([r for _, _, sp, _, _ in per for r in sp], cut), "b2": None}
+    cut2 = two_modes([r["t1"] - r["t0"] for r in b2])
+    if cut2 is not None:
+        out["b2"] = (cut2, mode_summary(b2, cut2))
     for g, _ in MODE_GROUPS:
-        mine = [(n, sp) for gg, n, sp in per if gg == g and sp]
+        mine = [(n, sp, ld, c) for gg, n, sp, ld, c in per if gg == g and sp]
         if mine:
-            shares = [mode_summary(sp, cut)["slow_share"] for _, sp in mine]
-            out["groups"].append((g, len(mine), mode_summary([r for _, sp in mine for r in sp], cut),
-                                  min(shares), max(shares)))
+            shares = [mode_summary(sp, cut)["slow_share"] for _, sp, _, _ in mine]
+            # the others' busy threads per other core, averaged over the group's calls
+            load = statistics.mean([x / (c - 1) for _, _, ld, c in mine for x in ld])
+            out["groups"].append((g, len(mine), mode_summary([r for _, sp, _, _ in mine for r in sp], cut),
+                                  min(shares), max(shares), load))
     return out
+
+
+def others_load(spans, e):
+    """The threads of the other workers' phases busy beside span E, averaged over its length:
+    a CPU phase counts its threads, a GPU phase one (its launching and waiting thread)."""
+    t = 0.0
+    for r in spans:
+        if r["worker"] == e["worker"] or r.get("resource") not in ("cpu", "gpu"):
+            continue
+        o = min(r["t1"], e["t1"]) - max(r["t0"], e["t0"])
+        if o > 0:
+            t += o * (r.get("threads", 1) if r["resource"] == "cpu" else 1)
+    return t / (e["t1"] - e["t0"]) if e["t1"] > e["t0"] else 0.0
 
 
 def table_epilogue_modes(datas):
@@ -493,16 +521,28 @@ def table_epilogue_modes(datas):
     print("Every epilogue span of the session's 2^20 batch-1 runs (each worker's first two calls left out), "
           "split where the variance between the two classes is largest (Otsu's rule); per group of runs the "
           "share of calls in the slow mode (pooled, and the range over the runs), each mode's median and "
-          "the mean, in ms.\n")
-    print("| session | split (ms) | runs | group | calls | slow share | range over runs | fast | slow | mean |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "the mean, in ms; the other workers' busy threads beside each epilogue (a CPU phase its threads, a "
+          "GPU phase one) per other core, averaged over the calls; and the share a slow mode would have if a "
+          "call were slow when the core it runs on is busy with other work, each other core busy with the "
+          "others' load: s1 + (1 - s1) x load, s1 the one-worker runs' share.\n")
+    print("| session | split (ms) | runs | group | calls | slow share | range over runs | fast | slow | mean | "
+          "others' load | share as siblings |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n, r in rows:
-        for g, k, m, lo, hi in r["groups"]:
+        base = r["groups"][0][2]["slow_share"] if r["groups"] and r["groups"][0][0] == MODE_GROUPS[0][0] else None
+        for g, k, m, lo, hi, load in r["groups"]:
             ms = lambda x: "%.2f" % (1e3 * x) if x is not None else "-"  # noqa: E731
-            print("| %s | %.2f | %d | %s | %d | %.2f | %.2f-%.2f | %s | %s | %s |" % (
+            print("| %s | %.2f | %d | %s | %d | %.2f | %.2f-%.2f | %s | %s | %s | %.2f | %s |" % (
                 n, 1e3 * r["cut"], k, g, m["n"], m["slow_share"], lo, hi, ms(m["fast"]), ms(m["slow"]),
-                ms(m["mean"])))
-    print("\nEach run's share of slow calls:\n")
+                ms(m["mean"]), load, "%.2f" % (base + (1 - base) * load) if base is not None else "-"))
+    print("\nThe slow mode against the fast one, a call of one partition and a call of two (the session's "
+          "2^20 batch-2 runs, split on their own): %s.\n" % "; ".join(
+              "%s: batch 1 %.2f / %.2f ms = %.2f%s" % (
+                  n, 1e3 * r["all"]["slow"], 1e3 * r["all"]["fast"], r["all"]["slow"] / r["all"]["fast"],
+                  ", batch 2 %.2f / %.2f ms = %.2f" % (1e3 * r["b2"][1]["slow"], 1e3 * r["b2"][1]["fast"],
+                                                       r["b2"][1]["slow"] / r["b2"][1]["fast"])
+                  if r["b2"] and r["b2"][1]["slow"] and r["b2"][1]["fast"] else "") for n, r in rows))
+    print("Each run's share of slow calls:\n")
     for n, r in rows:
         print("- %s: %s" % (n, ", ".join("%s %.2f" % x for x in r["runs"])))
     print()

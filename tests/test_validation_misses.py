@@ -211,17 +211,30 @@ out = io.StringIO()
 with contextlib.redirect_stdout(out):
     M.table_epilogue_modes([os.path.join(ROOT, "docs", "data", "validation", "h200-%d" % k) for k in (24, 25, 26)])
 expect("table 35 on h200-24 to -26", out.getvalue(),
-       "| h200-24 | 6.86 | 13 | one worker | 682 | 0.65 | 0.34-0.81 | 5.16 | 8.18 | 7.22 |",
-       "| h200-26 | 6.61 | 14 | 2-4 workers, kernels' or custom lock | 1918 | 0.64 | 0.41-0.88 | 4.98 | 8.18 | 7.06 |",
-       "| h200-25 | 6.64 | 2 | overlap runs, no lock | 108 | 0.71 | 0.70-0.73 | 5.12 | 8.11 | 7.22 |")
+       "| h200-24 | 6.86 | 13 | one worker | 682 | 0.65 | 0.34-0.81 | 5.16 | 8.18 | 7.22 | 0.00 | 0.65 |",
+       "| h200-26 | 6.61 | 14 | 2-4 workers, kernels' or custom lock | 1918 | 0.64 | 0.41-0.88 | 4.98 | 8.18 | 7.06 | 0.35 | 0.72 |",
+       "| h200-25 | 6.64 | 2 | overlap runs, no lock | 108 | 0.71 | 0.70-0.73 | 5.12 | 8.11 | 7.22 | 0.46 | 0.72 |")
 t35 = out.getvalue()
+expect("table 35's batch 2", t35, "h200-24: batch 1 8.22 / 5.24 ms = 1.57, batch 2 16.62 / 10.48 ms = 1.59;",
+       "h200-26: batch 1 8.14 / 4.95 ms = 1.64, batch 2 16.20 / 10.21 ms = 1.59.")
+# others_load: another worker's CPU phase of 7 threads over half the span and its GPU phase
+# over all of it: 3.5 + 1 threads; the span's own worker's phases do not count
+e = {"worker": 0, "t0": 1.0, "t1": 2.0}
+sp = [{"worker": 1, "resource": "cpu", "threads": 7, "t0": 0.5, "t1": 1.5},
+      {"worker": 1, "resource": "gpu", "t0": 0.0, "t1": 3.0},
+      {"worker": 0, "resource": "cpu", "threads": 7, "t0": 1.0, "t1": 2.0},
+      {"worker": 1, "resource": "none", "t0": 1.0, "t1": 2.0}]
+checks += 1
+if abs(P.others_load(sp, e) - 4.5) > 1e-12:
+    failed += 1
+    print("FAIL others_load: %r, expected 4.5" % P.others_load(sp, e))
 checks += 1
 got = [re.search(r"- h200-%d: .*\bk20-w2 ([0-9.]+)," % k, t35) for k in (24, 25, 26)]
 if not all(got) or [g.group(1) for g in got] != ["0.82", "0.80", "0.70"]:
     failed += 1
     print("FAIL table 35: k20-w2's shares of slow calls, expected 0.82, 0.80, 0.70")
 expect("docs/validation-sessions.md, table 35", doc, "0.82, 0.80 and 0.70, against the one-worker runs' 0.65, 0.48 and 0.56",
-       "| h200-26 | 6.61 | 13 | one worker | 682 | 0.56 | 0.22-0.88 | 4.85 | 8.10 | 6.73 |")
+       "| h200-26 | 6.61 | 13 | one worker | 682 | 0.56 | 0.22-0.88 | 4.85 | 8.10 | 6.73 | 0.00 | 0.56 |")
 # probe 11 as it ran (the nineteenth session's folder, its committed archive): the reading
 # the docs quote
 out = io.StringIO()
