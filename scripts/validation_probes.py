@@ -558,7 +558,7 @@ def cpu_time_probe(data, probe="probe-13"):
     rd = runs_dir(os.path.join(data, probe))
     if not os.path.isdir(rd):
         return None
-    rounds, ht = [], {}
+    rounds, ht, epi = [], {}, {x: [] for x in "abc"}
     for k in range(1, 100):
         f = {x: os.path.join(rd, "p13-%s-%d.spans.jsonl.gz" % (x, k)) for x in "abc"}
         if not all(os.path.exists(v) for v in f.values()):
@@ -572,6 +572,7 @@ def cpu_time_probe(data, probe="probe-13"):
         for x in "abc":
             for p, h in host_threads_of(sp[x]).items():
                 ht.setdefault(x, {}).setdefault(p, []).append(h)
+            epi[x] += [r for r in sp[x] if r["phase"] == "epilogue"]
     if not rounds:
         return None
     med = lambda L: statistics.median(L)
@@ -587,19 +588,17 @@ def cpu_time_probe(data, probe="probe-13"):
         reading = "both"
     return {"rounds": rounds, "w_a": w_a, "c_a": c_a, "w_b": w_b, "c_b": c_b, "reading": reading,
             "host_threads": {x: {p: med(v) for p, v in d.items()} for x, d in ht.items()},
-            "modes": probe_modes(rd, [k for k, _, _ in rounds])}
+            "modes": probe_modes(epi)}
 
 
-def probe_modes(rd, ks):
-    """Probe 13's epilogue spans in their two modes (table 35's split, over every run of the
-    probe): per setting mode_summary; and the reading fixed before its runs, from the pooled
+def probe_modes(sp):
+    """Probe 13's epilogue spans (SP: setting -> its runs' spans) in their two modes, split as
+    table 35 splits, over every run of the probe: per setting mode_summary; and the reading fixed before its runs, from the pooled
     spans, of what the slow calls are: with r_w the slow mode's median length over the fast
     mode's and r_c the same of their cpu_s, "the slow calls ran slower (their CPU time grew
     with their length)" when r_c - 1 >= 0.7 (r_w - 1), "the slow calls waited (their CPU
     time is the fast calls')" when r_c - 1 <= 0.3 (r_w - 1), otherwise "the slow calls
     partly waited"; None without two modes."""
-    sp = {x: [r for k in ks for r in read_spans(os.path.join(rd, "p13-%s-%d.spans.jsonl.gz" % (x, k)))[0]
-              if r["phase"] == "epilogue"] for x in "abc"}
     cut = two_modes([r["t1"] - r["t0"] for x in "abc" for r in sp[x]])
     if cut is None:
         return None
@@ -645,7 +644,7 @@ def table_cpu_time_probe(data, probe="probe-13"):
                       for x in "abc" if x in ht)))
     m = r["modes"]
     if m:
-        print("\nThe epilogue's two modes (table 35's split, at %.2f ms over the probe's runs): share of slow calls "
+        print("\nThe epilogue's two modes (split as table 35 splits, at %.2f ms over the probe's runs): share of slow calls "
               "and each mode's median length / CPU time in ms, %s. Pooled, the slow mode is %.3f times the fast "
               "one's length and %.3f times its CPU time; the reading fixed in probe-13.tsv: %s." % (
                   1e3 * m["cut"], "; ".join("%s %.2f, fast %s, slow %s" % (

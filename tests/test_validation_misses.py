@@ -197,7 +197,7 @@ def probe13m(slow_cpu):
 
 
 t = probe13m(0.008)
-expect("table 34's modes, slower", t, "The epilogue's two modes (table 35's split, at 6.50 ms",
+expect("table 34's modes, slower", t, "The epilogue's two modes (split as table 35 splits, at 6.50 ms",
        "a 0.67, fast 5.00 / 5.00, slow 8.00 / 8.00; b 0.33, fast 5.00 / 5.00, slow 8.00 / 8.00",
        "the slow mode is 1.600 times the fast one's length and 1.600 times its CPU time",
        "the slow calls ran slower (their CPU time grew with their length)")
