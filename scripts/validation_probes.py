@@ -482,7 +482,8 @@ def epilogue_modes(data):
     cut = two_modes([r["t1"] - r["t0"] for _, _, sp, _, _ in per for r in sp])
     if cut is None:
         return None
-    out = {"cut": cut, "groups": [], "runs": [(n, mode_summary(sp, cut)["slow_share"]) for _, n, sp, _, _ in per if sp],
+    share = {n: mode_summary(sp, cut)["slow_share"] for _, n, sp, _, _ in per if sp}
+    out = {"cut": cut, "groups": [], "runs": list(share.items()),
            "all": mode_summary([r for _, _, sp, _, _ in per for r in sp], cut), "b2": None}
     cut2 = two_modes([r["t1"] - r["t0"] for r in b2])
     if cut2 is not None:
@@ -490,7 +491,7 @@ def epilogue_modes(data):
     for g, _ in MODE_GROUPS:
         mine = [(n, sp, ld, c) for gg, n, sp, ld, c in per if gg == g and sp]
         if mine:
-            shares = [mode_summary(sp, cut)["slow_share"] for _, sp, _, _ in mine]
+            shares = [share[n] for n, _, _, _ in mine]
             # the others' busy threads per other core, averaged over the group's calls
             load = statistics.mean([x / (c - 1) for _, _, ld, c in mine for x in ld])
             out["groups"].append((g, len(mine), mode_summary([r for _, sp, _, _ in mine for r in sp], cut),
