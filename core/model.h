@@ -74,6 +74,11 @@ typedef struct model {
   double cpu_contention; /* c: with m other cpu phases running, a cpu phase runs at
                             1 / (1 + c m) of its speed (memory bandwidth and caches the
                             cores share); default 0 */
+  double mutex_acquire_s; /* mutex_overhead.acquire: from acquiring the mutex to the start of
+                            the first phase of its region (the holder's launch); default 0 */
+  double mutex_release_s; /* mutex_overhead.release: from the end of the region's last phase
+                            to the release (the holder's sync and unlock; the phases after
+                            the region start at once, the call ends no earlier); default 0 */
   double host_speed_sd;  /* host_speed.sd: the run-to-run spread of the host's CPU speed.
                             Each replication draws h = exp(sd z - sd^2 / 2), z ~ N(0, 1)
                             (mean 1), and its cpu phases take h times as long (sim/

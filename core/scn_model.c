@@ -208,7 +208,8 @@ static int rd_dist(ld *c, node *n, const char *path, dist *d) {
 
 static const char *const RES_NAMES[] = {"cpu", "gpu", "pcie", "none", NULL};
 static const char *const MODEL_KEYS[] = {"model",      "source",     "provenance", "gpu_overlap", "gpu_pairs",
-                                         "cpu_contention", "host_speed", "gpu_memory", "phases", "scopes", NULL};
+                                         "cpu_contention", "host_speed", "mutex_overhead", "gpu_memory", "phases",
+                                         "scopes", NULL};
 static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
                                          "batch", "after",    "host_mem_gib", "busy", "host_threads", NULL};
 
@@ -513,6 +514,14 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
                  "the run-to-run standard deviation of the host's CPU speed, a number from 0 to 1 (0.04: a run's cpu "
                  "phases take 4% longer or shorter, one standard deviation)", NULL, 1, &m->host_speed_sd, NULL, NULL))
     goto fail;
+  if ((x = scn__opt(mn, "mutex_overhead"))) {
+    int has_rel = 0;
+    if (rd_num_map(c, x, base, "mutex_overhead", "acquire",
+                   "the seconds from acquiring the mutex to the start of its region's first phase, a number from 0 "
+                   "to 1 (release, optional: from the end of the region's last phase to the release)",
+                   "release", 1, &m->mutex_acquire_s, &m->mutex_release_s, &has_rel))
+      goto fail;
+  }
   if ((x = scn__opt(mn, "gpu_memory")) && rd_gpu_memory(c, x, base, m)) goto fail;
   m->path = path ? xstrdup(path) : NULL;
   scn__jp(p, sizeof p, base, "phases");

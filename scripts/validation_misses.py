@@ -120,9 +120,15 @@ docs/validation-sessions.md quote them):
     epilogue span of the 2^20 batch-1 runs split where the variance between the classes
     is largest, and per group of runs (one worker; two to four under the kernels' or a
     custom lock; under the whole-call lock; without a lock) the share of slow calls and
-    each mode's median; --also DIR... adds more sessions' rows.
-The probes' tables (9, 10, 11, 23, 25, 26, 31-35) are in validation_probes.py, the what-ifs
-(7, 8, 12, 14, 15, 22, 24, 30) in validation_whatif.py; this file runs them all in order.
+    each mode's median; --also DIR... adds more sessions' rows;
+36. the mutex's own time, which the model leaves out by every protocol so far: in the
+    one-worker calibration runs and the held-out rows under the kernels' lock, the time
+    from the acquire to the first GPU phase and from the last to the release, and the wake
+    of a waiting worker, beside the rows' utilization errors; --also DIR... adds sessions;
+37. (with --bin) DATA and the --also sessions pooled as their protocol pools them, with the
+    protocol's model and with the mutex's own time fitted (calibrate --mutex-overhead fit).
+The probes' tables (9, 10, 11, 23, 25, 26, 31-36) are in validation_probes.py, the what-ifs
+(7, 8, 12, 14, 15, 22, 24, 30, 37) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -142,8 +148,9 @@ from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_m
                                table_alternated, table_cpu_time_probe, table_host_probe, table_host_threads_calib,
                                table_host_threads_probe, table_probe,
                                table_probe2, table_probe3, table_time_neighbours,
-                               table_epilogue_modes)
+                               table_epilogue_modes, table_lock_time)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
+                               table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference)
 
@@ -1069,6 +1076,9 @@ def main():
     table_cpu_time_probe(data)
     table_time_neighbours([data] + [os.path.abspath(d) for d in a.also])
     table_epilogue_modes([data] + [os.path.abspath(d) for d in a.also])
+    table_lock_time([data] + [os.path.abspath(d) for d in a.also])
+    if os.path.exists(a.bin):
+        table_mutex_overhead([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

@@ -734,3 +734,84 @@ def table_time_neighbours(datas):
         full = [a for L in pooled.values() for a, c in L if c == 16]
         print("\nRows on 4 or 8 cores: median %.3f over %d runs; on 16 cores: %.3f over %d.\n" % (
             statistics.median(few), len(few), statistics.median(full), len(full)))
+
+
+def lock_times(spans):
+    """The mutex's own time in a run's spans, per hold that covered GPU phases: from the
+    acquire to the first GPU phase in it (pre) and from the last to the release (post), the
+    GPU phases' time in it; and per handover (a worker that waited from before the release
+    to after it) the wake, from the release to that worker's acquire. Lists of seconds:
+    (pre, post, gpu, wake)."""
+    gpu = {}
+    for r in spans:
+        if r.get("resource") == "gpu":
+            gpu.setdefault((r["worker"], r["call"]), []).append(r)
+    held = [r for r in spans if r["phase"] == "mutex_held"]
+    waits = [r for r in spans if r["phase"] == "mutex_wait"]
+    pre, post, busy, wake = [], [], [], []
+    for h in held:
+        g = [r for r in gpu.get((h["worker"], h["call"]), ()) if r["t0"] >= h["t0"] and r["t1"] <= h["t1"]]
+        if not g:
+            continue
+        pre.append(min(r["t0"] for r in g) - h["t0"])
+        post.append(h["t1"] - max(r["t1"] for r in g))
+        busy.append(sum(r["t1"] - r["t0"] for r in g))
+        w = [x["t1"] for x in waits if x["worker"] != h["worker"] and x["t0"] < h["t1"] <= x["t1"]]
+        if w:
+            wake.append(min(w) - h["t1"])
+    return pre, post, busy, wake
+
+
+# table 36: the one-worker runs of the calibration at 6 threads or more (the GPU phases do
+# not wait there for prep) and the held-out rows under the kernels' lock at 2^20, batch 1,
+# 16 cores
+LOCK_GROUPS = (("one worker (calibration)", re.compile(r"cal20-t(6|15)(-|$)")),
+               ("k20-w2", re.compile(r"k20-w2(-p\d+)?$")), ("k20-w3", re.compile(r"k20-w3(-p\d+)?$")),
+               ("k20-w4", re.compile(r"k20-w4(-p\d+)?$")), ("k20-w2-all", re.compile(r"k20-w2-all(-p\d+)?$")),
+               ("k20-w2-nokeep", re.compile(r"k20-w2-nokeep(-p\d+)?$")))
+
+
+def table_lock_time(datas):
+    """Table 36: the mutex's own time, which the model does not have (it starts a holder's
+    first GPU phase at the acquire, releases at the end of its last, and hands the mutex to
+    a waiting worker at once), in each session of DATAS."""
+    rows = []
+    for d in datas:
+        rd = runs_dir(d)
+        if not os.path.isdir(rd):
+            continue
+        err = {}
+        vj = os.path.join(d, "validation.json")
+        if os.path.exists(vj):
+            doc = json.load(open(vj))
+            err = {r["name"]: r["gpu_util"]["error_pp"] for r in doc.get("mean_of_passes_as_calibrated") or doc["rows"]}
+        for g, rx in LOCK_GROUPS:
+            pre, post, busy, wake = [], [], [], []
+            for f in sorted(os.listdir(rd)):
+                if f.endswith(".spans.jsonl.gz") and rx.match(f[:-len(".spans.jsonl.gz")]):
+                    for acc, v in zip((pre, post, busy, wake), lock_times(read_spans(os.path.join(rd, f))[0])):
+                        acc += v
+            if pre:
+                rows.append((os.path.basename(os.path.normpath(d)), g, pre, post, busy, wake, err.get(g)))
+    if not rows:
+        return
+    med = statistics.median
+    print("## 36. The mutex's own time: acquire to the first GPU phase, the last to the release, the handover\n")
+    print("Every hold of the kernels' lock in the group's runs (all passes; each worker's first two calls left out): "
+          "the medians of its time before the first GPU phase (pre) and after the last (post), in us; the GPU "
+          "phases' time in it (ms, median); the handovers (a worker waiting from before the release to after it) "
+          "and the median wake, release to that worker's acquire (us). The model has none of the three. Where "
+          "every hold is handed over, the GPU stands idle for about pre + post + wake a call: the last column, as a "
+          "share of (GPU phases + pre + post + wake), beside the row's utilization error (the mean of its passes "
+          "as calibrated).\n")
+    print("| session | runs | holds | pre (us) | post (us) | GPU phases (ms) | handovers | wake (us) | idle share "
+          "if saturated | util error |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n, g, pre, post, busy, wake, e in rows:
+        w = med(wake) if wake else 0.0
+        idle = med(pre) + med(post) + w
+        print("| %s | %s | %d | %.0f | %.0f | %.2f | %d | %s | %s | %s |" % (
+            n, g, len(pre), 1e6 * med(pre), 1e6 * med(post), 1e3 * med(busy), len(wake),
+            "%.0f" % (1e6 * w) if wake else "-", "%.2f%%" % (100 * idle / (med(busy) + idle)) if wake else "-",
+            "%+.2f pp" % e if e is not None else "-"))
+    print()

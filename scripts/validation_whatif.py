@@ -367,3 +367,47 @@ def table_host_threads(data, binp, rows=None):
           "probe 11 measured (the nineteenth session's probe, table 31) and with two (the other parameters as "
           "fitted). What-ifs, not fits.\n")
     verdict_columns(cols)
+
+
+def table_mutex_overhead(datas, binp, rows=None):
+    """Table 37: the sessions of DATAS pooled as their protocol pools them (each session's
+    model predicts its own passes, a row's errors the mean over the sessions), with the
+    protocol's model and with the mutex's own time fitted from the same calibration runs
+    (calibrate --mutex-overhead fit, table 36's pre and post); each session's fitted
+    values. ROWS, when given, only those rows (a test's)."""
+    import tempfile
+    import validation as V
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
+    matrix = [r for r in V.read_tsv(os.path.join(vdir, "matrix.tsv")) if rows is None or r["name"] in rows]
+    arrivals = [r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])]
+    base, fit, fitted = [], [], []
+    for d in datas:
+        if not os.path.exists(os.path.join(d, "validation.json")):
+            continue
+        calib = V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv")))
+        sufs = pass_suffixes(d)
+        m0 = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d))[0]
+        m1, tables = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + ["--mutex-overhead", "fit"])
+        a, b = passes_verdict(binp, d, m0, matrix, sufs), passes_verdict(binp, d, m1, matrix, sufs)
+        if not a or not b:
+            continue
+        base.append(a), fit.append(b)
+        got = re.search(r"acquire to the first phase ([0-9.]+) us, the last phase to the release ([0-9.]+) us",
+                        tables.get("2^20", ""))
+        fitted.append("%s: %s" % (os.path.basename(os.path.normpath(d)),
+                                  "acquire %s us, release %s us" % got.groups() if got else "none"))
+    if not base:
+        return
+    print("## 37. The mutex's own time fitted: the sessions pooled, with and without it\n")
+    print("The sessions pooled as their protocol pools them (each session's model predicts its own passes; a row's "
+          "errors are the mean over the sessions), with the protocol's model and with the mutex's own time fitted from "
+          "the same one-worker calibration runs (`calibrate --mutex-overhead fit`, the medians of table 36's pre and "
+          "post), everything else as fitted. A reading, not a verdict: the protocols so far fixed their models "
+          "without it. Fitted at 2^20: %s.\n" % "; ".join(fitted))
+    cols = []
+    for label, sess in (("the protocol's model", base), ("with the mutex's own time", fit)):
+        rows = V.pooled(sess, arrivals)
+        cols.append((label, [{"name": r["name"], "within_target": r["within_target"],
+                              "gpu_util": {"error_pp": r["util_error_pp_mean"]},
+                              "throughput_pps": {"error_pct": r["tput_error_pct_mean"]}} for r in rows]))
+    verdict_columns(cols)

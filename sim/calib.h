@@ -229,6 +229,18 @@ typedef struct calib_host_report {
   double steal_max;
 } calib_host_report;
 int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e);
+/* The mutex's own time (model.mutex_overhead), from the calibration runs' spans
+ * (sim/calib_mutex.c): per hold of the mutex, its region the largest of m's scopes whose
+ * phases all ran inside it, from the acquire to the region's first phase (acquire_s) and
+ * from its last phase to the release (release_s); the medians over every such hold of the
+ * files (each worker's first rd->skip_calls calls left out). holds = 0 when no hold had a
+ * scope's phases inside it: nothing else is then set. */
+typedef struct calib_mutex_report {
+  size_t holds;
+  double acquire_s, release_s;
+} calib_mutex_report;
+int calib_mutex(const model *m, const char *const *files, int nfiles, const calib_read *rd, calib_mutex_report *out,
+                ps_err *e);
 /* A spans file's header host_steal (-1 when it does not record it), reading the header only
  * (calibrate --max-steal). */
 int calib_header_steal(const char *path, double *steal, ps_err *e);

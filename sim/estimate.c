@@ -113,6 +113,11 @@ void est_decompose(const scenario *s, const an_assume *a, est_decomp *d) {
     free(ef);
   }
   free(t);
+  if (s->mutex_from >= 0) { /* the mutex's own time (model.mutex_overhead) holds it too */
+    double ovh = m->mutex_acquire_s + m->mutex_release_s;
+    d->t_locked += ovh;
+    d->t_locked_max += ovh;
+  }
   d->cpu_queue = !a->cores_enough && d->cpu_out > 0;
   int per = s->cpu_cores / (d->cpu_queue && d->has_lock ? s->gpus : 1) / d->cpu_threads;
   d->cpu_servers = per > 0 ? per : 1;

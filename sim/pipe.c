@@ -34,7 +34,12 @@
 /* ---------------------------------------------------------------- state */
 
 enum { ST_FIFO, ST_PS };
-enum { MX_NONE, MX_WAIT, MX_HELD, MX_DONE };
+/* MX_PRE: held, its region's phases waiting for the acquire's overhead (model.mutex_overhead) */
+enum { MX_NONE, MX_WAIT, MX_PRE, MX_HELD, MX_DONE };
+/* The engine's own events (ver with EV_TYPE_BIT; id the worker, 0 for an arrival). */
+#define EVK_ARRIVAL EV_TYPE_BIT
+#define EVK_MX_GO (EV_TYPE_BIT | 1u)
+#define EVK_MX_RELEASE (EV_TYPE_BIT | 2u)
 
 typedef struct station {
   int gpu_of;        /* the GPU whose compute this station is, or -1 */
@@ -773,15 +778,10 @@ static void start_phase(rep_state *r, int wi, int p) {
   }
 }
 
-static void mutex_acquire(rep_state *r, int wi) {
+/* The mutex's region opens to its holder: the phases waiting for it start. */
+static void mutex_go(rep_state *r, int wi) {
   worker *w = &r->w[wi];
-  gpu_state *g = &r->gpus[w->gpu];
-  gpu_advance(r, g, r->now);
-  g->mutex_holder = wi;
   w->mx = MX_HELD;
-  w->mx_acq = r->now;
-  emit(r, wi, "mutex_wait", "none", 0, w->mx_req, r->now);
-  if (r->wopen) hist__add(r->h_wait, r->now - w->mx_req);
   if (r->wdeps) {
     /* The region's waiting phases in order, the lowest bit first (a phase's start sets no
      * bit). */
@@ -798,6 +798,22 @@ static void mutex_acquire(rep_state *r, int wi) {
     j->wait_mx = 0;
     start_phase(r, wi, p);
   }
+}
+
+static void mutex_acquire(rep_state *r, int wi) {
+  worker *w = &r->w[wi];
+  gpu_state *g = &r->gpus[w->gpu];
+  gpu_advance(r, g, r->now);
+  g->mutex_holder = wi;
+  w->mx_acq = r->now;
+  emit(r, wi, "mutex_wait", "none", 0, w->mx_req, r->now);
+  if (r->wopen) hist__add(r->h_wait, r->now - w->mx_req);
+  if (r->m->mutex_acquire_s > 0) { /* the holder's launch: the region opens later */
+    w->mx = MX_PRE;
+    evq_push(&r->q, r->now + r->m->mutex_acquire_s, (uint32_t)wi, EVK_MX_GO);
+    return;
+  }
+  mutex_go(r, wi);
 }
 
 static void mutex_release(rep_state *r, int wi) {
@@ -922,7 +938,14 @@ static inline __attribute__((always_inline)) void phase_end(rep_state *r, uint32
          r->job_t0[job], r->now);
   }
   w->phases_left--;
-  if (pp->region && --w->region_left == 0) mutex_release(r, wi);
+  if (pp->region && --w->region_left == 0) {
+    if (r->m->mutex_release_s > 0) { /* released later; the call ends no earlier */
+      w->phases_left++;
+      evq_push(&r->q, r->now + r->m->mutex_release_s, (uint32_t)wi, EVK_MX_RELEASE);
+    } else {
+      mutex_release(r, wi);
+    }
+  }
   /* The successors' counts, each back to deps0 as it reaches 0. */
   const int *succ = pp->succ;
   int ns = pp->nsucc;
@@ -1007,12 +1030,12 @@ static void arrival(rep_state *r) {
     if (r->s->arrivals == ARR_TRACE) {
       /* Replayed: the next proof's time from the trace (the loader keeps enough). */
       PS_ASSERT(r->nproofs < r->s->ntrace);
-      evq_push(&r->q, r->s->trace_t[r->nproofs], 0, EV_TYPE_BIT);
+      evq_push(&r->q, r->s->trace_t[r->nproofs], 0, EVK_ARRIVAL);
       return;
     }
     double gap = 3600.0 / r->s->proofs_per_hour;
     if (r->s->arrivals == ARR_POISSON) gap = -gap * log1p(-rng_uniform(r->rng));
-    evq_push(&r->q, r->now + gap, 0, EV_TYPE_BIT);
+    evq_push(&r->q, r->now + gap, 0, EVK_ARRIVAL);
   }
 }
 
@@ -1247,7 +1270,7 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       r->idle[r->idle_len++] = i;
     }
     /* The first proof arrives at t = 0, or at the trace's first time. */
-    evq_push(&r->q, s->arrivals == ARR_TRACE ? s->trace_t[0] : 0.0, 0, EV_TYPE_BIT);
+    evq_push(&r->q, s->arrivals == ARR_TRACE ? s->trace_t[0] : 0.0, 0, EVK_ARRIVAL);
   }
 
   for (;;) {
@@ -1273,7 +1296,14 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
       if (x.ver & EV_TYPE_BIT) {
         r->now = evq_tval(x.tk);
         r->events++;
-        arrival(r);
+        if (x.ver == EVK_ARRIVAL) {
+          arrival(r);
+        } else if (x.ver == EVK_MX_GO) {
+          mutex_go(r, (int)x.id);
+        } else { /* EVK_MX_RELEASE */
+          mutex_release(r, (int)x.id);
+          if (--r->w[x.id].phases_left == 0) call_end(r, (int)x.id);
+        }
         continue;
       }
       if (x.ver != job_ver(r, x.id)) continue; /* stale: rescheduled by a rate change */

@@ -209,6 +209,64 @@ START_TEST(calibrate_roundtrip_and_validate) {
 }
 END_TEST
 
+/* The mutex's own time: a model with mutex_overhead {a, r} simulated under the kernels'
+ * lock gives spans whose holds start a before their first phase and end r after their
+ * last, and calibrate finds a and r again (the medians of constants); --mutex-overhead none
+ * leaves the key out; bad values are refused with the key's name. */
+START_TEST(mutex_overhead_roundtrip) {
+  char *cfg = src("configs/seed-coarse-mutex.yaml"), *tmpl = src("models/seed-field.yaml");
+  char *text = slurp(tmpl), *mp = xasprintf("%s/mx-model.yaml", tmpdir);
+  FILE *f = fopen(mp, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "%smutex_overhead: {acquire: 0.004, release: 0.007}\n", text);
+  fclose(f);
+  char *a = xasprintf("simulate %s --set model=mx-model.yaml --set system.workers_per_gpu=1 --set system.mutex=kernels "
+                      "--set run.replications=1 --spans mx.jsonl -o r.txt", cfg);
+  ck_assert_int_eq(run(a, NULL, NULL), 0);
+  free(a);
+  char *out, *err;
+  a = xasprintf("calibrate mx.jsonl --model %s -o mx-cal.yaml --skip-calls 5", tmpl);
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "acquire to the first phase 4000.0 us, the last phase to the release 7000.0 us"), "%s", out);
+  free(out);
+  free(a);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/mx-cal.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  ck_assert_double_eq_tol(cal->mutex_acquire_s, 0.004, 1e-9);
+  ck_assert_double_eq_tol(cal->mutex_release_s, 0.007, 1e-9);
+  scn_model_free(cal);
+  a = xasprintf("calibrate mx.jsonl --model %s -o mx-none.yaml --skip-calls 5 --mutex-overhead none", tmpl);
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  ck_assert_ptr_null(strstr(out, "mutex overhead"));
+  free(out);
+  free(a);
+  char *none = tmpfile_text("mx-none.yaml");
+  ck_assert_ptr_null(strstr(none, "mutex_overhead"));
+  free(none);
+  a = xasprintf("calibrate mx.jsonl --model %s -o x.yaml --mutex-overhead maybe", tmpl);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--mutex-overhead: expected fit or none"));
+  free(err);
+  free(a);
+  f = fopen(mp, "w");
+  fprintf(f, "%smutex_overhead: {acquire: 2}\n", text);
+  fclose(f);
+  a = xasprintf("simulate %s --set model=mx-model.yaml -o r2.txt", cfg);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_msg(strstr(err, "mutex_overhead.acquire") && strstr(err, "a number from 0 to 1"), "%s", err);
+  ck_assert(!exists("r2.txt"));
+  free(err);
+  free(a);
+  free(calp);
+  free(mp);
+  free(text);
+  free(cfg);
+  free(tmpl);
+}
+END_TEST
+
 /* Calls of 1 and 2 partitions give the multipliers [1, ~2] (a call of k partitions takes
  * the sum of k draws in the simulator). */
 START_TEST(batch_multipliers) {
@@ -1466,6 +1524,7 @@ int main(void) {
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, calibrate_roundtrip_and_validate);
   tcase_add_test(tc, batch_multipliers);
+  tcase_add_test(tc, mutex_overhead_roundtrip);
   tcase_add_test(tc, calibrate_errors);
   tcase_add_test(tc, amdahl_from_two_thread_counts);
   tcase_add_test(tc, interference_from_overlap_run);

@@ -136,6 +136,59 @@ END_TEST
 /* A GPU phase whose kernels fill only a share f of it (phase.busy): the same schedule as
  * det_kernels_lock, utilization X * Tg * f, and the rest of the phase counts as GPU idle
  * while the mutex is held. */
+/* The mutex's own time (model.mutex_overhead): acquire a before the region's first phase,
+ * release r after its last; the phases after the region start at once and the call ends no
+ * earlier than the release. Kernels lock over the GPU phase: a call takes
+ * T = Ts + a + Tg + max(Tc, r) and holds the mutex L = a + Tg + r, so X = min(N / T, 1 / L),
+ * U = X Tg, and the GPU idles with the mutex held (a + r) X of the window. Call lock: a
+ * call holds it a + Ts + Tg + Tc + r, whatever N. */
+START_TEST(det_mutex_overhead) {
+  const double Ts = 1.3, Tg = 0.7, Tc = 0.45, a = 0.05;
+  const double rel[] = {0.02, 0.6}; /* shorter than the cleanup, and longer */
+  for (int k = 0; k < 2; k++)
+    for (int N = 1; N <= 6; N++) {
+      const double r = rel[k], T = Ts + a + Tg + fmax(Tc, r), L = a + Tg + r;
+      scenario *s = mk(3);
+      ph(s, 0, "setup", RES_CPU, Ts);
+      ph(s, 1, "gpu", RES_GPU, Tg);
+      ph(s, 2, "cleanup", RES_CPU, Tc);
+      s->model->mutex_acquire_s = a;
+      s->model->mutex_release_s = r;
+      set_mutex(s, 1, 1);
+      s->workers_per_gpu = N;
+      s->cpu_cores = N;
+      s->partitions = 600 * N;
+      s->warmup = 60 * N;
+      s->cooldown = N;
+      sim_result *res = run(s, 1, NULL, NULL);
+      double X = fmin(N / T, 1 / L);
+      REL_EQ(res->reps[0].throughput_pps, X, 1e-6);
+      REL_EQ(res->reps[0].gpu_util[0], X * Tg, 1e-6);
+      REL_EQ(res->reps[0].mutex_held_mean, L, 1e-9);
+      sim_result_free(res);
+      free_s(s);
+    }
+  for (int N = 1; N <= 3; N++) {
+    const double r = 0.02, C = a + Ts + Tg + Tc + r;
+    scenario *s = mk(3);
+    ph(s, 0, "setup", RES_CPU, Ts);
+    ph(s, 1, "gpu", RES_GPU, Tg);
+    ph(s, 2, "cleanup", RES_CPU, Tc);
+    s->model->mutex_acquire_s = a;
+    s->model->mutex_release_s = r;
+    set_mutex(s, 0, 2);
+    s->workers_per_gpu = N;
+    s->partitions = 300 * N;
+    s->warmup = 30 * N;
+    sim_result *res = run(s, 1, NULL, NULL);
+    REL_EQ(res->reps[0].throughput_pps, 1 / C, 1e-6);
+    REL_EQ(res->reps[0].gpu_util[0], Tg / C, 1e-6);
+    sim_result_free(res);
+    free_s(s);
+  }
+}
+END_TEST
+
 START_TEST(det_busy_share) {
   const double Ts = 1.3, Tg = 0.7, Tc = 0.45, T = Ts + Tg + Tc, f = 0.8;
   for (int N = 1; N <= 4; N++) {
@@ -1500,6 +1553,7 @@ int main(void) {
   tcase_add_test(tc, host_threads_fraction);
   tcase_add_test(tc, host_threads_fraction_scales);
   tcase_add_test(tc, cpu_contention_closed_form);
+  tcase_add_test(tc, det_mutex_overhead);
   tcase_add_test(tc, gpu_phases_of_one_call_overlap);
   tcase_add_test(tc, gpu_first_come);
   tcase_add_test(tc, gpu_pairs_closed_form);

@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import validation_misses as M  # noqa: E402
 import validation as V  # noqa: E402
 import validation_probes as P  # noqa: E402
+import validation_whatif as W  # noqa: E402
 
 # the copy below stands for the thirteenth session, which SESSIONS lists with its six
 # passes; unlisted, it would get the newest protocol's passes (one-call sessions: two)
@@ -235,6 +236,41 @@ if not all(got) or [g.group(1) for g in got] != ["0.82", "0.80", "0.70"]:
     print("FAIL table 35: k20-w2's shares of slow calls, expected 0.82, 0.80, 0.70")
 expect("docs/validation-sessions.md, table 35", doc, "0.82, 0.80 and 0.70, against the one-worker runs' 0.65, 0.48 and 0.56",
        "| h200-26 | 6.61 | 13 | one worker | 682 | 0.56 | 0.22-0.88 | 4.85 | 8.10 | 6.73 | 0.00 | 0.56 |")
+# lock_times on hand-made spans: worker 0 holds [1.0, 2.0] with GPU phases 1.1-1.5 and
+# 1.5-1.8 inside it (prep beside them is no GPU phase), worker 1 waits from 0.5 to 2.05
+# and holds [2.05, 3.0] with one at 2.25-2.9: pre 0.1, 0.2; post 0.2, 0.1; one wake 0.05
+sp = [{"worker": 0, "call": 1, "phase": "mutex_held", "resource": "none", "t0": 1.0, "t1": 2.0},
+      {"worker": 0, "call": 1, "phase": "ntt_h", "resource": "gpu", "t0": 1.1, "t1": 1.5},
+      {"worker": 0, "call": 1, "phase": "prep", "resource": "cpu", "t0": 0.9, "t1": 1.6},
+      {"worker": 0, "call": 1, "phase": "msm", "resource": "gpu", "t0": 1.5, "t1": 1.8},
+      {"worker": 1, "call": 1, "phase": "mutex_wait", "resource": "none", "t0": 0.5, "t1": 2.05},
+      {"worker": 1, "call": 1, "phase": "mutex_held", "resource": "none", "t0": 2.05, "t1": 3.0},
+      {"worker": 1, "call": 1, "phase": "ntt_h", "resource": "gpu", "t0": 2.25, "t1": 2.9}]
+got = [[round(x, 9) for x in v] for v in P.lock_times(sp)]
+checks += 1
+if got != [[0.1, 0.2], [0.2, 0.1], [0.7, 0.65], [0.05]]:
+    failed += 1
+    print("FAIL lock_times: %r" % got)
+# table 36 on the twenty-fourth protocol's sessions: the figures validation-sessions.md quotes
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    M.table_lock_time([os.path.join(ROOT, "docs", "data", "validation", "h200-%d" % k) for k in (24, 25, 26)])
+t36 = out.getvalue()
+expect("table 36 on h200-24 to -26", t36,
+       "| h200-24 | one worker (calibration) | 348 | 37 | 44 | 41.75 | 0 | - | - | - |",
+       "| h200-25 | k20-w3 | 54 | 48 | 49 | 41.55 | 53 | 42 | 0.33% | +0.54 pp |",
+       "| h200-26 | k20-w4 | 52 | 44 | 51 | 41.66 | 51 | 45 | 0.34% | +0.39 pp |")
+expect("docs/validation-sessions.md, table 36", doc,
+       "| h200-25 | k20-w3 | 54 | 48 | 49 | 41.55 | 53 | 42 | 0.33% | +0.54 pp |")
+# table 37 (with the binary): the mutex's own time fitted moves the saturated rows by about
+# 0.2 pp (the twenty-fifth session alone, two rows)
+if len(sys.argv) > 1:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        W.table_mutex_overhead([os.path.join(ROOT, "docs", "data", "validation", "h200-25")], sys.argv[1],
+                               rows=("k20-w3", "k20-w4"))
+    expect("table 37 on h200-25", out.getvalue(), "h200-25: acquire 43.0 us, release 53.7 us",
+           "| k20-w3 | +0.5 pp, -0.1% | +0.3 pp, -0.3% |", "| k20-w4 | +0.5 pp, -0.2% | +0.3 pp, -0.4% |")
 # probe 11 as it ran (the nineteenth session's folder, its committed archive): the reading
 # the docs quote
 out = io.StringIO()
