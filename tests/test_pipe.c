@@ -142,20 +142,25 @@ END_TEST
  * T = Ts + a + Tg + max(Tc, r) and holds the mutex L = a + Tg + r, so X = min(N / T, 1 / L),
  * U = X Tg, and the GPU idles with the mutex held (a + r) X of the window. Call lock: a
  * call holds it a + Ts + Tg + Tc + r, whatever N. */
+static scenario *mk_overhead(double Ts, double Tg, double Tc, double a, double r, int from, int to, int N) {
+  scenario *s = mk(3);
+  ph(s, 0, "setup", RES_CPU, Ts);
+  ph(s, 1, "gpu", RES_GPU, Tg);
+  ph(s, 2, "cleanup", RES_CPU, Tc);
+  s->model->mutex_acquire_s = a;
+  s->model->mutex_release_s = r;
+  set_mutex(s, from, to);
+  s->workers_per_gpu = N;
+  return s;
+}
+
 START_TEST(det_mutex_overhead) {
   const double Ts = 1.3, Tg = 0.7, Tc = 0.45, a = 0.05;
   const double rel[] = {0.02, 0.6}; /* shorter than the cleanup, and longer */
   for (int k = 0; k < 2; k++)
     for (int N = 1; N <= 6; N++) {
       const double r = rel[k], T = Ts + a + Tg + fmax(Tc, r), L = a + Tg + r;
-      scenario *s = mk(3);
-      ph(s, 0, "setup", RES_CPU, Ts);
-      ph(s, 1, "gpu", RES_GPU, Tg);
-      ph(s, 2, "cleanup", RES_CPU, Tc);
-      s->model->mutex_acquire_s = a;
-      s->model->mutex_release_s = r;
-      set_mutex(s, 1, 1);
-      s->workers_per_gpu = N;
+      scenario *s = mk_overhead(Ts, Tg, Tc, a, r, 1, 1, N);
       s->cpu_cores = N;
       s->partitions = 600 * N;
       s->warmup = 60 * N;
@@ -170,14 +175,7 @@ START_TEST(det_mutex_overhead) {
     }
   for (int N = 1; N <= 3; N++) {
     const double r = 0.02, C = a + Ts + Tg + Tc + r;
-    scenario *s = mk(3);
-    ph(s, 0, "setup", RES_CPU, Ts);
-    ph(s, 1, "gpu", RES_GPU, Tg);
-    ph(s, 2, "cleanup", RES_CPU, Tc);
-    s->model->mutex_acquire_s = a;
-    s->model->mutex_release_s = r;
-    set_mutex(s, 0, 2);
-    s->workers_per_gpu = N;
+    scenario *s = mk_overhead(Ts, Tg, Tc, a, r, 0, 2, N);
     s->partitions = 300 * N;
     s->warmup = 30 * N;
     sim_result *res = run(s, 1, NULL, NULL);
