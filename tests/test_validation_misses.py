@@ -271,6 +271,16 @@ if len(sys.argv) > 1:
                                rows=("k20-w3", "k20-w4"))
     expect("table 37 on h200-25", out.getvalue(), "h200-25: acquire 43.0 us, release 53.7 us",
            "| k20-w3 | +0.5 pp, -0.1% | +0.3 pp, -0.3% |", "| k20-w4 | +0.5 pp, -0.2% | +0.3 pp, -0.4% |")
+# probe 13 as it ran on the H100 (its two committed archives): the readings the docs quote
+for k, reading, modes in (("h100-27", "no slowdown in this probe", "1.645 times the fast one's length and 1.644 times"),
+                          ("h100-27b", "both", "1.648 times the fast one's length and 1.647 times")):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        P.table_cpu_time_probe(os.path.join(ROOT, "docs", "data", "validation", k))
+    line = "The reading fixed in probe-13.tsv: %s." % reading
+    expect("table 34 on " + k, out.getvalue(), line, modes,
+           "a: ntt_h 1.00, msm 1.00, b_g2 1.00; b: ntt_h 1.00, msm 1.00, b_g2 1.00; c: ntt_h 1.00")
+    expect("docs/validation-sessions.md, probe 13 on " + k, doc, line, modes)
 # probe 11 as it ran (the nineteenth session's folder, its committed archive): the reading
 # the docs quote
 out = io.StringIO()
