@@ -20,8 +20,9 @@
 #include "strtab.h"
 #include "util.h"
 
-#define MX_CALL_SPANS 64 /* phase spans of one call kept; a call with more is left out */
-#define MX_HOLDS_MAX (1u << 20) /* holds kept over all files (the medians' sample) */
+#define MX_CALL_SPANS 32 /* phase spans of one call kept; a call with more is left out */
+#define MX_WORKERS_MAX (1u << 16) /* workers followed per file (about 0.6 KB each); more are left out */
+#define MX_HOLDS_MAX (1u << 20) /* holds kept over all files (the medians' sample, 16 MB) */
 
 typedef struct mx_worker {
   int64_t call;
@@ -84,8 +85,8 @@ static int mx_cb(void *ctx, const span_rec *r) {
   if (!held && p < 0) return 0;
   char key[64];
   snprintf(key, sizeof key, "%d %d %d", r->rep, r->gpu, r->worker);
-  int sid = strtab_id(&c->tab, key, 1u << 20);
-  if (sid < 0) return 0; /* past a million workers: left out */
+  int sid = strtab_id(&c->tab, key, MX_WORKERS_MAX);
+  if (sid < 0) return 0; /* past MX_WORKERS_MAX workers: left out */
   size_t id = (size_t)sid;
   if (id >= c->nw) {
     size_t nn = id + 1;
