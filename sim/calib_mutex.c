@@ -12,6 +12,8 @@
  * are all written before the worker's next call starts. */
 #include "calib.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,16 +112,6 @@ static int mx_cb(void *ctx, const span_rec *r) {
   return 0;
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, size_t n) {
-  qsort(v, n, sizeof *v, by_value);
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 int calib_mutex(const model *m, const char *const *files, int nfiles, const calib_read *rd, calib_mutex_report *out,
                 ps_err *e) {
   memset(out, 0, sizeof *out);
@@ -144,8 +136,10 @@ int calib_mutex(const model *m, const char *const *files, int nfiles, const cali
   }
   if (rc == PS_OK && c.n > 0) {
     out->holds = c.n;
-    out->acquire_s = median(c.pre, c.n);
-    out->release_s = median(c.post, c.n);
+    gsl_sort(c.pre, 1, c.n);
+    gsl_sort(c.post, 1, c.n);
+    out->acquire_s = gsl_stats_median_from_sorted_data(c.pre, 1, c.n);
+    out->release_s = gsl_stats_median_from_sorted_data(c.post, 1, c.n);
     if (out->acquire_s < 0) out->acquire_s = 0;
     if (out->release_s < 0) out->release_s = 0;
   }
