@@ -661,6 +661,13 @@ SESSIONS = [
     # its third, on a fresh machine: with the first two, the protocol's verdict
     ("h200-26", "docs/data/validation/h200-26/validation.json", None, "-26", False, "h200-25",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # the twenty-seventh protocol's (the same runs; calibrate keeps each phase's mean and fits
+    # the GPU phases' host threads), its first two sessions, one call each on one machine
+    # after probe 13 there
+    ("h200-27", "docs/data/validation/h200-27/validation.json", None, "-27", False, "h200-26",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    ("h200-28", "docs/data/validation/h200-28/validation.json", None, "-28", False, "h200-27",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
@@ -683,14 +690,19 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # (docs/validation.md) are read so too, and the twenty-fifth beside it with the
 # twenty-fourth; its verdict is the mean of its first three sessions: the twenty-sixth
 # pooled with those two, and beside it the twenty-sixth read against the one-call sessions.
-# A session not yet listed is read against the protocol's three (NEXT_POOLED).
+# The twenty-seventh protocol's sessions: the twenty-seventh read against the twenty-fourth
+# protocol's three; the twenty-eighth pooled with the twenty-seventh (its protocol's two so
+# far) and, beside it, read against the twenty-fourth protocol's three. A session not yet
+# listed is the twenty-seventh protocol's third: pooled with its two (NEXT_POOLED), the
+# protocol's verdict.
 POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"], "h200-20": ["h200-17", "h200-18", "h200-19"],
           "h200-21": ["h200-17", "h200-18", "h200-19"], "h200-22": ["h200-17", "h200-18", "h200-19"],
           "h200-24": ["h200-17", "h200-18", "h200-19"], "h200-25": ["h200-17", "h200-18", "h200-19"],
-          "h200-26": ["h200-24", "h200-25"]}
+          "h200-26": ["h200-24", "h200-25"], "h200-27": ["h200-24", "h200-25", "h200-26"],
+          "h200-28": ["h200-27"]}
 POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"], "h200-25": ["h200-24"],
-                 "h200-26": ["h200-17", "h200-18", "h200-19"]}
-NEXT_POOLED = ["h200-24", "h200-25", "h200-26"]
+                 "h200-26": ["h200-17", "h200-18", "h200-19"], "h200-28": ["h200-24", "h200-25", "h200-26"]}
+NEXT_POOLED = ["h200-27", "h200-28"]
 
 
 def read_spans(path, skip=2, kind="memcpy"):
