@@ -106,10 +106,13 @@ static const char calibrate_help[] =
     "                    waiting thread takes): fit (default) sets them from the spans' cpu_s\n"
     "                    (measure records it), their CPU time over their length, when every\n"
     "                    kept span of the phase has it; template keeps the template's\n"
-    "  --mutex-overhead fit|none  the mutex's own time (mutex_overhead: the holder's launch\n"
-    "                    from the acquire to its region's first phase, and from the last\n"
-    "                    phase to the release): fit (default) sets it from the spans' holds\n"
-    "                    (mutex_held spans with phases inside, medians); none leaves it out\n"
+    "  --mutex-overhead fit|holds|none  the mutex's own time (mutex_overhead): holds sets\n"
+    "                    the holder's launch, from the acquire to its region's first phase,\n"
+    "                    and from the last phase to the release, from the spans' holds\n"
+    "                    (mutex_held spans with phases inside, medians); fit (default) sets\n"
+    "                    those and a handover's wake, from a release to the waiting worker's\n"
+    "                    acquire, taken as the acquire's (each wakes one sleeping thread; a\n"
+    "                    one-worker run has no waiter to time); none leaves it out\n"
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 success, 1 a failed run (I/O), 2 bad input (spans, template, options)\n"
@@ -130,7 +133,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   double max_steal = -1; /* --max-steal: < 0 keeps every file */
   double steal_k = 0;    /* --steal-exponent */
   int tmpl_host = 0;     /* --host-threads template */
-  int no_mutex = 0;      /* --mutex-overhead none */
+  int mutex_mode = 2;    /* --mutex-overhead: 0 none, 1 holds, 2 fit (holds and the handover) */
   ps_buf dropped = {0};  /* the files --max-steal left out, for the table */
   model *m = NULL;
   calib_phase_report *reps = NULL;
@@ -179,11 +182,11 @@ int sim_cmd_calibrate(int argc, char **argv) {
       tmpl_host = !strcmp(v, "template");
     } else if (cli_is_opt(a, "--mutex-overhead")) {
       if (!(v = cli_optval(argc, argv, &i, "--mutex-overhead"))) goto missing;
-      if (strcmp(v, "fit") && strcmp(v, "none")) {
-        rc = cli_usage_error("calibrate", "--mutex-overhead: expected fit or none, got \"%s\"", v);
+      mutex_mode = !strcmp(v, "none") ? 0 : !strcmp(v, "holds") ? 1 : !strcmp(v, "fit") ? 2 : -1;
+      if (mutex_mode < 0) {
+        rc = cli_usage_error("calibrate", "--mutex-overhead: expected fit, holds or none, got \"%s\"", v);
         goto done;
       }
-      no_mutex = !strcmp(v, "none");
     } else if (cli_is_opt(a, "--steal-exponent")) {
       if (!(v = cli_optval(argc, argv, &i, "--steal-exponent"))) goto missing;
       if (ps_parse_num(v, &steal_k) || !(steal_k >= 0 && steal_k <= 10)) {
@@ -289,8 +292,11 @@ int sim_cmd_calibrate(int argc, char **argv) {
   if (lr == PS_OK) lr = calib_host(files, nfiles, &rd, &hr, &e);
   if (lr == PS_OK && hr.identified) m->host_speed_sd = hr.sd;
   calib_mutex_report mr = {0};
-  if (lr == PS_OK && !no_mutex) lr = calib_mutex(m, files, nfiles, &rd, &mr, &e);
-  if (lr == PS_OK && mr.holds) m->mutex_acquire_s = mr.acquire_s, m->mutex_release_s = mr.release_s;
+  if (lr == PS_OK && mutex_mode) lr = calib_mutex(m, files, nfiles, &rd, &mr, &e);
+  if (lr == PS_OK && mr.holds) {
+    m->mutex_acquire_s = mr.acquire_s, m->mutex_release_s = mr.release_s;
+    if (mutex_mode == 2) m->mutex_handover_s = mr.acquire_s; /* one woken thread, as the acquire's */
+  }
   if (lr != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);
     rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
@@ -416,7 +422,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
                   "to measure it)\n", hr.nruns);
   if (mr.holds)
     ps_buf_printf(&t, "mutex overhead (%zu holds with phases inside): acquire to the first phase %.1f us, the last "
-                  "phase to the release %.1f us (medians)\n", mr.holds, 1e6 * mr.acquire_s, 1e6 * mr.release_s);
+                  "phase to the release %.1f us (medians)%s\n", mr.holds, 1e6 * mr.acquire_s, 1e6 * mr.release_s,
+                  mutex_mode == 2 ? "; a handover's wake taken as the acquire's" : "");
   if (hr.steal_runs)
     ps_buf_printf(&t, "host steal (%d runs recorded it): largest %.2f%% of the run's cores' busy time (%s); %d "
                   "above %.0f%%\n", hr.steal_runs, 100 * hr.steal_max, files[hr.steal_max_file], hr.steal_over,

@@ -79,6 +79,9 @@ typedef struct model {
   double mutex_release_s; /* mutex_overhead.release: from the end of the region's last phase
                             to the release (the holder's sync and unlock; the phases after
                             the region start at once, the call ends no earlier); default 0 */
+  double mutex_handover_s; /* mutex_overhead.handover: from a release to the acquire of a worker
+                            waiting for it (waking the waiter; the mutex is its meanwhile);
+                            default 0 */
   double host_speed_sd;  /* host_speed.sd: the run-to-run spread of the host's CPU speed.
                             Each replication draws h = exp(sd z - sd^2 / 2), z ~ N(0, 1)
                             (mean 1), and its cpu phases take h times as long (sim/

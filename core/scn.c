@@ -817,10 +817,11 @@ cJSON *scn_to_json(const scenario *s) {
   }
   if (m->cpu_contention > 0) cJSON_AddNumberToObject(sys, "cpu_contention", m->cpu_contention);
   if (m->host_speed_sd > 0) cJSON_AddNumberToObject(sys, "host_speed_sd", m->host_speed_sd);
-  if (m->mutex_acquire_s > 0 || m->mutex_release_s > 0) {
+  if (m->mutex_acquire_s > 0 || m->mutex_release_s > 0 || m->mutex_handover_s > 0) {
     cJSON *mo = cJSON_AddObjectToObject(sys, "mutex_overhead");
     cJSON_AddNumberToObject(mo, "acquire", m->mutex_acquire_s);
     cJSON_AddNumberToObject(mo, "release", m->mutex_release_s);
+    cJSON_AddNumberToObject(mo, "handover", m->mutex_handover_s);
   }
   cJSON_AddStringToObject(sys, "cpu_sharing", s->cpu_fifo ? "fifo" : "ps");
   cJSON *th = cJSON_AddObjectToObject(sys, "threads");

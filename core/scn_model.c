@@ -363,27 +363,25 @@ static int find_cycle(const model *m, int *cyc, int *len) {
   return rc;
 }
 
-/* A model key that is a map of numbers from 0 to max: NAME: {KEY: v} with KEY required, and
- * OPT: v2 optional when opt is given (gpu_overlap: {interference: s, first: s1},
- * host_speed: {sd: S}); *has_opt says whether OPT was there. `what` says what KEY is when
- * it is missing. */
-static int rd_num_map(ld *c, node *x, const char *base, const char *name, const char *key, const char *what,
-                      const char *opt, double max, double *out, double *opt_out, int *has_opt) {
-  const char *keys[] = {key, opt, NULL};
-  const char *name_of[] = {key, opt};
-  double *dst[] = {out, opt_out};
+/* A model key that is a map of numbers from 0 to max: NAME: {KEY: v, OPT: v2, ...} with
+ * keys[0] required and keys[1..] (NULL-terminated) optional (gpu_overlap: {interference: s,
+ * first: s1}, host_speed: {sd: S}, mutex_overhead: {acquire: A, release: R, handover: H});
+ * outs[i] receives keys[i]'s value, and has[i] (when has is not NULL) whether keys[i] was
+ * there. `what` says what keys[0] is when it is missing. */
+static int rd_num_map(ld *c, node *x, const char *base, const char *name, const char *what, double max,
+                      const char *const *keys, double *const *outs, int *has) {
   char p[PB], pk[64];
   node *kn;
   scn__jp(p, sizeof p, base, name);
-  if (scn__check_map(c, x, p, keys) || scn__req(c, x, p, key, what, &kn)) return 1;
-  for (int i = 0; i < (opt ? 2 : 1); i++) {
-    node *v = i ? scn__opt(x, opt) : kn;
-    if (i) *has_opt = v != NULL;
+  if (scn__check_map(c, x, p, keys) || scn__req(c, x, p, keys[0], what, &kn)) return 1;
+  for (int i = 0; keys[i]; i++) {
+    node *v = i ? scn__opt(x, keys[i]) : kn;
+    if (has) has[i] = v != NULL;
     if (!v) continue;
-    snprintf(pk, sizeof pk, "%s.%s", name, name_of[i]);
+    snprintf(pk, sizeof pk, "%s.%s", name, keys[i]);
     scn__jp(p, sizeof p, base, pk);
-    if (scn__rd_num(c, v, p, 0, 0, dst[i])) return 1;
-    if (*dst[i] > max) {
+    if (scn__rd_num(c, v, p, 0, 0, outs[i])) return 1;
+    if (*outs[i] > max) {
       char e[64];
       snprintf(e, sizeof e, "a number from 0 to %g", max);
       scn__expect(c, v, p, e);
@@ -495,10 +493,14 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
   }
   m->interference = 1;
   if ((x = scn__opt(mn, "gpu_overlap"))) {
-    if (rd_num_map(c, x, base, "gpu_overlap", "interference",
+    static const char *const keys[] = {"interference", "first", NULL};
+    double *const outs[] = {&m->interference, &m->interference_first};
+    int has[2];
+    if (rd_num_map(c, x, base, "gpu_overlap",
                    "a number >= 0 (0: overlapping GPU phases do not slow each other; 1: they share the GPU as "
-                   "processor sharing)", "first", 100, &m->interference, &m->interference_first, &m->has_first))
+                   "processor sharing)", 100, keys, outs, has))
       goto fail;
+    m->has_first = has[1];
     m->gpu_overlap = 1;
   }
   if ((x = scn__opt(mn, "cpu_contention"))) {
@@ -509,17 +511,22 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       goto fail;
     }
   }
-  if ((x = scn__opt(mn, "host_speed")) &&
-      rd_num_map(c, x, base, "host_speed", "sd",
-                 "the run-to-run standard deviation of the host's CPU speed, a number from 0 to 1 (0.04: a run's cpu "
-                 "phases take 4% longer or shorter, one standard deviation)", NULL, 1, &m->host_speed_sd, NULL, NULL))
-    goto fail;
+  if ((x = scn__opt(mn, "host_speed"))) {
+    static const char *const keys[] = {"sd", NULL};
+    double *const outs[] = {&m->host_speed_sd};
+    if (rd_num_map(c, x, base, "host_speed",
+                   "the run-to-run standard deviation of the host's CPU speed, a number from 0 to 1 (0.04: a run's "
+                   "cpu phases take 4% longer or shorter, one standard deviation)", 1, keys, outs, NULL))
+      goto fail;
+  }
   if ((x = scn__opt(mn, "mutex_overhead"))) {
-    int has_rel = 0;
-    if (rd_num_map(c, x, base, "mutex_overhead", "acquire",
+    static const char *const keys[] = {"acquire", "release", "handover", NULL};
+    double *const outs[] = {&m->mutex_acquire_s, &m->mutex_release_s, &m->mutex_handover_s};
+    if (rd_num_map(c, x, base, "mutex_overhead",
                    "the seconds from acquiring the mutex to the start of its region's first phase, a number from 0 "
-                   "to 1 (release, optional: from the end of the region's last phase to the release)",
-                   "release", 1, &m->mutex_acquire_s, &m->mutex_release_s, &has_rel))
+                   "to 1 (optional: release, from the end of the region's last phase to the release; handover, "
+                   "from a release to the acquire of a worker waiting for it)",
+                   1, keys, outs, NULL))
       goto fail;
   }
   if ((x = scn__opt(mn, "gpu_memory")) && rd_gpu_memory(c, x, base, m)) goto fail;

@@ -355,11 +355,12 @@ void an_assumptions(const scenario *s, an_assume *out) {
     }
   }
   /* The mutex's own time (model.mutex_overhead) holds it too; the closed forms below then
-   * no longer hold exactly (the release runs beside the phases after the region). */
+   * no longer hold exactly (the release runs beside the phases after the region, and a
+   * handover's wake comes only where a worker waits). */
   double ovh = s->mutex_from >= 0 ? m->mutex_acquire_s + m->mutex_release_s : 0;
   if (out->sequential) out->t_locked += ovh;
   int base = out->closed && out->sequential && out->cores_enough && out->no_pcie &&
-             out->lock_covers_gpu && out->t_locked > 0 && ovh == 0;
+             out->lock_covers_gpu && out->t_locked > 0 && ovh == 0 && m->mutex_handover_s == 0;
   out->det_exact = base && out->deterministic;
   out->repairman_exact = base && out->single_gpu_exponential && from == first_gpu && to == first_gpu;
 }

@@ -706,7 +706,10 @@ void calib_model_yaml(ps_buf *b, const model *m) {
   }
   if (m->cpu_contention > 0) ps_buf_printf(b, "cpu_contention: %.4f\n", m->cpu_contention);
   if (m->host_speed_sd > 0) ps_buf_printf(b, "host_speed: {sd: %.4f}\n", m->host_speed_sd);
-  if (m->mutex_acquire_s > 0 || m->mutex_release_s > 0)
+  if (m->mutex_handover_s > 0)
+    ps_buf_printf(b, "mutex_overhead: {acquire: %.4g, release: %.4g, handover: %.4g}\n", m->mutex_acquire_s,
+                  m->mutex_release_s, m->mutex_handover_s);
+  else if (m->mutex_acquire_s > 0 || m->mutex_release_s > 0)
     ps_buf_printf(b, "mutex_overhead: {acquire: %.4g, release: %.4g}\n", m->mutex_acquire_s, m->mutex_release_s);
   if (m->has_gpu_mem) /* the template's, as given: calibrate measures time, not memory */
     ps_buf_printf(b, "gpu_memory: {shared_gib: %.17g, per_worker_gib: %.17g, per_partition_gib: %.17g}\n",

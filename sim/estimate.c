@@ -113,8 +113,10 @@ void est_decompose(const scenario *s, const an_assume *a, est_decomp *d) {
     free(ef);
   }
   free(t);
-  if (s->mutex_from >= 0) { /* the mutex's own time (model.mutex_overhead) holds it too */
-    double ovh = m->mutex_acquire_s + m->mutex_release_s;
+  if (s->mutex_from >= 0) { /* the mutex's own time (model.mutex_overhead) holds it too, a
+                             * handover's wake where another worker may wait (the saturated
+                             * reading: every hold handed over) */
+    double ovh = m->mutex_acquire_s + m->mutex_release_s + (s->workers_per_gpu > 1 ? m->mutex_handover_s : 0);
     d->t_locked += ovh;
     d->t_locked_max += ovh;
   }

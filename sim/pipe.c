@@ -40,6 +40,7 @@ enum { MX_NONE, MX_WAIT, MX_PRE, MX_HELD, MX_DONE };
 #define EVK_ARRIVAL EV_TYPE_BIT
 #define EVK_MX_GO (EV_TYPE_BIT | 1u)
 #define EVK_MX_RELEASE (EV_TYPE_BIT | 2u)
+#define EVK_MX_HANDOVER (EV_TYPE_BIT | 3u)
 
 typedef struct station {
   int gpu_of;        /* the GPU whose compute this station is, or -1 */
@@ -828,6 +829,11 @@ static void mutex_release(rep_state *r, int wi) {
     int next = g->mqhead;
     g->mqhead = r->w[next].mq_next;
     if (g->mqhead < 0) g->mqtail = -1;
+    if (r->m->mutex_handover_s > 0) { /* the waiter wakes first; the mutex is its meanwhile */
+      g->mutex_holder = next;
+      evq_push(&r->q, r->now + r->m->mutex_handover_s, (uint32_t)next, EVK_MX_HANDOVER);
+      return;
+    }
     mutex_acquire(r, next);
   }
 }
@@ -1300,6 +1306,8 @@ int sim__run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim
           arrival(r);
         } else if (x.ver == EVK_MX_GO) {
           mutex_go(r, (int)x.id);
+        } else if (x.ver == EVK_MX_HANDOVER) {
+          mutex_acquire(r, (int)x.id);
         } else { /* EVK_MX_RELEASE */
           mutex_release(r, (int)x.id);
           if (--r->w[x.id].phases_left == 0) call_end(r, (int)x.id);

@@ -211,8 +211,9 @@ END_TEST
 
 /* The mutex's own time: a model with mutex_overhead {a, r} simulated under the kernels'
  * lock gives spans whose holds start a before their first phase and end r after their
- * last, and calibrate finds a and r again (the medians of constants); --mutex-overhead none
- * leaves the key out; bad values are refused with the key's name. */
+ * last, and calibrate finds a and r again (the medians of constants) and, by default, a
+ * handover of a; --mutex-overhead holds leaves the handover out and none the whole key;
+ * bad values are refused with the key's name. */
 START_TEST(mutex_overhead_roundtrip) {
   char *cfg = src("configs/seed-coarse-mutex.yaml"), *tmpl = src("models/seed-field.yaml");
   char *text = slurp(tmpl), *mp = xasprintf("%s/mx-model.yaml", tmpdir);
@@ -236,7 +237,16 @@ START_TEST(mutex_overhead_roundtrip) {
   ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
   ck_assert_double_eq_tol(cal->mutex_acquire_s, 0.004, 1e-9);
   ck_assert_double_eq_tol(cal->mutex_release_s, 0.007, 1e-9);
+  ck_assert_double_eq_tol(cal->mutex_handover_s, 0.004, 1e-9); /* fit: the handover's wake is the acquire's */
   scn_model_free(cal);
+  a = xasprintf("calibrate mx.jsonl --model %s -o mx-holds.yaml --skip-calls 5 --mutex-overhead holds", tmpl);
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  ck_assert_ptr_null(strstr(out, "handover"));
+  free(out);
+  free(a);
+  char *holds = tmpfile_text("mx-holds.yaml");
+  ck_assert_msg(strstr(holds, "mutex_overhead: {acquire: 0.004, release: 0.007}\n"), "%s", holds);
+  free(holds);
   a = xasprintf("calibrate mx.jsonl --model %s -o mx-none.yaml --skip-calls 5 --mutex-overhead none", tmpl);
   ck_assert_int_eq(run(a, &out, NULL), 0);
   ck_assert_ptr_null(strstr(out, "mutex overhead"));
@@ -247,7 +257,7 @@ START_TEST(mutex_overhead_roundtrip) {
   free(none);
   a = xasprintf("calibrate mx.jsonl --model %s -o x.yaml --mutex-overhead maybe", tmpl);
   ck_assert_int_eq(run(a, NULL, &err), 2);
-  ck_assert_ptr_nonnull(strstr(err, "--mutex-overhead: expected fit or none"));
+  ck_assert_ptr_nonnull(strstr(err, "--mutex-overhead: expected fit, holds or none"));
   free(err);
   free(a);
   f = fopen(mp, "w");
@@ -256,6 +266,15 @@ START_TEST(mutex_overhead_roundtrip) {
   a = xasprintf("simulate %s --set model=mx-model.yaml -o r2.txt", cfg);
   ck_assert_int_eq(run(a, NULL, &err), 2);
   ck_assert_msg(strstr(err, "mutex_overhead.acquire") && strstr(err, "a number from 0 to 1"), "%s", err);
+  ck_assert(!exists("r2.txt"));
+  free(err);
+  free(a);
+  f = fopen(mp, "w");
+  fprintf(f, "%smutex_overhead: {acquire: 0.001, handover: -0.5}\n", text);
+  fclose(f);
+  a = xasprintf("simulate %s --set model=mx-model.yaml -o r2.txt", cfg);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_msg(strstr(err, "mutex_overhead.handover"), "%s", err);
   ck_assert(!exists("r2.txt"));
   free(err);
   free(a);

@@ -141,16 +141,28 @@ END_TEST
  * earlier than the release. Kernels lock over the GPU phase: a call takes
  * T = Ts + a + Tg + max(Tc, r) and holds the mutex L = a + Tg + r, so X = min(N / T, 1 / L),
  * U = X Tg, and the GPU idles with the mutex held (a + r) X of the window. Call lock: a
- * call holds it a + Ts + Tg + Tc + r, whatever N. */
-static scenario *mk_overhead(double Ts, double Tg, double Tc, double a, double r, int from, int to, int N) {
+ * call holds it a + Ts + Tg + Tc + r, whatever N. mk_overhead's h is a handover's wake
+ * (det_mutex_handover); its runs are long enough for REL_EQ's tolerances. */
+static scenario *mk_overhead(double Ts, double Tg, double Tc, double a, double r, double h, int from, int to,
+                             int N) {
   scenario *s = mk(3);
   ph(s, 0, "setup", RES_CPU, Ts);
   ph(s, 1, "gpu", RES_GPU, Tg);
   ph(s, 2, "cleanup", RES_CPU, Tc);
   s->model->mutex_acquire_s = a;
   s->model->mutex_release_s = r;
+  s->model->mutex_handover_s = h;
   set_mutex(s, from, to);
   s->workers_per_gpu = N;
+  if (from == to) { /* the kernels' lock: a core a worker */
+    s->cpu_cores = N;
+    s->partitions = 600 * N;
+    s->warmup = 60 * N;
+    s->cooldown = N;
+  } else {
+    s->partitions = 300 * N;
+    s->warmup = 30 * N;
+  }
   return s;
 }
 
@@ -160,11 +172,7 @@ START_TEST(det_mutex_overhead) {
   for (int k = 0; k < 2; k++)
     for (int N = 1; N <= 6; N++) {
       const double r = rel[k], T = Ts + a + Tg + fmax(Tc, r), L = a + Tg + r;
-      scenario *s = mk_overhead(Ts, Tg, Tc, a, r, 1, 1, N);
-      s->cpu_cores = N;
-      s->partitions = 600 * N;
-      s->warmup = 60 * N;
-      s->cooldown = N;
+      scenario *s = mk_overhead(Ts, Tg, Tc, a, r, 0, 1, 1, N);
       sim_result *res = run(s, 1, NULL, NULL);
       double X = fmin(N / T, 1 / L);
       REL_EQ(res->reps[0].throughput_pps, X, 1e-6);
@@ -175,12 +183,45 @@ START_TEST(det_mutex_overhead) {
     }
   for (int N = 1; N <= 3; N++) {
     const double r = 0.02, C = a + Ts + Tg + Tc + r;
-    scenario *s = mk_overhead(Ts, Tg, Tc, a, r, 0, 2, N);
-    s->partitions = 300 * N;
-    s->warmup = 30 * N;
+    scenario *s = mk_overhead(Ts, Tg, Tc, a, r, 0, 0, 2, N);
     sim_result *res = run(s, 1, NULL, NULL);
     REL_EQ(res->reps[0].throughput_pps, 1 / C, 1e-6);
     REL_EQ(res->reps[0].gpu_util[0], Tg / C, 1e-6);
+    sim_result_free(res);
+    free_s(s);
+  }
+}
+END_TEST
+
+/* A handover's wake (model.mutex_overhead.handover h): a release with a worker waiting
+ * gives it the mutex h later, and no other worker takes it meanwhile. With the kernels'
+ * lock as in det_mutex_overhead (T = 2.5 s a call, L = 0.77 s a hold, h = 0.1 s): one
+ * worker never waits, X = 1 / T; two settle 0.87 s apart and never wait either, X = 2 / T;
+ * four to six keep a waiter at every release, so each hold costs L + h: X = 1 / (L + h),
+ * U = X Tg, and the mutex is held L a call (the wake counts as waiting). Under the whole
+ * call's lock (C a call) two or more workers hand over at every release: X = 1 / (C + h). */
+START_TEST(det_mutex_handover) {
+  const double Ts = 1.3, Tg = 0.7, Tc = 0.45, a = 0.05, r = 0.02, h = 0.1;
+  const double T = Ts + a + Tg + fmax(Tc, r), L = a + Tg + r;
+  const int ns[] = {1, 2, 4, 5, 6};
+  for (int k = 0; k < 5; k++) {
+    int N = ns[k];
+    scenario *s = mk_overhead(Ts, Tg, Tc, a, r, h, 1, 1, N);
+    sim_result *res = run(s, 1, NULL, NULL);
+    double X = N <= 2 ? N / T : 1 / (L + h);
+    REL_EQ(res->reps[0].throughput_pps, X, 1e-6);
+    REL_EQ(res->reps[0].gpu_util[0], X * Tg, 1e-6);
+    REL_EQ(res->reps[0].mutex_held_mean, L, 1e-9);
+    sim_result_free(res);
+    free_s(s);
+  }
+  for (int N = 1; N <= 3; N++) {
+    const double C = a + Ts + Tg + Tc + r;
+    scenario *s = mk_overhead(Ts, Tg, Tc, a, r, h, 0, 2, N);
+    sim_result *res = run(s, 1, NULL, NULL);
+    double X = N == 1 ? 1 / C : 1 / (C + h);
+    REL_EQ(res->reps[0].throughput_pps, X, 1e-6);
+    REL_EQ(res->reps[0].gpu_util[0], X * Tg, 1e-6);
     sim_result_free(res);
     free_s(s);
   }
@@ -1552,6 +1593,7 @@ int main(void) {
   tcase_add_test(tc, host_threads_fraction_scales);
   tcase_add_test(tc, cpu_contention_closed_form);
   tcase_add_test(tc, det_mutex_overhead);
+  tcase_add_test(tc, det_mutex_handover);
   tcase_add_test(tc, gpu_phases_of_one_call_overlap);
   tcase_add_test(tc, gpu_first_come);
   tcase_add_test(tc, gpu_pairs_closed_form);
