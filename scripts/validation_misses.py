@@ -150,7 +150,7 @@ from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_m
                                table_probe2, table_probe3, table_time_neighbours,
                                table_epilogue_modes, table_lock_time)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
-                               table_mutex_overhead,
+                               table_host_load, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference)
 
@@ -1079,6 +1079,7 @@ def main():
     table_lock_time([data] + [os.path.abspath(d) for d in a.also])
     if os.path.exists(a.bin):
         table_mutex_overhead([data] + [os.path.abspath(d) for d in a.also], a.bin)
+        table_host_load([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)
