@@ -102,10 +102,14 @@ static const char calibrate_help[] =
     "  --steal-exponent K  take each cpu span of a run whose spans header says host_steal s\n"
     "                    as lasting (1 - s)^K of its length (the host made quiet; K from 0\n"
     "                    to 10; default 0: as measured)\n"
-    "  --host-threads fit|template  a GPU phase's host_threads (the cores its launching and\n"
-    "                    waiting thread takes): fit (default) sets them from the spans' cpu_s\n"
-    "                    (measure records it), their CPU time over their length, when every\n"
-    "                    kept span of the phase has it; template keeps the template's\n"
+    "  --host-threads fit|template|load  a GPU phase's host_threads (the cores its launching\n"
+    "                    and waiting thread takes): fit (default) sets them from the spans'\n"
+    "                    cpu_s (measure records it), their CPU time over their length, when\n"
+    "                    every kept span of the phase has it; template keeps the template's;\n"
+    "                    load fits them as fit does, then, from two one-worker runs with the\n"
+    "                    same threads on fewer and more cores, raises every GPU phase's to\n"
+    "                    the load that slows the cpu phase beside it as much as those runs\n"
+    "                    show (the driver's and tracer's threads count, which cpu_s misses)\n"
     "  --mutex-overhead fit|holds|none  the mutex's own time (mutex_overhead): holds sets\n"
     "                    the holder's launch, from the acquire to its region's first phase,\n"
     "                    and from the last phase to the release, from the spans' holds\n"
@@ -133,6 +137,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   double max_steal = -1; /* --max-steal: < 0 keeps every file */
   double steal_k = 0;    /* --steal-exponent */
   int tmpl_host = 0;     /* --host-threads template */
+  int host_load = 0;     /* --host-threads load */
   int mutex_mode = 2;    /* --mutex-overhead: 0 none, 1 holds, 2 fit (holds and the handover) */
   ps_buf dropped = {0};  /* the files --max-steal left out, for the table */
   model *m = NULL;
@@ -175,11 +180,12 @@ int sim_cmd_calibrate(int argc, char **argv) {
       ovflags |= CALIB_OV_PAIRS;
     } else if (cli_is_opt(a, "--host-threads")) {
       if (!(v = cli_optval(argc, argv, &i, "--host-threads"))) goto missing;
-      if (strcmp(v, "fit") && strcmp(v, "template")) {
-        rc = cli_usage_error("calibrate", "--host-threads: expected fit or template, got \"%s\"", v);
+      if (strcmp(v, "fit") && strcmp(v, "template") && strcmp(v, "load")) {
+        rc = cli_usage_error("calibrate", "--host-threads: expected fit, template or load, got \"%s\"", v);
         goto done;
       }
       tmpl_host = !strcmp(v, "template");
+      host_load = !strcmp(v, "load");
     } else if (cli_is_opt(a, "--mutex-overhead")) {
       if (!(v = cli_optval(argc, argv, &i, "--mutex-overhead"))) goto missing;
       mutex_mode = !strcmp(v, "none") ? 0 : !strcmp(v, "holds") ? 1 : !strcmp(v, "fit") ? 2 : -1;
@@ -291,6 +297,8 @@ int sim_cmd_calibrate(int argc, char **argv) {
   calib_host_report hr = {0};
   if (lr == PS_OK) lr = calib_host(files, nfiles, &rd, &hr, &e);
   if (lr == PS_OK && hr.identified) m->host_speed_sd = hr.sd;
+  calib_load_report lo = {.small = -1};
+  if (lr == PS_OK && host_load) lr = calib_host_load(m, files, nfiles, &rd, &lo, &e);
   calib_mutex_report mr = {0};
   if (lr == PS_OK && mutex_mode) lr = calib_mutex(m, files, nfiles, &rd, &mr, &e);
   if (lr == PS_OK && mr.holds) {
@@ -448,6 +456,13 @@ int sim_cmd_calibrate(int argc, char **argv) {
       ps_buf_printf(&t, "host threads not fitted, the template's kept: %s\n", part.p);
     if (tmpl_host)
       ps_buf_printf(&t, "host threads: the template's (--host-threads template)\n");
+    if (host_load && lo.fitted)
+      ps_buf_printf(&t, "host load of the GPU phases: %.3f threads (%s at %d threads %.3f times as long on %d cores as on "
+                    "%d, simulated %.3f; %s, %s)\n", lo.h, lo.phase, lo.threads, lo.measured, lo.cores_small,
+                    lo.cores_large, lo.simulated, files[lo.small], files[lo.large]);
+    else if (host_load)
+      ps_buf_printf(&t, "host load not fitted: no two one-worker runs with the same threads on fewer and more cores "
+                    "and a cpu phase beside a GPU phase; host threads as fitted\n");
     ps_buf_free(&ht), ps_buf_free(&part);
   }
   if (dropped.len)

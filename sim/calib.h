@@ -229,6 +229,29 @@ typedef struct calib_host_report {
   double steal_max;
 } calib_host_report;
 int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e);
+/* The GPU phases' host load (sim/calib_host.c): the cores a GPU phase keeps busy, which
+ * may be more than its launching thread's CPU time says (the driver's and the tracer's
+ * threads). From the first pair of files (in file order) of one worker at one partition a
+ * call with the same cpu phases at the same thread counts, on fewer cores (small) and more
+ * (large): the cpu phase that runs beside a GPU phase in the model's graph took `measured`
+ * times as long on the fewer cores; the model as fitted so far is simulated in a scenario
+ * of those settings (one GPU, one worker, no lock, 400 partitions, the first 3 calls left
+ * out) at both core counts, with every GPU phase's host_threads h, and h is the value, by
+ * bisection from the largest fitted host_threads up to CALIB_LOAD_MAX, whose simulated
+ * ratio matches; it is then every GPU phase's host_threads. When the fitted host threads
+ * already slow the phase that much, they stay. fitted = 0 (and m unchanged) without such a
+ * pair or phase. */
+#define CALIB_LOAD_MAX 8.0
+typedef struct calib_load_report {
+  int fitted;
+  int small, large;            /* the pair's file indices, -1 without one */
+  const char *phase;           /* borrowed from the model */
+  int threads, cores_small, cores_large;
+  double measured, simulated;  /* the phase's mean on the small over the large */
+  double h;
+} calib_load_report;
+int calib_host_load(model *m, const char *const *files, int nfiles, const calib_read *rd, calib_load_report *out,
+                    ps_err *e);
 /* The mutex's own time (model.mutex_overhead), from the calibration runs' spans
  * (sim/calib_mutex.c): per hold of the mutex, its region the largest of m's scopes whose
  * phases all ran inside it, from the acquire to the region's first phase (acquire_s) and

@@ -16,11 +16,15 @@
  * that runs the same work at another speed from one run to the next adds. */
 #include "calib.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "pipe.h"
+#include "scn.h"
 #include "spans.h"
 
 #define HOST_NPH 32 /* cpu phases told apart per run; more are refused */
@@ -40,6 +44,7 @@ typedef struct host_run {
   double steal;                   /* the header's host_steal, -1 when not given */
   double steal_k;                 /* calib_read.steal_exponent */
   strtab workers;
+  size_t nworkers; /* the workers seen (host_file) */
   char key[512];  /* the settings */
   double y, v;    /* log T and its sampling variance */
   int ok;
@@ -118,6 +123,7 @@ static int host_file(const char *path, const calib_read *rd, host_run *h, ps_err
       len += (size_t)snprintf(h->key + len, sizeof h->key - len, " %s@%d", q->name, q->threads);
   }
   if (len >= sizeof h->key) ok = 0; /* settings too long to tell apart: not grouped */
+  h->nworkers = h->workers.n;
   h->ok = ok && T > 0;
   if (h->ok) {
     h->y = log(T);
@@ -198,4 +204,135 @@ int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib
   free(done);
   free(runs);
   return PS_OK;
+}
+
+/* ---- the GPU phases' host load from a pair of runs on fewer and more cores ---- */
+
+/* Whether phase a can reach phase b through the model's after lists (b after a, at any
+ * depth). */
+static int reaches(const model *m, int a, int b, int depth) {
+  if (a == b) return 1;
+  if (depth > m->nphases) return 0;
+  const phase *pb = &m->phases[b];
+  for (int i = 0; i < pb->nafter; i++)
+    if (reaches(m, a, pb->after[i], depth + 1)) return 1;
+  return 0;
+}
+
+/* The mean duration of one phase in a simulated replication, each worker's first `skip`
+ * calls left out. */
+typedef struct load_acc {
+  const char *phase;
+  int skip;
+  double sum;
+  size_t n;
+} load_acc;
+
+static void load_span(void *ctx, const sim_span *sp) {
+  load_acc *a = ctx;
+  if (sp->call < a->skip || strcmp(sp->phase, a->phase)) return;
+  a->sum += sp->t1 - sp->t0;
+  a->n++;
+}
+
+/* P's mean on the scenario at `cores` with every GPU phase holding h host threads. */
+static int load_sim(scenario *s, int cores, double h, const char *name, double *mean, ps_err *e) {
+  for (int i = 0; i < s->model->nphases; i++)
+    if (s->model->phases[i].resource == RES_GPU) s->model->phases[i].host_threads = h;
+  s->cpu_cores = cores;
+  load_acc a = {.phase = name, .skip = 3};
+  sim_metrics mt;
+  int rc = sim_run_rep(s, 0, load_span, &a, &mt, e);
+  if (rc != PS_OK) return rc;
+  if (!a.n) return ps_fail(e, PS_EINPUT, "host load: the simulation ran no %s span", name);
+  *mean = a.sum / (double)a.n;
+  return PS_OK;
+}
+
+int calib_host_load(model *m, const char *const *files, int nfiles, const calib_read *rd, calib_load_report *out,
+                    ps_err *e) {
+  memset(out, 0, sizeof *out);
+  out->small = out->large = -1;
+  if (nfiles < 2) return PS_OK;
+  host_run *runs = xcalloc((size_t)nfiles, sizeof *runs);
+  int rc = PS_OK;
+  for (int i = 0; i < nfiles && rc == PS_OK; i++) rc = host_file(files[i], rd, &runs[i], e);
+  /* The pair: one worker, one partition a call, each cpu phase at one thread count, the
+   * same in both, on fewer and more cores (the first such pair in file order). */
+  for (int i = 0; i < nfiles && rc == PS_OK && out->small < 0; i++)
+    for (int j = 0; j < nfiles && out->small < 0; j++) {
+      const host_run *a = &runs[i], *b = &runs[j];
+      if (!a->ok || !b->ok || a->nworkers != 1 || b->nworkers != 1 || a->maxk != 1 || b->maxk != 1 ||
+          a->cores <= 0 || b->cores <= a->cores || a->nph != b->nph)
+        continue;
+      const char *ka = strchr(a->key, ':'), *kb = strchr(b->key, ':');
+      if (ka && kb && !strcmp(ka, kb)) out->small = i, out->large = j;
+    }
+  /* The cpu phase that runs beside a GPU phase (neither after the other), in both runs. */
+  int P = -1, pi = -1;
+  for (int p = 0; p < m->nphases && P < 0 && out->small >= 0; p++) {
+    if (m->phases[p].resource != RES_CPU) continue;
+    for (int g = 0; g < m->nphases && P < 0; g++)
+      if (m->phases[g].resource == RES_GPU && !reaches(m, p, g, 0) && !reaches(m, g, p, 0))
+        for (int k = 0; k < runs[out->small].nph; k++)
+          if (!strcmp(runs[out->small].ph[k].name, m->phases[p].name)) P = p, pi = k;
+  }
+  if (rc != PS_OK || P < 0) goto done;
+  const host_run *sm = &runs[out->small], *lg = &runs[out->large];
+  out->phase = m->phases[P].name;
+  out->threads = sm->ph[pi].threads;
+  out->cores_small = sm->cores, out->cores_large = lg->cores;
+  out->measured = sm->ph[pi].mean / lg->ph[pi].mean;
+  /* The model as fitted so far, in a scenario of the pair's settings (no lock: one worker
+   * never waits for it), simulated at both core counts. */
+  char dir[] = "/tmp/provesim-load.XXXXXX", mp[64], sp[64];
+  if (!mkdtemp(dir)) {
+    rc = ps_fail(e, PS_ERR, "host load: cannot make a temporary folder: %s", strerror(errno));
+    goto done;
+  }
+  snprintf(mp, sizeof mp, "%s/model.yaml", dir);
+  snprintf(sp, sizeof sp, "%s/scn.yaml", dir);
+  ps_buf b = {0};
+  calib_model_yaml(&b, m);
+  rc = ps_write_file_atomic(mp, b.p, b.len, e);
+  free(b.p);
+  b = (ps_buf){0};
+  ps_buf_printf(&b, "scenario: host-load\nmodel: model.yaml\nsystem:\n  gpus: 1\n  workers_per_gpu: 1\n  cpu_cores: %d\n"
+                "  batch: 1\n  mutex: none\n  threads: {per_worker: %d}\nworkload:\n  partitions: 400\n"
+                "run:\n  warmup: 3\n  cooldown: 1\n  replications: 1\n  seed: 1\n", lg->cores, out->threads);
+  if (rc == PS_OK) rc = ps_write_file_atomic(sp, b.p, b.len, e);
+  free(b.p);
+  scenario *s = NULL;
+  if (rc == PS_OK) rc = scn_load(sp, NULL, 0, &s, e);
+  remove(mp), remove(sp), rmdir(dir);
+  if (rc != PS_OK) goto done;
+  double h0 = 0; /* the GPU phases' host threads as fitted so far (the largest) */
+  for (int i = 0; i < m->nphases; i++)
+    if (m->phases[i].resource == RES_GPU && m->phases[i].host_threads > h0) h0 = m->phases[i].host_threads;
+  double lo = h0, hi = CALIB_LOAD_MAX, base = 0, ms = 0;
+  rc = load_sim(s, lg->cores, h0, out->phase, &base, e);
+  if (rc == PS_OK) rc = load_sim(s, sm->cores, h0, out->phase, &ms, e);
+  if (rc == PS_OK && ms / base >= out->measured) { /* the host threads as fitted explain it */
+    out->h = h0, out->simulated = ms / base, out->fitted = 1;
+  } else if (rc == PS_OK) {
+    for (int it = 0; it < 24 && rc == PS_OK && hi - lo > 1e-3; it++) {
+      double mid = (lo + hi) / 2, l2 = 0;
+      rc = load_sim(s, lg->cores, mid, out->phase, &l2, e);
+      if (rc == PS_OK) rc = load_sim(s, sm->cores, mid, out->phase, &ms, e);
+      if (rc == PS_OK && ms / l2 < out->measured) lo = mid;
+      else hi = mid;
+    }
+    out->h = (lo + hi) / 2;
+    if (rc == PS_OK) rc = load_sim(s, lg->cores, out->h, out->phase, &base, e);
+    if (rc == PS_OK) rc = load_sim(s, sm->cores, out->h, out->phase, &ms, e);
+    out->simulated = ms / base;
+    out->fitted = 1;
+  }
+  scn_free(s);
+  if (rc == PS_OK && out->fitted)
+    for (int i = 0; i < m->nphases; i++)
+      if (m->phases[i].resource == RES_GPU) m->phases[i].host_threads = out->h;
+done:
+  free(runs);
+  return rc;
 }

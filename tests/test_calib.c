@@ -209,6 +209,71 @@ START_TEST(calibrate_roundtrip_and_validate) {
 }
 END_TEST
 
+/* The GPU phases' host load: a model whose GPU phase keeps 2.5 cores busy (its spans carry
+ * no cpu_s, as simulate's do not) simulated with one worker at 3 threads on 16 and on 4
+ * cores, and at 6 threads on 16; calibrate --host-threads load, from a template that says 1,
+ * finds 2.5 again from the pair (prep, beside the GPU phase, slower on 4 cores) and says
+ * so; without the pair it keeps the template's and says why; a bad value is refused. */
+START_TEST(host_load_roundtrip) {
+  char *cfg = src("configs/measure-groth16.yaml");
+  static const char body[] =
+      "phases:\n"
+      "  - {name: synth, resource: cpu, threads: all, scaling: {serial: 0.1}, time: {dist: const, value: 0.060}}\n"
+      "  - {name: prep, resource: cpu, threads: all, scaling: {serial: 0.05}, time: {dist: const, value: 0.045},"
+      " after: [synth]}\n"
+      "  - {name: gpu, resource: gpu, host_threads: %s, time: {dist: const, value: 0.012}, after: [synth]}\n"
+      "  - {name: fin, resource: cpu, threads: 1, time: {dist: const, value: 0.002}, after: [prep, gpu]}\n"
+      "scopes:\n  kernels: {from: gpu, to: gpu}\n";
+  char *mp = xasprintf("%s/hl-model.yaml", tmpdir), *tp = xasprintf("%s/hl-tmpl.yaml", tmpdir);
+  FILE *f = fopen(mp, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "model: hl\n");
+  fprintf(f, body, "2.5");
+  fclose(f);
+  f = fopen(tp, "w");
+  ck_assert_ptr_nonnull(f);
+  fprintf(f, "model: hl\n");
+  fprintf(f, body, "1");
+  fclose(f);
+  static const char *const runs[][3] = {{"16", "3", "hl16.jsonl"}, {"4", "3", "hl4.jsonl"}, {"16", "6", "hl6.jsonl"}};
+  for (int i = 0; i < 3; i++) {
+    char *a = xasprintf("simulate %s --set model=hl-model.yaml --set system.workers_per_gpu=1 --set system.mutex=kernels "
+                        "--set system.cpu_cores=%s --set system.threads.per_worker=%s --set workload.partitions=60 "
+                        "--set run.replications=1 --spans %s -o hl.txt", cfg, runs[i][0], runs[i][1], runs[i][2]);
+    ck_assert_int_eq(run(a, NULL, NULL), 0);
+    free(a);
+  }
+  char *out, *err;
+  char *a = xasprintf("calibrate hl16.jsonl hl4.jsonl hl6.jsonl --model hl-tmpl.yaml -o hl-cal.yaml --skip-calls 3 "
+                      "--host-threads load");
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "host load of the GPU phases: 2.5") && strstr(out, "prep at 3 threads") &&
+                strstr(out, "on 4 cores as on 16"), "%s", out);
+  free(out);
+  free(a);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/hl-cal.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  ck_assert_double_eq_tol(cal->phases[2].host_threads, 2.5, 0.05); /* 2.523: the Amdahl fit sees the slow run too */
+  scn_model_free(cal);
+  a = xasprintf("calibrate hl16.jsonl hl6.jsonl --model hl-tmpl.yaml -o hl-cal2.yaml --skip-calls 3 --host-threads load");
+  ck_assert_int_eq(run(a, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "host load not fitted: no two one-worker runs"), "%s", out);
+  free(out);
+  free(a);
+  a = xasprintf("calibrate hl16.jsonl --model hl-tmpl.yaml -o x.yaml --host-threads most");
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_ptr_nonnull(strstr(err, "--host-threads: expected fit, template or load"));
+  free(err);
+  free(a);
+  free(calp);
+  free(mp);
+  free(tp);
+  free(cfg);
+}
+END_TEST
+
 /* The mutex's own time: a model with mutex_overhead {a, r} simulated under the kernels'
  * lock gives spans whose holds start a before their first phase and end r after their
  * last, and calibrate finds a and r again (the medians of constants) and, by default, a
@@ -1077,7 +1142,7 @@ START_TEST(host_threads_from_cpu_seconds) {
   free(t), free(y);
   char *err = NULL;
   ck_assert_int_eq(run("calibrate ht.jsonl --model ht.yaml -o ht-m4.yaml --host-threads some", NULL, &err), 2);
-  ck_assert_msg(strstr(err, "--host-threads: expected fit or template, got \"some\""), "%s", err);
+  ck_assert_msg(strstr(err, "--host-threads: expected fit, template or load, got \"some\""), "%s", err);
   ck_assert(!exists("ht-m4.yaml"));
   free(err);
 }
@@ -1544,6 +1609,7 @@ int main(void) {
   tcase_add_test(tc, calibrate_roundtrip_and_validate);
   tcase_add_test(tc, batch_multipliers);
   tcase_add_test(tc, mutex_overhead_roundtrip);
+  tcase_add_test(tc, host_load_roundtrip);
   tcase_add_test(tc, calibrate_errors);
   tcase_add_test(tc, amdahl_from_two_thread_counts);
   tcase_add_test(tc, interference_from_overlap_run);
