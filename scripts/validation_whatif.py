@@ -418,66 +418,13 @@ def table_mutex_overhead(datas, binp, rows=None):
     verdict_columns(cols)
 
 
-def with_host_load(models, h):
-    """MODELS (size -> path) with every GPU phase's host_threads set to H, in fresh files."""
-    import tempfile
-    out, d = {}, tempfile.mkdtemp()
-    for size, path in models.items():
-        out[size] = os.path.join(d, os.path.basename(path))
-        with open(path) as src, open(out[size], "w") as dst:
-            dst.write(re.sub(r"(?m)^(\s*host_threads: )[0-9.]+$", r"\g<1>%.4f" % h, src.read()))
-    return out
-
-
-def host_load_fit(binp, data, model, small="cal20-c4-t3", large="cal20-c16-t3", phase="prep"):
-    """The GPU phases' host load h that makes MODEL (the 2^20 model) run PHASE as much slower
-    in the calibration run SMALL (few cores) than in LARGE (every core, the same threads) as
-    the runs did: the ratio of the phase's mean spans, simulated (one worker, the runs'
-    settings from their .sets and headers, 400 partitions) against measured, solved for h in
-    [0.5, 4] by bisection. (h, measured ratio, simulated ratio at h) or None without the two
-    runs."""
-    import statistics
-    import subprocess
-    import tempfile
-    import validation as V
-    runs = os.path.join(data, "runs")
-    spans = lambda n: os.path.join(runs, n + ".spans.jsonl.gz")
-    if not (os.path.exists(spans(small)) and os.path.exists(spans(large))):
-        return None
-    def mean(path):
-        return statistics.mean(s["t1"] - s["t0"] for s in V.read_spans(path)[0] if s["phase"] == phase)
-    measured = mean(spans(small)) / mean(spans(large))
-    rows = {r["name"]: r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv"))}
-    tmp = tempfile.mkdtemp()
-    def simulated(h):
-        m = with_host_load({"m": model}, h)["m"]
-        got = []
-        for name in (small, large):
-            sets = [x for o in rows[name]["overrides"] if not o.startswith(("workload.", "run."))
-                    for x in ("--set", o)]
-            sp = os.path.join(tmp, name + ".jsonl")
-            subprocess.run([binp, "simulate", "configs/measure-groth16.yaml", "--set", "model=" + m, *sets,
-                            "--set", "workload.partitions=400", "--set", "run.warmup=3", "--set", "run.replications=1",
-                            "--spans", sp, "-o", os.path.join(tmp, "r.txt")], check=True, capture_output=True, cwd=ROOT)
-            got.append(mean(sp))
-        return got[0] / got[1]
-    lo, hi = 0.5, 4.0
-    if simulated(hi) < measured:
-        return hi, measured, simulated(hi)
-    for _ in range(12):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if simulated(mid) < measured else (lo, mid)
-    h = (lo + hi) / 2
-    return h, measured, simulated(h)
-
-
 def table_host_load(datas, binp, rows=None):
     """Table 38: the sessions of DATAS pooled as table 37 pools them, calibrated with the
     mutex's own time (calibrate's default), with the GPU phases' host threads as fitted from
-    the spans' cpu_s (the launching thread's own CPU time) and with a host load fitted from
-    the calibration's runs on 4 and 16 cores (host_load_fit: how much slower prep, which
-    runs beside ntt_h, ran at 3 threads on 4 cores than on 16); each session's fitted load.
-    ROWS, when given, only those rows (a test's)."""
+    the spans' cpu_s (the launching thread's own CPU time) and with the host load calibrate
+    fits from the calibration's runs on fewer and more cores (--host-threads load: how much
+    slower prep, which runs beside ntt_h, ran at 3 threads on 4 cores than on 16); each
+    session's fitted load at 2^20. ROWS, when given, only those rows (a test's)."""
     import tempfile
     import validation as V
     vdir = os.path.join(ROOT, "docs", "data", "validation")
@@ -489,29 +436,28 @@ def table_host_load(datas, binp, rows=None):
             continue
         calib = V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv")))
         sufs = pass_suffixes(d)
-        models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + ["--mutex-overhead", "fit"])[0]
-        m20 = next((p for s, p in models.items() if s == "2^20"), None)
-        fit = host_load_fit(binp, d, m20) if m20 else None
-        if not fit:
+        flags = V.protocol_flags(d) + ["--mutex-overhead", "fit"]
+        m0 = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=flags)[0]
+        m1, tables = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=flags + ["--host-threads", "load"])
+        got = re.search(r"host load of the GPU phases: ([0-9.]+) threads \((.*?); ", tables.get("2^20", ""))
+        if not got:
             continue
-        a = passes_verdict(binp, d, models, matrix, sufs)
-        b = passes_verdict(binp, d, with_host_load(models, fit[0]), matrix, sufs)
+        a, b = passes_verdict(binp, d, m0, matrix, sufs), passes_verdict(binp, d, m1, matrix, sufs)
         if not a or not b:
             continue
         base.append(a), loaded.append(b)
-        fitted.append("%s: h = %.2f (prep on 4 cores %.3f times as long as on 16, simulated %.3f)" % (
-            os.path.basename(os.path.normpath(d)), fit[0], fit[1], fit[2]))
+        fitted.append("%s: %s threads (%s)" % (os.path.basename(os.path.normpath(d)), got.group(1), got.group(2)))
     if not base:
         return
-    print("## 38. The GPU phases' host load fitted from the runs on 4 cores: the sessions pooled\n")
+    print("## 38. The GPU phases' host load fitted from the runs on fewer cores: the sessions pooled\n")
     print("The sessions pooled as table 37 pools them, each calibrated with the mutex's own time (calibrate's "
           "default), with the GPU phases' host threads as fitted from the spans' `cpu_s` (the launching thread's own "
-          "CPU time, 1.00) and with a host load h fitted from two calibration runs: prep, which runs beside ntt_h, at "
-          "3 threads on 4 cores (`cal20-c4-t3`) and on 16 (`cal20-c16-t3`); h is the host_threads of every GPU "
-          "phase that makes the model's ratio of the two equal the runs' (simulated, bisection). A reading, not a "
-          "verdict. Fitted: %s.\n" % "; ".join(fitted))
+          "CPU time, 1.00) and with the host load `calibrate --host-threads load` fits from the calibration's runs at "
+          "the same threads on fewer and more cores (at 2^20 prep, which runs beside ntt_h, at 3 threads on 4 cores, "
+          "`cal20-c4-t3`, and on 16, `cal20-c16-t3`): the host threads of every GPU phase that make the model's ratio "
+          "of the two equal the runs'. A reading, not a verdict. Fitted at 2^20: %s.\n" % "; ".join(fitted))
     cols = []
-    for label, sess in (("host threads from cpu_s", base), ("host load from the 4-core run", loaded)):
+    for label, sess in (("host threads from cpu_s", base), ("host load from the runs on fewer cores", loaded)):
         pooled = V.pooled(sess, arrivals)
         cols.append((label, [{"name": r["name"], "within_target": r["within_target"],
                               "gpu_util": {"error_pp": r["util_error_pp_mean"]},
