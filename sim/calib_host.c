@@ -13,7 +13,12 @@
  *   raw = sum_g sum_j (y_j - mean_g y)^2 / sum_g (n_g - 1),
  *   sd^2 = raw - mean of v over those runs (at least 0),
  * the spread of a run's speed that the spans within the run do not explain: what a host
- * that runs the same work at another speed from one run to the next adds. */
+ * that runs the same work at another speed from one run to the next adds.
+ *
+ * The same per-run reading gives the GPU phases' host load (calib_host_load, at the end):
+ * two one-worker runs whose settings differ in the cores alone, and the cpu phase beside a
+ * GPU phase, slower on the fewer cores by more than the host threads fitted from cpu_s
+ * explain. */
 #include "calib.h"
 
 #include <errno.h>
