@@ -246,8 +246,9 @@ static int load_sim(scenario *s, int cores, double h, const char *name, double *
     if (s->model->phases[i].resource == RES_GPU) s->model->phases[i].host_threads = h;
   s->cpu_cores = cores;
   load_acc a = {.phase = name, .skip = 3};
-  sim_metrics mt;
+  sim_metrics mt = {0};
   int rc = sim_run_rep(s, 0, load_span, &a, &mt, e);
+  sim_metrics_free(&mt);
   if (rc != PS_OK) return rc;
   if (!a.n) return ps_fail(e, PS_EINPUT, "host load: the simulation ran no %s span", name);
   *mean = a.sum / (double)a.n;
