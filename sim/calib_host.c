@@ -291,13 +291,15 @@ int calib_host_load(model *m, const char *const *files, int nfiles, const calib_
   out->measured = sm->ph[pi].mean / lg->ph[pi].mean;
   /* The model as fitted so far, in a scenario of the pair's settings (no lock: one worker
    * never waits for it), simulated at both core counts. */
-  char dir[] = "/tmp/provesim-load.XXXXXX", mp[64], sp[64];
+  const char *tmp = getenv("TMPDIR");
+  char *dir = xasprintf("%s/provesim-load.XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(dir)) {
-    rc = ps_fail(e, PS_ERR, "host load: cannot make a temporary folder: %s", strerror(errno));
+    rc = ps_fail(e, PS_ERR, "host load: cannot make a temporary folder in %.400s: %s", tmp && *tmp ? tmp : "/tmp",
+                 strerror(errno));
+    free(dir);
     goto done;
   }
-  snprintf(mp, sizeof mp, "%s/model.yaml", dir);
-  snprintf(sp, sizeof sp, "%s/scn.yaml", dir);
+  char *mp = xasprintf("%s/model.yaml", dir), *sp = xasprintf("%s/scn.yaml", dir);
   ps_buf b = {0};
   calib_model_yaml(&b, m);
   rc = ps_write_file_atomic(mp, b.p, b.len, e);
@@ -311,6 +313,7 @@ int calib_host_load(model *m, const char *const *files, int nfiles, const calib_
   scenario *s = NULL;
   if (rc == PS_OK) rc = scn_load(sp, NULL, 0, &s, e);
   remove(mp), remove(sp), rmdir(dir);
+  free(mp), free(sp), free(dir);
   if (rc != PS_OK) goto done;
   double h0 = 0; /* the GPU phases' host threads as fitted so far (the largest) */
   for (int i = 0; i < m->nphases; i++)
