@@ -275,6 +275,17 @@ def verdict_columns(cols):
     print()
 
 
+def pooled_columns(named, arrivals):
+    """verdict_columns' columns from sessions pooled as their protocol pools them: NAMED is
+    (heading, [each session's mean of passes]) per column; a row's errors are the mean over
+    the sessions (validation.pooled)."""
+    import validation as V
+    return [(label, [{"name": r["name"], "within_target": r["within_target"],
+                      "gpu_util": {"error_pp": r["util_error_pp_mean"]},
+                      "throughput_pps": {"error_pct": r["tput_error_pct_mean"]}} for r in V.pooled(sess, arrivals)])
+            for label, sess in named]
+
+
 def table_lease_drift(data, binp):
     """Table 24: the host's drift between the calibrations at the two ends of the lease, and
     the passes' verdict by either calibration alone and with the runs' own steal."""
@@ -408,14 +419,8 @@ def table_mutex_overhead(datas, binp, rows=None):
           "table 36's pre and post), and with a handover's wake too, taken as the acquire's (`--mutex-overhead fit`, "
           "calibrate's default), everything else as fitted. A reading, not a verdict: the protocols so far fixed "
           "their models without it. Fitted at 2^20: %s.\n" % "; ".join(fitted))
-    cols = []
-    for label, sess in (("the protocol's model", base), ("with the mutex's own time", holds),
-                        ("and a handover's wake", fit)):
-        rows = V.pooled(sess, arrivals)
-        cols.append((label, [{"name": r["name"], "within_target": r["within_target"],
-                              "gpu_util": {"error_pp": r["util_error_pp_mean"]},
-                              "throughput_pps": {"error_pct": r["tput_error_pct_mean"]}} for r in rows]))
-    verdict_columns(cols)
+    verdict_columns(pooled_columns((("the protocol's model", base), ("with the mutex's own time", holds),
+                                    ("and a handover's wake", fit)), arrivals))
 
 
 def table_host_load(datas, binp, rows=None):
@@ -456,10 +461,5 @@ def table_host_load(datas, binp, rows=None):
           "the same threads on fewer and more cores (at 2^20 prep, which runs beside ntt_h, at 3 threads on 4 cores, "
           "`cal20-c4-t3`, and on 16, `cal20-c16-t3`): the host threads of every GPU phase that make the model's ratio "
           "of the two equal the runs'. A reading, not a verdict. Fitted at 2^20: %s.\n" % "; ".join(fitted))
-    cols = []
-    for label, sess in (("host threads from cpu_s", base), ("host load from the runs on fewer cores", loaded)):
-        pooled = V.pooled(sess, arrivals)
-        cols.append((label, [{"name": r["name"], "within_target": r["within_target"],
-                              "gpu_util": {"error_pp": r["util_error_pp_mean"]},
-                              "throughput_pps": {"error_pct": r["tput_error_pct_mean"]}} for r in pooled]))
-    verdict_columns(cols)
+    verdict_columns(pooled_columns((("host threads from cpu_s", base), ("host load from the runs on fewer cores", loaded)),
+                                   arrivals))

@@ -213,15 +213,23 @@ int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib
 
 /* ---- the GPU phases' host load from a pair of runs on fewer and more cores ---- */
 
-/* Whether phase a can reach phase b through the model's after lists (b after a, at any
- * depth). */
-static int reaches(const model *m, int a, int b, int depth) {
-  if (a == b) return 1;
-  if (depth > m->nphases) return 0;
-  const phase *pb = &m->phases[b];
-  for (int i = 0; i < pb->nafter; i++)
-    if (reaches(m, a, pb->after[i], depth + 1)) return 1;
-  return 0;
+/* Whether phase b runs after phase a at any depth of the model's after lists (a search
+ * from b over its predecessors, each phase visited once). */
+static int reaches(const model *m, int a, int b) {
+  int *seen = xcalloc((size_t)m->nphases, sizeof *seen), *stack = xmalloc((size_t)m->nphases * sizeof *stack);
+  int n = 0, found = 0;
+  stack[n++] = b, seen[b] = 1;
+  while (n && !found) {
+    const phase *q = &m->phases[stack[--n]];
+    for (int i = 0; i < q->nafter; i++) {
+      int x = q->after[i];
+      if (x == a) found = 1;
+      if (!seen[x]) seen[x] = 1, stack[n++] = x;
+    }
+  }
+  free(seen);
+  free(stack);
+  return found || a == b;
 }
 
 /* The mean duration of one phase in a simulated replication, each worker's first `skip`
@@ -255,6 +263,15 @@ static int load_sim(scenario *s, int cores, double h, const char *name, double *
   return PS_OK;
 }
 
+/* P's mean on `small` cores over its mean on `large`, every GPU phase holding h. */
+static int load_ratio(scenario *s, int small, int large, double h, const char *name, double *ratio, ps_err *e) {
+  double ms = 0, ml = 0;
+  int rc = load_sim(s, small, h, name, &ms, e);
+  if (rc == PS_OK) rc = load_sim(s, large, h, name, &ml, e);
+  if (rc == PS_OK) *ratio = ms / ml;
+  return rc;
+}
+
 int calib_host_load(model *m, const char *const *files, int nfiles, const calib_read *rd, calib_load_report *out,
                     ps_err *e) {
   memset(out, 0, sizeof *out);
@@ -279,7 +296,7 @@ int calib_host_load(model *m, const char *const *files, int nfiles, const calib_
   for (int p = 0; p < m->nphases && P < 0 && out->small >= 0; p++) {
     if (m->phases[p].resource != RES_CPU) continue;
     for (int g = 0; g < m->nphases && P < 0; g++)
-      if (m->phases[g].resource == RES_GPU && !reaches(m, p, g, 0) && !reaches(m, g, p, 0))
+      if (m->phases[g].resource == RES_GPU && !reaches(m, p, g) && !reaches(m, g, p))
         for (int k = 0; k < runs[out->small].nph; k++)
           if (!strcmp(runs[out->small].ph[k].name, m->phases[p].name)) P = p, pi = k;
   }
@@ -318,24 +335,20 @@ int calib_host_load(model *m, const char *const *files, int nfiles, const calib_
   double h0 = 0; /* the GPU phases' host threads as fitted so far (the largest) */
   for (int i = 0; i < m->nphases; i++)
     if (m->phases[i].resource == RES_GPU && m->phases[i].host_threads > h0) h0 = m->phases[i].host_threads;
-  double lo = h0, hi = CALIB_LOAD_MAX, base = 0, ms = 0;
-  rc = load_sim(s, lg->cores, h0, out->phase, &base, e);
-  if (rc == PS_OK) rc = load_sim(s, sm->cores, h0, out->phase, &ms, e);
-  if (rc == PS_OK && ms / base >= out->measured) { /* the host threads as fitted explain it */
-    out->h = h0, out->simulated = ms / base, out->fitted = 1;
+  double lo = h0, hi = CALIB_LOAD_MAX, r = 0;
+  rc = load_ratio(s, sm->cores, lg->cores, h0, out->phase, &r, e);
+  if (rc == PS_OK && r >= out->measured) { /* the host threads as fitted explain it */
+    out->h = h0, out->simulated = r, out->fitted = 1;
   } else if (rc == PS_OK) {
     for (int it = 0; it < 24 && rc == PS_OK && hi - lo > 1e-3; it++) {
-      double mid = (lo + hi) / 2, l2 = 0;
-      rc = load_sim(s, lg->cores, mid, out->phase, &l2, e);
-      if (rc == PS_OK) rc = load_sim(s, sm->cores, mid, out->phase, &ms, e);
-      if (rc == PS_OK && ms / l2 < out->measured) lo = mid;
+      double mid = (lo + hi) / 2;
+      rc = load_ratio(s, sm->cores, lg->cores, mid, out->phase, &r, e);
+      if (rc == PS_OK && r < out->measured) lo = mid;
       else hi = mid;
     }
     out->h = (lo + hi) / 2;
-    if (rc == PS_OK) rc = load_sim(s, lg->cores, out->h, out->phase, &base, e);
-    if (rc == PS_OK) rc = load_sim(s, sm->cores, out->h, out->phase, &ms, e);
-    out->simulated = ms / base;
-    out->fitted = 1;
+    if (rc == PS_OK) rc = load_ratio(s, sm->cores, lg->cores, out->h, out->phase, &out->simulated, e);
+    out->fitted = rc == PS_OK;
   }
   scn_free(s);
   if (rc == PS_OK && out->fitted)

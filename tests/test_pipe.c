@@ -166,29 +166,28 @@ static scenario *mk_overhead(double Ts, double Tg, double Tc, double a, double r
   return s;
 }
 
+/* Runs s (mk_overhead's) once and checks throughput X, GPU utilization X Tg and, when
+ * L > 0, the mean hold L. */
+static void expect_lock(scenario *s, double X, double Tg, double L) {
+  sim_result *res = run(s, 1, NULL, NULL);
+  REL_EQ(res->reps[0].throughput_pps, X, 1e-6);
+  REL_EQ(res->reps[0].gpu_util[0], X * Tg, 1e-6);
+  if (L > 0) REL_EQ(res->reps[0].mutex_held_mean, L, 1e-9);
+  sim_result_free(res);
+  free_s(s);
+}
+
 START_TEST(det_mutex_overhead) {
   const double Ts = 1.3, Tg = 0.7, Tc = 0.45, a = 0.05;
   const double rel[] = {0.02, 0.6}; /* shorter than the cleanup, and longer */
   for (int k = 0; k < 2; k++)
     for (int N = 1; N <= 6; N++) {
       const double r = rel[k], T = Ts + a + Tg + fmax(Tc, r), L = a + Tg + r;
-      scenario *s = mk_overhead(Ts, Tg, Tc, a, r, 0, 1, 1, N);
-      sim_result *res = run(s, 1, NULL, NULL);
-      double X = fmin(N / T, 1 / L);
-      REL_EQ(res->reps[0].throughput_pps, X, 1e-6);
-      REL_EQ(res->reps[0].gpu_util[0], X * Tg, 1e-6);
-      REL_EQ(res->reps[0].mutex_held_mean, L, 1e-9);
-      sim_result_free(res);
-      free_s(s);
+      expect_lock(mk_overhead(Ts, Tg, Tc, a, r, 0, 1, 1, N), fmin(N / T, 1 / L), Tg, L);
     }
   for (int N = 1; N <= 3; N++) {
     const double r = 0.02, C = a + Ts + Tg + Tc + r;
-    scenario *s = mk_overhead(Ts, Tg, Tc, a, r, 0, 0, 2, N);
-    sim_result *res = run(s, 1, NULL, NULL);
-    REL_EQ(res->reps[0].throughput_pps, 1 / C, 1e-6);
-    REL_EQ(res->reps[0].gpu_util[0], Tg / C, 1e-6);
-    sim_result_free(res);
-    free_s(s);
+    expect_lock(mk_overhead(Ts, Tg, Tc, a, r, 0, 0, 2, N), 1 / C, Tg, 0);
   }
 }
 END_TEST
@@ -206,24 +205,11 @@ START_TEST(det_mutex_handover) {
   const int ns[] = {1, 2, 4, 5, 6};
   for (int k = 0; k < 5; k++) {
     int N = ns[k];
-    scenario *s = mk_overhead(Ts, Tg, Tc, a, r, h, 1, 1, N);
-    sim_result *res = run(s, 1, NULL, NULL);
-    double X = N <= 2 ? N / T : 1 / (L + h);
-    REL_EQ(res->reps[0].throughput_pps, X, 1e-6);
-    REL_EQ(res->reps[0].gpu_util[0], X * Tg, 1e-6);
-    REL_EQ(res->reps[0].mutex_held_mean, L, 1e-9);
-    sim_result_free(res);
-    free_s(s);
+    expect_lock(mk_overhead(Ts, Tg, Tc, a, r, h, 1, 1, N), N <= 2 ? N / T : 1 / (L + h), Tg, L);
   }
   for (int N = 1; N <= 3; N++) {
     const double C = a + Ts + Tg + Tc + r;
-    scenario *s = mk_overhead(Ts, Tg, Tc, a, r, h, 0, 2, N);
-    sim_result *res = run(s, 1, NULL, NULL);
-    double X = N == 1 ? 1 / C : 1 / (C + h);
-    REL_EQ(res->reps[0].throughput_pps, X, 1e-6);
-    REL_EQ(res->reps[0].gpu_util[0], X * Tg, 1e-6);
-    sim_result_free(res);
-    free_s(s);
+    expect_lock(mk_overhead(Ts, Tg, Tc, a, r, h, 0, 2, N), N == 1 ? 1 / C : 1 / (C + h), Tg, 0);
   }
 }
 END_TEST
