@@ -25,8 +25,8 @@ runs in SESSION/runs (made by docs/data/validation/run.sh):
 --data DIR does steps 1-2 for the runs in DIR alone (a new session, its passes the newest
 protocol's unless --passes names others) and writes only DIR/validation.json and
 DIR/model-SIZE.yaml, printing the tables: the first pass, the mean of the passes, and that
-mean pooled with the sessions of NEXT_POOLED (the twenty-fourth protocol's first two
-sessions: with a third, its verdict), or of --pool NAMES (h200-17,h200-18,h200-19: the
+mean pooled with the sessions of NEXT_POOLED (the twenty-ninth protocol's three sessions,
+read with the twenty-seventh protocol's model), or of --pool NAMES (h200-17,h200-18,h200-19: the
 reading against the seventeenth protocol's three one-call sessions). A listed session in POOLED gets the pooled verdict too
 (validation.json "pooled"), and one in POOLED_BESIDE a second pooled reading
 ("pooled_beside"). Runs of more than one machine (DIR/machines.tsv, --import) give no verdict, and
@@ -668,6 +668,15 @@ SESSIONS = [
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
     ("h200-28", "docs/data/validation/h200-28/validation.json", None, "-28", False, "h200-27",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # its third (the protocol's verdict) and two more, one call each on one machine after
+    # probe 13 there, a host other than 27-28's; the same three are the twenty-ninth
+    # protocol's first three (its verdict: validation_misses.py's table 38)
+    ("h200-29", "docs/data/validation/h200-29/validation.json", None, "-29", False, "h200-28",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    ("h200-30", "docs/data/validation/h200-30/validation.json", None, "-30", False, "h200-29",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    ("h200-31", "docs/data/validation/h200-31/validation.json", None, "-31", False, "h200-30",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
@@ -692,17 +701,21 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # pooled with those two, and beside it the twenty-sixth read against the one-call sessions.
 # The twenty-seventh protocol's sessions: the twenty-seventh read against the twenty-fourth
 # protocol's three; the twenty-eighth pooled with the twenty-seventh (its protocol's two so
-# far) and, beside it, read against the twenty-fourth protocol's three. A session not yet
-# listed is the twenty-seventh protocol's third: pooled with its two (NEXT_POOLED), the
-# protocol's verdict.
+# far) and, beside it, read against the twenty-fourth protocol's three. The twenty-ninth is
+# its third: pooled with those two, the protocol's verdict. The thirtieth and thirty-first
+# (the same protocol's runs, the same machine as the twenty-ninth) are read with the
+# twenty-ninth: the thirty-first pooled with 29 and 30 is this model's reading of the
+# twenty-ninth protocol's three sessions. A session not yet listed is read with those three
+# (NEXT_POOLED).
 POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"], "h200-20": ["h200-17", "h200-18", "h200-19"],
           "h200-21": ["h200-17", "h200-18", "h200-19"], "h200-22": ["h200-17", "h200-18", "h200-19"],
           "h200-24": ["h200-17", "h200-18", "h200-19"], "h200-25": ["h200-17", "h200-18", "h200-19"],
           "h200-26": ["h200-24", "h200-25"], "h200-27": ["h200-24", "h200-25", "h200-26"],
-          "h200-28": ["h200-27"]}
+          "h200-28": ["h200-27"], "h200-29": ["h200-27", "h200-28"], "h200-30": ["h200-29"],
+          "h200-31": ["h200-29", "h200-30"]}
 POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"], "h200-25": ["h200-24"],
                  "h200-26": ["h200-17", "h200-18", "h200-19"], "h200-28": ["h200-24", "h200-25", "h200-26"]}
-NEXT_POOLED = ["h200-27", "h200-28"]
+NEXT_POOLED = ["h200-29", "h200-30", "h200-31"]
 
 
 def read_spans(path, skip=2, kind="memcpy"):
@@ -1144,7 +1157,7 @@ def main():
     ap.add_argument("--pool", default=",".join(NEXT_POOLED), metavar="NAMES",
                     help="with --data: the committed sessions (folders of docs/data/validation, comma-separated; "
                          "empty: none) the session's verdict is pooled with (default: %(default)s, the "
-                         "twenty-fourth protocol's first two sessions; h200-17,h200-18,h200-19 reads it "
+                         "twenty-ninth protocol's three sessions; h200-17,h200-18,h200-19 reads it "
                          "against the seventeenth protocol's one-call sessions)")
     a = ap.parse_args()
     a.extra = a.calibrate_extra.split()
