@@ -84,7 +84,9 @@ static const char calibrate_help[] =
     "  --contention HOW  within (default): c fitted within each overlap run, beside a host\n"
     "                    speed of its own for each run and phase, so a run made while the\n"
     "                    host ran slower moves that speed, not c; across: c by least squares\n"
-    "                    over the runs against the solo times (reads a slower host as c)\n"
+    "                    over the runs against the solo times (reads a slower host as c);\n"
+    "                    significant: within, but 0 unless it lies two standard errors\n"
+    "                    or more from 0 (one noisy overlap run cannot set c)\n"
     "  --gpu-order       the phase that started first keeps more of the GPU: write the\n"
     "                    interference by order of start (gpu_overlap: {interference: s,\n"
     "                    first: s1}) in place of the pooled s. The table reports the order\n"
@@ -207,10 +209,11 @@ int sim_cmd_calibrate(int argc, char **argv) {
       }
     } else if (cli_is_opt(a, "--contention")) {
       if (!(v = cli_optval(argc, argv, &i, "--contention"))) goto missing;
-      if (!strcmp(v, "across")) ovflags |= CALIB_OV_ACROSS;
-      else if (!strcmp(v, "within")) ovflags &= ~(unsigned)CALIB_OV_ACROSS; /* the last one given counts */
+      unsigned how = !strcmp(v, "across") ? CALIB_OV_ACROSS : !strcmp(v, "significant") ? CALIB_OV_SIGNIF : 0;
+      if (how || !strcmp(v, "within")) /* the last one given counts */
+        ovflags = (ovflags & ~(unsigned)(CALIB_OV_ACROSS | CALIB_OV_SIGNIF)) | how;
       else {
-        rc = cli_usage_error("calibrate", "--contention %s: expected within or across", v);
+        rc = cli_usage_error("calibrate", "--contention %s: expected within, significant or across", v);
         goto done;
       }
     } else if (cli_is_opt(a, "--name")) {
@@ -412,9 +415,13 @@ int sim_cmd_calibrate(int argc, char **argv) {
       ps_buf_printf(&t, "CPU contention (%s): cpu phases beside other workers' slow by 1/(1 + %.4f m)\n", ov.p,
                     ovr.cpu_contention);
       if (ovr.cpu_within)
-        ps_buf_printf(&t, "CPU contention within each run: %.4f (host speed against the model %.3f, m's sd %.2f); "
-                      "across runs: %.4f; the model takes %s\n", ovr.cpu_within_c, ovr.cpu_host, ovr.cpu_m_sd,
-                      ovr.cpu_across, ovflags & CALIB_OV_ACROSS ? "across (--contention across)" : "within");
+        ps_buf_printf(&t, "CPU contention within each run: %.4f (host speed against the model %.3f, m's sd %.2f, "
+                      "standard error %.4f); across runs: %.4f; the model takes %s\n", ovr.cpu_within_c, ovr.cpu_host,
+                      ovr.cpu_m_sd, ovr.cpu_within_se, ovr.cpu_across,
+                      ovflags & CALIB_OV_ACROSS ? "across (--contention across)"
+                      : !(ovflags & CALIB_OV_SIGNIF) ? "within"
+                      : ovr.cpu_within_signif ? "within (two standard errors or more from 0, --contention significant)"
+                      : "0 (within is less than two standard errors from 0, --contention significant)");
       else
         ps_buf_printf(&t, "CPU contention within each run: not identified (m's sd within the runs %.2f, under 0.1); "
                       "the model's is across runs\n", ovr.cpu_m_sd);

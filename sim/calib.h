@@ -173,7 +173,8 @@ int calib_model(model *tmpl, const char *const *files, int nfiles, calib_family 
  * h the run's host speed for the phase (one per file and phase), by least squares on the
  * deviations from each (file, phase)'s means, when m varies enough within the runs;
  * otherwise, and with CALIB_OV_ACROSS, across runs: d / e = 1 + c m through (0, 1), which
- * takes a run's host speed for contention. */
+ * takes a run's host speed for contention. With CALIB_OV_SIGNIF the fit within each run
+ * counts only when it lies two standard errors or more from 0; otherwise c = 0. */
 /* One GPU phase beside one other (calib_overlap_report.pairs): the phases' indices, the
  * fitted rate, the pooled law's rate over the same times, and the time they ran so. */
 typedef struct calib_pair {
@@ -191,6 +192,8 @@ typedef struct calib_overlap_report {
   double cpu_host;         /* its mean d / e at m = 0: the runs' host speed against the model */
   double cpu_m_sd;         /* the sd of m about each (run, phase)'s mean */
   double cpu_within_c;     /* the fit within each run, clamped to [0, 100] */
+  double cpu_within_se;    /* its standard error (unclamped; INFINITY when too few spans) */
+  int cpu_within_signif;   /* it lies two standard errors or more from 0 */
   double cpu_across;       /* the fit across runs (d / e - 1 = c m), clamped to [0, 100] */
   int first_identified;    /* the order of start was fitted: the model's interference
                               (interference_later) and interference_first from the spans at
@@ -204,7 +207,7 @@ typedef struct calib_overlap_report {
   int npairs;
   char pairs_why[256];     /* the phases whose rates were not identified, and why */
 } calib_overlap_report;
-enum { CALIB_OV_ORDER = 1, CALIB_OV_ACROSS = 2, CALIB_OV_PAIRS = 4 };
+enum { CALIB_OV_ORDER = 1, CALIB_OV_ACROSS = 2, CALIB_OV_PAIRS = 4, CALIB_OV_SIGNIF = 8 };
 int calib_overlap(model *m, const char *const *files, int nfiles, const calib_read *rd, unsigned flags,
                   calib_overlap_report *out, ps_err *e);
 

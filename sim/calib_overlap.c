@@ -46,6 +46,9 @@ typedef struct ocat {
   double dmax;      /* the longest span */
 } ocat;
 
+/* the within-run sums a (file, phase) keeps: n, m, d / e, m d / e, m^2, (d / e)^2 */
+#define FE 6
+
 typedef struct ov_ctx {
   model *m;
   int pass2;
@@ -65,10 +68,11 @@ typedef struct ov_ctx {
   double *pg;
   double sxy, sxx;          /* cpu, across runs: d / e - 1 on m, through the origin */
   /* cpu, within each run: per phase of the file being read, n, the sums of m, of d / e,
-   * of m d / e and of m^2 (fe, 5 x nphases); over every (file, phase), the sums of their
-   * deviations from the group's means (wxx, wxy), of m and d / e, and their count */
+   * of m d / e, of m^2 and of (d / e)^2 (fe, FE x nphases); over every (file, phase), the
+   * sums of their deviations from the group's means (wxx, wxy, wyy), of m and d / e, and
+   * their count */
   double *fe;
-  double wxx, wxy, wx, wy, wn;
+  double wxx, wxy, wyy, wx, wy, wn, wg; /* wyy: d / e's; wg: the (file, phase) groups */
 } ov_ctx;
 
 static ogroup *ogroup_of(ocat *c, const span_rec *r) {
@@ -201,8 +205,8 @@ static void measure_cpu(ov_ctx *c, const ogroup *g, const ospan *a) {
   if (e_s > 0) {
     c->sxy += (d / e_s - 1) * mm;
     c->sxx += mm * mm;
-    double *f = &c->fe[5 * a->phase], y = d / e_s;
-    f[0] += 1, f[1] += mm, f[2] += y, f[3] += mm * y, f[4] += mm * mm;
+    double *f = &c->fe[FE * a->phase], y = d / e_s;
+    f[0] += 1, f[1] += mm, f[2] += y, f[3] += mm * y, f[4] += mm * mm, f[5] += y * y;
   }
 }
 
@@ -210,13 +214,14 @@ static void measure_cpu(ov_ctx *c, const ogroup *g, const ospan *a) {
  * the phase's means in that file (a run's host speed moves every span of it alike). */
 static void fold_within(ov_ctx *c) {
   for (int p = 0; p < c->m->nphases; p++) {
-    double *f = &c->fe[5 * p];
+    double *f = &c->fe[FE * p];
     if (f[0] >= 2) {
       c->wxx += f[4] - f[1] * f[1] / f[0];
       c->wxy += f[3] - f[1] * f[2] / f[0];
-      c->wx += f[1], c->wy += f[2], c->wn += f[0];
+      c->wyy += f[5] - f[2] * f[2] / f[0];
+      c->wx += f[1], c->wy += f[2], c->wn += f[0], c->wg += 1;
     }
-    memset(f, 0, 5 * sizeof *f);
+    memset(f, 0, FE * sizeof *f);
   }
 }
 
@@ -452,7 +457,7 @@ int calib_overlap(model *m, const char *const *files, int nfiles, const calib_re
                   calib_overlap_report *out, ps_err *e) {
   ov_ctx c = {.m = m, .steal_k = rd->steal_exponent};
   memset(out, 0, sizeof *out);
-  c.fe = xcalloc(5 * (size_t)m->nphases, sizeof *c.fe);
+  c.fe = xcalloc(FE * (size_t)m->nphases, sizeof *c.fe);
   c.pg = xcalloc((size_t)m->nphases * (size_t)m->nphases * (size_t)PG_LEN(m->nphases), sizeof *c.pg);
   for (int f = 0; f < nfiles; f++) {
     int rc = overlap_file(&c, files[f], rd->skip_calls, e);
@@ -466,16 +471,23 @@ int calib_overlap(model *m, const char *const *files, int nfiles, const calib_re
   /* cpu contention (0 when the cpu phases never ran side by side). Within each run: d / e =
    * h (1 + c m), h the run's host speed for the phase, so the slope of d / e on m about the
    * group's means is h c and c = slope / (mean d / e - slope x mean m); identified when m
-   * varies within the runs (sd 0.1 or more). Across runs: d / e - 1 = c m. */
+   * varies within the runs (sd 0.1 or more). The slope's standard error is the residuals'
+   * sd (one degree of freedom for each group's mean and one for the slope) over sqrt(wxx),
+   * and c's is that over h. Across runs: d / e - 1 = c m. With CALIB_OV_SIGNIF a within
+   * fit less than two standard errors from 0 gives c = 0. */
   double ca = c.sxx > 1e-6 ? c.sxy / c.sxx : 0, cw = 0;
+  int signif = 0;
   out->cpu_within = c.wn > 0 && c.wxx >= 0.01 * c.wn;
   if (out->cpu_within) {
-    double slope = c.wxy / c.wxx, h = (c.wy - slope * c.wx) / c.wn;
+    double slope = c.wxy / c.wxx, h = (c.wy - slope * c.wx) / c.wn, dof = c.wn - c.wg - 1;
+    double rss = c.wyy - slope * c.wxy;
     cw = h > 0 ? slope / h : 0;
     out->cpu_host = h;
+    out->cpu_within_se = dof > 0 && h > 0 ? sqrt((rss > 0 ? rss : 0) / dof / c.wxx) / h : INFINITY;
+    signif = out->cpu_within_signif = fabs(cw) >= 2 * out->cpu_within_se;
   }
   out->cpu_m_sd = c.wn > 0 ? sqrt(c.wxx / c.wn) : 0;
-  double cc = (flags & CALIB_OV_ACROSS) || !out->cpu_within ? ca : cw;
+  double cc = (flags & CALIB_OV_ACROSS) || !out->cpu_within ? ca : (flags & CALIB_OV_SIGNIF) && !signif ? 0 : cw;
   out->cpu_across = ca < 0 ? 0 : ca > 100 ? 100 : ca;
   out->cpu_within_c = cw < 0 ? 0 : cw > 100 ? 100 : cw;
   if (cc < 0) cc = 0;

@@ -838,16 +838,19 @@ START_TEST(contention_within_each_run) {
   write_file("cw-b.yaml", "scenario: cw\nmodel: cw-slow.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 300}\n");
   ck_assert_int_eq(run("simulate cw-a.yaml --spans cw-solo.jsonl -o a.txt", NULL, NULL), 0);
   ck_assert_int_eq(run("simulate cw-b.yaml --set system.workers_per_gpu=2 --set system.mutex=none --spans cw-two.jsonl -o b.txt", NULL, NULL), 0);
-  const char *how[] = {"", " --contention across", " --contention across --contention within"};
-  for (int i = 0; i < 3; i++) {
+  const char *how[] = {"", " --contention across", " --contention across --contention within",
+                       " --contention significant"};
+  for (int i = 0; i < 4; i++) {
     char *cmd = xasprintf("calibrate cw-solo.jsonl --overlap cw-two.jsonl --model cw-tmpl.yaml -o cw.yaml%s", how[i]);
     char *out;
     ck_assert_int_eq(run(cmd, &out, NULL), 0);
     double w, h, sd, x;
     const char *l = strstr(out, "CPU contention within each run: ");
-    ck_assert_msg(l && sscanf(l, "CPU contention within each run: %lf (host speed against the model %lf, m's sd %lf); "
-                              "across runs: %lf", &w, &h, &sd, &x) == 4, "%s", out);
+    double se;
+    ck_assert_msg(l && sscanf(l, "CPU contention within each run: %lf (host speed against the model %lf, m's sd %lf, "
+                              "standard error %lf); across runs: %lf", &w, &h, &sd, &se, &x) == 5, "%s", out);
     ck_assert_msg(fabs(w - 0.3) < 0.05 && fabs(h - 1.15) < 0.03 && x > 0.5, "within %g, host %g, across %g", w, h, x);
+    ck_assert_msg(se > 0 && 2 * se < w, "within %g, standard error %g", w, se);
     model *cal = NULL;
     ps_err e;
     char *calp = xasprintf("%s/cw.yaml", tmpdir);
@@ -860,9 +863,51 @@ START_TEST(contention_within_each_run) {
   }
   char *err;
   ck_assert_int_eq(run("calibrate cw-solo.jsonl --overlap cw-two.jsonl --model cw-tmpl.yaml -o cwx.yaml --contention both", NULL, &err), 2);
-  ck_assert_msg(strstr(err, "--contention both: expected within or across"), "%s", err);
+  ck_assert_msg(strstr(err, "--contention both: expected within, significant or across"), "%s", err);
   ck_assert(!exists("cwx.yaml"));
   free(err);
+}
+END_TEST
+
+/* --contention significant: with a contention of 0.02 and 40 partitions the fit within the
+ * run is positive but less than two standard errors from 0, so the model takes 0 where
+ * --contention within takes the fit; the table says which and why. */
+START_TEST(contention_significant) {
+  write_file("cs-m.yaml", "model: cs\ngpu_overlap: {interference: 0.4}\ncpu_contention: 0.02\nphases:\n"
+                          "  - name: c\n    resource: cpu\n    time: {dist: lognormal, mean: 0.08, cv: 0.1}\n"
+                          "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: 0.1, sd: 0.005}\n"
+                          "scopes:\n  call: {from: c, to: g}\n");
+  write_file("cs-tmpl.yaml", "model: cs\nphases:\n"
+                             "  - name: c\n    resource: cpu\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n");
+  write_file("cs.yaml", "scenario: cs\nmodel: cs-m.yaml\nsystem: {cpu_cores: 8}\nworkload: {partitions: 40}\n");
+  ck_assert_int_eq(run("simulate cs.yaml --spans cs-solo.jsonl -o a.txt", NULL, NULL), 0);
+  ck_assert_int_eq(run("simulate cs.yaml --set system.workers_per_gpu=2 --set system.mutex=none --spans cs-two.jsonl "
+                       "-o b.txt", NULL, NULL), 0);
+  double fitted[2];
+  for (int i = 0; i < 2; i++) {
+    char *cmd = xasprintf("calibrate cs-solo.jsonl --overlap cs-two.jsonl --model cs-tmpl.yaml -o cs-%d.yaml "
+                          "--contention %s", i, i ? "significant" : "within");
+    char *out;
+    ck_assert_int_eq(run(cmd, &out, NULL), 0);
+    double w, h, sd, se;
+    const char *l = strstr(out, "CPU contention within each run: ");
+    ck_assert_msg(l && sscanf(l, "CPU contention within each run: %lf (host speed against the model %lf, m's sd %lf, "
+                              "standard error %lf)", &w, &h, &sd, &se) == 4, "%s", out);
+    ck_assert_msg(w > 0 && w < 2 * se, "within %g, standard error %g", w, se);
+    ck_assert_msg(strstr(out, i ? "the model takes 0 (within is less than two standard errors from 0" : "the model takes within\n"),
+                  "%s", out);
+    model *cal = NULL;
+    ps_err e;
+    char *calp = xasprintf("%s/cs-%d.yaml", tmpdir, i);
+    ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+    fitted[i] = cal->cpu_contention;
+    ck_assert_double_eq_tol(fitted[i], i ? 0 : w, 1e-4);
+    scn_model_free(cal);
+    free(calp);
+    free(out);
+    free(cmd);
+  }
 }
 END_TEST
 
@@ -1618,6 +1663,7 @@ int main(void) {
   tcase_add_test(tc, batch_unmeasured_warned);
   tcase_add_test(tc, steal_exponent_makes_quiet);
   tcase_add_test(tc, contention_within_each_run);
+  tcase_add_test(tc, contention_significant);
   tcase_add_test(tc, validate_shows_sharing_range);
   tcase_add_test(tc, busy_share_from_kernels);
   tcase_add_test(tc, model_yaml_roundtrip_names);
