@@ -126,9 +126,14 @@ docs/validation-sessions.md quote them):
     from the acquire to the first GPU phase and from the last to the release, and the wake
     of a waiting worker, beside the rows' utilization errors; --also DIR... adds sessions;
 37. (with --bin) DATA and the --also sessions pooled as their protocol pools them, with the
-    protocol's model and with the mutex's own time fitted (calibrate --mutex-overhead fit).
+    protocol's model and with the mutex's own time fitted (calibrate --mutex-overhead fit);
+38. (with --bin) the same sessions with the GPU phases' host threads from cpu_s and with
+    the host load fitted from the calibration's runs on fewer and more cores
+    (calibrate --host-threads load): the last column is the twenty-ninth protocol's model;
+39. (with --bin) the same sessions with that model and with its cpu contention counted
+    only where the overlap runs resolve it (calibrate --contention significant).
 The probes' tables (9, 10, 11, 23, 25, 26, 31-36) are in validation_probes.py, the what-ifs
-(7, 8, 12, 14, 15, 22, 24, 30, 37) in validation_whatif.py; this file runs them all in order.
+(7, 8, 12, 14, 15, 22, 24, 30, 37-39) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -150,7 +155,7 @@ from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_m
                                table_probe2, table_probe3, table_time_neighbours,
                                table_epilogue_modes, table_lock_time)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
-                               table_host_load, table_mutex_overhead,
+                               table_contention_significant, table_host_load, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference)
 
@@ -1080,6 +1085,7 @@ def main():
     if os.path.exists(a.bin):
         table_mutex_overhead([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_host_load([data] + [os.path.abspath(d) for d in a.also], a.bin)
+        table_contention_significant([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

@@ -314,9 +314,13 @@ def table_lease_drift(data, binp):
         print("| %s | %.1f%% / %.1f%% | %.1f / %.1f | %.3f |" % (a, 100 * sa, 100 * sb, 1e3 * x, 1e3 * y, x / y))
     ratios.sort()
     n = len(ratios)
-    print("\n%d quiet pairs: median ratio %.3f, range %.3f to %.3f; %d of %d above 1.03.\n" % (
-        n, ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2, ratios[0], ratios[-1],
-        sum(x > 1.03 for x in ratios), n))
+    if n:
+        print("\n%d quiet pairs: median ratio %.3f, range %.3f to %.3f; %d of %d above 1.03.\n" % (
+            n, ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2, ratios[0], ratios[-1],
+            sum(x > 1.03 for x in ratios), n))
+    else:
+        print("\nNo quiet pair: in each of the %d pairs one run or both lost more than 2%% of its cores' busy time "
+              "to steal.\n" % len(pairs))
     # the verdict by either calibration alone needs the second one at every size the first
     # has (the twelfth protocol's; the twenty-fourth repeats only a few 2^20 runs)
     sizes = lambda cal: {r["size"] for r in cal if os.path.exists(sp(r["name"]))}
@@ -362,7 +366,8 @@ def table_host_threads(data, binp, rows=None):
         for size, path in models.items():
             out[size] = os.path.join(d, os.path.basename(path))
             with open(path) as src, open(out[size], "w") as dst:
-                dst.write(re.sub(r"(?m)^(\s*host_threads: )1$", r"\g<1>" + h, src.read()))
+                # every GPU phase's host_threads, whether the template's 1 or fitted from cpu_s
+                dst.write(re.sub(r"(?m)^(\s*host_threads: )[0-9.eE+-]+$", r"\g<1>" + h, src.read()))
         return out
     probe = host_threads_probe(PROBE11)
     cols = [("host_threads: 1 (the protocol's)", passes_verdict(binp, data, models, matrix, sufs))]
@@ -374,7 +379,7 @@ def table_host_threads(data, binp, rows=None):
         return
     print("## 30. The GPU phases' host threads: the passes' verdict with one, as probe 11 measured, or two\n")
     print("The mean of the passes as calibrated, utilization error (pp) and throughput error (%) per row: the "
-          "protocol's model, whose GPU phases each hold one host thread, and the same model with the host threads "
+          "protocol's model, whose GPU phases each hold one host thread (or what calibrate fitted from their cpu_s), and the same model with the host threads "
           "probe 11 measured (the nineteenth session's probe, table 31) and with two (the other parameters as "
           "fitted). What-ifs, not fits.\n")
     verdict_columns(cols)
@@ -463,3 +468,47 @@ def table_host_load(datas, binp, rows=None):
           "of the two equal the runs'. A reading, not a verdict. Fitted at 2^20: %s.\n" % "; ".join(fitted))
     verdict_columns(pooled_columns((("host threads from cpu_s", base), ("host load from the runs on fewer cores", loaded)),
                                    arrivals))
+
+
+def table_contention_significant(datas, binp, rows=None):
+    """Table 39: the sessions of DATAS pooled as table 37 pools them, with the twenty-ninth
+    protocol's model (table 38's last column: the mutex's own time and the host load) and
+    with the same model whose cpu contention counts only when the fit within each overlap
+    run lies two standard errors or more from 0 (calibrate --contention significant); each
+    session's fits at each size. ROWS, when given, only those rows (a test's)."""
+    import tempfile
+    import validation as V
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
+    matrix = [r for r in V.read_tsv(os.path.join(vdir, "matrix.tsv")) if rows is None or r["name"] in rows]
+    arrivals = [r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])]
+    base, signif, fits = [], [], []
+    for d in datas:
+        if not os.path.exists(os.path.join(d, "validation.json")):
+            continue
+        calib = V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv")))
+        sufs = pass_suffixes(d)
+        flags = V.protocol_flags(d) + ["--mutex-overhead", "fit", "--host-threads", "load"]
+        m0 = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=flags)[0]
+        m1, tables = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=flags + ["--contention", "significant"])
+        a, b = passes_verdict(binp, d, m0, matrix, sufs), passes_verdict(binp, d, m1, matrix, sufs)
+        if not a or not b:
+            continue
+        base.append(a), signif.append(b)
+        per = []
+        for size in sorted(tables):
+            got = re.search(r"CPU contention within each run: ([0-9.]+) \(.*?standard error ([0-9.a-z]+)\).*?"
+                            r"the model takes (within|0)", tables[size])
+            if got:
+                per.append("%s %s (standard error %s, %s)" % (size, got.group(1), got.group(2),
+                                                             "kept" if got.group(3) == "within" else "taken as 0"))
+        fits.append("%s: %s" % (os.path.basename(os.path.normpath(d)), ", ".join(per) or "no fit within the runs"))
+    if not base:
+        return
+    print("## 39. The cpu contention only where the overlap runs resolve it: the sessions pooled\n")
+    print("The sessions pooled as table 37 pools them, each calibrated with the twenty-ninth protocol's model (the "
+          "mutex's own time and the GPU phases' host load: table 38's last column) and with the same model whose cpu "
+          "contention, fitted within each overlap run, counts only when it lies two standard errors or more from 0 "
+          "(`calibrate --contention significant`; otherwise 0). A reading, not a verdict. The fits within the runs: "
+          "%s.\n" % "; ".join(fits))
+    verdict_columns(pooled_columns((("the twenty-ninth protocol's model", base),
+                                    ("contention only where resolved", signif)), arrivals))
