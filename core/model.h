@@ -128,6 +128,10 @@ typedef struct scenario {
   thr_mode thr;          /* system.threads.per_worker; default share */
   int thr_n;             /* THR_FIXED: threads per worker */
   int keep_core;         /* system.threads.keep_core; default 1 */
+  double host_steal;     /* system.host_steal.share: the share of the cores' busy time the
+                            hypervisor gives other guests, 0 to 0.9; default 0 */
+  double host_steal_exponent; /* system.host_steal.exponent K: the loader takes every cpu
+                            phase's time (and fixed part) (1 - share)^-K times; default 1 */
   double gpu_mem_gib;    /* system.gpu_mem_gib: memory of each GPU, GiB, that the model's
                             gpu_memory must fit in (plan refuses what does not; simulate
                             and validate warn); 0: not given */

@@ -166,7 +166,42 @@ static int apply_model_ovr(ld *c, node *mroot, const char *base, ovr *o) {
 
 static const char *const SCN_KEYS[] = {"scenario", "description", "model", "system", "workload", "run", "prover", NULL};
 static const char *const SYS_KEYS[] = {"gpus",        "workers_per_gpu", "cpu_cores", "batch",       "mutex",
-                                       "gpu_sharing", "cpu_sharing",     "threads",   "gpu_mem_gib", NULL};
+                                       "gpu_sharing", "cpu_sharing",     "threads",   "gpu_mem_gib", "host_steal",
+                                       NULL};
+
+/* system.host_steal: {share: S, exponent: K}: a host whose hypervisor takes S of the cores'
+ * busy time (0 to 0.9) slows every cpu phase by (1 - S)^-K (K from 0 to 4, default 1: the
+ * time a core is lost; calibrate's --steal-exponent measures it for a host). The loader
+ * scales the model's cpu phases once, so every command that reads the scenario sees the
+ * same slower host. */
+static int rd_host_steal(ld *c, scenario *s, node *n) {
+  static const char *const keys[] = {"share", "exponent", NULL};
+  const char *what = "a share from 0 to 0.9 of the cores' busy time that the hypervisor gives other guests "
+                     "(measure records it as host_steal)";
+  node *x;
+  s->host_steal = 0, s->host_steal_exponent = 1;
+  if (!n) return 0;
+  if (scn__check_map(c, n, "system.host_steal", keys) || scn__req(c, n, "system.host_steal", "share", what, &x))
+    return -1;
+  if (scn__rd_num(c, x, "system.host_steal.share", 0, 0, &s->host_steal)) return -1;
+  if (s->host_steal > 0.9) return scn__expect(c, x, "system.host_steal.share", what);
+  if ((x = scn__opt(n, "exponent"))) {
+    if (scn__rd_num(c, x, "system.host_steal.exponent", 0, 0, &s->host_steal_exponent)) return -1;
+    if (s->host_steal_exponent > 4)
+      return scn__expect(c, x, "system.host_steal.exponent",
+                         "a number from 0 to 4 (cpu phases take (1 - share)^-exponent as long; 1: the time lost)");
+  }
+  if (s->host_steal > 0) {
+    double f = pow(1 - s->host_steal, -s->host_steal_exponent);
+    for (int p = 0; p < s->model->nphases; p++) {
+      phase *ph = &s->model->phases[p];
+      if (ph->resource != RES_CPU) continue;
+      dist_scale(&ph->time, f);
+      if (ph->has_fixed) dist_scale(&ph->fixed, f);
+    }
+  }
+  return 0;
+}
 
 /* system.threads: {per_worker: share|all|N, keep_core: true|false} (model.h, thr_mode). */
 static int rd_threads(ld *c, scenario *s, node *n) {
@@ -430,6 +465,7 @@ static int build_scenario(ld *c, const char *path, node *root, ovr *ovs, int nov
     if (scn__rd_enum(c, x, "system.cpu_sharing", v, &s->cpu_fifo)) goto fail;
   }
   if (rd_threads(c, s, scn__opt(sys, "threads"))) goto fail;
+  if (rd_host_steal(c, s, scn__opt(sys, "host_steal"))) goto fail;
   if ((x = scn__opt(sys, "gpu_mem_gib"))) {
     if (scn__rd_num(c, x, "system.gpu_mem_gib", 0, 1, &s->gpu_mem_gib)) goto fail;
     if (s->gpu_mem_gib > SCN_MAX_GIB) {
@@ -830,6 +866,11 @@ cJSON *scn_to_json(const scenario *s) {
   cJSON_AddBoolToObject(th, "keep_core", s->keep_core);
   cJSON_AddNumberToObject(th, "threads_per_worker", scn_worker_threads(s, s->cpu_cores));
   if (s->gpu_mem_gib > 0) cJSON_AddNumberToObject(sys, "gpu_mem_gib", s->gpu_mem_gib);
+  if (s->host_steal > 0) {
+    cJSON *hs = cJSON_AddObjectToObject(sys, "host_steal");
+    cJSON_AddNumberToObject(hs, "share", s->host_steal);
+    cJSON_AddNumberToObject(hs, "exponent", s->host_steal_exponent);
+  }
 
   cJSON *wl = cJSON_AddObjectToObject(o, "workload");
   add_i64(wl, "partitions", s->partitions);

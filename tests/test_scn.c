@@ -246,6 +246,45 @@ static char *json_of(const char *name, const char *const *ov, int nov) {
   return txt;
 }
 
+/* system.host_steal: every cpu phase's time (and fixed part) (1 - share)^-exponent times
+ * as long, the GPU phases as they were; the resolved JSON says so; bad values refused with
+ * the key's path. */
+START_TEST(test_host_steal) {
+  scenario *b = load_ok("good-defaults.yaml", NULL, 0);
+  const char *ov[] = {"system.host_steal={share: 0.2, exponent: 1.26}"};
+  scenario *s = load_ok("good-defaults.yaml", ov, 1);
+  const double f = pow(0.8, -1.26);
+  ck_assert_double_eq_tol(s->host_steal, 0.2, 1e-12);
+  ck_assert_double_eq_tol(s->host_steal_exponent, 1.26, 1e-12);
+  for (int p = 0; p < s->model->nphases; p++) {
+    const phase *x = &s->model->phases[p], *y = &b->model->phases[p];
+    double want = dist_mean(&y->time) * (x->resource == RES_CPU ? f : 1);
+    ck_assert_msg(fabs(dist_mean(&x->time) - want) < 1e-9 * want, "%s: %g, want %g", x->name, dist_mean(&x->time), want);
+  }
+  scn_free(s);
+  scn_free(b);
+  char *js = json_of("good-defaults.yaml", ov, 1);
+  ck_assert_msg(strstr(js, "\"host_steal\":{\"share\":0.2,\"exponent\":1.26}"), "%s", js);
+  free(js);
+  js = json_of("good-defaults.yaml", NULL, 0);
+  ck_assert_ptr_null(strstr(js, "host_steal"));
+  free(js);
+  const char *ov1[] = {"system.host_steal.share=0.2"}; /* the exponent defaults to 1 */
+  s = load_ok("good-defaults.yaml", ov1, 1);
+  ck_assert_double_eq_tol(s->host_steal_exponent, 1, 1e-12);
+  scn_free(s);
+  const char *bad[] = {"system.host_steal.share=0.95", "system.host_steal={share: 0.1, exponent: 5}",
+                       "system.host_steal={exponent: 2}", "system.host_steal={share: 0.1, by: 2}"};
+  const char *want[] = {"system.host_steal.share: expected a share from 0 to 0.9",
+                        "system.host_steal.exponent: expected a number from 0 to 4",
+                        "system.host_steal.share: expected a share from 0 to 0.9", "system.host_steal"};
+  for (int i = 0; i < 4; i++) {
+    ps_err e = load_fail("good-defaults.yaml", &bad[i], 1);
+    ck_assert_msg(strstr(e.msg, want[i]), "%s: %s", bad[i], e.msg);
+  }
+}
+END_TEST
+
 START_TEST(test_json_stable) {
   char *a = json_of("good-inline.yaml", NULL, 0);
   char *b = json_of("good-inline.yaml", NULL, 0);
@@ -433,7 +472,7 @@ START_TEST(test_err_unknown_key) {
   ps_err e = load_fail("bad-unknown-key.yaml", NULL, 0);
   ASSERT_ERR(e.msg, "bad-unknown-key.yaml:5:3: system.wrokers_per_gpu: ",
              "expected one of the keys gpus, workers_per_gpu, cpu_cores, batch, mutex, gpu_sharing, cpu_sharing, threads, "
-             "gpu_mem_gib, got unknown key \"wrokers_per_gpu\"");
+             "gpu_mem_gib, host_steal, got unknown key \"wrokers_per_gpu\"");
 }
 END_TEST
 
@@ -913,6 +952,7 @@ static Suite *scn_suite(void) {
   Suite *s = suite_create("scn");
   TCase *ok = tcase_create("load");
   tcase_add_test(ok, test_defaults);
+  tcase_add_test(ok, test_host_steal);
   tcase_add_test(ok, test_arrivals_measured);
   tcase_add_test(ok, test_full);
   tcase_add_test(ok, test_after_chaining_and_inline);
