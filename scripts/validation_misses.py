@@ -132,8 +132,10 @@ docs/validation-sessions.md quote them):
     (calibrate --host-threads load): the last column is the twenty-ninth protocol's model;
 39. (with --bin) the same sessions with that model and with its cpu contention counted
     only where the overlap runs resolve it (calibrate --contention significant).
+40. (with --bin) the same sessions with that model on a quiet host and with the scenario's
+    system.host_steal at the calibration runs' median steal or at each run's own.
 The probes' tables (9, 10, 11, 23, 25, 26, 31-36) are in validation_probes.py, the what-ifs
-(7, 8, 12, 14, 15, 22, 24, 30, 37-39) in validation_whatif.py; this file runs them all in order.
+(7, 8, 12, 14, 15, 22, 24, 30, 37-40) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -155,7 +157,7 @@ from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_m
                                table_probe2, table_probe3, table_time_neighbours,
                                table_epilogue_modes, table_lock_time)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
-                               table_contention_significant, table_host_load, table_mutex_overhead,
+                               table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference)
 
@@ -1086,6 +1088,7 @@ def main():
         table_mutex_overhead([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_host_load([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_contention_significant([data] + [os.path.abspath(d) for d in a.also], a.bin)
+        table_host_steal([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

@@ -512,3 +512,63 @@ def table_contention_significant(datas, binp, rows=None):
           "%s.\n" % "; ".join(fits))
     verdict_columns(pooled_columns((("the twenty-ninth protocol's model", base),
                                     ("contention only where resolved", signif)), arrivals))
+
+
+def table_host_steal(datas, binp, rows=None, k=1.26):
+    """Table 40: the sessions of DATAS pooled as table 37 pools them, predicted with the
+    twenty-ninth protocol's model (a quiet host: its calibration runs made quiet) and with
+    the scenario key system.host_steal: at the median steal of the session's calibration
+    runs (what is known of the host before a row runs), and at each held-out run's own
+    steal (its spans header; the protocol's second figure, now through the key), both with
+    the protocol's exponent K. ROWS, when given, only those rows (a test's)."""
+    import statistics
+    import tempfile
+    import validation as V
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
+    matrix = [r for r in V.read_tsv(os.path.join(vdir, "matrix.tsv")) if rows is None or r["name"] in rows]
+    arrivals = [r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])]
+    cols, medians = ([], [], []), []
+
+    def steal_set(s):
+        return ["system.host_steal={share: %.6f, exponent: %g}" % (min(max(s, 0.0), 0.9), k)]
+
+    def passes(d, models, sufs, extra_of):
+        out = []
+        for suf in sufs:
+            got = [dict(V.validate(binp, d, models, dict(r, name=r["name"] + suf), extra=extra_of(r["name"] + suf)),
+                        of=r["name"], host_factor=1.0)
+                   for r in matrix if os.path.exists(os.path.join(d, "runs", r["name"] + suf + ".json"))]
+            if got:
+                out.append(got)
+        return V.mean_of_passes(out[0], out[1:]) if out else None
+    for d in datas:
+        if not os.path.exists(os.path.join(d, "validation.json")):
+            continue
+        calib = V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv")))
+        spans = lambda n: os.path.join(d, "runs", n + ".spans.jsonl.gz")
+        steals = [V.header_steal(spans(r["name"])) for r in calib if os.path.exists(spans(r["name"]))]
+        steals = [s for s in steals if s is not None]
+        if not steals:
+            continue
+        med = statistics.median(steals)
+        sufs = pass_suffixes(d)
+        models = V.calibrate(binp, d, calib, tempfile.mkdtemp(),
+                             extra=V.protocol_flags(d) + ["--mutex-overhead", "fit", "--host-threads", "load"])[0]
+        got = (passes(d, models, sufs, lambda n: []), passes(d, models, sufs, lambda n: steal_set(med)),
+               passes(d, models, sufs, lambda n: steal_set(V.header_steal(spans(n)) or 0.0)))
+        if not all(got):
+            continue
+        for c, g in zip(cols, got):
+            c.append(g)
+        medians.append("%s %.2f%% (%d runs)" % (os.path.basename(os.path.normpath(d)), 100 * med, len(steals)))
+    if not cols[0]:
+        return
+    print("## 40. The host's steal in the scenario: the sessions pooled\n")
+    print("The sessions pooled as table 37 pools them, each predicted with the twenty-ninth protocol's model (table 38's "
+          "last column: a quiet host, the calibration's runs made quiet), and the same model with `system.host_steal: "
+          "{share: S, exponent: %g}`: S the median steal of the session's calibration runs, every one of them (what "
+          "is known of the host before a row runs), or each held-out run's own. A reading, not a verdict. The "
+          "calibration runs' median steal (of their cores' busy time): %s.\n" % (k, "; ".join(medians)))
+    verdict_columns(pooled_columns((("a quiet host (the protocol's)", cols[0]),
+                                    ("the calibration's median steal", cols[1]),
+                                    ("each run's own steal", cols[2])), arrivals))
