@@ -282,6 +282,23 @@ if len(sys.argv) > 1:
     fit = "h200-27: 2.508 threads (prep at 3 threads 1.233 times as long on 4 cores as on 16, simulated 1.231)"
     expect("table 38 on h200-27", out.getvalue(), fit, "| k20-w1-c4 | +1.8 pp, +3.8% (out) | +0.2 pp, +0.5% |")
     expect("docs/validation-sessions.md, table 38", doc, fit, "| k20-w1-c4 | +1.9 pp, +3.9% (out) | +0.2 pp, +0.4% |")
+# table 40 (with the binary): the scenario key system.host_steal at each run's own steal
+# predicts what the older path, the model's cpu phases rewritten (validation.py's
+# pass_with_own_steal), does with the same model (the twenty-ninth session, one row)
+if len(sys.argv) > 1:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        W.table_host_steal([os.path.join(ROOT, "docs", "data", "validation", "h200-29")], sys.argv[1], rows=("k20-w2",))
+    d29 = os.path.join(ROOT, "docs", "data", "validation", "h200-29")
+    calib = V.protocol_calibration(d29, V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "calib.tsv")))
+    models = V.calibrate(sys.argv[1], d29, calib, tempfile.mkdtemp(),
+                         extra=V.protocol_flags(d29) + ["--mutex-overhead", "fit", "--host-threads", "load"])[0]
+    matrix = [r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv")) if r["name"] == "k20-w2"]
+    old = W.passes_verdict(sys.argv[1], d29, models, matrix, W.pass_suffixes(d29), steal=True)[0]
+    cell = "%+.1f pp, %+.1f%%" % (old["gpu_util"]["error_pp"], old["throughput_pps"]["error_pct"])
+    expect("table 40 on h200-29", out.getvalue(), "h200-29 2.16% (21 runs)",
+           "| k20-w2 | +6.0 pp, +8.5% (out) | +4.6 pp, +6.7% (out) | " + cell + " |")
+    expect("table 40's own steal, the older path", cell, "-0.2 pp, +0.1%")
 # probe 13 as it ran on the H100 (its three committed archives) and on the twenty-ninth
 # session's H200: the readings the docs quote, and the GPU phases' host threads (b's ntt_h
 # 0.99 on the H200)
