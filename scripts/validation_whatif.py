@@ -385,6 +385,23 @@ def table_host_threads(data, binp, rows=None):
     verdict_columns(cols)
 
 
+def pooled_sessions(datas, rows=None):
+    """What tables 37-40 share: the held-out rows (matrix.tsv's, only ROWS when given), the
+    arrivals rows among them, and per session of DATAS with a validation.json its folder,
+    its protocol's calibration runs and its passes' suffixes."""
+    import validation as V
+    vdir = os.path.join(ROOT, "docs", "data", "validation")
+    matrix = [r for r in V.read_tsv(os.path.join(vdir, "matrix.tsv")) if rows is None or r["name"] in rows]
+    arrivals = [r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])]
+    sessions = [(d, V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv"))), pass_suffixes(d))
+                for d in datas if os.path.exists(os.path.join(d, "validation.json"))]
+    return matrix, arrivals, sessions
+
+
+# calibrate's options that the twenty-ninth protocol adds to its sessions' (docs/validation.md)
+PROTOCOL_29 = ["--mutex-overhead", "fit", "--host-threads", "load"]
+
+
 def table_mutex_overhead(datas, binp, rows=None):
     """Table 37: the sessions of DATAS pooled as their protocol pools them (each session's
     model predicts its own passes, a row's errors the mean over the sessions), with the
@@ -394,15 +411,9 @@ def table_mutex_overhead(datas, binp, rows=None):
     ROWS, when given, only those rows (a test's)."""
     import tempfile
     import validation as V
-    vdir = os.path.join(ROOT, "docs", "data", "validation")
-    matrix = [r for r in V.read_tsv(os.path.join(vdir, "matrix.tsv")) if rows is None or r["name"] in rows]
-    arrivals = [r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])]
+    matrix, arrivals, sessions = pooled_sessions(datas, rows)
     base, holds, fit, fitted = [], [], [], []
-    for d in datas:
-        if not os.path.exists(os.path.join(d, "validation.json")):
-            continue
-        calib = V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv")))
-        sufs = pass_suffixes(d)
+    for d, calib, sufs in sessions:
         m0 = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d))[0]
         m1, tables = V.calibrate(binp, d, calib, tempfile.mkdtemp(),
                                  extra=V.protocol_flags(d) + ["--mutex-overhead", "holds"])
@@ -437,15 +448,9 @@ def table_host_load(datas, binp, rows=None):
     session's fitted load at 2^20. ROWS, when given, only those rows (a test's)."""
     import tempfile
     import validation as V
-    vdir = os.path.join(ROOT, "docs", "data", "validation")
-    matrix = [r for r in V.read_tsv(os.path.join(vdir, "matrix.tsv")) if rows is None or r["name"] in rows]
-    arrivals = [r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])]
+    matrix, arrivals, sessions = pooled_sessions(datas, rows)
     base, loaded, fitted = [], [], []
-    for d in datas:
-        if not os.path.exists(os.path.join(d, "validation.json")):
-            continue
-        calib = V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv")))
-        sufs = pass_suffixes(d)
+    for d, calib, sufs in sessions:
         flags = V.protocol_flags(d) + ["--mutex-overhead", "fit"]
         m0 = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=flags)[0]
         m1, tables = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=flags + ["--host-threads", "load"])
@@ -478,16 +483,10 @@ def table_contention_significant(datas, binp, rows=None):
     session's fits at each size. ROWS, when given, only those rows (a test's)."""
     import tempfile
     import validation as V
-    vdir = os.path.join(ROOT, "docs", "data", "validation")
-    matrix = [r for r in V.read_tsv(os.path.join(vdir, "matrix.tsv")) if rows is None or r["name"] in rows]
-    arrivals = [r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])]
+    matrix, arrivals, sessions = pooled_sessions(datas, rows)
     base, signif, fits = [], [], []
-    for d in datas:
-        if not os.path.exists(os.path.join(d, "validation.json")):
-            continue
-        calib = V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv")))
-        sufs = pass_suffixes(d)
-        flags = V.protocol_flags(d) + ["--mutex-overhead", "fit", "--host-threads", "load"]
+    for d, calib, sufs in sessions:
+        flags = V.protocol_flags(d) + PROTOCOL_29
         m0 = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=flags)[0]
         m1, tables = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=flags + ["--contention", "significant"])
         a, b = passes_verdict(binp, d, m0, matrix, sufs), passes_verdict(binp, d, m1, matrix, sufs)
@@ -524,9 +523,7 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
     import statistics
     import tempfile
     import validation as V
-    vdir = os.path.join(ROOT, "docs", "data", "validation")
-    matrix = [r for r in V.read_tsv(os.path.join(vdir, "matrix.tsv")) if rows is None or r["name"] in rows]
-    arrivals = [r["name"] for r in matrix if any("arrivals" in o for o in r["overrides"])]
+    matrix, arrivals, sessions = pooled_sessions(datas, rows)
     cols, medians = ([], [], []), []
 
     def steal_set(s):
@@ -541,19 +538,14 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
             if got:
                 out.append(got)
         return V.mean_of_passes(out[0], out[1:]) if out else None
-    for d in datas:
-        if not os.path.exists(os.path.join(d, "validation.json")):
-            continue
-        calib = V.protocol_calibration(d, V.read_tsv(os.path.join(vdir, "calib.tsv")))
+    for d, calib, sufs in sessions:
         spans = lambda n: os.path.join(d, "runs", n + ".spans.jsonl.gz")
         steals = [V.header_steal(spans(r["name"])) for r in calib if os.path.exists(spans(r["name"]))]
         steals = [s for s in steals if s is not None]
         if not steals:
             continue
         med = statistics.median(steals)
-        sufs = pass_suffixes(d)
-        models = V.calibrate(binp, d, calib, tempfile.mkdtemp(),
-                             extra=V.protocol_flags(d) + ["--mutex-overhead", "fit", "--host-threads", "load"])[0]
+        models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
         got = (passes(d, models, sufs, lambda n: []), passes(d, models, sufs, lambda n: steal_set(med)),
                passes(d, models, sufs, lambda n: steal_set(V.header_steal(spans(n)) or 0.0)))
         if not all(got):
