@@ -517,14 +517,15 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
     """Table 40: the sessions of DATAS pooled as table 37 pools them, predicted with the
     twenty-ninth protocol's model (a quiet host: its calibration runs made quiet) and with
     the scenario key system.host_steal: at the median steal of the session's calibration
-    runs (what is known of the host before a row runs), and at each held-out run's own
-    steal (its spans header; the protocol's second figure, now through the key), both with
-    the protocol's exponent K. ROWS, when given, only those rows (a test's)."""
+    runs and at the steal of the run just before the row in the session's log (the median
+    for the log's first run; both known before a row runs), and at each held-out run's own steal (its spans header; the
+    protocol's second figure, now through the key), all with the protocol's exponent K.
+    ROWS, when given, only those rows (a test's)."""
     import statistics
     import tempfile
     import validation as V
     matrix, arrivals, sessions = pooled_sessions(datas, rows)
-    cols, medians = ([], [], []), []
+    cols, medians = ([], [], [], []), []
 
     def steal_set(s):
         return ["system.host_steal={share: %.6f, exponent: %g}" % (min(max(s, 0.0), 0.9), k)]
@@ -546,7 +547,12 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
             continue
         med = statistics.median(steals)
         models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
+        # the run just before each one in the session's log (its steal known before the run)
+        order = re.findall(r"(?m)^(\S+)\s+util ", open(os.path.join(d, "log.txt")).read())
+        before = {b: a for a, b in zip(order, order[1:])}
         got = (passes(d, models, sufs, lambda n: []), passes(d, models, sufs, lambda n: steal_set(med)),
+               passes(d, models, sufs, lambda n: steal_set(V.header_steal(spans(before[n])) or 0.0
+                                                          if n in before and os.path.exists(spans(before[n])) else med)),
                passes(d, models, sufs, lambda n: steal_set(V.header_steal(spans(n)) or 0.0)))
         if not all(got):
             continue
@@ -558,9 +564,12 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
     print("## 40. The host's steal in the scenario: the sessions pooled\n")
     print("The sessions pooled as table 37 pools them, each predicted with the twenty-ninth protocol's model (table 38's "
           "last column: a quiet host, the calibration's runs made quiet), and the same model with `system.host_steal: "
-          "{share: S, exponent: %g}`: S the median steal of the session's calibration runs, every one of them (what "
-          "is known of the host before a row runs), or each held-out run's own. A reading, not a verdict. The "
-          "calibration runs' median steal (of their cores' busy time): %s.\n" % (k, "; ".join(medians)))
+          "{share: S, exponent: %g}`: S the median steal of the session's calibration runs, every one of them, or "
+          "the steal of the run just before the row in the session's log (the median for its first run; both known "
+          "before the row runs), or each "
+          "held-out run's own. A reading, not a verdict. The calibration runs' median steal (of their cores' busy "
+          "time): %s.\n" % (k, "; ".join(medians)))
     verdict_columns(pooled_columns((("a quiet host (the protocol's)", cols[0]),
                                     ("the calibration's median steal", cols[1]),
-                                    ("each run's own steal", cols[2])), arrivals))
+                                    ("the run before's steal", cols[2]),
+                                    ("each run's own steal", cols[3])), arrivals))

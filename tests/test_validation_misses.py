@@ -297,7 +297,7 @@ if len(sys.argv) > 1:
     old = W.passes_verdict(sys.argv[1], d29, models, matrix, W.pass_suffixes(d29), steal=True)[0]
     cell = "%+.1f pp, %+.1f%%" % (old["gpu_util"]["error_pp"], old["throughput_pps"]["error_pct"])
     expect("table 40 on h200-29", out.getvalue(), "h200-29 2.16% (21 runs)",
-           "| k20-w2 | +6.0 pp, +8.5% (out) | +4.6 pp, +6.7% (out) | " + cell + " |")
+           "| k20-w2 | +6.0 pp, +8.5% (out) | +4.6 pp, +6.7% (out) | ", cell + " |")
     expect("table 40's own steal, the older path", cell, "-0.2 pp, +0.1%")
 # probe 13 as it ran on the H100 (its three committed archives) and on the twenty-ninth
 # session's H200: the readings the docs quote, and the GPU phases' host threads (b's ntt_h
