@@ -885,10 +885,12 @@ def with_reference(a, data, calib, matrix, models, tmp, bracket=False, suffix=""
     return {"calibration_like_reference": like, "rows": rows}
 
 
-def pass_as_calibrated(binp, data, models, matrix, suf):
+def pass_as_calibrated(binp, data, models, matrix, suf, extra_of=lambda name: ()):
     """One pass of the held-out rows (runs NAME + suf in DATA) predicted by the models as
-    calibrated, without a host factor; the rows it has."""
-    return [dict(validate(binp, data, models, dict(r, name=r["name"] + suf)), of=r["name"], host_factor=1.0)
+    calibrated, without a host factor, each run with the --set overrides extra_of(its name)
+    after its own; the rows it has."""
+    return [dict(validate(binp, data, models, dict(r, name=r["name"] + suf), extra_of(r["name"] + suf)),
+                 of=r["name"], host_factor=1.0)
             for r in matrix if os.path.exists(os.path.join(data, "runs", r["name"] + suf + ".json"))]
 
 

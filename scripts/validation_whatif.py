@@ -247,14 +247,15 @@ def pass_suffixes(data):
     return [V.pass_suffix(os.path.join(vdir, t)) for t in lists]
 
 
-def passes_verdict(binp, data, models, matrix, sufs, steal=False):
+def passes_verdict(binp, data, models, matrix, sufs, steal=False, extra_of=lambda name: ()):
     """The mean of a session's passes (SUFS, pass_suffixes) predicted with MODELS: as
-    calibrated, or with each run's CPU phases slowed by its own steal; None without passes."""
+    calibrated (each run with the --set overrides extra_of(its name)), or with each run's
+    CPU phases slowed by its own steal; None without passes."""
     import tempfile
     import validation as V
     tmp = tempfile.mkdtemp() if steal else None
     passes = [p for p in ((V.pass_with_own_steal(binp, data, models, matrix, suf, tmp) if steal else
-                           V.pass_as_calibrated(binp, data, models, matrix, suf)) for suf in sufs) if p]
+                           V.pass_as_calibrated(binp, data, models, matrix, suf, extra_of)) for suf in sufs) if p]
     return V.mean_of_passes(passes[0], passes[1:]) if passes else None
 
 
@@ -530,15 +531,6 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
     def steal_set(s):
         return ["system.host_steal={share: %.6f, exponent: %g}" % (min(max(s, 0.0), 0.9), k)]
 
-    def passes(d, models, sufs, extra_of):
-        out = []
-        for suf in sufs:
-            got = [dict(V.validate(binp, d, models, dict(r, name=r["name"] + suf), extra=extra_of(r["name"] + suf)),
-                        of=r["name"], host_factor=1.0)
-                   for r in matrix if os.path.exists(os.path.join(d, "runs", r["name"] + suf + ".json"))]
-            if got:
-                out.append(got)
-        return V.mean_of_passes(out[0], out[1:]) if out else None
     for d, calib, sufs in sessions:
         spans = lambda n: os.path.join(d, "runs", n + ".spans.jsonl.gz")
         steals = [V.header_steal(spans(r["name"])) for r in calib if os.path.exists(spans(r["name"]))]
@@ -550,10 +542,11 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
         # the run just before each one in the session's log (its steal known before the run)
         order = re.findall(r"(?m)^(\S+)\s+util ", open(os.path.join(d, "log.txt")).read())
         before = {b: a for a, b in zip(order, order[1:])}
-        got = (passes(d, models, sufs, lambda n: []), passes(d, models, sufs, lambda n: steal_set(med)),
-               passes(d, models, sufs, lambda n: steal_set(V.header_steal(spans(before[n])) or 0.0
-                                                          if n in before and os.path.exists(spans(before[n])) else med)),
-               passes(d, models, sufs, lambda n: steal_set(V.header_steal(spans(n)) or 0.0)))
+        got = [passes_verdict(binp, d, models, matrix, sufs, extra_of=f) for f in (
+            lambda n: [], lambda n: steal_set(med),
+            lambda n: steal_set(V.header_steal(spans(before[n])) or 0.0
+                                if n in before and os.path.exists(spans(before[n])) else med),
+            lambda n: steal_set(V.header_steal(spans(n)) or 0.0))]
         if not all(got):
             continue
         for c, g in zip(cols, got):
