@@ -56,6 +56,8 @@ typedef struct { fp2_t x, y, zz, zzz; } g2_xyzz_t;
 /* ---- Fr ---- */
 /* The group order r (canonical). */
 #define BLS_FR_R {{0x00000001u, 0xffffffffu, 0xfffe5bfeu, 0x53bda402u, 0x09a1d805u, 0x3339d808u, 0x299d7d48u, 0x73eda753u}}
+/* 2r (canonical, below 2^256): the bound of the NTT's lazily reduced values. */
+#define BLS_FR_2R {{0x00000002u, 0xfffffffeu, 0xfffcb7fdu, 0xa77b4805u, 0x1343b00au, 0x6673b010u, 0x533afa90u, 0xe7db4ea6u}}
 /* R^2 mod r with R = 2^256. */
 #define BLS_FR_R2 {{0xf3f29c6du, 0xc999e990u, 0x87925c23u, 0x2b6cedcbu, 0x7254398fu, 0x05d31496u, 0x9f59ff11u, 0x0748d9d9u}}
 /* One in Montgomery form (R mod r). */

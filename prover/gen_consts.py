@@ -185,6 +185,8 @@ def main():
     o("/* ---- Fr ---- */")
     o("/* The group order r (canonical). */")
     o("#define BLS_FR_R %s" % init(R, FR_LIMBS))
+    o("/* 2r (canonical, below 2^256): the bound of the NTT's lazily reduced values. */")
+    o("#define BLS_FR_2R %s" % init(2 * R, FR_LIMBS))
     o("/* R^2 mod r with R = 2^256. */")
     o("#define BLS_FR_R2 %s" % init(rr * rr % R, FR_LIMBS))
     o("/* One in Montgomery form (R mod r). */")

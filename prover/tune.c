@@ -50,6 +50,7 @@ static const tune_var vars[] = {
      "montgomery, karatsuba, fp64 or mixed"},
     {"PSC_NTT_REGS", OFF(ntt_regs), 0, 0, 0, {"96", "128"}, {96, 128}, "96 or 128"},
     {"PSC_NTT_TW", OFF(ntt_tw), 0, 0, 0, {"global", "shared"}, {0, 1}, "global or shared"},
+    {"PSC_NTT_REDUCE", OFF(ntt_reduce), -1, 0, 0, {"full", "lazy"}, {0, 1}, "full or lazy"},
     {"PSC_MSM_SEGSUM", OFF(msm_segsum), 0, 0, 0, {"thread", "staged"}, {0, 1}, "thread or staged"},
 };
 
@@ -74,6 +75,10 @@ int ps_tune_read(ps_tune *t, ps_err *e) {
   /* the staged twiddles are fr_t's, the Montgomery product's form (ntt.cu) */
   if (rc == PS_OK && t->ntt_tw == 1 && t->ntt_mul != 0)
     rc = ps_fail(e, PS_EINPUT, "PSC_NTT_TW=shared: expected PSC_NTT_MUL unset or montgomery, not \"%.32s\"",
+                 getenv("PSC_NTT_MUL"));
+  /* the lazy product is the Montgomery one's sequence without its subtraction (ntt.cu) */
+  if (rc == PS_OK && t->ntt_reduce == 1 && t->ntt_mul != 0)
+    rc = ps_fail(e, PS_EINPUT, "PSC_NTT_REDUCE=lazy: expected PSC_NTT_MUL unset or montgomery, not \"%.32s\"",
                  getenv("PSC_NTT_MUL"));
   return rc;
 }

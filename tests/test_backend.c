@@ -67,7 +67,7 @@ START_TEST(test_tune) {
   static const char *names[] = {"PSC_CUDA_SYNC", "PSC_MSM_WINDOW", "PSC_MSM_AFFINE", "PSC_MSM_SORT",
                                 "PSC_MSM_LOG_GROUPS", "PSC_MSM_PLACE", "PSC_MSM_AGG_THREADS", "PSC_MSM_PIECES",
                                 "PSC_MSM_PROFILE", "PSC_NTT_RADIX", "PSC_NTT_MAX_K", "PSC_NTT_LOG_BLOCK",
-                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS", "PSC_NTT_TW", "PSC_MSM_SEGSUM"};
+                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS", "PSC_NTT_TW", "PSC_NTT_REDUCE", "PSC_MSM_SEGSUM"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
   ps_tune t;
   ps_err e = {0};
@@ -90,6 +90,7 @@ START_TEST(test_tune) {
   ck_assert_int_eq(t.ntt_regs, 0);
   ck_assert_int_eq(t.msm_segsum, 0);
   ck_assert_int_eq(t.ntt_tw, 0);
+  ck_assert_int_eq(t.ntt_reduce, -1);
   /* in range, words and both ends of ranges */
   static const struct { const char *name, *value; size_t off; int want; } good[] = {
       {"PSC_CUDA_SYNC", "block", offsetof(ps_tune, cuda_sync), 3},
@@ -115,6 +116,8 @@ START_TEST(test_tune) {
       {"PSC_NTT_REGS", "96", offsetof(ps_tune, ntt_regs), 96},
       {"PSC_NTT_TW", "shared", offsetof(ps_tune, ntt_tw), 1},
       {"PSC_NTT_TW", "global", offsetof(ps_tune, ntt_tw), 0},
+      {"PSC_NTT_REDUCE", "lazy", offsetof(ps_tune, ntt_reduce), 1},
+      {"PSC_NTT_REDUCE", "full", offsetof(ps_tune, ntt_reduce), 0},
       {"PSC_MSM_SEGSUM", "staged", offsetof(ps_tune, msm_segsum), 1},
       {"PSC_MSM_SEGSUM", "thread", offsetof(ps_tune, msm_segsum), 0},
       {"PSC_MSM_PIECES", "", offsetof(ps_tune, msm_pieces), 0}, /* empty reads as unset */
@@ -143,6 +146,7 @@ START_TEST(test_tune) {
       {"PSC_NTT_MUL", "kara", "PSC_NTT_MUL=\"kara\": expected montgomery, karatsuba, fp64 or mixed"},
       {"PSC_NTT_REGS", "255", "PSC_NTT_REGS=\"255\": expected 96 or 128"},
       {"PSC_NTT_TW", "smem", "PSC_NTT_TW=\"smem\": expected global or shared"},
+      {"PSC_NTT_REDUCE", "1", "PSC_NTT_REDUCE=\"1\": expected full or lazy"},
       {"PSC_MSM_SEGSUM", "shared", "PSC_MSM_SEGSUM=\"shared\": expected thread or staged"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -166,8 +170,13 @@ START_TEST(test_tune) {
   ck_assert_int_eq(tune_with("PSC_NTT_TW", "shared", &t, &e), PS_EINPUT);
   ck_assert_str_eq(e.msg, "PSC_NTT_TW=shared: expected PSC_NTT_MUL unset or montgomery, not \"fp64\"");
   ck_assert_int_eq(tune_with("PSC_NTT_TW", "global", &t, &e), PS_OK);
+  /* and so does the lazily reduced transform */
+  ck_assert_int_eq(tune_with("PSC_NTT_REDUCE", "lazy", &t, &e), PS_EINPUT);
+  ck_assert_str_eq(e.msg, "PSC_NTT_REDUCE=lazy: expected PSC_NTT_MUL unset or montgomery, not \"fp64\"");
+  ck_assert_int_eq(tune_with("PSC_NTT_REDUCE", "full", &t, &e), PS_OK);
   setenv("PSC_NTT_MUL", "montgomery", 1);
   ck_assert_int_eq(tune_with("PSC_NTT_TW", "shared", &t, &e), PS_OK);
+  ck_assert_int_eq(tune_with("PSC_NTT_REDUCE", "lazy", &t, &e), PS_OK);
   unsetenv("PSC_NTT_MUL");
 }
 END_TEST

@@ -8,6 +8,7 @@
  * there. On the H200, tests/gpu_check.c compares the compiled kernels themselves. */
 #include <check.h>
 #include <fenv.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -53,6 +54,17 @@ static unsigned long overflows;
 #define PSF_OP_SUB_CC(d, x) SUB3_(d, x, 0, 1)
 #define PSF_OP_SUBC_CC(d, x) SUB3_(d, x, cc, 1)
 #define PSF_OP_SUBC(d, x) SUB3_(d, x, cc, 0)
+#define PSF_OP_SUB2_CC(d, x, y) \
+  do {                          \
+    (d) = (x);                  \
+    SUB3_(d, y, 0, 1);          \
+  } while (0)
+#define PSF_OP_SUBC2_CC(d, x, y) \
+  do {                           \
+    (d) = (x);                   \
+    SUB3_(d, y, cc, 1);          \
+  } while (0)
+#define PSF_OP_SUBC2_W(d, x, y) ((d) = (uint32_t)((uint64_t)(x) - (y) - cc)) /* wraps by design */
 #define PSF_OP_ADD2_CC(d, x, y) \
   do {                          \
     (d) = (x);                  \
@@ -397,6 +409,155 @@ START_TEST(fp64_full_limbs) {
 }
 END_TEST
 
+/* ---- Lazy reduction (psf_mont.h, "Lazy reduction"; the NTT's PSC_NTT_REDUCE=lazy) ---- */
+#include "cuda/ntt_r4.h"
+
+static const fr_t FR_2R = BLS_FR_2R;
+
+/* a < b as 8-limb integers */
+static int lt8(const uint32_t *a, const uint32_t *b) {
+  for (int j = 7; j >= 0; j--)
+    if (a[j] != b[j]) return a[j] < b[j];
+  return 0;
+}
+/* x + r (x < r, so below 2r and 2^256) */
+static void plus_r(fr_t *x) {
+  uint64_t c = 0;
+  for (int j = 0; j < 8; j++) {
+    c += (uint64_t)x->v[j] + FR_R.v[j];
+    x->v[j] = (uint32_t)c;
+    c >>= 32;
+  }
+}
+/* A lazily reduced value: below r, or the same plus r; edge kinds 6.. give 2r - 1, r and
+ * r + 1 */
+static void lazy_value(fr_t *x, int kind, uint64_t *s) {
+  if (kind < 6) {
+    edge_value(x->v, FR_R.v, 8, kind, s);
+    if (vec_rng(s) & 1) plus_r(x);
+    return;
+  }
+  if (kind == 6) {
+    edge_value(x->v, FR_R.v, 8, 2, s), plus_r(x); /* 2r - 1 */
+  } else if (kind == 7) {
+    *x = FR_R;
+  } else if (kind == 8) {
+    memset(x, 0, sizeof *x), x->v[0] = 1, plus_r(x);
+  } else {
+    fr_random(x, vec_rng, s);
+    if (vec_rng(s) & 1) plus_r(x);
+  }
+}
+
+/* The device functions of ps_field.cuh, on the emulated flag: each asserts that its result
+ * is below 2r and that no chain without carry-out overflowed. */
+static void lz_mul(fr_t *r, const fr_t *w, const fr_t *x) {
+  uint32_t t[8];
+  PSF_MONT_BODY_R1(8, t, w->v, x->v, FR_R.v, BLS_FR_INV32);
+  ck_assert_msg(overflows == 0, "a carry chain without carry-out overflowed");
+  ck_assert_msg(lt8(t, FR_2R.v), "the lazy product left a value of 2r or more");
+  memcpy(r->v, t, sizeof t);
+}
+static void lz_add(fr_t *r, const fr_t *a, const fr_t *b) {
+  PSF_ADD_LAZY(8, r->v, a->v, b->v, FR_2R.v);
+  ck_assert_msg(lt8(r->v, FR_2R.v), "the lazy sum left a value of 2r or more");
+}
+static void lz_sub(fr_t *r, const fr_t *a, const fr_t *b) {
+  PSF_SUB_LAZY(8, r->v, a->v, b->v, FR_2R.v);
+  ck_assert_msg(lt8(r->v, FR_2R.v), "the lazy difference left a value of 2r or more");
+}
+static void canon(fr_t *r, const fr_t *a) {
+  *r = *a;
+  reduce_once(r->v, FR_R.v, 8);
+}
+
+START_TEST(lazy_operations) {
+  uint64_t s = 5;
+  fr_t r2 = FR_R;
+  plus_r(&r2);
+  ck_assert_msg(memcmp(&r2, &FR_2R, sizeof r2) == 0, "BLS_FR_2R is r + r");
+  for (int i = 0; i < 100000; i++) {
+    const int ka = i < 100 ? i / 10 : 9, kb = i < 100 ? i % 10 : 9;
+    fr_t w, a, b, ca, cb, want, got, cg;
+    fr_random(&w, vec_rng, &s);
+    if (i < 100) edge_value(w.v, FR_R.v, 8, i % 6, &s);
+    lazy_value(&a, ka, &s);
+    lazy_value(&b, kb, &s);
+    canon(&ca, &a), canon(&cb, &b);
+    fr_mul(&want, &w, &ca);
+    lz_mul(&got, &w, &a);
+    canon(&cg, &got);
+    ck_assert_msg(memcmp(&want, &cg, sizeof want) == 0, "lazy product %d (%d) differs", i, ka);
+    fr_add(&want, &ca, &cb);
+    lz_add(&got, &a, &b);
+    canon(&cg, &got);
+    ck_assert_msg(memcmp(&want, &cg, sizeof want) == 0, "lazy sum %d (%d, %d) differs", i, ka, kb);
+    fr_sub(&want, &ca, &cb);
+    lz_sub(&got, &a, &b);
+    canon(&cg, &got);
+    ck_assert_msg(memcmp(&want, &cg, sizeof want) == 0, "lazy difference %d (%d, %d) differs", i, ka, kb);
+  }
+  /* carry-heavy: words mostly all ones, below 2r by the top word */
+  for (int i = 0; i < 50000; i++) {
+    fr_t w, a, b, ca, cb, want, got, cg;
+    for (int j = 0; j < 8; j++) {
+      w.v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+      a.v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+      b.v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
+    }
+    w.v[7] &= 0x3fffffff, a.v[7] &= 0xbfffffff, b.v[7] &= 0xbfffffff;
+    if (!lt8(a.v, FR_2R.v) || !lt8(b.v, FR_2R.v)) continue;
+    canon(&ca, &a), canon(&cb, &b);
+    fr_mul(&want, &w, &ca);
+    lz_mul(&got, &w, &a);
+    canon(&cg, &got);
+    ck_assert_msg(memcmp(&want, &cg, sizeof want) == 0, "carry-heavy lazy product %d differs", i);
+    fr_add(&want, &ca, &cb);
+    lz_add(&got, &a, &b);
+    canon(&cg, &got);
+    ck_assert_msg(memcmp(&want, &cg, sizeof want) == 0, "carry-heavy lazy sum %d differs", i);
+    fr_sub(&want, &ca, &cb);
+    lz_sub(&got, &a, &b);
+    canon(&cg, &got);
+    ck_assert_msg(memcmp(&want, &cg, sizeof want) == 0, "carry-heavy lazy difference %d differs", i);
+  }
+}
+END_TEST
+
+/* The radix-4 butterflies of the NTT's passes (ntt_r4.h's NTT_R4_BUTTERFLIES, the macro the
+ * kernel expands) with the lazy operations, as a lazily reduced pass runs them, against the
+ * same macro with the reference field code: groups fed back into themselves for 24
+ * steps (a transform of 2^48 elements' worth of stage pairs), DIF and DIT, every
+ * combination of twiddles present, and the canonical results equal at every step. */
+#define REF_ADD(r, a, b) fr_add(r, a, b)
+#define REF_SUB(r, a, b) fr_sub(r, a, b)
+#define REF_MUL(r, a, w, i) fr_mul(r, a, &(w)[i])
+#define LZ_MUL(r, a, w, i) lz_mul(r, &(w)[i], a)
+START_TEST(lazy_butterflies) {
+  uint64_t s = 6;
+  for (int g = 0; g < 4000; g++) {
+    const int dit = g & 1;
+    bool has[3] = {(g >> 1) & 1, (g >> 2) & 1, (g >> 3) & 1};
+    fr_t x[4], y[4], w[3];
+    for (int i = 0; i < 4; i++) {
+      fr_random(&x[i], vec_rng, &s);
+      y[i] = x[i];
+    }
+    for (int step = 0; step < 24; step++) {
+      for (int i = 0; i < 3; i++) fr_random(&w[i], vec_rng, &s);
+      if (step == 0 && g < 16) edge_value(w[0].v, FR_R.v, 8, 2, &s); /* r - 1 */
+      NTT_R4_BUTTERFLIES(fr_t, y, w, has, dit, REF_ADD, REF_SUB, REF_MUL);
+      NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, lz_add, lz_sub, LZ_MUL);
+      for (int i = 0; i < 4; i++) {
+        fr_t c;
+        canon(&c, &x[i]);
+        ck_assert_msg(memcmp(&c, &y[i], sizeof c) == 0, "group %d, step %d, element %d differs", g, step, i);
+      }
+    }
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("montmul");
   TCase *tc = tcase_create("gpu sequence");
@@ -408,6 +569,8 @@ int main(void) {
   tcase_add_test(tc, fp64_constants);
   tcase_add_test(tc, fp64_products);
   tcase_add_test(tc, fp64_full_limbs);
+  tcase_add_test(tc, lazy_operations);
+  tcase_add_test(tc, lazy_butterflies);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

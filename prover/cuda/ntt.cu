@@ -50,6 +50,9 @@ extern "C" {
  * the gain is the copies that hold no registers, not the overlap across tiles
  * (docs/performance.md, "NTT: loads without registers"). */
 #define NTT_R4_TILES 1
+/* 1: the radix-4 passes keep values in [0, 2r) and the product skips its final
+ * subtraction (ntt_mul_at); PSC_NTT_REDUCE (full, lazy) overrides. */
+#define NTT_LAZY 0
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
 /* w^j for j < count: lo[j & 4095] * hi[j >> 12] (one multiplication each). */
@@ -88,19 +91,35 @@ typedef struct ntt_tws {
   fr_t f[3];
   fr52_t d[3];
 } ntt_tws;
-template <int MUL>
+/* LAZY (PSC_NTT_REDUCE=lazy, the Montgomery product only): the pass's values stay in
+ * [0, 2r) and the product skips its final subtraction (ps_field.cuh's fr_*_lazy_d). */
+template <int MUL, int LAZY>
 static __device__ __forceinline__ void ntt_mul_at(fr_t *r, const fr_t *a, const ntt_tws *w, int i) {
-  if (NTT_R4_W52(MUL, i)) fr_mul_fp64_d(r, a, &w->d[i]);
+  if (LAZY) fr_mul_lazy_d(r, &w->f[i], a);
+  else if (NTT_R4_W52(MUL, i)) fr_mul_fp64_d(r, a, &w->d[i]);
   else ntt_fr_mul<MUL>(r, a, &w->f[i]);
 }
-#define NTT_MUL_AT(r, a, w, i) ntt_mul_at<MUL>(r, a, &(w), i)
+#define NTT_MUL_AT(r, a, w, i) ntt_mul_at<MUL, LAZY>(r, a, &(w), i)
+template <int LAZY> static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) {
+  if (LAZY) fr_add_lazy_d(r, a, b);
+  else fr_add_d(r, a, b);
+}
+template <int LAZY> static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) {
+  if (LAZY) fr_sub_lazy_d(r, a, b);
+  else fr_sub_d(r, a, b);
+}
 
 /* x *= twiddle ti of a radix-2 stage: the tile's staged copy when there is one (staged,
  * else NULL), or from the table its product takes. */
-template <int MUL>
+template <int MUL, int LAZY>
 static __device__ __forceinline__ void ntt_r2_mul(fr_t *x, const fr_t *__restrict__ tw,
                                                   const fr52_t *__restrict__ tw52, size_t ti, const fr_t *staged) {
-  if (staged) {
+  if (LAZY) {
+    fr_t w;
+    if (staged) w = *staged;
+    else psf_ldg(&w, &tw[ti]);
+    fr_mul_lazy_d(x, &w, x);
+  } else if (staged) {
     ntt_fr_mul<MUL>(x, x, staged);
   } else if (NTT_R4_W52(MUL, -1)) {
     fr52_t w;
@@ -117,7 +136,7 @@ static __device__ __forceinline__ void ntt_r2_mul(fr_t *x, const fr_t *__restric
  * half-span 2^lhr rows, S its global index (DIF: (a, b) -> (a + b, (a - b) w); DIT: the
  * transposed (a + b w, a - b w)). tws: the tile's staged twiddles (ntt_r4.h's
  * ntt_tw_slot), or NULL to read them from tw (or tw52). */
-template <int MUL = NTT_MUL_MONT>
+template <int MUL = NTT_MUL_MONT, int LAZY = 0>
 static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsigned c, unsigned lhr, unsigned L,
                                                     size_t lo_group, unsigned S, const fr_t *__restrict__ tw,
                                                     const fr52_t *__restrict__ tw52, int dit,
@@ -131,13 +150,13 @@ static __device__ __forceinline__ void ntt_r2_stage(fr_t *sh, unsigned nbf, unsi
     const fr_t *staged = tws ? &tws[ntt_tw_slot(lhr, q & (hr - 1), c, col)] : NULL;
     fr_t a = sh[e0], b = sh[e1], x, y;
     if (!dit) {
-      fr_add_d(&x, &a, &b);
-      fr_sub_d(&y, &a, &b);
-      if (ti) ntt_r2_mul<MUL>(&y, tw, tw52, ti, staged);
+      ntt_fr_add<LAZY>(&x, &a, &b);
+      ntt_fr_sub<LAZY>(&y, &a, &b);
+      if (ti) ntt_r2_mul<MUL, LAZY>(&y, tw, tw52, ti, staged);
     } else {
-      if (ti) ntt_r2_mul<MUL>(&b, tw, tw52, ti, staged);
-      fr_add_d(&x, &a, &b);
-      fr_sub_d(&y, &a, &b);
+      if (ti) ntt_r2_mul<MUL, LAZY>(&b, tw, tw52, ti, staged);
+      ntt_fr_add<LAZY>(&x, &a, &b);
+      ntt_fr_sub<LAZY>(&y, &a, &b);
     }
     sh[e0] = x;
     sh[e1] = y;
@@ -164,13 +183,16 @@ static __device__ __forceinline__ ntt_blk ntt_block(unsigned log_n, unsigned s, 
   return ntt_tile(blockIdx.x, log_n, s, k, c);
 }
 
-/* Copies the block between global memory and shared memory (store = 1: back to global). */
+/* Copies the block between global memory and shared memory (store = 1: back to global;
+ * store = 2: back to global, each value < 2r made canonical on the way, the lazily reduced
+ * transform's last pass). */
 static __device__ __forceinline__ void ntt_block_io(const ntt_blk *b, unsigned c, fr_t *d, fr_t *sh, int store) {
   const unsigned cmask = (1u << c) - 1;
   for (unsigned e = threadIdx.x; e < b->nel; e += blockDim.x) {
     size_t g = b->base | ((size_t)(e >> c) << b->L) | (e & cmask);
     if (store) {
-      const fr_t v = sh[e];
+      fr_t v = sh[e];
+      if (store == 2) fr_canon_d(&v, &v);
       psf_st(&d[g], &v);
     } else {
       psf_ld(&sh[e], &d[g]);
@@ -228,11 +250,9 @@ __global__ void __launch_bounds__(NTT_THREADS, 2) ntt_pass(fr_t *d, unsigned log
 
 /* The same pass with stage pairs done as radix-4 groups in registers (ntt_r4.h): one
  * shared-memory round trip per two stages; a last radix-2 stage when k is odd. */
-static __device__ __forceinline__ void ntt_fr_add(fr_t *r, const fr_t *a, const fr_t *b) { fr_add_d(r, a, b); }
-static __device__ __forceinline__ void ntt_fr_sub(fr_t *r, const fr_t *a, const fr_t *b) { fr_sub_d(r, a, b); }
 /* The stage pairs of one tile in shared memory (and a last radix-2 stage when k is odd);
  * with TWS the twiddles come from the tile's staged table tws, else from tw (or tw52). */
-template <int MUL, int TWS>
+template <int MUL, int TWS, int LAZY>
 static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, unsigned s, unsigned k, unsigned c,
                                                    const fr_t *__restrict__ tw, const fr52_t *__restrict__ tw52,
                                                    int dit, const fr_t *tws) {
@@ -257,7 +277,7 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
       }
 #pragma unroll
       for (int i = 0; i < 4; i++) x[i] = sh[gr.e[i]];
-      NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, ntt_fr_add, ntt_fr_sub, NTT_MUL_AT);
+      NTT_R4_BUTTERFLIES(fr_t, x, w, has, dit, ntt_fr_add<LAZY>, ntt_fr_sub<LAZY>, NTT_MUL_AT);
 #pragma unroll
       for (int i = 0; i < 4; i++) sh[gr.e[i]] = x[i];
     }
@@ -265,7 +285,7 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
   }
   if (k & 1) {
     const unsigned t = dit ? 0 : k - 1;
-    ntt_r2_stage<MUL>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, tw52, dit, TWS ? tws : NULL);
+    ntt_r2_stage<MUL, LAZY>(sh, nel / 2, c, k - 1 - t, L, lo_group, s + t, tw, tw52, dit, TWS ? tws : NULL);
     __syncthreads();
   }
 }
@@ -274,11 +294,13 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
  * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
  * one tile a block, the next tile's copies run beside the current one's arithmetic. With
  * TWS (PSC_NTT_TW=shared) a tile's room is twice its data, the second half its staged
- * twiddles, copied with the data; a block of one tile has one tile's room (run_network). */
-template <int MUL, int MINB, int TWS = 0>
+ * twiddles, copied with the data; a block of one tile has one tile's room (run_network).
+ * With LAZY the values stay in [0, 2r) (ntt_mul_at), and a pass that ends the transform
+ * (last) makes them canonical as it stores them. */
+template <int MUL, int MINB, int TWS = 0, int LAZY = 0>
 __global__ void __launch_bounds__(NTT_R4_THREADS, MINB)
     ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw,
-                const fr52_t *__restrict__ tw52, int dit, unsigned ntiles) {
+                const fr52_t *__restrict__ tw52, int dit, unsigned ntiles, int last) {
   extern __shared__ fr_t sh2[];
   unsigned t = blockIdx.x;
   ntt_blk b = ntt_tile(t, log_n, s, k, c);
@@ -297,8 +319,8 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, MINB)
     }
     asm volatile("cp.async.wait_group 1;" ::: "memory"); /* this tile's copies are in */
     __syncthreads();
-    ntt_r4_tile<MUL, TWS>(&b, cur, s, k, c, tw, tw52, dit, cur + b.nel);
-    ntt_block_io(&b, c, d, cur, 1);
+    ntt_r4_tile<MUL, TWS, LAZY>(&b, cur, s, k, c, tw, tw52, dit, cur + b.nel);
+    ntt_block_io(&b, c, d, cur, LAZY && last ? 2 : 1);
     __syncthreads(); /* cur is read out before the tile after next is copied into it */
     fr_t *u = cur;
     cur = nxt, nxt = u, b = bn;
@@ -461,6 +483,7 @@ fail:
 typedef struct ntt_settings {
   unsigned log_block, max_k, radix, tiles, mul, regs128; /* mul: NTT_MUL_* */
   unsigned tw_shared;                                    /* PSC_NTT_TW=shared */
+  unsigned lazy;                                         /* PSC_NTT_REDUCE=lazy */
   char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
@@ -480,6 +503,7 @@ static void ntt_settings_init(void) {
   s.mul = t.ntt_mul; /* tune.h's values are NTT_MUL_*'s */
   s.regs128 = t.ntt_regs == 128;
   s.tw_shared = t.ntt_tw == 1; /* only with the Montgomery product (ps_tune_read) */
+  s.lazy = t.ntt_reduce < 0 ? NTT_LAZY : (unsigned)t.ntt_reduce; /* the same */
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
@@ -525,21 +549,26 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, c
     const unsigned ntiles = (unsigned)blocks;
     smem *= set->tw_shared && set->tiles != 1 ? 4 : 2;
     typedef void (*pass_fn)(fr_t *, unsigned, unsigned, unsigned, unsigned, const fr_t *, const fr52_t *, int,
-                            unsigned);
+                            unsigned, int);
     static const pass_fn passes[4][2] = {
         {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128>},
         {ntt_pass_r4<NTT_MUL_KARA, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_KARA, NTT_R4_MIN_BLOCKS_128>},
         {ntt_pass_r4<NTT_MUL_FP64, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_FP64, NTT_R4_MIN_BLOCKS_128>},
         {ntt_pass_r4<NTT_MUL_MIXED, NTT_R4_MIN_BLOCKS>, ntt_pass_r4<NTT_MUL_MIXED, NTT_R4_MIN_BLOCKS_128>}};
-    static const pass_fn staged[2] = {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 1>,
-                                      ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 1>};
-    const pass_fn pass = set->tw_shared ? staged[set->regs128] : passes[set->mul][set->regs128];
+    static const pass_fn staged[2][2] = {
+        {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 1>, ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 1>},
+        {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 1, 1>, ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 1, 1>}};
+    static const pass_fn lazy[2] = {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 0, 1>,
+                                    ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 0, 1>};
+    const pass_fn pass = set->tw_shared ? staged[set->lazy][set->regs128]
+                         : set->lazy    ? lazy[set->regs128]
+                                        : passes[set->mul][set->regs128];
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 1;
     if (!set->tiles) PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pass, (int)threads, smem));
     blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
-    pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, tw52, dit, ntiles);
+    pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, tw52, dit, ntiles, ii == np - 1);
     PSC_CHECK_LAUNCH();
   }
   return PS_OK;

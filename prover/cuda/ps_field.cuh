@@ -17,6 +17,7 @@ static __constant__ fp_t c_fp_one = BLS_FP_ONE;
 static __constant__ fp_t c_fp_pm2 = BLS_FP_P_MINUS_2;
 static __constant__ fr_t c_fr_r = BLS_FR_R;
 static __constant__ fr_t c_fr_one = BLS_FR_ONE;
+static __constant__ fr_t c_fr_2r = BLS_FR_2R; /* the lazily reduced values' bound (psf_mont.h) */
 /* Fr's -r^-1 mod 2^32 is W - 1. Given as a literal, ptxas turns each reduction step's m
  * into a negation and then leaves 6 of the step's 8 lo/hi product pairs unfused (an
  * IMAD.X and an IMAD.HI.U32.X each instead of one IMAD.WIDE.U32.X; nvdisasm of fr_mul_d:
@@ -74,6 +75,9 @@ template <typename T> PSF_INL void psf_st(T *p, const T *v) {
 #define PSF_OP_ADDC2_CC(d, x, y) asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
 #define PSF_OP_ADDC2(d, x, y) asm volatile("addc.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
 #define PSF_OP_MADC_LO_CC_Z(d, x, y) asm volatile("madc.lo.cc.u32 %0, %1, %2, 0;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_SUB2_CC(d, x, y) asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_SUBC2_CC(d, x, y) asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
+#define PSF_OP_SUBC2_W(d, x, y) asm volatile("subc.u32 %0, %1, %2;" : "=r"(d) : "r"(x), "r"(y))
 #include "psf_mont.h"
 
 /* r = t - m if t >= m else t (t < 2m, N limbs). */
@@ -167,6 +171,20 @@ PSF_INL void fr_mul_fp64_d(fr_t *rr, const fr_t *aa, const fr52_t *w) {
 PSF_INL void fr_add_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_add_8(r->v, a->v, b->v, c_fr_r.v); }
 PSF_INL void fr_sub_d(fr_t *r, const fr_t *a, const fr_t *b) { psf_sub_8(r->v, a->v, b->v, c_fr_r.v); }
 PSF_INL int fr_is_zero_d(const fr_t *a) { return psf_is_zero_8(a->v); }
+/* Lazily reduced Fr (psf_mont.h, "Lazy reduction"): values in [0, 2r). The product takes
+ * w < r, added whole every row, and x < 2r, read a limb a row, and skips the final
+ * subtraction; the sum and difference of values < 2r stay below 2r; fr_canon_d takes a
+ * value < 2r to [0, r). */
+PSF_INL void fr_mul_lazy_d(fr_t *rr, const fr_t *ww, const fr_t *xx) {
+  const uint32_t *w = ww->v, *x = xx->v, *MOD = c_fr_r.v;
+  uint32_t t[8];
+  PSF_MONT_BODY_R1(8, t, w, x, MOD, c_fr_inv32);
+#pragma unroll
+  for (int j = 0; j < 8; j++) rr->v[j] = t[j];
+}
+PSF_INL void fr_add_lazy_d(fr_t *r, const fr_t *a, const fr_t *b) { PSF_ADD_LAZY(8, r->v, a->v, b->v, c_fr_2r.v); }
+PSF_INL void fr_sub_lazy_d(fr_t *r, const fr_t *a, const fr_t *b) { PSF_SUB_LAZY(8, r->v, a->v, b->v, c_fr_2r.v); }
+PSF_INL void fr_canon_d(fr_t *r, const fr_t *a) { psf_reduce_once_8(r->v, a->v, c_fr_r.v); }
 
 /* From Montgomery form to the canonical integer: a * 1 / R. */
 PSF_INL void fr_from_mont_d(fr_t *r, const fr_t *a) {

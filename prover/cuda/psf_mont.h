@@ -35,6 +35,9 @@
  *   PSF_OP_ADD2_CC(d,x,y) d = x + y, carry out  PSF_OP_ADDC2_CC(d,x,y) d = x + y + carry, carry out
  *   PSF_OP_ADDC2(d,x,y) d = x + y + carry      PSF_OP_MADC_LO_CC_Z(d,x,y) d = lo(x*y) + carry, carry out
  *   (the last seven for PSF_MONT_KARA_R1 only)
+ *   PSF_OP_SUB2_CC(d,x,y) d = x - y, borrow out  PSF_OP_SUBC2_CC(d,x,y) d = x - y - borrow, borrow out
+ *   PSF_OP_SUBC2_W(d,x,y) d = x - y - borrow, wrapping (no borrow out; may wrap)
+ *   (these three, ADD2_CC, ADDC2_CC and ADDC_Z for PSF_ADD_LAZY and PSF_SUB_LAZY)
  * and then uses PSF_MONT_BODY(N, r, a, b, MOD, INV) (or PSF_MONT_SUM, PSF_MONT_SQR) with
  * a, b, MOD readable as x[i] and r writable as r[i] (i < N); INV = -MOD^-1 mod W.
  * PSF_MONT_BODY_R1 is the same for a modulus whose two low limbs are 1 and W - 1
@@ -396,6 +399,40 @@
     PSF_UNROLL for (int k_ = (N) / 2 + (N) + 1; k_ < 2 * (N) - 1; k_++) PSF_OP_ADDC_CC(T_[k_], 0u); \
     PSF_OP_ADDC(T_[2 * (N) - 1], 0u);                                                      \
     PSF_MONT_REDC_R1(N, r, T_, MOD, INV);                                                  \
+  } while (0)
+
+/* ---- Lazy reduction: values in [0, 2m) (the NTT's passes, PSC_NTT_REDUCE=lazy) ----
+ * For a modulus with one spare bit and no more (W^N / 4 < m < W^N / 2, as BLS12-381's r):
+ * - The product PSF_MONT_BODY(_R1) of a < m, the operand added whole every row, and
+ *   b < 2m, read a limb a row, is < 2m as it stands. The row bound above holds for any
+ *   b (each row adds a b_i < W times a), and the result is (a b + u m) / W^N <
+ *   (2m^2 + m W^N) / W^N = m (1 + 2m / W^N) < 2m. So it needs no final subtraction.
+ * - PSF_ADD_LAZY: a + b for a, b < 2m, brought below 2m by one conditional subtraction
+ *   of 2m (M2). The sum may reach 4m > W^N, so its carry out takes part: the top word
+ *   c - borrow is 0 when a + b >= 2m (take the difference) and all ones when below.
+ * - PSF_SUB_LAZY: a - b for a, b < 2m, plus 2m when it borrowed.
+ * The caller subtracts m once where a value must be canonical (a transform's output).
+ * tests/test_montmul.c runs these sequences on the CPU, the NTT's butterflies with them. */
+#define PSF_ADD_LAZY(N, r, a, b, M2)                                                       \
+  do {                                                                                     \
+    uint32_t lt_[N], ls_[N], lc_, lb_;                                                     \
+    PSF_OP_ADD2_CC(lt_[0], a[0], b[0]);                                                    \
+    PSF_UNROLL for (int j_ = 1; j_ < (N); j_++) PSF_OP_ADDC2_CC(lt_[j_], a[j_], b[j_]);    \
+    PSF_OP_ADDC_Z(lc_);                                                                    \
+    PSF_OP_SUB2_CC(ls_[0], lt_[0], M2[0]);                                                 \
+    PSF_UNROLL for (int j_ = 1; j_ < (N); j_++) PSF_OP_SUBC2_CC(ls_[j_], lt_[j_], M2[j_]); \
+    PSF_OP_SUBC2_W(lb_, lc_, 0u);                                                          \
+    PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) r[j_] = lb_ ? lt_[j_] : ls_[j_];           \
+  } while (0)
+#define PSF_SUB_LAZY(N, r, a, b, M2)                                                       \
+  do {                                                                                     \
+    uint32_t lt_[N], ls_[N], lb_;                                                          \
+    PSF_OP_SUB2_CC(lt_[0], a[0], b[0]);                                                    \
+    PSF_UNROLL for (int j_ = 1; j_ < (N); j_++) PSF_OP_SUBC2_CC(lt_[j_], a[j_], b[j_]);    \
+    PSF_OP_SUBC2_W(lb_, 0u, 0u);                                                           \
+    PSF_OP_ADD2_CC(ls_[0], lt_[0], M2[0]);                                                 \
+    PSF_UNROLL for (int j_ = 1; j_ < (N); j_++) PSF_OP_ADDC2_CC(ls_[j_], lt_[j_], M2[j_]); \
+    PSF_UNROLL for (int j_ = 0; j_ < (N); j_++) r[j_] = lb_ ? ls_[j_] : lt_[j_];           \
   } while (0)
 
 #endif
