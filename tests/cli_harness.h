@@ -4,7 +4,7 @@
 #ifndef PROVESIM_TESTS_CLI_HARNESS_H
 #define PROVESIM_TESTS_CLI_HARNESS_H
 
-#include <check.h>
+#include "ck.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
 #ifndef PROVESIM_TESTS_PSD_CPU_H
 #define PROVESIM_TESTS_PSD_CPU_H
 
-#include <check.h>
+#include "ck.h"
 #include <fenv.h>
 #include <math.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
  * product-form solution (Gordon-Newell / BCMP: P(n_1..n_K) proportional to
  * prod_k f_k(n_k), f = D^n/n! for a delay, D^n for a queue, D^n / prod_{j<=n} min(j,c)
  * for c servers; X(N) = G(N-1)/G(N)). */
-#include <check.h>
+#include "ck.h"
 #include <math.h>
 #include <string.h>
 #include <stdlib.h>

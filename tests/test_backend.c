@@ -3,7 +3,7 @@
  * references, every error path of the MSM/NTT calls, the measurement entry points, and
  * that the cuda backend fails cleanly, naming --backend cpu, where no GPU is usable. The
  * CLI tests run provesim prover-bench through PROVESIM_BIN. */
-#include <check.h>
+#include "ck.h"
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>

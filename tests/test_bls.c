@@ -2,7 +2,7 @@
  * the generated constants, field operations, group laws in every coordinate form, and
  * agreement with the py_ecc vectors in tests/vectors (field ops, scalar multiplications,
  * encodings, bad encodings). */
-#include <check.h>
+#include "ck.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,7 +4,7 @@
  * made them; batch multipliers come from calls of several partitions; span metrics equal
  * the simulator's report; validate agrees with itself and flags a wrong scenario. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -1078,7 +1078,7 @@ static void write_calls(const char *name, int ncalls, const int *order, int kern
 
 /* The table without its last line (which names the output). */
 static char *table_of(const char *args) {
-  char *out;
+  char *out = NULL;
   ck_assert_int_eq(run(args, &out, NULL), 0);
   char *w = strstr(out, "wrote ");
   ck_assert_ptr_nonnull(w);

@@ -2,7 +2,7 @@
  * numbers, byte-identical reports whatever the thread count, exit code 2 and no output
  * files on bad input, spans that agree with the report, and the trace export. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>

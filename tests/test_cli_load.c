@@ -3,7 +3,7 @@
  * traces (simulate and measure), and the warm-up MSER-5 chooses (run.warmup: auto). Runs
  * the provesim binary (PROVESIM_BIN) in a temporary folder, as tests/test_cli.c does. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <cjson/cJSON.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>

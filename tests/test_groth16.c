@@ -4,7 +4,7 @@
  * phase (prep beside ntt_h, as the runner does); tampered proofs, wrong public inputs and
  * wrong verifying keys fail; the key cache; the JSON files, their error messages, and
  * the prove/verify commands. */
-#include <check.h>
+#include "ck.h"
 #include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdio.h>

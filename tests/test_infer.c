@@ -8,7 +8,7 @@
  * setup and cleanup as not identified, and refuse malformed logs with exit code 2 and a
  * message naming file, line and column. About 30 s on two cores. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -6,7 +6,7 @@
  * partitions, the groth16 executor, Ctrl-C, and the error paths (bad scenario, no GPU
  * for --backend cuda). Every run lasts a few seconds at most. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <pthread.h>

@@ -6,7 +6,7 @@
  * below m) and on operands near the top of the range, where the bounds the sequence
  * relies on are tightest. CI has no GPU; this is what keeps the GPU arithmetic honest
  * there. On the H200, tests/gpu_check.c compares the compiled kernels themselves. */
-#include <check.h>
+#include "ck.h"
 #include <fenv.h>
 #include <stdbool.h>
 #include <stdint.h>

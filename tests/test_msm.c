@@ -2,7 +2,7 @@
  * py_ecc MSM vectors in tests/vectors, and against the naive sum of scalar
  * multiplications for small sizes, every window size and thread count, and the edge
  * cases (zero scalars, scalar 1, scalars >= r, repeated bases, P and -P, infinity). */
-#include <check.h>
+#include "ck.h"
 #include <stdlib.h>
 #include <string.h>
 

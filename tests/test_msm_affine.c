@@ -7,7 +7,7 @@
  * them; the points include infinity, repeats, negations and few distinct values, so sums
  * meet doubling and cancellation at every level. CI has no GPU; on the H200
  * tests/gpu_check.c (PSC_MSM_AFFINE=1) compares the kernels themselves. */
-#include <check.h>
+#include "ck.h"
 #include <stdlib.h>
 #include <string.h>
 

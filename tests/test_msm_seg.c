@@ -5,7 +5,7 @@
  * its own segment), for G1's and G2's point sizes (12 and 24 words), windows of 1 to 19,
  * segments of 1 to 8 buckets and 1 to 2^10 a window, and a last block that is not full.
  * Points stand in as words added modulo 2^64 (a commutative group, as the curve's is). */
-#include <check.h>
+#include "ck.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

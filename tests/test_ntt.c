@@ -2,7 +2,7 @@
  * against naive polynomial evaluation on the domain (or on the coset g*H) for small
  * sizes, inverse(forward(x)) = x for many sizes, batches and thread counts, and the
  * order conventions of ntt.h. */
-#include <check.h>
+#include "ck.h"
 #include <stdlib.h>
 #include <string.h>
 

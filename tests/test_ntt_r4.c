@@ -5,7 +5,7 @@
  * reference NTT (prover/ntt_cpu.c) for DIF (natural -> bit-reversed) and DIT
  * (bit-reversed -> natural), for many sizes and pass shapes. CI has no GPU; on the H200
  * tests/gpu_check.c compares the kernels themselves. */
-#include <check.h>
+#include "ck.h"
 #include <fenv.h>
 #include <stdlib.h>
 #include <string.h>

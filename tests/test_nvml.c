@@ -4,7 +4,7 @@
  * (the fake's "GPU idle" does not), windows merged, and the report's gpu_clocks member
  * and table line for a run on the CPU backend given those figures. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>

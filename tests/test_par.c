@@ -2,7 +2,7 @@
  * par_cpu_seconds counts the CPU time of the helpers a call ran, joined, beside the calling
  * thread's own. CPU time, not wall time, is asserted: each item burns a fixed amount of
  * its thread's CPU clock, which a loaded machine stretches in wall time only. */
-#include <check.h>
+#include "ck.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 

@@ -3,7 +3,7 @@
  * GPUs, processor sharing (and its classes, ps.h), the event queue's order (evq.h), arrivals,
  * and thread-count independence. Scenarios are built in
  * memory so this suite tests the engine alone. */
-#include <check.h>
+#include "ck.h"
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>

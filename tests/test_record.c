@@ -6,7 +6,7 @@
  * busy time as a plain sweep over its intervals written here; and the command's errors
  * (no program, no injection library) exit as documented. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

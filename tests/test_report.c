@@ -2,7 +2,7 @@
  * validate and sensitivity on a small seed scenario, made once for the suite; the tests
  * check the page's structure (every plot has both axis labels and a reading), that its
  * numbers are the documents' numbers, that it is the same bytes twice, and the errors. */
-#include <check.h>
+#include "ck.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>

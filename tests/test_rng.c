@@ -1,7 +1,7 @@
 /* Check suite of core/rng.c: its MT19937 gives gsl_rng_mt19937's numbers for the same
  * seed, its gaussian draws are gsl_ran_gaussian_ziggurat's bit for bit (and use the same
  * numbers), and every distribution draws the same values on either generator. */
-#include <check.h>
+#include "ck.h"
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <stdint.h>

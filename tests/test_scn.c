@@ -4,7 +4,7 @@
  * `file:line:col: key.path:` prefix and the expectation. Fixtures live in
  * tests/data/scn/; the suite runs from that folder so messages carry short names. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>

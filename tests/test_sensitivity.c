@@ -8,7 +8,7 @@
  * reported; spans come in replication order. Through the binary: the table, the JSON
  * document, bad arguments (exit 2, nothing written). */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <cjson/cJSON.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>

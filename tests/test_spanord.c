@@ -1,7 +1,7 @@
 /* Check suite of sim/spanord.c: spans of parallel replications reach the consumer in
  * replication order, the same stream as one thread gives, with the buffers held under
  * their cap however far the other replications run ahead. */
-#include <check.h>
+#include "ck.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

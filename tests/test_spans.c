@@ -3,7 +3,7 @@
  * nothing grows without bound, no out-of-range conversion; and a good file reads back
  * what was written. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <stdint.h>
 #include <math.h>
 #include <stdio.h>

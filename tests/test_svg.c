@@ -1,7 +1,7 @@
 /* core/svg.c: nice tick steps (1, 2 or 5 times a power of ten) and ranges widened to whole
  * steps, the mapping of data to pixels, categorical axes, escaping, broken lines, and the
  * axes' labels in the output. */
-#include <check.h>
+#include "ck.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * files), the grid limit (exit 2, was a crash), plan's worker counts and impossible
  * targets, plan's and simulate's GPU memory outputs, and estimate on textbook values. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <signal.h>

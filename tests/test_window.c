@@ -3,7 +3,7 @@
  * paths that use it (the engine's online integrals, `measure`'s recorded calls and
  * `validate`'s spans file) agreeing on the same run. Also the CSV quoting of reports. */
 #define _GNU_SOURCE
-#include <check.h>
+#include "ck.h"
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
