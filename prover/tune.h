@@ -25,7 +25,8 @@ typedef struct ps_tune {
   int ntt_mul;         /* PSC_NTT_MUL: 0 montgomery (unset), 1 karatsuba, 2 fp64, 3 mixed (ntt.cu's NTT_MUL_*) */
   int ntt_regs;        /* PSC_NTT_REGS: 96 or 128, 0 unset (96) */
   int ntt_tw;          /* PSC_NTT_TW: 0 global (unset), 1 shared (a tile's twiddles staged in shared memory) */
-  int ntt_reduce;      /* PSC_NTT_REDUCE: 0 full, 1 lazy (values in [0, 2r) within the transform), -1 unset */
+  int ntt_reduce;      /* PSC_NTT_REDUCE: 0 full, 1 lazy (values in [0, 2r) within the transform), -1 unset
+                        * (ntt.cu: lazy with the Montgomery product, full with the others) */
   int msm_segsum;      /* PSC_MSM_SEGSUM: 0 thread (unset: each thread reads its segment), 1 staged (msm_seg.h) */
 } ps_tune;
 
