@@ -372,45 +372,53 @@ def size_tag(size):
 
 def calibrate(binp, data, calib, out_dir, extra=()):
     """The session's models (calibrate, with `extra` options after the protocol's), and
-    calibrate's tables, by size."""
+    calibrate's tables, by size. The models reach OUT_DIR only when every size calibrated:
+    a session that calibrate refuses leaves no model of it behind."""
     env = dict(os.environ)
     date = os.path.join(data, "date.txt")
     if os.path.exists(date):
         env["SOURCE_DATE_EPOCH"] = open(date).read().strip()
     models, tables = {}, {}
-    # the card, from the session's folder (h200-13, h100-14, ...): the models' names
-    card = (re.findall(r"/(h\d+)(?:-\d+)?(?=/|$)", os.path.abspath(data)) or ["h200"])[-1]
-    for size in sorted({r["size"] for r in calib}):
-        # the calibration runs of calib.tsv that this session made (a later session added some)
-        spans = lambda r: os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz")
-        files = [os.path.relpath(spans(r), ROOT) for r in calib if r["size"] == size and os.path.exists(spans(r))
-                 and "workers_per_gpu=1" in " ".join(r["overrides"])]
-        overlap = [os.path.relpath(spans(r), ROOT) for r in calib if r["size"] == size and os.path.exists(spans(r))
-                   and "mutex=none" in " ".join(r["overrides"])]
-        model = os.path.join(out_dir, "model-%s.yaml" % size_tag(size))
-        cmd = [binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
-               "--model", "models/provesim-groth16.yaml", "-o", model,
-               "--skip-calls", "2", "--name", "provesim-groth16-%s-%s" % (card, size_tag(size)),
-               # the mutex's own time, calibrate's default since the twenty-seventh protocol was
-               # fixed, is left out by every protocol so far (their models as fixed before their
-               # runs); `extra` (--calibrate-extra "--mutex-overhead fit") brings it back
-               "--mutex-overhead", "none", *extra]
-        # (exit 2 from --max-steal, every run of a list left out, is the fallback's below)
-        gated = "--max-steal" in cmd
-        p, note = run(cmd, env, ok=(0, 1, 2) if gated else (0, 1)), ""
-        # batch multipliers need a run with calls of 2 partitions among those kept
-        batch = any("batch=2" in " ".join(r["overrides"]) for r in calib if r["size"] == size and os.path.exists(spans(r)))
-        lost = p.returncode == 0 and batch and "\n    batch:" not in open(model).read()
-        if gated and (p.returncode == 2 and "--max-steal" in p.stderr or lost):
-            # the protocol's fallback (docs/validation-sessions.md, "The twelfth session's protocol"):
-            # when the runs left out leave a law without the runs it needs, keep them all
-            i = cmd.index("--max-steal")
-            why = p.stderr.strip().splitlines()[-1] if p.returncode else "no run with calls of 2 partitions was left"
-            note = "(--max-steal left too few runs: %s; calibrated from every run)\n" % why
-            p = run(cmd[:i] + cmd[i + 2:], env)
-        if p.returncode:
-            sys.exit("validation.py: calibrate failed:\n" + p.stderr)
-        models[size], tables[size] = model, note + re.sub(r"wrote .*\n", "", p.stdout)
+    stage = tempfile.mkdtemp(prefix="validation-calibrate-")
+    try:
+        # the card, from the session's folder (h200-13, h100-14, ...): the models' names
+        card = (re.findall(r"/(h\d+)(?:-\d+)?(?=/|$)", os.path.abspath(data)) or ["h200"])[-1]
+        for size in sorted({r["size"] for r in calib}):
+            # the calibration runs of calib.tsv that this session made (a later session added some)
+            spans = lambda r: os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz")
+            files = [os.path.relpath(spans(r), ROOT) for r in calib if r["size"] == size and os.path.exists(spans(r))
+                     and "workers_per_gpu=1" in " ".join(r["overrides"])]
+            overlap = [os.path.relpath(spans(r), ROOT) for r in calib if r["size"] == size and os.path.exists(spans(r))
+                       and "mutex=none" in " ".join(r["overrides"])]
+            model = os.path.join(stage, "model-%s.yaml" % size_tag(size))
+            cmd = [binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
+                   "--model", "models/provesim-groth16.yaml", "-o", model,
+                   "--skip-calls", "2", "--name", "provesim-groth16-%s-%s" % (card, size_tag(size)),
+                   # the mutex's own time, calibrate's default since the twenty-seventh protocol was
+                   # fixed, is left out by every protocol so far (their models as fixed before their
+                   # runs); `extra` (--calibrate-extra "--mutex-overhead fit") brings it back
+                   "--mutex-overhead", "none", *extra]
+            # (exit 2 from --max-steal, every run of a list left out, is the fallback's below)
+            gated = "--max-steal" in cmd
+            p, note = run(cmd, env, ok=(0, 1, 2) if gated else (0, 1)), ""
+            # batch multipliers need a run with calls of 2 partitions among those kept
+            batch = any("batch=2" in " ".join(r["overrides"]) for r in calib if r["size"] == size and os.path.exists(spans(r)))
+            lost = p.returncode == 0 and batch and "\n    batch:" not in open(model).read()
+            if gated and (p.returncode == 2 and "--max-steal" in p.stderr or lost):
+                # the protocol's fallback (docs/validation-sessions.md, "The twelfth session's protocol"):
+                # when the runs left out leave a law without the runs it needs, keep them all
+                i = cmd.index("--max-steal")
+                why = p.stderr.strip().splitlines()[-1] if p.returncode else "no run with calls of 2 partitions was left"
+                note = "(--max-steal left too few runs: %s; calibrated from every run)\n" % why
+                p = run(cmd[:i] + cmd[i + 2:], env)
+            if p.returncode:
+                sys.exit("validation.py: calibrate failed:\n" + p.stderr)
+            models[size], tables[size] = model, note + re.sub(r"wrote .*\n", "", p.stdout)
+        for size, m in models.items():
+            models[size] = os.path.join(out_dir, os.path.basename(m))
+            shutil.move(m, models[size])
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
     return models, tables
 
 
