@@ -724,15 +724,16 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # (the same protocol's runs, the same machine as the twenty-ninth) are read with the
 # twenty-ninth: the thirty-first pooled with 29 and 30 is this model's reading of the
 # twenty-ninth protocol's three sessions. The thirtieth protocol's first session that counts,
-# the thirty-third, is read alone (its protocol's first), and the thirty-fourth (cut short)
-# with it, not a verdict. A session not yet listed is read with the thirty-third
+# the thirty-third, is read alone (its protocol's first). The thirty-fourth, cut short
+# before any second pass, has no mean of passes to pool (validation_misses.py's table 40
+# pools it with the thirty-third). A session not yet listed is read with the thirty-third
 # (NEXT_POOLED).
 POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"], "h200-20": ["h200-17", "h200-18", "h200-19"],
           "h200-21": ["h200-17", "h200-18", "h200-19"], "h200-22": ["h200-17", "h200-18", "h200-19"],
           "h200-24": ["h200-17", "h200-18", "h200-19"], "h200-25": ["h200-17", "h200-18", "h200-19"],
           "h200-26": ["h200-24", "h200-25"], "h200-27": ["h200-24", "h200-25", "h200-26"],
           "h200-28": ["h200-27"], "h200-29": ["h200-27", "h200-28"], "h200-30": ["h200-29"],
-          "h200-31": ["h200-29", "h200-30"], "h200-34": ["h200-33"]}
+          "h200-31": ["h200-29", "h200-30"]}
 POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"], "h200-25": ["h200-24"],
                  "h200-26": ["h200-17", "h200-18", "h200-19"], "h200-28": ["h200-24", "h200-25", "h200-26"]}
 NEXT_POOLED = ["h200-33"]
