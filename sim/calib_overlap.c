@@ -505,13 +505,13 @@ int calib_overlap(model *m, const char *const *files, int nfiles, const calib_re
   out->work_s = c.work;
   if (t_over < 0.05 * (t_over + t_alone)) {
     free(c.pg);
-    /* Two workers whose CPU phases take about as long as their GPU phases can fall into
-     * turns, one's GPU phases while the other computes (docs/validation-sessions.md, "A
+    /* Two workers whose CPU phases take at least as long as their GPU phases can fall
+     * into turns, one's GPU phases while the other computes (docs/validation-sessions.md, "A
      * quiet H200 host"); N workers can keep to turns only while each one's GPU phases
      * fill at most 1/N of its call. */
     return ps_fail(e, PS_EINPUT, "%s%s: GPU phases of different workers overlap for %.1f%% of their time; an overlap "
                    "run needs them to run at once (two or more workers, system.mutex=none); workers whose CPU "
-                   "phases take about as long as their GPU phases can take turns on the GPU instead: run "
+                   "phases take at least as long as their GPU phases can take turns on the GPU instead: run "
                    "more of them (system.workers_per_gpu)", files[0], nfiles > 1 ? " and the other --overlap files" : "",
                    t_over + t_alone > 0 ? 100 * t_over / (t_over + t_alone) : 0.0);
   }
