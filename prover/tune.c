@@ -82,3 +82,8 @@ int ps_tune_read(ps_tune *t, ps_err *e) {
                  getenv("PSC_NTT_MUL"));
   return rc;
 }
+
+int ps_tune_ntt_lazy(const ps_tune *t, int lazy_default) {
+  if (t->ntt_reduce >= 0) return t->ntt_reduce;
+  return t->ntt_mul == 0 ? lazy_default : 0;
+}

@@ -26,12 +26,17 @@ typedef struct ps_tune {
   int ntt_regs;        /* PSC_NTT_REGS: 96 or 128, 0 unset (96) */
   int ntt_tw;          /* PSC_NTT_TW: 0 global (unset), 1 shared (a tile's twiddles staged in shared memory) */
   int ntt_reduce;      /* PSC_NTT_REDUCE: 0 full, 1 lazy (values in [0, 2r) within the transform), -1 unset
-                        * (ntt.cu: lazy with the Montgomery product, full with the others) */
+                        * (ps_tune_ntt_lazy) */
   int msm_segsum;      /* PSC_MSM_SEGSUM: 0 thread (unset: each thread reads its segment), 1 staged (msm_seg.h) */
 } ps_tune;
 
 /* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the
  * first bad one (NAME="value": expected ...); the bad ones read as unset. */
 int ps_tune_read(ps_tune *t, ps_err *e);
+
+/* Whether the NTT's radix-4 passes reduce lazily: PSC_NTT_REDUCE where set, else
+ * LAZY_DEFAULT (ntt.cu's NTT_LAZY) with the Montgomery product and full reduction with the
+ * others, whose kernels have no lazy instance. */
+int ps_tune_ntt_lazy(const ps_tune *t, int lazy_default);
 
 #endif

@@ -178,6 +178,21 @@ START_TEST(test_tune) {
   ck_assert_int_eq(tune_with("PSC_NTT_TW", "shared", &t, &e), PS_OK);
   ck_assert_int_eq(tune_with("PSC_NTT_REDUCE", "lazy", &t, &e), PS_OK);
   unsetenv("PSC_NTT_MUL");
+  /* the reduction the NTT applies: the variable where set, else the kernel's default with
+   * the Montgomery product only */
+  static const struct { const char *mul, *reduce; int dflt, want; } lz[] = {
+      {NULL, NULL, 1, 1},     {NULL, NULL, 0, 0},         {"montgomery", NULL, 1, 1}, {"karatsuba", NULL, 1, 0},
+      {"fp64", NULL, 1, 0},   {"mixed", NULL, 1, 0},      {NULL, "full", 1, 0},       {NULL, "lazy", 0, 1},
+      {"montgomery", "full", 1, 0}, {"karatsuba", "full", 1, 0}};
+  for (size_t i = 0; i < sizeof lz / sizeof lz[0]; i++) {
+    if (lz[i].mul) setenv("PSC_NTT_MUL", lz[i].mul, 1);
+    if (lz[i].reduce) setenv("PSC_NTT_REDUCE", lz[i].reduce, 1);
+    ck_assert_int_eq(ps_tune_read(&t, &e), PS_OK);
+    ck_assert_msg(ps_tune_ntt_lazy(&t, lz[i].dflt) == lz[i].want, "PSC_NTT_MUL=%s PSC_NTT_REDUCE=%s, default %d: %d",
+                  lz[i].mul ? lz[i].mul : "(unset)", lz[i].reduce ? lz[i].reduce : "(unset)", lz[i].dflt,
+                  ps_tune_ntt_lazy(&t, lz[i].dflt));
+    unsetenv("PSC_NTT_MUL"), unsetenv("PSC_NTT_REDUCE");
+  }
 }
 END_TEST
 

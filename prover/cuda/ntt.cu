@@ -506,8 +506,7 @@ static void ntt_settings_init(void) {
   s.mul = t.ntt_mul; /* tune.h's values are NTT_MUL_*'s */
   s.regs128 = t.ntt_regs == 128;
   s.tw_shared = t.ntt_tw == 1; /* only with the Montgomery product (ps_tune_read) */
-  /* lazy takes the Montgomery product only (ps_tune_read refuses it beside another) */
-  s.lazy = t.ntt_reduce >= 0 ? (unsigned)t.ntt_reduce : s.mul == NTT_MUL_MONT ? NTT_LAZY : 0;
+  s.lazy = (unsigned)ps_tune_ntt_lazy(&t, NTT_LAZY); /* the Montgomery product only (tune.h) */
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
