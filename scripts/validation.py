@@ -372,14 +372,14 @@ def size_tag(size):
 
 def calibrate(binp, data, calib, out_dir, extra=()):
     """The session's models (calibrate, with `extra` options after the protocol's), and
-    calibrate's tables, by size. The models reach OUT_DIR only when every size calibrated:
-    a session that calibrate refuses leaves no model of it behind."""
+    calibrate's tables, by size. The models reach OUT_DIR only when every size calibrated
+    (each written as NAME.part, renamed at the end): a session that calibrate refuses
+    leaves no model of it behind."""
     env = dict(os.environ)
     date = os.path.join(data, "date.txt")
     if os.path.exists(date):
         env["SOURCE_DATE_EPOCH"] = open(date).read().strip()
     models, tables = {}, {}
-    stage = tempfile.mkdtemp(prefix="validation-calibrate-")
     try:
         # the card, from the session's folder (h200-13, h100-14, ...): the models' names
         card = (re.findall(r"/(h\d+)(?:-\d+)?(?=/|$)", os.path.abspath(data)) or ["h200"])[-1]
@@ -390,7 +390,7 @@ def calibrate(binp, data, calib, out_dir, extra=()):
                      and "workers_per_gpu=1" in " ".join(r["overrides"])]
             overlap = [os.path.relpath(spans(r), ROOT) for r in calib if r["size"] == size and os.path.exists(spans(r))
                        and "mutex=none" in " ".join(r["overrides"])]
-            model = os.path.join(stage, "model-%s.yaml" % size_tag(size))
+            model = os.path.join(out_dir, "model-%s.yaml.part" % size_tag(size))
             cmd = [binp, "calibrate", *files, *[x for o in overlap for x in ("--overlap", o)],
                    "--model", "models/provesim-groth16.yaml", "-o", model,
                    "--skip-calls", "2", "--name", "provesim-groth16-%s-%s" % (card, size_tag(size)),
@@ -415,10 +415,13 @@ def calibrate(binp, data, calib, out_dir, extra=()):
                 sys.exit("validation.py: calibrate failed:\n" + p.stderr)
             models[size], tables[size] = model, note + re.sub(r"wrote .*\n", "", p.stdout)
         for size, m in models.items():
-            models[size] = os.path.join(out_dir, os.path.basename(m))
-            shutil.move(m, models[size])
+            models[size] = m[:-len(".part")]
+            os.replace(m, models[size])
     finally:
-        shutil.rmtree(stage, ignore_errors=True)
+        for size in {r["size"] for r in calib}:
+            part = os.path.join(out_dir, "model-%s.yaml.part" % size_tag(size))
+            if os.path.exists(part):
+                os.unlink(part)
     return models, tables
 
 
