@@ -472,7 +472,7 @@ START_TEST(lazy_operations) {
   fr_t r2 = FR_R;
   plus_r(&r2);
   ck_assert_msg(memcmp(&r2, &FR_2R, sizeof r2) == 0, "BLS_FR_2R is r + r");
-  for (int i = 0; i < 50000; i++) {
+  for (int i = 0; i < 100000; i++) {
     const int ka = i < 100 ? i / 10 : 9, kb = i < 100 ? i % 10 : 9;
     fr_t w, a, b, ca, cb, want, got, cg;
     fr_random(&w, vec_rng, &s);
@@ -494,7 +494,7 @@ START_TEST(lazy_operations) {
     ck_assert_msg(memcmp(&want, &cg, sizeof want) == 0, "lazy difference %d (%d, %d) differs", i, ka, kb);
   }
   /* carry-heavy: words mostly all ones, below 2r by the top word */
-  for (int i = 0; i < 25000; i++) {
+  for (int i = 0; i < 50000; i++) {
     fr_t w, a, b, ca, cb, want, got, cg;
     for (int j = 0; j < 8; j++) {
       w.v[j] = (vec_rng(&s) & 3) ? 0xffffffffu : (uint32_t)vec_rng(&s);
@@ -531,7 +531,7 @@ END_TEST
 #define LZ_MUL(r, a, w, i) lz_mul(r, &(w)[i], a)
 START_TEST(lazy_butterflies) {
   uint64_t s = 6;
-  for (int g = 0; g < 2000; g++) {
+  for (int g = 0; g < 4000; g++) {
     const int dit = g & 1;
     bool has[3] = {(g >> 1) & 1, (g >> 2) & 1, (g >> 3) & 1};
     fr_t x[4], y[4], w[3];
