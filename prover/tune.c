@@ -52,6 +52,7 @@ static const tune_var vars[] = {
     {"PSC_NTT_TW", OFF(ntt_tw), 0, 0, 0, {"global", "shared"}, {0, 1}, "global or shared"},
     {"PSC_NTT_REDUCE", OFF(ntt_reduce), -1, 0, 0, {"full", "lazy"}, {0, 1}, "full or lazy"},
     {"PSC_MSM_SEGSUM", OFF(msm_segsum), 0, 0, 0, {"thread", "staged"}, {0, 1}, "thread or staged"},
+    {"PSC_NTT_LAUNCH", OFF(ntt_launch), 0, 0, 0, {"stream", "pdl"}, {0, 1}, "stream or pdl"},
 };
 
 /* v as the variable's value into *out; -1 when it is not one. */
@@ -77,6 +78,10 @@ int ps_tune_read(ps_tune *t, ps_err *e) {
     rc = ps_fail(e, PS_EINPUT, "PSC_NTT_TW=shared: expected PSC_NTT_MUL unset or montgomery, not \"%.32s\"",
                  getenv("PSC_NTT_MUL"));
   /* the lazy product is the Montgomery one's sequence without its subtraction (ntt.cu) */
+  /* the passes with the dependents' wait are the lazily reduced Montgomery ones (ntt.cu) */
+  if (rc == PS_OK && t->ntt_launch == 1 && (t->ntt_mul != 0 || t->ntt_reduce == 0 || t->ntt_tw == 1))
+    rc = ps_fail(e, PS_EINPUT, "PSC_NTT_LAUNCH=pdl: expected the default passes (PSC_NTT_MUL, PSC_NTT_REDUCE and "
+                 "PSC_NTT_TW unset or at their defaults)");
   if (rc == PS_OK && t->ntt_reduce == 1 && t->ntt_mul != 0)
     rc = ps_fail(e, PS_EINPUT, "PSC_NTT_REDUCE=lazy: expected PSC_NTT_MUL unset or montgomery, not \"%.32s\"",
                  getenv("PSC_NTT_MUL"));

@@ -28,6 +28,8 @@ typedef struct ps_tune {
   int ntt_reduce;      /* PSC_NTT_REDUCE: 0 full, 1 lazy (values in [0, 2r) within the transform), -1 unset
                         * (ps_tune_ntt_lazy) */
   int msm_segsum;      /* PSC_MSM_SEGSUM: 0 thread (unset: each thread reads its segment), 1 staged (msm_seg.h) */
+  int ntt_launch;      /* PSC_NTT_LAUNCH: 0 stream (unset), 1 pdl (a transform's passes after its first launched
+                        * as programmatic dependents of the one before, ntt.cu) */
 } ps_tune;
 
 /* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the

@@ -67,7 +67,8 @@ START_TEST(test_tune) {
   static const char *names[] = {"PSC_CUDA_SYNC", "PSC_MSM_WINDOW", "PSC_MSM_AFFINE", "PSC_MSM_SORT",
                                 "PSC_MSM_LOG_GROUPS", "PSC_MSM_PLACE", "PSC_MSM_AGG_THREADS", "PSC_MSM_PIECES",
                                 "PSC_MSM_PROFILE", "PSC_NTT_RADIX", "PSC_NTT_MAX_K", "PSC_NTT_LOG_BLOCK",
-                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS", "PSC_NTT_TW", "PSC_NTT_REDUCE", "PSC_MSM_SEGSUM"};
+                                "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS", "PSC_NTT_TW", "PSC_NTT_REDUCE", "PSC_MSM_SEGSUM",
+                                "PSC_NTT_LAUNCH"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
   ps_tune t;
   ps_err e = {0};
@@ -91,6 +92,7 @@ START_TEST(test_tune) {
   ck_assert_int_eq(t.msm_segsum, 0);
   ck_assert_int_eq(t.ntt_tw, 0);
   ck_assert_int_eq(t.ntt_reduce, -1);
+  ck_assert_int_eq(t.ntt_launch, 0);
   /* in range, words and both ends of ranges */
   static const struct { const char *name, *value; size_t off; int want; } good[] = {
       {"PSC_CUDA_SYNC", "block", offsetof(ps_tune, cuda_sync), 3},
@@ -120,6 +122,8 @@ START_TEST(test_tune) {
       {"PSC_NTT_REDUCE", "full", offsetof(ps_tune, ntt_reduce), 0},
       {"PSC_MSM_SEGSUM", "staged", offsetof(ps_tune, msm_segsum), 1},
       {"PSC_MSM_SEGSUM", "thread", offsetof(ps_tune, msm_segsum), 0},
+      {"PSC_NTT_LAUNCH", "pdl", offsetof(ps_tune, ntt_launch), 1},
+      {"PSC_NTT_LAUNCH", "stream", offsetof(ps_tune, ntt_launch), 0},
       {"PSC_MSM_PIECES", "", offsetof(ps_tune, msm_pieces), 0}, /* empty reads as unset */
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -148,6 +152,7 @@ START_TEST(test_tune) {
       {"PSC_NTT_TW", "smem", "PSC_NTT_TW=\"smem\": expected global or shared"},
       {"PSC_NTT_REDUCE", "1", "PSC_NTT_REDUCE=\"1\": expected full or lazy"},
       {"PSC_MSM_SEGSUM", "shared", "PSC_MSM_SEGSUM=\"shared\": expected thread or staged"},
+      {"PSC_NTT_LAUNCH", "graph", "PSC_NTT_LAUNCH=\"graph\": expected stream or pdl"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     e.msg[0] = 0, e.code = 0;
@@ -178,6 +183,24 @@ START_TEST(test_tune) {
   ck_assert_int_eq(tune_with("PSC_NTT_TW", "shared", &t, &e), PS_OK);
   ck_assert_int_eq(tune_with("PSC_NTT_REDUCE", "lazy", &t, &e), PS_OK);
   unsetenv("PSC_NTT_MUL");
+  /* the dependents' launch has the default passes only (the lazily reduced Montgomery ones
+   * reading their twiddles from global memory): beside any other, bad input */
+  static const struct { const char *name, *value; } notpdl[] = {
+      {"PSC_NTT_MUL", "karatsuba"}, {"PSC_NTT_MUL", "fp64"}, {"PSC_NTT_REDUCE", "full"}, {"PSC_NTT_TW", "shared"}};
+  for (size_t i = 0; i < sizeof notpdl / sizeof notpdl[0]; i++) {
+    setenv(notpdl[i].name, notpdl[i].value, 1);
+    ck_assert_int_eq(tune_with("PSC_NTT_LAUNCH", "pdl", &t, &e), PS_EINPUT);
+    ck_assert_msg(strstr(e.msg, "PSC_NTT_LAUNCH=pdl: expected the default passes") == e.msg, "%s=%s: %s",
+                  notpdl[i].name, notpdl[i].value, e.msg);
+    ck_assert_int_eq(tune_with("PSC_NTT_LAUNCH", "stream", &t, &e), PS_OK);
+    unsetenv(notpdl[i].name);
+  }
+  setenv("PSC_NTT_MUL", "montgomery", 1);
+  setenv("PSC_NTT_REDUCE", "lazy", 1);
+  setenv("PSC_NTT_TW", "global", 1);
+  ck_assert_int_eq(tune_with("PSC_NTT_LAUNCH", "pdl", &t, &e), PS_OK);
+  ck_assert_int_eq(t.ntt_launch, 1);
+  unsetenv("PSC_NTT_MUL"), unsetenv("PSC_NTT_REDUCE"), unsetenv("PSC_NTT_TW");
   /* the reduction the NTT applies: the variable where set, else the kernel's default with
    * the Montgomery product only */
   static const struct { const char *mul, *reduce; int dflt, want; } lz[] = {

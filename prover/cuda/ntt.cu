@@ -299,8 +299,13 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
  * TWS (PSC_NTT_TW=shared) a tile's room is twice its data, the second half its staged
  * twiddles, copied with the data; a block of one tile has one tile's room (run_network).
  * With LAZY the values stay in [0, 2r) (ntt_mul_at), and a pass that ends the transform
- * (last) makes them canonical as it stores them. */
-template <int MUL, int MINB, int TWS = 0, int LAZY = 0>
+ * (last) makes them canonical as it stores them. With PDL (PSC_NTT_LAUNCH=pdl) a pass may
+ * be launched as a programmatic dependent of the pass before it (run_network): its blocks
+ * may start while that pass's last blocks still run, and wait (griddepcontrol.wait) until
+ * it has finished and its stores are visible before reading; each block, once started,
+ * lets the next pass launch (griddepcontrol.launch_dependents). Without such a launch the
+ * wait returns at once. */
+template <int MUL, int MINB, int TWS = 0, int LAZY = 0, int PDL = 0>
 __global__ void __launch_bounds__(NTT_R4_THREADS, MINB)
     ntt_pass_r4(fr_t *d, unsigned log_n, unsigned s, unsigned k, unsigned c, const fr_t *__restrict__ tw,
                 const fr52_t *__restrict__ tw52, int dit, unsigned ntiles, int last) {
@@ -309,6 +314,10 @@ __global__ void __launch_bounds__(NTT_R4_THREADS, MINB)
   ntt_blk b = ntt_tile(t, log_n, s, k, c);
   const unsigned room = TWS ? 2 * b.nel : b.nel; /* a tile's, twiddles included */
   fr_t *cur = sh2, *nxt = sh2 + room;
+  if (PDL) {
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+    asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+  }
   if (TWS) ntt_tw_load_async(&b, s, k, c, tw, cur + b.nel);
   ntt_block_load_async(&b, c, d, cur);
   for (; t < ntiles; t += gridDim.x) {
@@ -487,6 +496,7 @@ typedef struct ntt_settings {
   unsigned log_block, max_k, radix, tiles, mul, regs128; /* mul: NTT_MUL_* */
   unsigned tw_shared;                                    /* PSC_NTT_TW=shared */
   unsigned lazy;                                         /* PSC_NTT_REDUCE=lazy */
+  unsigned pdl;                                          /* PSC_NTT_LAUNCH=pdl */
   char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
@@ -507,6 +517,9 @@ static void ntt_settings_init(void) {
   s.regs128 = t.ntt_regs == 128;
   s.tw_shared = t.ntt_tw == 1; /* only with the Montgomery product (ps_tune_read) */
   s.lazy = (unsigned)ps_tune_ntt_lazy(&t, NTT_LAZY); /* the Montgomery product only (tune.h) */
+  s.pdl = t.ntt_launch == 1; /* the lazily reduced passes' instance only (ps_tune_read, below) */
+  if (s.pdl && (!s.lazy || s.tw_shared) && !s.bad[0])
+    snprintf(s.bad, sizeof s.bad, "PSC_NTT_LAUNCH=pdl: expected the lazily reduced passes (PSC_NTT_REDUCE=lazy)");
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
   ntt_set = s;
 }
@@ -561,18 +574,37 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, c
     static const pass_fn staged[2][2] = {
         {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 1>, ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 1>},
         {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 1, 1>, ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 1, 1>}};
-    static const pass_fn lazy[2] = {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 0, 1>,
-                                    ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 0, 1>};
+    static const pass_fn lazy[2][2] = {
+        {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 0, 1>, ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 0, 1>},
+        {ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS, 0, 1, 1>,
+         ntt_pass_r4<NTT_MUL_MONT, NTT_R4_MIN_BLOCKS_128, 0, 1, 1>}};
     const pass_fn pass = set->tw_shared ? staged[set->lazy][set->regs128]
-                         : set->lazy    ? lazy[set->regs128]
+                         : set->lazy    ? lazy[set->pdl][set->regs128]
                                         : passes[set->mul][set->regs128];
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     int per_sm = 1;
     if (!set->tiles) PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pass, (int)threads, smem));
     blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
-    pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, tw52, dit, ntiles, ii == np - 1);
-    PSC_CHECK_LAUNCH();
+    const int last = ii == np - 1;
+    if (set->pdl && ii > 0) { /* a dependent of the pass before (ntt_pass_r4's PDL) */
+      cudaLaunchConfig_t cfg;
+      cudaLaunchAttribute at[1];
+      memset(&cfg, 0, sizeof cfg);
+      memset(at, 0, sizeof at);
+      at[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+      at[0].val.programmaticStreamSerializationAllowed = 1;
+      cfg.gridDim = dim3((unsigned)blocks);
+      cfg.blockDim = dim3(threads);
+      cfg.dynamicSmemBytes = smem;
+      cfg.stream = d->stream;
+      cfg.attrs = at;
+      cfg.numAttrs = 1;
+      PSC_CHECK(cudaLaunchKernelEx(&cfg, pass, data, log_n, s, k, c, tw, tw52, dit, ntiles, last));
+    } else {
+      pass<<<(unsigned)blocks, threads, smem, d->stream>>>(data, log_n, s, k, c, tw, tw52, dit, ntiles, last);
+      PSC_CHECK_LAUNCH();
+    }
   }
   return PS_OK;
 fail:
