@@ -52,7 +52,7 @@ static const tune_var vars[] = {
     {"PSC_NTT_TW", OFF(ntt_tw), 0, 0, 0, {"global", "shared"}, {0, 1}, "global or shared"},
     {"PSC_NTT_REDUCE", OFF(ntt_reduce), -1, 0, 0, {"full", "lazy"}, {0, 1}, "full or lazy"},
     {"PSC_MSM_SEGSUM", OFF(msm_segsum), 0, 0, 0, {"thread", "staged"}, {0, 1}, "thread or staged"},
-    {"PSC_NTT_LAUNCH", OFF(ntt_launch), 0, 0, 0, {"stream", "pdl"}, {0, 1}, "stream or pdl"},
+    {"PSC_NTT_LAUNCH", OFF(ntt_launch), -1, 0, 0, {"stream", "pdl"}, {0, 1}, "stream or pdl"},
 };
 
 /* v as the variable's value into *out; -1 when it is not one. */
@@ -91,4 +91,9 @@ int ps_tune_read(ps_tune *t, ps_err *e) {
 int ps_tune_ntt_lazy(const ps_tune *t, int lazy_default) {
   if (t->ntt_reduce >= 0) return t->ntt_reduce;
   return t->ntt_mul == 0 ? lazy_default : 0;
+}
+
+int ps_tune_ntt_pdl(const ps_tune *t, int lazy, int pdl_default) {
+  if (t->ntt_launch >= 0) return t->ntt_launch;
+  return lazy && t->ntt_tw != 1 ? pdl_default : 0;
 }

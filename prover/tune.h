@@ -28,8 +28,8 @@ typedef struct ps_tune {
   int ntt_reduce;      /* PSC_NTT_REDUCE: 0 full, 1 lazy (values in [0, 2r) within the transform), -1 unset
                         * (ps_tune_ntt_lazy) */
   int msm_segsum;      /* PSC_MSM_SEGSUM: 0 thread (unset: each thread reads its segment), 1 staged (msm_seg.h) */
-  int ntt_launch;      /* PSC_NTT_LAUNCH: 0 stream (unset), 1 pdl (a transform's passes after its first launched
-                        * as programmatic dependents of the one before, ntt.cu) */
+  int ntt_launch;      /* PSC_NTT_LAUNCH: 0 stream, 1 pdl (a transform's passes after its first launched as
+                        * programmatic dependents of the one before, ntt.cu), -1 unset (ps_tune_ntt_pdl) */
 } ps_tune;
 
 /* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the
@@ -40,5 +40,11 @@ int ps_tune_read(ps_tune *t, ps_err *e);
  * LAZY_DEFAULT (ntt.cu's NTT_LAZY) with the Montgomery product and full reduction with the
  * others, whose kernels have no lazy instance. */
 int ps_tune_ntt_lazy(const ps_tune *t, int lazy_default);
+
+/* Whether the NTT's passes launch as programmatic dependents: PSC_NTT_LAUNCH where set,
+ * else PDL_DEFAULT (ntt.cu's NTT_PDL) where the passes are the lazily reduced ones (lazy,
+ * ps_tune_ntt_lazy's answer) reading their twiddles from global memory, the only passes
+ * with the dependents' wait, and stream launches otherwise. */
+int ps_tune_ntt_pdl(const ps_tune *t, int lazy, int pdl_default);
 
 #endif

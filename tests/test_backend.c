@@ -92,7 +92,7 @@ START_TEST(test_tune) {
   ck_assert_int_eq(t.msm_segsum, 0);
   ck_assert_int_eq(t.ntt_tw, 0);
   ck_assert_int_eq(t.ntt_reduce, -1);
-  ck_assert_int_eq(t.ntt_launch, 0);
+  ck_assert_int_eq(t.ntt_launch, -1);
   /* in range, words and both ends of ranges */
   static const struct { const char *name, *value; size_t off; int want; } good[] = {
       {"PSC_CUDA_SYNC", "block", offsetof(ps_tune, cuda_sync), 3},
@@ -201,6 +201,21 @@ START_TEST(test_tune) {
   ck_assert_int_eq(tune_with("PSC_NTT_LAUNCH", "pdl", &t, &e), PS_OK);
   ck_assert_int_eq(t.ntt_launch, 1);
   unsetenv("PSC_NTT_MUL"), unsetenv("PSC_NTT_REDUCE"), unsetenv("PSC_NTT_TW");
+  /* the launch the NTT applies: the variable where set, else the kernel's default for the
+   * lazily reduced passes with twiddles from global memory, stream launches for the others */
+  static const struct { const char *launch, *tw; int lazy, dflt, want; } pd[] = {
+      {NULL, NULL, 1, 1, 1},      {NULL, NULL, 1, 0, 0},     {NULL, NULL, 0, 1, 0},
+      {NULL, "shared", 1, 1, 0},  {NULL, "global", 1, 1, 1}, {"stream", NULL, 1, 1, 0},
+      {"pdl", NULL, 1, 0, 1}};
+  for (size_t i = 0; i < sizeof pd / sizeof pd[0]; i++) {
+    if (pd[i].launch) setenv("PSC_NTT_LAUNCH", pd[i].launch, 1);
+    if (pd[i].tw) setenv("PSC_NTT_TW", pd[i].tw, 1);
+    ck_assert_int_eq(ps_tune_read(&t, &e), PS_OK);
+    ck_assert_msg(ps_tune_ntt_pdl(&t, pd[i].lazy, pd[i].dflt) == pd[i].want,
+                  "PSC_NTT_LAUNCH=%s PSC_NTT_TW=%s, lazy %d, default %d: %d", pd[i].launch ? pd[i].launch : "(unset)",
+                  pd[i].tw ? pd[i].tw : "(unset)", pd[i].lazy, pd[i].dflt, ps_tune_ntt_pdl(&t, pd[i].lazy, pd[i].dflt));
+    unsetenv("PSC_NTT_LAUNCH"), unsetenv("PSC_NTT_TW");
+  }
   /* the reduction the NTT applies: the variable where set, else the kernel's default with
    * the Montgomery product only */
   static const struct { const char *mul, *reduce; int dflt, want; } lz[] = {
