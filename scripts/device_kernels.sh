@@ -16,7 +16,15 @@
 #                             prove --constraints 2^26 --calls 3 --json to prove-I-NAME.json
 #                             (keys in a disk cache shared by the calls), then its first
 #                             and steady GPU times and the proofs verified
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
+#   pack_done                 with $pack set before sourcing (a packed call: the outputs go
+#                             to a folder $pack in /tmp, and only the archive and the log
+#                             come back): $OUT/$pack.tar.xz of that folder and $OUT/log.txt
+OUT=${OUT:-/tmp/out}
+if [ -n "${pack:-}" ]; then
+  pack_root=$OUT
+  OUT=$(mktemp -d "/tmp/$pack.XXXXXX")/$pack
+fi
+mkdir -p "$OUT"
 exec > >(tee -a "$OUT/log.txt") 2>&1
 . scripts/device_env.sh
 t0=$SECONDS
@@ -49,4 +57,8 @@ prove26() {
   echo "rc $?"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("first", d["first_call"], "steady", d["steady"], "verified", d["verified"])' \
     "$OUT/prove-$i-$name.json" 2>&1 | cut -c1-400
+}
+pack_done() {
+  cp "$OUT/log.txt" "$pack_root/log.txt"
+  tar -C "$(dirname "$OUT")" -cJf "$pack_root/$pack.tar.xz" "$pack" && ls -l "$pack_root/$pack.tar.xz"
 }

@@ -14,10 +14,7 @@ set -uo pipefail
 dir=${1:?directory with new/}
 bin=$dir/new/provesim
 chk=$dir/new/gpu_check
-root=$OUT
-work=$(mktemp -d /tmp/lazydef.XXXXXX)/default
-mkdir -p "$work"
-OUT=$work
+pack=default
 BUDGET=${BUDGET:-480}
 . scripts/device_kernels.sh
 fits 150 "gpu_check --quick under the default" && check default "$chk"
@@ -33,5 +30,4 @@ for r in 1 2; do
   echo "  round $r: default $(ntt_medians def-r$r)| full $(ntt_medians full-r$r)"
 done
 echo "== lazy/default.sh done at $(el) s"
-cp "$work/log.txt" "$root/log.txt"
-tar -C "$(dirname "$work")" -cJf "$root/default.tar.xz" default && ls -l "$root/default.tar.xz"
+pack_done

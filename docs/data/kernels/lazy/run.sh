@@ -12,10 +12,7 @@ set -uo pipefail
 dir=${1:?directory with new/}
 bin=$dir/new/provesim
 chk=$dir/new/gpu_check
-root=$OUT
-work=$(mktemp -d /tmp/lazy.XXXXXX)/lazy
-mkdir -p "$work"
-OUT=$work
+pack=lazy
 BUDGET=${BUDGET:-300}
 . scripts/device_kernels.sh
 fits 150 "gpu_check NTTs lazily reduced" && PSC_NTT_REDUCE=lazy check lazy-ntt "$chk" --ntt-only --ntt-max 24
@@ -26,5 +23,4 @@ for r in 1 2 3; do
   echo "  round $r: full $(ntt_medians full-r$r)| lazy $(ntt_medians lazy-r$r)"
 done
 echo "== lazy/run.sh done at $(el) s"
-cp "$work/log.txt" "$root/log.txt"
-tar -C "$(dirname "$work")" -cJf "$root/lazy.tar.xz" lazy && ls -l "$root/lazy.tar.xz"
+pack_done

@@ -12,18 +12,15 @@ set -uo pipefail
 dir=${1:?directory with new/}
 bin=$dir/new/provesim
 chk=$dir/new/gpu_check
-root=$OUT
-work=$(mktemp -d /tmp/pdldef.XXXXXX)/default
-mkdir -p "$work"
-OUT=$work
+pack=default
 BUDGET=${BUDGET:-150}
 . scripts/device_kernels.sh
 fits 60 "gpu_check NTTs under the default" && check default-ntt "$chk" --ntt-only --ntt-max 24
 if fits 20 "prove 2^22"; then
-  timeout 60 "$bin" prove --backend cuda --constraints 2^22 --calls 3 --json --cache "$work/k22" \
+  timeout 60 "$bin" prove --backend cuda --constraints 2^22 --calls 3 --json --cache "$OUT/k22" \
     --out /tmp/p22-proof > "$OUT/prove22.json" 2> "$OUT/prove22.err"
   echo "prove 2^22: rc $?"
-  rm -rf "$work/k22"
+  rm -rf "$OUT/k22"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("first", d["first_call"], "steady", d["steady"], "verified", d["verified"])' \
     "$OUT/prove22.json" 2>&1 | cut -c1-400
 fi
@@ -34,5 +31,4 @@ for r in 1 2 3; do
   echo "  round $r: default $(ntt_medians def-r$r)| stream $(ntt_medians stream-r$r)"
 done
 echo "== pdl/default.sh done at $(el) s"
-cp "$work/log.txt" "$root/log.txt"
-tar -C "$(dirname "$work")" -cJf "$root/default.tar.xz" default && ls -l "$root/default.tar.xz"
+pack_done

@@ -8,10 +8,7 @@
 set -uo pipefail
 dir=${1:?directory with new/}
 bin=$dir/new/provesim
-root=$OUT
-work=$(mktemp -d /tmp/maxk.XXXXXX)/maxk
-mkdir -p "$work"
-OUT=$work
+pack=maxk
 BUDGET=${BUDGET:-120}
 . scripts/device_kernels.sh
 for r in 1 2 3; do
@@ -22,5 +19,4 @@ for r in 1 2 3; do
   echo "  round $r: 7 $(ntt_medians k7-r$r)| 8 $(ntt_medians k8-r$r)| 6 $(ntt_medians k6-r$r)"
 done
 echo "== pdl/maxk.sh done at $(el) s"
-cp "$work/log.txt" "$root/log.txt"
-tar -C "$(dirname "$work")" -cJf "$root/maxk.tar.xz" maxk && ls -l "$root/maxk.tar.xz"
+pack_done

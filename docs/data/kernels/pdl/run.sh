@@ -12,10 +12,7 @@ set -uo pipefail
 dir=${1:?directory with new/}
 bin=$dir/new/provesim
 chk=$dir/new/gpu_check
-root=$OUT
-work=$(mktemp -d /tmp/pdl.XXXXXX)/pdl
-mkdir -p "$work"
-OUT=$work
+pack=pdl
 BUDGET=${BUDGET:-200}
 . scripts/device_kernels.sh
 fits 60 "gpu_check NTTs as dependents" && PSC_NTT_LAUNCH=pdl check pdl-ntt "$chk" --ntt-only --ntt-max 24
@@ -26,5 +23,4 @@ for r in 1 2 3; do
   echo "  round $r: default $(ntt_medians def-r$r)| pdl $(ntt_medians pdl-r$r)"
 done
 echo "== pdl/run.sh done at $(el) s"
-cp "$work/log.txt" "$root/log.txt"
-tar -C "$(dirname "$work")" -cJf "$root/pdl.tar.xz" pdl && ls -l "$root/pdl.tar.xz"
+pack_done

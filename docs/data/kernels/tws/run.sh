@@ -14,10 +14,7 @@ set -uo pipefail
 dir=${1:?directory with new/}
 bin=$dir/new/provesim
 chk=$dir/new/gpu_check
-root=$OUT
-work=$(mktemp -d /tmp/tws.XXXXXX)/tws
-mkdir -p "$work"
-OUT=$work
+pack=tws
 BUDGET=${BUDGET:-560}
 . scripts/device_kernels.sh
 fits 150 "gpu_check NTTs with staged twiddles" && PSC_NTT_TW=shared check tws-ntt "$chk" --ntt-only --ntt-max 24
@@ -27,8 +24,7 @@ for r in 1 2 3; do
   bench tws-r$r "$bin" ntt 20..24 7 PSC_NTT_TW=shared
   echo "  round $r: default $(ntt_medians def-r$r)| shared $(ntt_medians tws-r$r)"
 done
-OUT=$work/stall BUDGET=$((budget - $(el))) bash docs/data/kernels/stall/run.sh "$dir" def22:22 \
+OUT=$OUT/stall BUDGET=$((budget - $(el))) bash docs/data/kernels/stall/run.sh "$dir" def22:22 \
   tws22:22:PSC_NTT_TW=shared def20:20
 echo "== tws/run.sh done at $(el) s"
-cp "$work/log.txt" "$root/log.txt"
-tar -C "$(dirname "$work")" -cJf "$root/tws.tar.xz" tws && ls -l "$root/tws.tar.xz"
+pack_done
