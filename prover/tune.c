@@ -78,13 +78,13 @@ int ps_tune_read(ps_tune *t, ps_err *e) {
     rc = ps_fail(e, PS_EINPUT, "PSC_NTT_TW=shared: expected PSC_NTT_MUL unset or montgomery, not \"%.32s\"",
                  getenv("PSC_NTT_MUL"));
   /* the lazy product is the Montgomery one's sequence without its subtraction (ntt.cu) */
+  if (rc == PS_OK && t->ntt_reduce == 1 && t->ntt_mul != 0)
+    rc = ps_fail(e, PS_EINPUT, "PSC_NTT_REDUCE=lazy: expected PSC_NTT_MUL unset or montgomery, not \"%.32s\"",
+                 getenv("PSC_NTT_MUL"));
   /* the passes with the dependents' wait are the lazily reduced Montgomery ones (ntt.cu) */
   if (rc == PS_OK && t->ntt_launch == 1 && (t->ntt_mul != 0 || t->ntt_reduce == 0 || t->ntt_tw == 1))
     rc = ps_fail(e, PS_EINPUT, "PSC_NTT_LAUNCH=pdl: expected the default passes (PSC_NTT_MUL, PSC_NTT_REDUCE and "
                  "PSC_NTT_TW unset or at their defaults)");
-  if (rc == PS_OK && t->ntt_reduce == 1 && t->ntt_mul != 0)
-    rc = ps_fail(e, PS_EINPUT, "PSC_NTT_REDUCE=lazy: expected PSC_NTT_MUL unset or montgomery, not \"%.32s\"",
-                 getenv("PSC_NTT_MUL"));
   return rc;
 }
 

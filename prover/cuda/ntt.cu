@@ -57,9 +57,9 @@ extern "C" {
  * passes"). The other products (PSC_NTT_MUL) keep full reduction unless asked. */
 #define NTT_LAZY 1
 /* 1: the lazily reduced passes after a transform's first launch as programmatic dependents
- * of the pass before (ntt_pass_r4's PDL); PSC_NTT_LAUNCH (stream, pdl) overrides. 2.0% faster
- * at 2^20, 0.7% at 2^22 and even from 2^24 on the H100, 0 of gpu_check's 210 NTT checks
- * failed, proofs verified (docs/performance.md, "NTT passes launched as dependents"). */
+ * of the pass before (ntt_pass_r4's PDL); PSC_NTT_LAUNCH (stream, pdl) overrides. 2.0-2.8%
+ * faster at 2^20, 0.6-0.7% at 2^22 and even from 2^24 on the H100, 0 of gpu_check's 210 NTT
+ * checks failed, proofs verified (docs/performance.md, "NTT passes launched as dependents"). */
 #define NTT_PDL 1
 #define POW_LO_BITS 12   /* two-level power tables: b^i = lo[i & 4095] * hi[i >> 12] */
 
