@@ -44,7 +44,7 @@ static const tune_var vars[] = {
     {"PSC_MSM_PIECES", OFF(msm_pieces), 0, 1, 64, {0}, {0}, "1 to 64"},
     {"PSC_NTT_RADIX", OFF(ntt_radix), 0, 0, 0, {"2", "4"}, {2, 4}, "2 or 4"},
     {"PSC_NTT_MAX_K", OFF(ntt_max_k), 0, 0, 12, {0}, {0}, "0 to 12"},
-    {"PSC_NTT_LOG_BLOCK", OFF(ntt_log_block), 0, 8, 11, {0}, {0}, "8 to 11"},
+    {"PSC_NTT_LOG_BLOCK", OFF(ntt_log_block), 0, 7, 11, {0}, {0}, "7 to 11"},
     {"PSC_NTT_TILES", OFF(ntt_tiles), -1, 0, 1024, {0}, {0}, "0 to 1024"},
     {"PSC_NTT_MUL", OFF(ntt_mul), 0, 0, 0, {"montgomery", "karatsuba", "fp64", "mixed"}, {0, 1, 2, 3},
      "montgomery, karatsuba, fp64 or mixed"},

@@ -20,7 +20,7 @@ typedef struct ps_tune {
   int msm_profile;     /* PSC_MSM_PROFILE: 1 when set (to anything), else 0 */
   int ntt_radix;       /* PSC_NTT_RADIX: 2 or 4, 0 unset */
   int ntt_max_k;       /* PSC_NTT_MAX_K: 0..12, 0 unset */
-  int ntt_log_block;   /* PSC_NTT_LOG_BLOCK: 8..11, 0 unset */
+  int ntt_log_block;   /* PSC_NTT_LOG_BLOCK: 7..11, 0 unset */
   int ntt_tiles;       /* PSC_NTT_TILES: 0..1024, -1 unset */
   int ntt_mul;         /* PSC_NTT_MUL: 0 montgomery (unset), 1 karatsuba, 2 fp64, 3 mixed (ntt.cu's NTT_MUL_*) */
   int ntt_regs;        /* PSC_NTT_REGS: 96 or 128, 0 unset (96) */

@@ -109,6 +109,7 @@ START_TEST(test_tune) {
       {"PSC_MSM_PROFILE", "", offsetof(ps_tune, msm_profile), 1}, /* set, even empty */
       {"PSC_NTT_RADIX", "2", offsetof(ps_tune, ntt_radix), 2},
       {"PSC_NTT_LOG_BLOCK", "11", offsetof(ps_tune, ntt_log_block), 11},
+      {"PSC_NTT_LOG_BLOCK", "7", offsetof(ps_tune, ntt_log_block), 7},
       {"PSC_NTT_TILES", "0", offsetof(ps_tune, ntt_tiles), 0},
       {"PSC_NTT_MUL", "karatsuba", offsetof(ps_tune, ntt_mul), 1},
       {"PSC_NTT_MUL", "montgomery", offsetof(ps_tune, ntt_mul), 0},
@@ -145,7 +146,7 @@ START_TEST(test_tune) {
       {"PSC_MSM_PIECES", "8x", "PSC_MSM_PIECES=\"8x\": expected 1 to 64"},
       {"PSC_NTT_RADIX", "3", "PSC_NTT_RADIX=\"3\": expected 2 or 4"},
       {"PSC_NTT_MAX_K", "13", "PSC_NTT_MAX_K=\"13\": expected 0 to 12"},
-      {"PSC_NTT_LOG_BLOCK", "7", "PSC_NTT_LOG_BLOCK=\"7\": expected 8 to 11"},
+      {"PSC_NTT_LOG_BLOCK", "6", "PSC_NTT_LOG_BLOCK=\"6\": expected 7 to 11"},
       {"PSC_NTT_TILES", "-1", "PSC_NTT_TILES=\"-1\": expected 0 to 1024"},
       {"PSC_NTT_MUL", "kara", "PSC_NTT_MUL=\"kara\": expected montgomery, karatsuba, fp64 or mixed"},
       {"PSC_NTT_REGS", "255", "PSC_NTT_REGS=\"255\": expected 96 or 128"},

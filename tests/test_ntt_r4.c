@@ -125,7 +125,7 @@ static void network(fr_t *d, const fr_t *tw, unsigned log_n, unsigned log_block,
 
 /* Every shape and size against the reference NTT under product mode `mode`. */
 static void networks_equal_reference(int mode) {
-  static const unsigned shapes[][2] = {{10, 8}, {8, 7}, {8, 6}, {9, 7}, {6, 4}, {5, 5}, {7, 3}, {4, 2}};
+  static const unsigned shapes[][2] = {{10, 8}, {8, 7}, {8, 6}, {9, 7}, {6, 4}, {5, 5}, {7, 3}, {7, 7}, {4, 2}};
   uint64_t st = 5;
   int rmode = mode ? psd_cpu_toward_zero() : fegetround();
   mul_mode = mode;
