@@ -125,14 +125,12 @@ def runs_dir(data):
     archive is what the repository keeps: xz over the spans in columns, spans_to_cols,
     takes a quarter to a third of gzip over each file). Spans come out as
     NAME.spans.jsonl.gz, the rest as packed. Archives of plain NAME.spans.jsonl members
-    unpack too."""
+    unpack too. Each caller unpacks into a folder of its own and renames it into place, so
+    that two processes (two tests at once) never see or remove each other's half."""
     runs, arc = os.path.join(data, "runs"), os.path.join(data, "runs.tar.xz")
     if os.path.isdir(runs) or not os.path.exists(arc):
         return runs
-    part = runs + ".part"
-    if os.path.isdir(part):
-        shutil.rmtree(part)
-    os.makedirs(part)
+    part = tempfile.mkdtemp(prefix="runs.part.", dir=data)
     with tarfile.open(arc, "r:xz") as tf:
         for m in tf:
             name = os.path.basename(m.name)
@@ -149,7 +147,12 @@ def runs_dir(data):
             else:
                 with open(os.path.join(part, name), "wb") as out:
                     shutil.copyfileobj(src, out, 1 << 20)
-    os.rename(part, runs)
+    try:
+        os.rename(part, runs)
+    except OSError:  # another process put its copy there first
+        shutil.rmtree(part)
+        if not os.path.isdir(runs):
+            raise
     return runs
 
 

@@ -134,7 +134,11 @@ docs/validation-sessions.md quote them):
     only where the overlap runs resolve it (calibrate --contention significant).
 40. (with --bin) the same sessions with that model on a quiet host and with the scenario's
     system.host_steal at the calibration runs' median steal or at each run's own.
-The probes' tables (9, 10, 11, 23, 25, 26, 31-36) are in validation_probes.py, the what-ifs
+41. the held-out rows run twice in one session (first and second pass) in DATA and the
+    --also sessions: the run-to-run spread of identical runs against the spread that the
+    prediction intervals of each session's validation.json assume, and how many runs fall
+    inside their intervals.
+The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30, 37-40) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
@@ -155,7 +159,7 @@ from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_m
                                table_alternated, table_cpu_time_probe, table_host_probe, table_host_threads_calib,
                                table_host_threads_probe, table_probe,
                                table_probe2, table_probe3, table_time_neighbours,
-                               table_epilogue_modes, table_lock_time)
+                               table_epilogue_modes, table_lock_time, table_repeat_spread)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
                                table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
@@ -1089,6 +1093,7 @@ def main():
         table_host_load([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_contention_significant([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_host_steal([data] + [os.path.abspath(d) for d in a.also], a.bin)
+    table_repeat_spread([data] + [os.path.abspath(d) for d in a.also])
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

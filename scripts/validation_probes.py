@@ -19,8 +19,9 @@ CPU, GPU = ("synth", "prep", "epilogue"), ("ntt_h", "msm", "b_g2")
 
 
 def runs(data):
+    """A session's runs, (name, report) in name order; DATA/runs unpacked on first use."""
     out = []
-    for f in sorted(os.listdir(os.path.join(data, "runs"))):
+    for f in sorted(os.listdir(runs_dir(data))):
         if f.endswith(".json"):
             d = json.load(open(os.path.join(data, "runs", f)))
             out.append((f[:-5], d))
@@ -815,3 +816,73 @@ def table_lock_time(datas):
             "%.0f" % (1e6 * w) if wake else "-", "%.2f%%" % (100 * idle / (med(busy) + idle)) if wake else "-",
             "%+.2f pp" % e if e is not None else "-"))
     print()
+
+
+def table_repeat_spread(datas):
+    """Table 41: held-out rows run twice or more in one session (its passes: NAME, NAME-p2,
+    ...), the spread of those identical runs against the spread validate's prediction
+    intervals assume. Each run's utilization (CUPTI) and throughput, against the interval of
+    the session's validation.json row (95%, simulated windows of the run's length); per row
+    the run-to-run standard deviation from the pairs within a session, sqrt(sum d^2 / 2n)
+    over the n pairs of first and second pass (throughput's as log ratios), beside the
+    interval's implied one, its width / 3.92."""
+    per_row, runs_in, n_runs, t_in = {}, 0, 0, 0
+    names = []
+    for data in datas:
+        vj = os.path.join(data, "validation.json")
+        if not os.path.exists(vj):
+            continue
+        names.append(os.path.basename(os.path.normpath(data)))
+        rows = {r["name"]: r for r in json.load(open(vj))["rows"] if "pi" in r["gpu_util"]}
+        meas = {}
+        for n, d in runs(data):
+            m = re.match(r"(.*)-p(\d+)$", n)
+            base, k = (m.group(1), int(m.group(2))) if m else (n, 1)
+            if base in rows:
+                meas.setdefault(base, []).append((k, d["metrics"]["gpu_util_mean"], d["metrics"]["throughput_pps"]))
+        for base, l in meas.items():
+            l.sort()
+            (lo, hi), (tlo, thi) = rows[base]["gpu_util"]["pi"], rows[base]["throughput_pps"]["pi"]
+            for _, u, x in l:
+                n_runs += 1
+                runs_in += lo <= u <= hi
+                t_in += tlo <= x <= thi
+            r = per_row.setdefault(base, {"du": [], "dx": [], "pu": [], "px": []})
+            r["pu"].append((hi - lo) / 3.92)
+            r["px"].append(math.log(thi / tlo) / 3.92)
+            if len(l) >= 2:
+                r["du"].append(l[0][1] - l[1][1])
+                r["dx"].append(math.log(l[0][2] / l[1][2]))
+    if not n_runs:
+        return
+    print("## 41. Identical held-out runs in one session against validate's intervals\n")
+    print("Sessions %s: each held-out row's runs in a session (its first pass, and its second where "
+          "the session ran one), against the 95%% prediction interval of the session's validation.json "
+          "row. Run-to-run sd: from the pairs of first and second pass within a session, "
+          "sqrt(sum d^2 / 2n); the interval's sd: its width / 3.92, averaged over the sessions.\n" % ", ".join(names))
+    print("| row | pairs | utilization: run-to-run sd (pp) | interval's sd (pp) | ratio | throughput: run-to-run sd | "
+          "interval's sd | ratio |")
+    print("|---|---|---|---|---|---|---|---|")
+    big, all_du, all_pu = 0, [], []
+    for base in sorted(per_row):
+        r = per_row[base]
+        pu, px = 100 * statistics.mean(r["pu"]), 100 * statistics.mean(r["px"])
+        if not r["du"]:
+            print("| %s | 0 | - | %.2f | - | - | %.2f%% | - |" % (base, pu, px))
+            continue
+        su = 100 * math.sqrt(sum(d * d for d in r["du"]) / (2 * len(r["du"])))
+        sx = 100 * math.sqrt(sum(d * d for d in r["dx"]) / (2 * len(r["dx"])))
+        big += su > 2 * pu
+        all_du += r["du"]
+        all_pu += [x for x in r["pu"]]
+        print("| %s | %d | %.2f | %.2f | %.1f | %.2f%% | %.2f%% | %.1f |" %
+              (base, len(r["du"]), su, pu, su / pu if pu else float("inf"), sx, px, sx / px if px else float("inf")))
+    print("\n%d of %d runs inside their utilization interval, %d inside their throughput interval; "
+          "%d rows whose identical runs spread more than twice what the interval assumes." % (runs_in, n_runs, t_in, big))
+    if all_du:
+        su = 100 * math.sqrt(sum(d * d for d in all_du) / (2 * len(all_du)))
+        pu = 100 * math.sqrt(statistics.mean(x * x for x in all_pu))
+        print("Pooled over the %d pairs: utilization's run-to-run sd %.2f pp against the intervals' %.2f pp "
+              "(root mean square over the same rows' sessions).\n" % (len(all_du), su, pu))
+    else:
+        print()

@@ -397,5 +397,23 @@ t33 = "Rows on 4 or 8 cores: median 1.059 over 30 runs; on 16 cores: 1.020 over 
 expect("table 33 on h200-17 to -22", out.getvalue(), t33, "| k20-w2-c4 | 4 | 6 | 1.091 | 0.87 to 1.18 |")
 expect("docs/validation-sessions.md, table 33", doc, "**1.059 over 30 runs**", "**1.020 over 60**")
 expect("docs/validation-sessions.md", doc, "**Median 0.999**", "All 18 rows within the target in 5.0% of the draws, 17\nor more in 23.8%")
+# table 41 on a session made by hand: row a run twice (both inside its intervals), row b once
+# (outside its utilization interval); a run that no row names is not read
+with tempfile.TemporaryDirectory() as d4:
+    os.makedirs(os.path.join(d4, "runs"))
+    rows = [{"name": "a", "gpu_util": {"pi": [0.80, 0.88]}, "throughput_pps": {"pi": [20.0, 22.0]}},
+            {"name": "b", "gpu_util": {"pi": [0.50, 0.60]}, "throughput_pps": {"pi": [10.0, 12.0]}}]
+    json.dump({"rows": rows}, open(os.path.join(d4, "validation.json"), "w"))
+    for n, u, x in (("a", 0.85, 21.0), ("a-p2", 0.81, 20.5), ("b", 0.65, 11.0), ("cal20-t2", 0.3, 5.0)):
+        json.dump({"metrics": {"gpu_util_mean": u, "throughput_pps": x}}, open(os.path.join(d4, "runs", n + ".json"), "w"))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        M.table_repeat_spread([d4])
+    # a: d = 4 pp, sd 4 / sqrt(2) = 2.83 pp against 8 / 3.92 = 2.04; throughput ln(21 / 20.5) / sqrt(2)
+    # = 1.70% against ln(1.1) / 3.92 = 2.43%
+    expect("table 41 by hand", out.getvalue(), "| a | 1 | 2.83 | 2.04 | 1.4 | 1.70% | 2.43% | 0.7 |",
+           "| b | 0 | - | 2.55 | - | - | 4.65% | - |",
+           "2 of 3 runs inside their utilization interval, 3 inside their throughput interval; 0 rows",
+           "Pooled over the 1 pairs: utilization's run-to-run sd 2.83 pp against the intervals' 2.04 pp")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
