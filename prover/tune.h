@@ -30,6 +30,7 @@ typedef struct ps_tune {
   int msm_segsum;      /* PSC_MSM_SEGSUM: 0 thread (unset: each thread reads its segment), 1 staged (msm_seg.h) */
   int ntt_launch;      /* PSC_NTT_LAUNCH: 0 stream, 1 pdl (a transform's passes after its first launched as
                         * programmatic dependents of the one before, ntt.cu), -1 unset (ps_tune_ntt_pdl) */
+  int ntt_split;       /* PSC_NTT_SPLIT: 0 balanced (unset), 1 even (ntt_r4.h's ntt_pass_layout_split) */
 } ps_tune;
 
 /* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the

@@ -113,9 +113,10 @@ static void pass(fr_t *d, const fr_t *tw, unsigned log_n, unsigned s, unsigned k
   free(seen);
 }
 
-/* ntt.cu's run_network: the passes of ntt_pass_layout, each over its blocks. */
-static void network(fr_t *d, const fr_t *tw, unsigned log_n, unsigned log_block, unsigned max_k, int dit) {
-  unsigned ps[32], pk[32], np = ntt_pass_layout(log_n, log_block, max_k, ps, pk);
+/* ntt.cu's run_network: the passes of ntt_pass_layout_split (even: PSC_NTT_SPLIT=even), each
+ * over its blocks. */
+static void network(fr_t *d, const fr_t *tw, unsigned log_n, unsigned log_block, unsigned max_k, int even, int dit) {
+  unsigned ps[32], pk[32], np = ntt_pass_layout_split(log_n, log_block, max_k, even, ps, pk);
   for (unsigned ii = 0; ii < np; ii++) {
     unsigned i = dit ? np - 1 - ii : ii, s = ps[i], k = pk[i], L = log_n - s - k;
     unsigned c = log_block - k < L ? log_block - k : L;
@@ -125,7 +126,9 @@ static void network(fr_t *d, const fr_t *tw, unsigned log_n, unsigned log_block,
 
 /* Every shape and size against the reference NTT under product mode `mode`. */
 static void networks_equal_reference(int mode) {
-  static const unsigned shapes[][2] = {{10, 8}, {8, 7}, {8, 6}, {9, 7}, {6, 4}, {5, 5}, {7, 3}, {7, 7}, {4, 2}};
+  /* blocks of 2^[0], passes of at most [1] stages, [2]: the even split */
+  static const unsigned shapes[][3] = {{10, 8, 0}, {8, 7, 0}, {8, 6, 0}, {9, 7, 0}, {6, 4, 0}, {5, 5, 0},
+                                       {7, 3, 0}, {7, 7, 0}, {4, 2, 0}, {8, 4, 1},  {6, 3, 1}, {5, 4, 1}};
   uint64_t st = 5;
   int rmode = mode ? psd_cpu_toward_zero() : fegetround();
   mul_mode = mode;
@@ -147,10 +150,10 @@ static void networks_equal_reference(int mode) {
         memcpy(want, x, sizeof(fr_t) * n);
         ntt_cpu(want, log_n, 1, dit ? NTT_IN_BITREV : NTT_OUT_BITREV, 1);
         memcpy(got, x, sizeof(fr_t) * n);
-        network(got, tw, log_n, shapes[sh][0], shapes[sh][1], dit);
+        network(got, tw, log_n, shapes[sh][0], shapes[sh][1], (int)shapes[sh][2], dit);
         ck_assert_msg(memcmp(want, got, sizeof(fr_t) * n) == 0,
-                      "2^%u %s, blocks of 2^%u, passes of <= %u stages, product mode %d", log_n,
-                      dit ? "DIT" : "DIF", shapes[sh][0], shapes[sh][1], mode);
+                      "2^%u %s, blocks of 2^%u, passes of <= %u stages%s, product mode %d", log_n,
+                      dit ? "DIT" : "DIF", shapes[sh][0], shapes[sh][1], shapes[sh][2] ? " (even)" : "", mode);
       }
     }
     free(x), free(want), free(got), free(tw), free(t16);
@@ -214,6 +217,42 @@ START_TEST(default_layout_by_size) {
 }
 END_TEST
 
+/* PSC_NTT_SPLIT=even: the pre-passes of the plain split's number, even counts but at most one
+ * (when their sum is odd), each within max_k, shortest first; the plain split where an even
+ * count would pass max_k. */
+START_TEST(even_layout) {
+  unsigned ps[32], pk[32], qs[32], qk[32];
+  static const struct { unsigned log_n, lb, mk, np, k[5]; } want[] = {
+      {24, 8, 7, 4, {4, 6, 6, 8}}, {22, 8, 8, 3, {6, 8, 8}}, {22, 8, 7, 3, {7, 7, 8}}, {23, 8, 7, 4, {4, 5, 6, 8}},
+      {20, 8, 7, 3, {6, 6, 8}},    {26, 8, 7, 4, {6, 6, 6, 8}}, {21, 8, 7, 3, {6, 7, 8}}, {27, 8, 7, 4, {6, 6, 7, 8}}};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+    unsigned np = ntt_pass_layout_split(want[i].log_n, want[i].lb, want[i].mk, 1, ps, pk);
+    ck_assert_msg(np == want[i].np, "2^%u, at most %u: %u passes", want[i].log_n, want[i].mk, np);
+    for (unsigned j = 0; j < np; j++)
+      ck_assert_msg(pk[j] == want[i].k[j] && ps[j] == (j ? ps[j - 1] + pk[j - 1] : 0),
+                    "2^%u, at most %u: pass %u has %u stages from %u", want[i].log_n, want[i].mk, j, pk[j], ps[j]);
+  }
+  for (unsigned lb = 4; lb <= 11; lb++)
+    for (unsigned mk = 1; mk <= lb; mk++)
+      for (unsigned log_n = 1; log_n <= 30; log_n++) {
+        unsigned np = ntt_pass_layout_split(log_n, lb, mk, 1, ps, pk), nq = ntt_pass_layout(log_n, lb, mk, qs, qk);
+        unsigned sum = 0, odd = 0, even_taken = 1;
+        ck_assert_msg(np == nq, "2^%u lb %u mk %u: %u passes against %u", log_n, lb, mk, np, nq);
+        for (unsigned j = 0; j < np; j++) {
+          ck_assert_msg(pk[j] >= 1 && (j + 1 == np ? pk[j] <= lb : pk[j] <= mk), "2^%u lb %u mk %u pass %u: %u", log_n,
+                        lb, mk, j, pk[j]);
+          ck_assert_msg(j + 1 == np || j == 0 || pk[j] >= pk[j - 1], "2^%u lb %u mk %u: not shortest first", log_n,
+                        lb, mk);
+          sum += pk[j];
+          if (j + 1 < np) odd += pk[j] & 1, even_taken &= pk[j] == qk[j];
+        }
+        ck_assert_msg(sum == log_n, "2^%u lb %u mk %u: %u stages", log_n, lb, mk, sum);
+        /* either the plain split, or at most one odd pre-pass */
+        ck_assert_msg(even_taken || odd <= 1, "2^%u lb %u mk %u: %u odd pre-passes", log_n, lb, mk, odd);
+      }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("ntt_r4");
   TCase *tc = tcase_create("network");
@@ -222,6 +261,7 @@ int main(void) {
   tcase_add_loop_test(tc, r4_network_fp64_products, 2, 4);
   tcase_add_loop_test(tc, r4_network_staged_twiddles, 0, 3);
   tcase_add_test(tc, default_layout_by_size);
+  tcase_add_test(tc, even_layout);
   suite_add_tcase(s, tc);
   SRunner *r = srunner_create(s);
   srunner_run_all(r, CK_NORMAL);

@@ -502,6 +502,7 @@ typedef struct ntt_settings {
   unsigned tw_shared;                                    /* PSC_NTT_TW=shared */
   unsigned lazy;                                         /* PSC_NTT_REDUCE=lazy */
   unsigned pdl;                                          /* PSC_NTT_LAUNCH=pdl */
+  unsigned even;                                         /* PSC_NTT_SPLIT=even */
   char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
@@ -523,6 +524,7 @@ static void ntt_settings_init(void) {
   s.tw_shared = t.ntt_tw == 1; /* only with the Montgomery product (ps_tune_read) */
   s.lazy = (unsigned)ps_tune_ntt_lazy(&t, NTT_LAZY); /* the Montgomery product only (tune.h) */
   s.pdl = (unsigned)ps_tune_ntt_pdl(&t, (int)s.lazy, NTT_PDL); /* the lazily reduced passes only (below) */
+  s.even = t.ntt_split == 1;
   if (s.pdl && (!s.lazy || s.tw_shared) && !s.bad[0])
     snprintf(s.bad, sizeof s.bad, "PSC_NTT_LAUNCH=pdl: expected the lazily reduced passes (PSC_NTT_REDUCE=lazy)");
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
@@ -549,7 +551,7 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, c
     ntt_default_layout(log_n, &log_block, &mk);
     if (!max_k || max_k > log_block) max_k = mk;
   }
-  const unsigned np = ntt_pass_layout(log_n, log_block, max_k, ps, pk);
+  const unsigned np = ntt_pass_layout_split(log_n, log_block, max_k, (int)set->even, ps, pk);
   for (unsigned ii = 0; ii < np; ii++) {
     unsigned i = dit ? np - 1 - ii : ii;
     unsigned s = ps[i], k = pk[i], L = log_n - s - k;

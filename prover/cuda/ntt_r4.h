@@ -110,14 +110,40 @@ NTT_HD void ntt_r4_group_at(ntt_r4_group *gr, unsigned g, unsigned c, unsigned l
 /* The pass layout of a transform of 2^log_n: passes of k stages each (ps[i] the first
  * stage of pass i, pk[i] its count), the pre-passes of at most max_k stages split as
  * evenly as they go, then one last pass of log_block stages (or one pass of all of them
- * when log_n <= log_block); returns the number of passes. */
-NTT_HD unsigned ntt_pass_layout(unsigned log_n, unsigned log_block, unsigned max_k, unsigned *ps, unsigned *pk) {
+ * when log_n <= log_block); returns the number of passes. With even set (PSC_NTT_SPLIT=
+ * even) the same number of pre-passes take even counts where they can (at most one odd,
+ * when their sum is odd), as evenly as that allows and shortest first, so that fewer passes
+ * end in a radix-2 stage (2^24 with passes of at most 7: 4 + 6 + 6 instead of 5 + 5 + 6;
+ * 2^22 with at most 8: 6 + 8 instead of 7 + 7); where a count would pass max_k (or be 0),
+ * the split is the plain one. */
+NTT_HD unsigned ntt_pass_layout_split(unsigned log_n, unsigned log_block, unsigned max_k, int even, unsigned *ps,
+                                      unsigned *pk) {
   unsigned np = 0;
   if (log_n <= log_block) {
     ps[0] = 0, pk[0] = log_n;
     return 1;
   }
   unsigned rest = log_n - log_block, npre = (rest + max_k - 1) / max_k, s = 0;
+  if (even && npre > 1 && npre < 32) { /* pairs of stages shared out, an odd one to a short pass */
+    const unsigned half = rest / 2, q = half / npre, r = half % npre;
+    unsigned k[32], ok = 1;
+    for (unsigned i = 0; i < npre; i++) /* the first pass the odd stage, the last r a pair more */
+      k[i] = 2 * (q + (i >= npre - r)) + (i == 0 ? rest & 1 : 0);
+    for (unsigned i = 1; i < npre; i++) /* shortest first */
+      for (unsigned j = i; j > 0 && k[j] < k[j - 1]; j--) {
+        unsigned t = k[j];
+        k[j] = k[j - 1], k[j - 1] = t;
+      }
+    for (unsigned i = 0; i < npre; i++) ok &= k[i] >= 1 && k[i] <= max_k;
+    if (ok) {
+      for (unsigned i = 0; i < npre; i++) {
+        ps[np] = s, pk[np++] = k[i];
+        s += k[i];
+      }
+      ps[np] = s, pk[np++] = log_block;
+      return np;
+    }
+  }
   for (unsigned i = 0; i < npre; i++) {
     unsigned k = rest / (npre - i);
     ps[np] = s, pk[np++] = k;
@@ -125,6 +151,9 @@ NTT_HD unsigned ntt_pass_layout(unsigned log_n, unsigned log_block, unsigned max
   }
   ps[np] = s, pk[np++] = log_block;
   return np;
+}
+NTT_HD unsigned ntt_pass_layout(unsigned log_n, unsigned log_block, unsigned max_k, unsigned *ps, unsigned *pk) {
+  return ntt_pass_layout_split(log_n, log_block, max_k, 0, ps, pk);
 }
 
 /* The grid of a radix-4 pass over ntiles tiles, block b doing tiles b, b + grid, ...: a
