@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The radix-4 pass with one tile's shared memory a block where each block does one tile
+# (the default PSC_NTT_TILES=1): 8 KB a block of 2^8 elements instead of 16 KB, the second
+# room never used, so that the L1 cache keeps 80 KB more a multiprocessor at 10 blocks.
+# Two binaries, in one device call (DIR/new: before, DIR/new2: after):
+# 1. gpu_check's NTTs (every size to 2^24, both directions, cosets, orders) with new2, and
+#    a Groth16 partition of 2^22 constraints, prove --calls 3 (every proof verified);
+# 2. three rounds of prover-bench's forward, coset and inverse NTTs from 2^20 to 2^26
+#    (medians of 7), alternated: new, new2.
+# Outputs packed as $OUT/smem.tar.xz (and $OUT/log.txt).
+#   OUT=DIR bash docs/data/kernels/smem/run.sh DIR     (DIR holds new/ and new2/)
+set -uo pipefail
+dir=${1:?directory with new/ and new2/}
+bin=$dir/new2/provesim
+old=$dir/new/provesim
+chk=$dir/new2/gpu_check
+pack=smem
+BUDGET=${BUDGET:-150}
+. scripts/device_kernels.sh
+fits 35 "gpu_check NTTs, one room" && check room1-ntt "$chk" --ntt-only --ntt-max 24
+if fits 20 "prove 2^22"; then
+  timeout 60 "$bin" prove --backend cuda --constraints 2^22 --calls 3 --json --cache "$OUT/k22" \
+    --out /tmp/p22-proof > "$OUT/prove22.json" 2> "$OUT/prove22.err"
+  echo "prove 2^22: rc $?"
+  rm -rf "$OUT/k22"
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("first", d["first_call"], "steady", d["steady"], "verified", d["verified"])' \
+    "$OUT/prove22.json" 2>&1 | cut -c1-400
+fi
+for r in 1 2 3; do
+  fits 12 "round $r" || break
+  bench old-r$r "$old" ntt 20..26 7
+  bench new-r$r "$bin" ntt 20..26 7
+  echo "  round $r: two rooms $(ntt_medians old-r$r)| one room $(ntt_medians new-r$r)"
+done
+echo "== smem/run.sh done at $(el) s"
+pack_done
