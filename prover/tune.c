@@ -54,6 +54,7 @@ static const tune_var vars[] = {
     {"PSC_MSM_SEGSUM", OFF(msm_segsum), 0, 0, 0, {"thread", "staged"}, {0, 1}, "thread or staged"},
     {"PSC_NTT_LAUNCH", OFF(ntt_launch), -1, 0, 0, {"stream", "pdl"}, {0, 1}, "stream or pdl"},
     {"PSC_NTT_SPLIT", OFF(ntt_split), 0, 0, 0, {"balanced", "even"}, {0, 1}, "balanced or even"},
+    {"PSC_NTT_CARVEOUT", OFF(ntt_carveout), -1, 0, 100, {0}, {0}, "0 to 100"},
 };
 
 /* v as the variable's value into *out; -1 when it is not one. */

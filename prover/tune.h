@@ -31,6 +31,8 @@ typedef struct ps_tune {
   int ntt_launch;      /* PSC_NTT_LAUNCH: 0 stream, 1 pdl (a transform's passes after its first launched as
                         * programmatic dependents of the one before, ntt.cu), -1 unset (ps_tune_ntt_pdl) */
   int ntt_split;       /* PSC_NTT_SPLIT: 0 balanced (unset), 1 even (ntt_r4.h's ntt_pass_layout_split) */
+  int ntt_carveout;    /* PSC_NTT_CARVEOUT: the radix-4 passes' shared memory carveout hint, a percentage of the
+                        * most shared memory (cudaFuncAttributePreferredSharedMemoryCarveout), -1 unset (no hint) */
 } ps_tune;
 
 /* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the

@@ -503,6 +503,7 @@ typedef struct ntt_settings {
   unsigned lazy;                                         /* PSC_NTT_REDUCE=lazy */
   unsigned pdl;                                          /* PSC_NTT_LAUNCH=pdl */
   unsigned even;                                         /* PSC_NTT_SPLIT=even */
+  int carveout;                                          /* PSC_NTT_CARVEOUT, -1 none */
   char bad[sizeof(((ps_err *)0)->msg)];
 } ntt_settings;
 
@@ -525,6 +526,7 @@ static void ntt_settings_init(void) {
   s.lazy = (unsigned)ps_tune_ntt_lazy(&t, NTT_LAZY); /* the Montgomery product only (tune.h) */
   s.pdl = (unsigned)ps_tune_ntt_pdl(&t, (int)s.lazy, NTT_PDL); /* the lazily reduced passes only (below) */
   s.even = t.ntt_split == 1;
+  s.carveout = t.ntt_carveout;
   if (s.pdl && (!s.lazy || s.tw_shared) && !s.bad[0])
     snprintf(s.bad, sizeof s.bad, "PSC_NTT_LAUNCH=pdl: expected the lazily reduced passes (PSC_NTT_REDUCE=lazy)");
   if (s.log_block && (!s.max_k || s.max_k > s.log_block)) s.max_k = s.log_block == 10 ? 8 : s.log_block - 2;
@@ -593,6 +595,8 @@ static int run_network(psc_dev *d, fr_t *data, unsigned log_n, const fr_t *tw, c
                                         : passes[set->mul][set->regs128];
     if (smem > 48 * 1024)
       PSC_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    if (set->carveout >= 0) /* a hint: the driver may take more where the blocks need it */
+      PSC_CHECK(cudaFuncSetAttribute(pass, cudaFuncAttributePreferredSharedMemoryCarveout, set->carveout));
     int per_sm = 1;
     if (!set->tiles) PSC_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, pass, (int)threads, smem));
     blocks = ntt_r4_grid(ntiles, set->tiles, (size_t)per_sm * (size_t)d->sm_count); /* 0 taken as 1 there */
