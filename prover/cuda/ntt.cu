@@ -24,7 +24,7 @@ extern "C" {
 
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
  * that is not the last, are ntt_default_layout's (ntt_r4.h: blocks of 2^8, passes of at
- * most 7 stages); PSC_NTT_LOG_BLOCK (7..11: a radix-4 block holds two tiles) and
+ * most 7 stages); PSC_NTT_LOG_BLOCK (7..11) and
  * PSC_NTT_MAX_K (0..12; 0, or more than LOG_BLOCK, takes the default) in the environment
  * set them, for tuning with prover-bench (a LOG_BLOCK without MAX_K takes 8 stages for
  * blocks of 2^10, LOG_BLOCK - 2 otherwise); other values are refused (tune.h, psc_open). */
@@ -298,11 +298,11 @@ static __device__ __forceinline__ void ntt_r4_tile(const ntt_blk *b, fr_t *sh, u
   }
 }
 
-/* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' worth
- * of shared memory. Its loads are cp.async copies, which hold no registers; with more than
- * one tile a block, the next tile's copies run beside the current one's arithmetic. With
- * TWS (PSC_NTT_TW=shared) a tile's room is twice its data, the second half its staged
- * twiddles, copied with the data; a block of one tile has one tile's room (run_network).
+/* A block does tiles blockIdx.x, + gridDim.x, ... (ntiles in all) with two tiles' rooms
+ * of shared memory, or one room where it does one tile (run_network). Its loads are
+ * cp.async copies, which hold no registers; with more than one tile a block, the next
+ * tile's copies run beside the current one's arithmetic. With TWS (PSC_NTT_TW=shared) a
+ * tile's room is twice its data, the second half its staged twiddles, copied with the data.
  * With LAZY the values stay in [0, 2r) (ntt_mul_at), and a pass that ends the transform
  * (last) makes them canonical as it stores them. With PDL (PSC_NTT_LAUNCH=pdl) a pass may
  * be launched as a programmatic dependent of the pass before it (run_network): its blocks
