@@ -24,7 +24,7 @@ extern "C" {
 
 /* log2 of the elements one block holds in shared memory, and the most stages of a pass
  * that is not the last, are ntt_default_layout's (ntt_r4.h: blocks of 2^8, passes of at
- * most 7 stages); PSC_NTT_LOG_BLOCK (7..11) and
+ * most 7 stages, 8 at 2^23); PSC_NTT_LOG_BLOCK (7..11) and
  * PSC_NTT_MAX_K (0..12; 0, or more than LOG_BLOCK, takes the default) in the environment
  * set them, for tuning with prover-bench (a LOG_BLOCK without MAX_K takes 8 stages for
  * blocks of 2^10, LOG_BLOCK - 2 otherwise); other values are refused (tune.h, psc_open). */

@@ -166,14 +166,17 @@ NTT_HD unsigned ntt_r4_grid(unsigned ntiles, unsigned tiles_per_block, size_t re
 }
 
 /* The default blocks (2^log_block elements in shared memory) and pass length: blocks of
- * 2^8 and passes of at most 7 stages, at every size. On the H200 they ran every size from
- * 2^16 to 2^27 3-39% faster than blocks of 2^10 with passes of at most 8 (2^20 by 22%, 2^24
- * by 5%), and of the layouts tried none was more than 1% faster at any size from 2^17 to
- * 2^26 (docs/performance.md, "NTT: smaller blocks"). */
+ * 2^8 and passes of at most 7 stages, but 8 at 2^23. On the H200 blocks of 2^8 ran every
+ * size from 2^16 to 2^27 3-39% faster than blocks of 2^10 with passes of at most 8 (2^20 by
+ * 22%, 2^24 by 5%), and of the layouts tried none was more than 1% faster at any size from
+ * 2^17 to 2^26 (docs/performance.md, "NTT: smaller blocks"). Since the passes reduce lazily
+ * and launch as dependents, 2^23 runs 1.1-1.6% faster in three passes (7 + 8 + 8) than in
+ * four (5 + 5 + 5 + 8), every round of two H100 calls; at 2^24 a bound of 8 gives three
+ * passes of 8 and is 1.5-2% slower, and elsewhere from 2^17 it changes nothing
+ * (docs/performance.md, "Pre-passes of even lengths"). */
 NTT_HD void ntt_default_layout(unsigned log_n, unsigned *log_block, unsigned *max_k) {
-  (void)log_n;
   *log_block = 8;
-  *max_k = 7;
+  *max_k = log_n == 23 ? 8 : 7;
 }
 
 #endif
