@@ -4,11 +4,11 @@
 # three rounds of prover-bench's NTTs from 2^22 to 2^24 (medians of 7), alternated: the
 # default, PSC_NTT_MAX_K=7 (2^23 in four passes, 5 + 5 + 5 + 8).
 # Outputs packed as $OUT/k23.tar.xz (and $OUT/log.txt).
-#   OUT=DIR bash docs/data/kernels/split/k23.sh DIR     (DIR holds new3/provesim, new3/gpu_check)
+#   OUT=DIR bash docs/data/kernels/split/k23.sh DIR     (DIR holds new/provesim, new/gpu_check)
 set -uo pipefail
-dir=${1:?directory with new3/}
-bin=$dir/new3/provesim
-chk=$dir/new3/gpu_check
+dir=${1:?directory with new/}
+bin=$dir/new/provesim
+chk=$dir/new/gpu_check
 pack=k23
 BUDGET=${BUDGET:-90}
 . scripts/device_kernels.sh
