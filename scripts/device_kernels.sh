@@ -16,6 +16,10 @@
 #                             prove --constraints 2^26 --calls 3 --json to prove-I-NAME.json
 #                             (keys in a disk cache shared by the calls), then its first
 #                             and steady GPU times and the proofs verified
+#   prove22 BIN               prove --constraints 2^22 --calls 3 --json to prove22.json (keys
+#                             in a cache of its own, removed after), then the same summary
+#   proof_summary FILE        the first and steady calls and the proofs verified of a
+#                             prove --json output
 #   pack_done                 with $pack set before sourcing (a packed call: the outputs go
 #                             to a folder $pack in /tmp, and only the archive and the log
 #                             come back): $OUT/$pack.tar.xz of that folder and $OUT/log.txt
@@ -55,8 +59,18 @@ prove26() {
   env "$@" timeout 150 "$b" prove --backend cuda --constraints 2^26 --calls 3 --json --cache "$p26_cache" \
     --out /tmp/p26-proof > "$OUT/prove-$i-$name.json" 2> "$OUT/prove-$i-$name.err"
   echo "rc $?"
+  proof_summary "$OUT/prove-$i-$name.json"
+}
+proof_summary() {
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("first", d["first_call"], "steady", d["steady"], "verified", d["verified"])' \
-    "$OUT/prove-$i-$name.json" 2>&1 | cut -c1-400
+    "$1" 2>&1 | cut -c1-400
+}
+prove22() {
+  timeout 60 "$1" prove --backend cuda --constraints 2^22 --calls 3 --json --cache "$OUT/k22" \
+    --out /tmp/p22-proof > "$OUT/prove22.json" 2> "$OUT/prove22.err"
+  echo "prove 2^22: rc $?"
+  rm -rf "$OUT/k22"
+  proof_summary "$OUT/prove22.json"
 }
 pack_done() {
   cp "$OUT/log.txt" "$pack_root/log.txt"

@@ -16,14 +16,7 @@ pack=default
 BUDGET=${BUDGET:-150}
 . scripts/device_kernels.sh
 fits 60 "gpu_check NTTs under the default" && check default-ntt "$chk" --ntt-only --ntt-max 24
-if fits 20 "prove 2^22"; then
-  timeout 60 "$bin" prove --backend cuda --constraints 2^22 --calls 3 --json --cache "$OUT/k22" \
-    --out /tmp/p22-proof > "$OUT/prove22.json" 2> "$OUT/prove22.err"
-  echo "prove 2^22: rc $?"
-  rm -rf "$OUT/k22"
-  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("first", d["first_call"], "steady", d["steady"], "verified", d["verified"])' \
-    "$OUT/prove22.json" 2>&1 | cut -c1-400
-fi
+fits 20 "prove 2^22" && prove22 "$bin"
 for r in 1 2 3; do
   fits 15 "round $r" || break
   bench def-r$r "$bin" ntt 20..26 7
