@@ -137,9 +137,13 @@ docs/validation-sessions.md quote them):
 41. the held-out rows run twice in one session (first and second pass) in DATA and the
     --also sessions: the run-to-run spread of identical runs against the spread that the
     prediction intervals of each session's validation.json assume, and how many runs fall
-    inside their intervals.
+    inside their intervals;
+42. (with --bin) table 41's pairs, each run predicted again with its own phase times (table
+    7's model): how much of the difference between identical runs the phase times explain,
+    the CPU phases' speed from one pass to the other against calibrate's host_speed, and how
+    much of each pass's synthesis ran beside another worker's CPU phase.
 The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41) are in validation_probes.py, the what-ifs
-(7, 8, 12, 14, 15, 22, 24, 30, 37-40) in validation_whatif.py; this file runs them all in order.
+(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -163,7 +167,7 @@ from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_m
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
                                table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
-                               table_lease_drift, table_own_reference)
+                               table_lease_drift, table_own_reference, table_repeat_explained)
 
 
 def sessions(data):
@@ -1094,6 +1098,8 @@ def main():
         table_contention_significant([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_host_steal([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_repeat_spread([data] + [os.path.abspath(d) for d in a.also])
+    if os.path.exists(a.bin):
+        table_repeat_explained([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

@@ -566,3 +566,105 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
                                     ("the calibration's median steal", cols[1]),
                                     ("the run before's steal", cols[2]),
                                     ("each run's own steal", cols[3])), arrivals))
+
+
+def repeat_pairs(data):
+    """Table 41's pairs in one session: {row: [NAME, NAME-p2]} for each held-out row of
+    matrix.tsv that the session ran twice or more (its first two passes)."""
+    import validation as V
+    mats = {r["name"] for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}
+    got = {}
+    for n, _ in runs(data):
+        m = re.match(r"(.*)-p(\d+)$", n)
+        base, k = (m.group(1), int(m.group(2))) if m else (n, 1)
+        if base in mats:
+            got.setdefault(base, []).append((k, n))
+    return {b: [n for _, n in sorted(l)[:2]] for b, l in got.items() if len(l) >= 2}
+
+
+def cpu_ratio(d, mm):
+    """A run's CPU phases together per partition over the model's at its threads and batch."""
+    meas = sum(d["metrics"]["phases_s"][p]["mean"] / d["scenario"]["system"]["batch"] for p in CPU)
+    return meas / sum(model_time(mm[p], d["scenario"]["system"]["threads"].get("threads_per_worker") or 1,
+                                 d["scenario"]["system"]["batch"]) for p in CPU)
+
+
+def synth_beside(path):
+    """The mean share of a run's synth spans during which another worker ran a CPU phase
+    (validation_misses.covered), from its spans."""
+    from validation import read_spans
+    from validation_misses import covered
+    spans = read_spans(path)[0]
+    cpu = sorted((r["t0"], r["t1"], r["worker"], r["gpu"]) for r in spans if r.get("resource") == "cpu")
+    sh = [covered(r["t0"], r["t1"], [(a, b) for a, b, w, g in cpu if (w, g) != (r["worker"], r["gpu"])])
+          for r in spans if r["phase"] == "synth"]
+    return sum(sh) / len(sh) if sh else 0.0
+
+
+def table_repeat_explained(datas, binp, rows=None):
+    """Table 42: table 41's identical runs, each predicted again with its own phase times
+    (table 7's model: every phase's time scaled by the run's measured mean over the model's).
+    Per pair, the measured difference in utilization between the first and second pass, the
+    difference those predictions make, and the CPU phases' speed ratio between the passes;
+    pooled, the run-to-run sd (sqrt(sum d^2 / 2n)) of what was measured, of what the phase
+    times explain and of the rest, beside the sd of the CPU speed between the passes and the
+    sessions' host_speed sd (calibrate's, from the one-worker repeats). ROWS, when given, only
+    those rows (a test's)."""
+    import math
+    import tempfile
+    import validation as V
+    mats = {r["name"]: r for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}
+    tmp, lines, du, de, dc, hs = tempfile.mkdtemp(), [], [], [], [], []
+    for data in datas:
+        sess = os.path.basename(os.path.normpath(data))
+        rr = dict(runs(data))
+        for size in ("220", "222"):
+            m = re.search(r"(?m)^host_speed: \{sd: ([0-9.]+)\}", open(os.path.join(data, "model-%s.yaml" % size)).read())
+            if m:
+                hs.append((sess, size, float(m.group(1))))
+        for base, pair in sorted(repeat_pairs(data).items()):
+            if rows and base not in rows:
+                continue
+            row = mats[base]
+            path = os.path.join(data, "model-%s.yaml" % row["size"].replace("^", ""))
+            mm = model_means(path)
+            got = []
+            for n in pair:
+                d = rr[n]
+                ratios = {p: run_phase_ratio(d, p, mm[p]) for p in CPU + GPU}
+                alt = os.path.join(tmp, "%s-%s.yaml" % (sess, n))
+                open(alt, "w").write(scaled_model(open(path).read(), ratios))
+                r = V.validate(binp, data, {row["size"]: alt}, dict(row, name=n))
+                got.append((r["gpu_util"]["measured"], r["gpu_util"]["predicted"], cpu_ratio(d, mm),
+                            synth_beside(os.path.join(data, "runs", n + ".spans.jsonl.gz"))))
+            (m1, p1, c1, b1), (m2, p2, c2, b2) = got
+            du.append(m1 - m2)
+            de.append(p1 - p2)
+            dc.append(math.log(c1 / c2))
+            lines.append("| %s | %s | %.1f%% / %.1f%% | %+.2f pp | %+.2f pp | %+.2f pp | %.3f | %.2f / %.2f |" % (
+                sess, base, 100 * m1, 100 * m2, 100 * (m1 - m2), 100 * (p1 - p2), 100 * ((m1 - m2) - (p1 - p2)),
+                c1 / c2, b1, b2))
+    if not du:
+        return
+    sd = lambda v: math.sqrt(sum(x * x for x in v) / (2 * len(v)))
+    print("## 42. What moves identical runs apart: each run predicted with its own phase times\n")
+    print("Table 41's pairs (a held-out row's first and second pass in one session), each run predicted again "
+          "with every phase's time scaled to the run's own measured mean (table 7's model, the session's "
+          "committed model otherwise). Measured: the passes' difference in utilization (CUPTI); explained: the "
+          "difference those two predictions make; the rest: measured less explained. CPU speed: the CPU phases' "
+          "time per partition in the first pass over the second's, each against the model at its threads. Synth "
+          "beside another worker's CPU phase: the mean share of its spans, each pass.\n")
+    print("| session | row | utilization, pass 1 / pass 2 | measured difference | explained by the phase times | "
+          "the rest | CPU time, pass 1 / pass 2 | synth beside another worker's CPU phase |")
+    print("|---|---|---|---|---|---|---|---|")
+    print("\n".join(lines))
+    n = len(du)
+    mu, me = sum(du) / n, sum(de) / n
+    cov = sum((a - mu) * (b - me) for a, b in zip(du, de))
+    var_u, var_e = sum((a - mu) ** 2 for a in du), sum((b - me) ** 2 for b in de)
+    corr = cov / math.sqrt(var_u * var_e) if var_u > 0 and var_e > 0 else float("nan")
+    print("\nPooled over the %d pairs: run-to-run sd of utilization %.2f pp measured, %.2f pp explained by the "
+          "phase times, %.2f pp the rest (correlation of measured and explained %.2f); the CPU phases' speed from "
+          "one pass to the other, sd %.1f%% a run, against the sessions' host_speed sd of %s.\n" % (
+              n, 100 * sd(du), 100 * sd(de), 100 * sd([a - b for a, b in zip(du, de)]), corr, 100 * sd(dc),
+              ", ".join("%.1f%% (%s at 2^%s)" % (100 * s, ss, z[1:]) for ss, z, s in hs) or "none"))

@@ -7,7 +7,8 @@ session's committed runs (table 31), and its pair among the thirteenth session's
 calibration runs (table 32); table 33, the rows against their neighbours in time, on a
 session made by hand and on the six one-call sessions; table 34, probe 13's reading, on
 spans made by hand; with BIN, the GPU phases' host threads, one against
-probe 11's 1.24 and two (table 30). The sessions' archives are copied to
+probe 11's 1.24 and two (table 30), and identical runs explained by their own phase
+times (table 42). The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
 Usage: test_validation_misses.py [BIN]"""
 import contextlib
@@ -415,5 +416,19 @@ with tempfile.TemporaryDirectory() as d4:
            "| b | 0 | - | 2.55 | - | - | 4.65% | - |",
            "2 of 3 runs inside their utilization interval, 3 inside their throughput interval; 0 rows",
            "Pooled over the 1 pairs: utilization's run-to-run sd 2.83 pp against the intervals' 2.04 pp")
+# table 42 (with the binary) on the thirty-third session: a row under the whole-call lock,
+# whose workers never compute side by side, is explained by its phase times to 0.01 pp;
+# k20-w2-c8's second pass ran its CPU phases 15% slower and more of its synthesis beside the
+# other worker's (the docs quote both lines)
+if len(sys.argv) > 1:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        W.table_repeat_explained([os.path.join(ROOT, "docs", "data", "validation", "h200-33")], sys.argv[1],
+                                 rows=("c20-w4", "k20-w2-c8"))
+    c8 = "| h200-33 | k20-w2-c8 | 73.9% / 65.9% | +8.01 pp | +7.21 pp | +0.80 pp | 0.868 | 0.49 / 0.59 |"
+    w4 = "| h200-33 | c20-w4 | 33.7% / 35.9% | -2.23 pp | -2.23 pp | -0.01 pp | 1.090 | 0.00 / 0.00 |"
+    expect("table 42 on h200-33", out.getvalue(), c8, w4, "Pooled over the 2 pairs:",
+           "4.6% (h200-33 at 2^20), 4.9% (h200-33 at 2^22)")
+    expect("docs/validation.md, table 42", open(os.path.join(ROOT, "docs", "validation.md")).read(), c8, w4)
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
