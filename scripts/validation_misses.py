@@ -158,7 +158,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import read_spans, runs_dir  # noqa: E402  (one reader of spans)
-from validation_probes import (CPU, GPU, model_means, phase_per_partition, run_model_time,  # noqa: E402
+from validation_probes import (CPU, GPU, covered, model_means, phase_per_partition, run_model_time,  # noqa: E402
                                run_phase_ratio, runs,
                                table_alternated, table_cpu_time_probe, table_host_probe, table_host_threads_calib,
                                table_host_threads_probe, table_probe,
@@ -206,24 +206,6 @@ def table_phases(data, models, sess):
             name, sess.get(name, "?"), size[2:], g, w, thr, s["cpu_cores"], scope, b, at_once, " | ".join(cells),
             d["metrics"]["gpu_util_mean"]))
     print()
-
-
-def covered(t0, t1, ivs):
-    """Share of [t0, t1] covered by the union of the intervals ivs (sorted by start)."""
-    tot, cur0, cur1 = 0.0, None, None
-    for a, b in ivs:
-        a, b = max(a, t0), min(b, t1)
-        if b <= a:
-            continue
-        if cur1 is None or a > cur1:
-            if cur1 is not None:
-                tot += cur1 - cur0
-            cur0, cur1 = a, b
-        else:
-            cur1 = max(cur1, b)
-    if cur1 is not None:
-        tot += cur1 - cur0
-    return tot / (t1 - t0) if t1 > t0 else 0.0
 
 
 def slope(xs, ys):

@@ -93,6 +93,34 @@ def run_phase_ratio(d, name, ph):
     return d["metrics"]["phases_s"][name]["mean"] / d["scenario"]["system"]["batch"] / run_model_time(d, ph)
 
 
+def covered(t0, t1, ivs):
+    """Share of [t0, t1] covered by the union of the intervals ivs (sorted by start)."""
+    tot, cur0, cur1 = 0.0, None, None
+    for a, b in ivs:
+        a, b = max(a, t0), min(b, t1)
+        if b <= a:
+            continue
+        if cur1 is None or a > cur1:
+            if cur1 is not None:
+                tot += cur1 - cur0
+            cur0, cur1 = a, b
+        else:
+            cur1 = max(cur1, b)
+    if cur1 is not None:
+        tot += cur1 - cur0
+    return tot / (t1 - t0) if t1 > t0 else 0.0
+
+
+def synth_beside(path):
+    """The mean share of a run's synth spans during which another worker ran a CPU phase
+    (covered), from its spans."""
+    spans = read_spans(path)[0]
+    cpu = sorted((r["t0"], r["t1"], r["worker"], r["gpu"]) for r in spans if r.get("resource") == "cpu")
+    sh = [covered(r["t0"], r["t1"], [(a, b) for a, b, w, g in cpu if (w, g) != (r["worker"], r["gpu"])])
+          for r in spans if r["phase"] == "synth"]
+    return sum(sh) / len(sh) if sh else 0.0
+
+
 def table_probe2(data):
     """The second probe (DATA/probe-2, docs/data/validation/probe-2.tsv): four rounds of one
     worker at 7 threads, two workers with the lock on the kernels and without a lock (7

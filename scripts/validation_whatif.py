@@ -13,7 +13,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import scaled_model  # noqa: E402  (one model scaler)
-from validation_probes import CPU, GPU, host_threads_probe, model_means, model_time, run_phase_ratio, runs  # noqa: E402
+from validation_probes import (CPU, GPU, host_threads_probe, model_means, model_time, run_phase_ratio, runs,  # noqa: E402
+                               synth_beside)
 
 
 def table_gpu_law(data, binp):
@@ -587,18 +588,6 @@ def cpu_ratio(d, mm):
     meas = sum(d["metrics"]["phases_s"][p]["mean"] / d["scenario"]["system"]["batch"] for p in CPU)
     return meas / sum(model_time(mm[p], d["scenario"]["system"]["threads"].get("threads_per_worker") or 1,
                                  d["scenario"]["system"]["batch"]) for p in CPU)
-
-
-def synth_beside(path):
-    """The mean share of a run's synth spans during which another worker ran a CPU phase
-    (validation_misses.covered), from its spans."""
-    from validation import read_spans
-    from validation_misses import covered
-    spans = read_spans(path)[0]
-    cpu = sorted((r["t0"], r["t1"], r["worker"], r["gpu"]) for r in spans if r.get("resource") == "cpu")
-    sh = [covered(r["t0"], r["t1"], [(a, b) for a, b, w, g in cpu if (w, g) != (r["worker"], r["gpu"])])
-          for r in spans if r["phase"] == "synth"]
-    return sum(sh) / len(sh) if sh else 0.0
 
 
 def table_repeat_explained(datas, binp, rows=None):
