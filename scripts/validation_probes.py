@@ -684,6 +684,89 @@ def table_cpu_time_probe(data, probe="probe-13"):
     print()
 
 
+def drift_probe(data, probe="probe-14"):
+    """Probe 14's rounds and reading from DATA/probe-14, or None where it did not run: a =
+    two workers on 8 cores and b = four on 16 (kernels lock, 3 threads a worker), c and d one
+    worker at 3 threads on 8 and on 16 cores, their references, alternated in rounds
+    (p14-S-K). Per run W = synth + prep + epilogue per partition (span lengths); per round
+    q_a = W_a / W_c, q_b = W_b / W_d; per pair the sd over the rounds of ln q against that
+    of ln W of the reference, the reading fixed in probe-14.tsv, the slope of ln q over the
+    rounds, the median of q; and the correlation over the rounds of ln q_a with a's synth
+    beside the other worker's CPU phase (synth_beside)."""
+    rd = runs_dir(os.path.join(data, probe))
+    if not os.path.isdir(rd):
+        return None
+    rounds = []
+    for k in range(1, 1000):
+        f = {x: os.path.join(rd, "p14-%s-%d.spans.jsonl.gz" % (x, k)) for x in "abcd"}
+        if not all(os.path.exists(v) for v in f.values()):
+            break
+        sp = {x: read_spans(v)[0] for x, v in f.items()}
+        W = {x: [spans_per_partition(sp[x], p) for p in CPU] for x in "abcd"}
+        if any(None in W[x] for x in "abcd"):
+            return {"missing": "p14-*-%d: a CPU phase without spans" % k}
+        rounds.append((k, {x: sum(W[x]) for x in "abcd"}, synth_beside(f["a"])))
+    out = {"rounds": rounds, "pairs": {}}
+    for x, ref in (("a", "c"), ("b", "d")):
+        lq = [math.log(W[x] / W[ref]) for _, W, _ in rounds]
+        lr = [math.log(W[ref]) for _, W, _ in rounds]
+        if len(rounds) < 4:
+            out["pairs"][x] = {"reading": "too few rounds"}
+            continue
+        s_q, s_r = statistics.stdev(lq), statistics.stdev(lr)
+        reading = ("moves with its reference" if s_q <= 0.5 * s_r else
+                   "moves on its own" if s_q >= s_r else "partly on its own")
+        ks = [k for k, _, _ in rounds]
+        mk, mq = statistics.mean(ks), statistics.mean(lq)
+        slope = sum((k - mk) * (q - mq) for k, q in zip(ks, lq)) / sum((k - mk) ** 2 for k in ks)
+        out["pairs"][x] = {"s_q": s_q, "s_r": s_r, "reading": reading, "slope": slope,
+                           "median_q": statistics.median(math.exp(q) for q in lq)}
+    if len(rounds) >= 3:
+        lq = [math.log(W["a"] / W["c"]) for _, W, _ in rounds]
+        sb = [b for _, _, b in rounds]
+        mq, mb = statistics.mean(lq), statistics.mean(sb)
+        vq, vb = sum((q - mq) ** 2 for q in lq), sum((b - mb) ** 2 for b in sb)
+        out["corr_beside"] = (sum((q - mq) * (b - mb) for q, b in zip(lq, sb)) / math.sqrt(vq * vb)
+                              if vq > 1e-12 and vb > 1e-12 else None)
+    return out
+
+
+def table_drift_probe(data, probe="probe-14"):
+    """Table 43: drift_probe's rounds, spreads, readings and the share beside."""
+    r = drift_probe(data, probe)
+    if not r:
+        return
+    print("## 43. Probe 14: does the CPU speed of several workers move with one worker's?\n")
+    if "missing" in r:
+        print("Not read: %s.\n" % r["missing"])
+        return
+    print("Four settings alternated run by run, 2^20, kernels lock, 3 threads a worker: a = two workers on 8 cores, "
+          "c = one worker on 8 cores (a's reference), b = four workers on 16 cores, d = one worker on 16 (b's "
+          "reference). synth + prep + epilogue in ms per partition (the spans' lengths, each worker's first two "
+          "calls left out); a's synth beside the other worker's CPU phase, the mean share of its spans.\n")
+    print("| round | a | c | a/c | b | d | b/d | a's synth beside |")
+    print("|---|---|---|---|---|---|---|---|")
+    for k, W, sb in r["rounds"]:
+        print("| %d | %.2f | %.2f | %.3f | %.2f | %.2f | %.3f | %.2f |" % (
+            k, 1e3 * W["a"], 1e3 * W["c"], W["a"] / W["c"], 1e3 * W["b"], 1e3 * W["d"], W["b"] / W["d"], sb))
+    print()
+    for x, ref, what in (("a", "c", "two workers on 8 cores"), ("b", "d", "four workers on 16 cores")):
+        p = r["pairs"].get(x)
+        if not p:
+            continue
+        if "s_q" not in p:
+            print("%s: %s." % (what[0].upper() + what[1:], p["reading"]))
+            continue
+        print("%s (%s/%s): median %.3f; sd over the rounds of ln %s/%s %.1f%% against %.1f%% of ln %s; slope %+.2f%% "
+              "a round. The reading fixed in probe-14.tsv: %s." % (
+                  what[0].upper() + what[1:], x, ref, p["median_q"], x, ref, 100 * p["s_q"], 100 * p["s_r"], ref,
+                  100 * p["slope"], p["reading"]))
+    if r.get("corr_beside") is not None:
+        print("Correlation over the rounds of ln a/c with a's synth beside the other worker's CPU phase: %.2f." %
+              r["corr_beside"])
+    print()
+
+
 NEIGHBOUR_S = 60  # table 33: a calibration run this close in time (s) is a neighbour
 NEIGHBOURS = re.compile(r"cal20-t(2|6|15)(-r)?$")  # the 16-core single-worker runs at 2^20
 

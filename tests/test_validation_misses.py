@@ -6,7 +6,7 @@ machines (table 29); probe 11's reading on spans made by hand and on the ninetee
 session's committed runs (table 31), and its pair among the thirteenth session's
 calibration runs (table 32); table 33, the rows against their neighbours in time, on a
 session made by hand and on the six one-call sessions; table 34, probe 13's reading, on
-spans made by hand; with BIN, the GPU phases' host threads, one against
+spans made by hand; table 43, probe 14's reading, on spans made by hand; with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30), and identical runs explained by their own phase
 times (table 42). The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
@@ -165,6 +165,48 @@ t = probe13([dict(slow, a=(0.055, 0.32, 1.0), b=(0.05, 0.31, 1.0))] * 2)
 expect("table 34, both", t, "The reading fixed in probe-13.tsv: both.")
 t = probe13([slow], with_cpu=False)
 expect("table 34, old binary", t, "Not read: p13-*-1: a CPU phase without spans or without cpu_s")
+# table 43: probe 14 on spans made by hand: per round the CPU phases' wall time per partition
+# of a, c, b, d (synth 60%, prep 20%, epilogue 20%); a's second worker, where given, runs the
+# same calls later by a share of their length, so that its synthesis overlaps the other's
+def spans14(path, wall, shift=None):
+    with gzip.open(path, "wt") as fh:
+        for w, off in ((0, 0.0),) + (((1, shift * wall),) if shift is not None else ()):
+            for call in range(5):  # the first two calls are left out
+                t = float(call) + off
+                for ph, share in (("synth", 0.6), ("prep", 0.2), ("epilogue", 0.2), ("ntt_h", None)):
+                    dt = 0.012 if share is None else (wall * share if call >= 2 else 9.0)
+                    fh.write(json.dumps({"rep": 0, "gpu": 0, "worker": w, "call": call, "phase": ph, "t0": t,
+                                         "t1": t + dt, "resource": "gpu" if share is None else "cpu",
+                                         "partitions": [call]}) + "\n")
+                    t += dt
+
+
+def probe14(rounds, shift=None):
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "probe-14", "runs"))
+        for k, r in enumerate(rounds, 1):
+            for x, w in r.items():
+                spans14(os.path.join(d, "probe-14", "runs", "p14-%s-%d.spans.jsonl.gz" % (x, k)), w,
+                        shift[k - 1] if shift and x == "a" else None)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            M.table_drift_probe(d)
+        return out.getvalue()
+
+
+# a as 1.2 times c, round by round, while c moves: it moves with its reference (sd 0); b
+# moves while d holds: on its own. a's second worker 0.3 of a call behind: its synthesis
+# overlaps the first worker's for half of it, and the first's is covered whole (0.75)
+cs = (0.050, 0.055, 0.045, 0.060)
+t = probe14([{"a": 1.2 * c, "c": c, "b": b, "d": 0.05 + 0.001 * k}
+             for k, (c, b) in enumerate(zip(cs, (0.06, 0.05, 0.066, 0.055)))], shift=[0.3] * 4)
+expect("table 43", t, "| 1 | 60.00 | 50.00 | 1.200 | 60.00 | 50.00 | 1.200 | 0.75 |",
+       "Two workers on 8 cores (a/c): median 1.200; sd over the rounds of ln a/c 0.0% against 12.4% of ln c; "
+       "slope +0.00% a round. The reading fixed in probe-14.tsv: moves with its reference.",
+       "The reading fixed in probe-14.tsv: moves on its own.")
+expect("table 43, no correlation with a constant share", "NO-LINE" if "Correlation over" not in t else t, "NO-LINE")
+t = probe14([{"a": 0.06, "c": 0.05, "b": 0.06, "d": 0.05}] * 3)
+expect("table 43, three rounds", t, "Two workers on 8 cores: too few rounds.")
 # two_modes: Otsu's split of a mixture, in the gap between the clusters
 checks += 1
 cut = P.two_modes([5.0, 5.1, 4.9, 8.0, 8.2, 7.9, 5.05])
