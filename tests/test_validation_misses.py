@@ -207,6 +207,17 @@ expect("table 43", t, "| 1 | 60.00 | 50.00 | 1.200 | 60.00 | 50.00 | 1.200 | 0.7
 expect("table 43, no correlation with a constant share", "NO-LINE" if "Correlation over" not in t else t, "NO-LINE")
 t = probe14([{"a": 0.06, "c": 0.05, "b": 0.06, "d": 0.05}] * 3)
 expect("table 43, three rounds", t, "Two workers on 8 cores: too few rounds.")
+# probe 14 as it ran on an H100's host (its committed archive): the readings the docs quote
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    P.table_drift_probe(os.path.join(ROOT, "docs", "data", "validation", "h100-35"))
+p14 = ("Two workers on 8 cores (a/c): median 1.013; sd over the rounds of ln a/c 4.3% against 7.1% of ln c; slope "
+       "+0.33% a round. The reading fixed in probe-14.tsv: partly on its own.",
+       "Four workers on 16 cores (b/d): median 1.009; sd over the rounds of ln b/d 5.0% against 6.5% of ln d; slope "
+       "+0.06% a round. The reading fixed in probe-14.tsv: partly on its own.",
+       "Correlation over the rounds of ln a/c with a's synth beside the other worker's CPU phase: 0.06.")
+expect("table 43 on h100-35", out.getvalue(), "| 18 | 85.22 | 82.85 | 1.029 | 94.21 | 88.18 | 1.068 | 0.47 |", *p14)
+expect("docs/validation-sessions.md, probe 14", doc, *p14)
 # two_modes: Otsu's split of a mixture, in the gap between the clusters
 checks += 1
 cut = P.two_modes([5.0, 5.1, 4.9, 8.0, 8.2, 7.9, 5.05])
