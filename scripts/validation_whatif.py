@@ -13,8 +13,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import scaled_model  # noqa: E402  (one model scaler)
-from validation_probes import (CPU, GPU, host_threads_probe, model_means, model_time, run_phase_ratio, runs,  # noqa: E402
-                               synth_beside)
+from validation_probes import (CPU, GPU, host_threads_probe, model_means, model_time, run_model_time,  # noqa: E402
+                               run_phase_ratio, runs, synth_beside)
 
 
 def table_gpu_law(data, binp):
@@ -586,8 +586,7 @@ def repeat_pairs(data):
 def cpu_ratio(d, mm):
     """A run's CPU phases together per partition over the model's at its threads and batch."""
     meas = sum(d["metrics"]["phases_s"][p]["mean"] / d["scenario"]["system"]["batch"] for p in CPU)
-    return meas / sum(model_time(mm[p], d["scenario"]["system"]["threads"].get("threads_per_worker") or 1,
-                                 d["scenario"]["system"]["batch"]) for p in CPU)
+    return meas / sum(run_model_time(d, mm[p]) for p in CPU)
 
 
 def table_repeat_explained(datas, binp, rows=None):
@@ -608,7 +607,8 @@ def table_repeat_explained(datas, binp, rows=None):
         sess = os.path.basename(os.path.normpath(data))
         rr = dict(runs(data))
         for size in ("220", "222"):
-            m = re.search(r"(?m)^host_speed: \{sd: ([0-9.]+)\}", open(os.path.join(data, "model-%s.yaml" % size)).read())
+            path = os.path.join(data, "model-%s.yaml" % size)
+            m = os.path.exists(path) and re.search(r"(?m)^host_speed: \{sd: ([0-9.]+)\}", open(path).read())
             if m:
                 hs.append((sess, size, float(m.group(1))))
         for base, pair in sorted(repeat_pairs(data).items()):
