@@ -431,7 +431,9 @@ int sim_cmd_calibrate(int argc, char **argv) {
   }
   if (hr.identified)
     ps_buf_printf(&t, "host speed (%d runs, %d settings run more than once): run-to-run sd %.4f (the runs' spread "
-                  "%.4f, of it within-run sampling %.4f)\n", hr.nrepeated, hr.ngroups, hr.sd, hr.raw_sd, hr.within_sd);
+                  "%.4f, of it within-run sampling %.4f); 95%% interval %.4f to %.4f from %d degrees of freedom%s\n",
+                  hr.nrepeated, hr.ngroups, hr.sd, hr.raw_sd, hr.within_sd, hr.sd_lo, hr.sd_hi, hr.df,
+                  hr.sd_hi > 2 * hr.sd_lo ? " (repeat more calibration runs to narrow it)" : "");
   else
     ps_buf_printf(&t, "host speed: no settings run twice among the %d runs; not measured (repeat a calibration run "
                   "to measure it)\n", hr.nruns);

@@ -224,6 +224,7 @@ typedef struct calib_host_report {
   double raw_sd;   /* the runs' spread about their group's mean, log scale */
   double within_sd; /* of it, what the spans within a run explain (root mean square) */
   double sd;       /* sqrt(raw_sd^2 - within_sd^2), 0 when that is negative */
+  double sd_lo, sd_hi; /* its 95% interval: raw's from df (chi-square), less within_sd^2 */
   int identified;
   /* The hypervisor's steal (the spans headers' host_steal): runs that recorded it, those
    * above SPANS_STEAL_WARN (a shared host: their cpu phases ran slow), the largest share

@@ -13,7 +13,11 @@
  *   raw = sum_g sum_j (y_j - mean_g y)^2 / sum_g (n_g - 1),
  *   sd^2 = raw - mean of v over those runs (at least 0),
  * the spread of a run's speed that the spans within the run do not explain: what a host
- * that runs the same work at another speed from one run to the next adds.
+ * that runs the same work at another speed from one run to the next adds. raw has
+ * df = sum_g (n_g - 1) degrees of freedom, so its 95% interval is
+ * [df raw / chi2_0.975(df), df raw / chi2_0.025(df)]; less the same mean of v, it bounds
+ * sd^2 (sd_lo, sd_hi). Three settings run three times give df = 6, and sd within a factor
+ * of about 0.6 to 2.2 of its estimate.
  *
  * The same per-run reading gives the GPU phases' host load (calib_host_load, at the end):
  * two one-worker runs whose settings differ in the cores alone, and the cpu phase beside a
@@ -22,6 +26,7 @@
 #include "calib.h"
 
 #include <errno.h>
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,8 +207,12 @@ int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib
   if (out->df > 0) {
     out->raw_sd = sqrt(ss / out->df);
     out->within_sd = sqrt(vsum / out->nrepeated);
-    double s2 = ss / out->df - vsum / out->nrepeated;
+    double raw2 = ss / out->df, within2 = vsum / out->nrepeated, s2 = raw2 - within2;
     out->sd = s2 > 0 ? sqrt(s2) : 0;
+    double lo2 = out->df * raw2 / gsl_cdf_chisq_Pinv(0.975, out->df) - within2;
+    double hi2 = out->df * raw2 / gsl_cdf_chisq_Pinv(0.025, out->df) - within2;
+    out->sd_lo = lo2 > 0 ? sqrt(lo2) : 0;
+    out->sd_hi = hi2 > 0 ? sqrt(hi2) : 0;
     out->identified = 1;
   }
   free(done);

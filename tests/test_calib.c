@@ -5,6 +5,7 @@
  * the simulator's report; validate agrees with itself and flags a wrong scenario. */
 #define _GNU_SOURCE
 #include "ck.h"
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -1491,6 +1492,21 @@ START_TEST(host_speed_from_repeated_runs) {
   char *out;
   ck_assert_int_eq(run(cmd, &out, NULL), 0);
   ck_assert_msg(strstr(out, "host speed (12 runs, 1 settings run more than once)"), "%s", out);
+  /* its 95% interval from 11 degrees of freedom holds the estimate and the sd simulated;
+   * the raw spread's chi-square bounds, less the within-run part, in closed form */
+  const char *iv = strstr(out, "95% interval ");
+  ck_assert_msg(iv, "%s", out);
+  double lo, hi, sdv, raw, within;
+  int df;
+  ck_assert_int_eq(sscanf(iv, "95%% interval %lf to %lf from %d degrees of freedom", &lo, &hi, &df), 3);
+  ck_assert_int_eq(df, 11);
+  const char *rs = strstr(out, "run-to-run sd ");
+  ck_assert_int_eq(sscanf(rs, "run-to-run sd %lf (the runs' spread %lf, of it within-run sampling %lf)", &sdv, &raw,
+                          &within), 3);
+  ck_assert_msg(lo < sdv && sdv < hi && lo < 0.1 && 0.1 < hi, "sd %g in [%g, %g]", sdv, lo, hi);
+  ck_assert_msg(fabs(lo - sqrt(11 * raw * raw / gsl_cdf_chisq_Pinv(0.975, 11) - within * within)) < 2e-4 &&
+                    fabs(hi - sqrt(11 * raw * raw / gsl_cdf_chisq_Pinv(0.025, 11) - within * within)) < 2e-4,
+                "[%g, %g] against the closed form", lo, hi);
   free(out);
   free(cmd);
   model *cal = NULL;
