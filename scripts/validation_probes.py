@@ -28,6 +28,18 @@ def runs(data):
     return out
 
 
+def row_passes(data, bases):
+    """A session's runs of the held-out rows BASES by pass (NAME the first, NAME-pK the K-th):
+    {row: [(K, run name, report), ...]} in pass order."""
+    out = {}
+    for n, d in runs(data):
+        m = re.match(r"(.*)-p(\d+)$", n)
+        base, k = (m.group(1), int(m.group(2))) if m else (n, 1)
+        if base in bases:
+            out.setdefault(base, []).append((k, n, d))
+    return {b: sorted(l, key=lambda x: x[0]) for b, l in out.items()}
+
+
 def spans_per_partition(spans, phase, key=None):
     """A phase's mean per partition over phase spans (read_spans'), of their length (key
     None) or of a member such as "cpu_s"; None when the phase, or the member on any of its
@@ -945,14 +957,9 @@ def table_repeat_spread(datas):
             continue
         names.append(os.path.basename(os.path.normpath(data)))
         rows = {r["name"]: r for r in json.load(open(vj))["rows"] if "pi" in r["gpu_util"]}
-        meas = {}
-        for n, d in runs(data):
-            m = re.match(r"(.*)-p(\d+)$", n)
-            base, k = (m.group(1), int(m.group(2))) if m else (n, 1)
-            if base in rows:
-                meas.setdefault(base, []).append((k, d["metrics"]["gpu_util_mean"], d["metrics"]["throughput_pps"]))
+        meas = {b: [(k, d["metrics"]["gpu_util_mean"], d["metrics"]["throughput_pps"]) for k, _, d in l]
+                for b, l in row_passes(data, rows).items()}
         for base, l in meas.items():
-            l.sort()
             (lo, hi), (tlo, thi) = rows[base]["gpu_util"]["pi"], rows[base]["throughput_pps"]["pi"]
             for _, u, x in l:
                 n_runs += 1

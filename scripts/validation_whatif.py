@@ -13,8 +13,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import scaled_model  # noqa: E402  (one model scaler)
-from validation_probes import (CPU, GPU, host_threads_probe, model_means, model_time, run_model_time,  # noqa: E402
-                               run_phase_ratio, runs, synth_beside)
+from validation_probes import (CPU, GPU, host_threads_probe, model_means, model_time, row_passes,  # noqa: E402
+                               run_model_time, run_phase_ratio, runs, synth_beside)
 
 
 def table_gpu_law(data, binp):
@@ -574,13 +574,7 @@ def repeat_pairs(data):
     matrix.tsv that the session ran twice or more (its first two passes)."""
     import validation as V
     mats = {r["name"] for r in V.read_tsv(os.path.join(ROOT, "docs", "data", "validation", "matrix.tsv"))}
-    got = {}
-    for n, _ in runs(data):
-        m = re.match(r"(.*)-p(\d+)$", n)
-        base, k = (m.group(1), int(m.group(2))) if m else (n, 1)
-        if base in mats:
-            got.setdefault(base, []).append((k, n))
-    return {b: [n for _, n in sorted(l)[:2]] for b, l in got.items() if len(l) >= 2}
+    return {b: [n for _, n, _ in l[:2]] for b, l in row_passes(data, mats).items() if len(l) >= 2}
 
 
 def cpu_ratio(d, mm):
