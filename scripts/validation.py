@@ -701,6 +701,12 @@ SESSIONS = [
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
     ("h200-34", "docs/data/validation/h200-34/validation.json", None, "-34", False, "h200-33",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # the thirtieth protocol's runs on a one-GPU H100 machine (docs/validation-sessions.md, "The
+    # thirtieth protocol's runs on an H100"), when no H200 could be started: one call, no probe
+    # 13 before it; another card, so no earlier session gives its noise floor, and it counts for
+    # no H200 verdict
+    ("h100-36", "docs/data/validation/h100-36/validation.json", None, "-36", False, None,
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]
