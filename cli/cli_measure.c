@@ -50,6 +50,11 @@ static const char measure_help[] =
     "                         ~/.cache/provesim; 'none' for no cache)\n"
     "  --no-cupti             time kernels with CUDA events instead of CUPTI (synthetic only)\n"
     "  --nvml-period S        NVML sampling period in seconds (default 0.1)\n"
+    "  --rendezvous           the overlap run for `calibrate --overlap`: before each call's GPU\n"
+    "                         phases the workers of a GPU wait for each other, so their GPU\n"
+    "                         phases start together. Needs system.mutex none and two or more\n"
+    "                         workers per GPU. Its figures are of that forced schedule, so\n"
+    "                         calibrate takes it only as --overlap and validate refuses it\n"
     "  -h, --help             this text\n"
     "\n"
     "Ctrl-C stops the run cleanly: running phases end, mutexes are released, the spans so far\n"
@@ -62,7 +67,9 @@ static const char measure_help[] =
     "\n"
     "examples:\n"
     "  provesim measure configs/measure-seed.yaml --backend cpu\n"
-    "  provesim measure configs/measure-groth16.yaml --set system.mutex=kernels --spans s.jsonl\n";
+    "  provesim measure configs/measure-groth16.yaml --set system.mutex=kernels --spans s.jsonl\n"
+    "  provesim measure configs/measure-groth16.yaml --set system.mutex=none --set system.workers_per_gpu=2 \\\n"
+    "      --rendezvous --spans overlap.jsonl\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -82,7 +89,7 @@ static char *default_cache(void) {
 int prover_cmd_measure(int argc, char **argv) {
   const char *path = NULL, *out = NULL, *spans = NULL, *backend = "cuda", *executor = NULL, *cache = NULL;
   const char **sets = xcalloc((size_t)argc, sizeof *sets);
-  int nsets = 0, json = 0, csv = 0, no_cupti = 0, rc = PS_EXIT_USAGE;
+  int nsets = 0, json = 0, csv = 0, no_cupti = 0, rendezvous = 0, rc = PS_EXIT_USAGE;
   double period = 0.1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -117,6 +124,8 @@ int prover_cmd_measure(int argc, char **argv) {
       csv = 1;
     } else if (!strcmp(a, "--no-cupti")) {
       no_cupti = 1;
+    } else if (!strcmp(a, "--rendezvous")) {
+      rendezvous = 1;
     } else if (cli_is_opt(a, "--out") || !strcmp(a, "-o")) {
       if (!(v = cli_optval(argc, argv, &i, a[1] == 'o' ? "-o" : "--out"))) goto missing;
       out = v;
@@ -191,7 +200,8 @@ int prover_cmd_measure(int argc, char **argv) {
     goto done;
   }
   runner_opts o = {.backend = backend, .executor = executor, .interrupt = &interrupted, .keep_spans = spans != NULL,
-                   .spans_file = sf.f, .cache_dir = cache_dir, .nvml_period_s = period, .no_cupti = no_cupti};
+                   .spans_file = sf.f, .cache_dir = cache_dir, .nvml_period_s = period, .no_cupti = no_cupti,
+                   .rendezvous = rendezvous};
   /* A progress bar on a terminal: a Groth16 run can take minutes before the report. */
   cli_progress bar;
   if (isatty(2)) {

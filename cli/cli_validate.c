@@ -23,6 +23,10 @@
 #include "arrivals.h"
 
 #define VALIDATE_WINDOWS 200
+#define RENDEZVOUS_REFUSED                                                                                    \
+  "measure --rendezvous made this run's workers meet before their GPU phases, so its figures are of "     \
+  "that forced schedule, not of the scenario's; it is an overlap run for calibrate --overlap, not a "      \
+  "measurement to validate against"
 
 static const char validate_help[] =
     "usage: provesim validate SCENARIO --measured REPORT.json|SPANS.jsonl [--measured ...] [options]\n"
@@ -149,6 +153,7 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
     for (r = 0; r < nr; r++) {
       ps_err e2;
       if (span_metrics_file(path, r, (long)s->warmup, (long)s->cooldown, &sm, r == 0 ? e : &e2) != PS_OK) break;
+      if (sm.rendezvous) return ps_fail(e, PS_EINPUT, "%s: %s", path, RENDEZVOUS_REFUSED);
       nr = sm.reps_in_file;
       acc.ngpus = sm.ngpus;
       for (int g = 0; g < sm.ngpus; g++) acc.gpu_util[g] += sm.gpu_util[g];
@@ -188,6 +193,11 @@ static int load_measured(const char *path, const scenario *s, measured *m, ps_er
   if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "provesim.report/1")) {
     cJSON_Delete(d);
     return ps_fail(e, PS_EINPUT, "%s: expected a provesim.report/1 JSON document or a provesim.spans/1 file", path);
+  }
+  const cJSON *rv = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(d, "measurement"), "rendezvous");
+  if (cJSON_IsTrue(rv)) {
+    cJSON_Delete(d);
+    return ps_fail(e, PS_EINPUT, "%s: %s", path, RENDEZVOUS_REFUSED);
   }
   const cJSON *met = cJSON_GetObjectItemCaseSensitive(d, "metrics");
   const cJSON *gu = cJSON_GetObjectItemCaseSensitive(met, "gpu_util");

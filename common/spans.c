@@ -43,6 +43,7 @@ long spans_format_header(ps_buf *b, const span_header *h) {
   }
   if (h->t0_monotonic > 0) ps_buf_printf(b, ",\"t0_monotonic\":%.9f", h->t0_monotonic);
   if (h->has_seed) ps_buf_printf(b, ",\"seed\":%lld", (long long)h->seed);
+  if (h->rendezvous) ps_buf_printf(b, ",\"rendezvous\":true");
   ps_buf_append(b, "}\n", 2);
   return slot;
 }
@@ -423,7 +424,7 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       seen_header = 1;
-      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0, 0, SPANS_STEAL_NONE, 0, 0, 0};
+      span_header h = {str(o, "source"), str(o, "scenario"), str(o, "host"), str(o, "gpu"), str(o, "cpu"), 0, 0, SPANS_STEAL_NONE, 0, 0, 0, 0};
       double t0m;
       if (!num(o, "t0_monotonic", &t0m) && t0m > 0 && t0m < 1e12) h.t0_monotonic = t0m;
       int64_t cores;
@@ -441,6 +442,13 @@ int spans_read(const char *path, spans_hdr_fn hdr_fn, spans_rec_fn fn, void *ctx
         break;
       }
       if (seed >= 0) h.has_seed = 1, h.seed = seed;
+      const cJSON *rv = cJSON_GetObjectItemCaseSensitive(o, "rendezvous");
+      if (rv && !cJSON_IsBool(rv)) {
+        rc = ps_fail(e, PS_EINPUT, "%s:%ld: rendezvous: expected true or false (measure --rendezvous)", path, lineno);
+        cJSON_Delete(o);
+        break;
+      }
+      h.rendezvous = cJSON_IsTrue(rv);
       const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "host_steal");
       if (st && !cJSON_IsNull(st)) {
         if (!cJSON_IsNumber(st) || !(st->valuedouble >= 0 && st->valuedouble <= 1)) {

@@ -61,6 +61,8 @@ typedef struct span_header {
   int has_seed;         /* 1: seed is recorded (measure: the run.seed its arrivals were drawn
                            from, core/arrivals.h); 0: not */
   int64_t seed;         /* 0 to 2^53 (JSON numbers are exact up to there) */
+  int rendezvous;       /* 1: measure --rendezvous made the GPU's workers meet before their
+                           GPU phases (an overlap run, not the scenario's schedule) */
 } span_header;
 
 /* A run that lost more than this share of its cores' busy time to steal ran on a shared

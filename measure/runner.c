@@ -107,6 +107,60 @@ static void device_sink(void *ctx, int gpu, span_kind kind, const char *name, do
   mrun_device_span(ctx, gpu, kind, name, t0, t1);
 }
 
+/* ---- The rendezvous (runner_opts.rendezvous) ---- */
+
+/* Waits until every worker of w's GPU still taking calls has arrived (or the run stops):
+ * the last to arrive releases them all. A worker that runs out of calls leaves
+ * (rdv_leave), so the others never wait for one that will not come. */
+static void rdv_meet(rworker *w) {
+  rgpu *g = &w->R->gpus[w->gpu];
+  pthread_mutex_lock(&g->rmu);
+  unsigned gen = g->gen;
+  if (++g->arrived >= g->active) {
+    g->arrived = 0;
+    g->gen++;
+    pthread_cond_broadcast(&g->rcv);
+  }
+  while (g->gen == gen && !mrun_stopping(w->R)) {
+    /* A failing or interrupted run sets a flag and signals no one: look every 20 ms. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 20000000;
+    if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+    pthread_cond_timedwait(&g->rcv, &g->rmu, &ts);
+  }
+  pthread_mutex_unlock(&g->rmu);
+}
+
+static void rdv_leave(rworker *w) {
+  rgpu *g = &w->R->gpus[w->gpu];
+  pthread_mutex_lock(&g->rmu);
+  g->active--;
+  if (g->arrived > 0 && g->arrived >= g->active) {
+    g->arrived = 0;
+    g->gen++;
+    pthread_cond_broadcast(&g->rcv);
+  }
+  pthread_mutex_unlock(&g->rmu);
+}
+
+/* With the rendezvous, before GPU phase p of the call runs: the first GPU phase's thread
+ * meets the GPU's other workers, and the call's other GPU phases wait until it has. Called
+ * with w->mu held; returns with it held. */
+static void rdv_before(rworker *w, int p) {
+  mrun *R = w->R;
+  if (!R->o->rendezvous || R->s->model->phases[p].resource != RES_GPU) return;
+  if (w->meet == 0) {
+    w->meet = 1;
+    pthread_mutex_unlock(&w->mu);
+    rdv_meet(w);
+    pthread_mutex_lock(&w->mu);
+    w->meet = 2;
+    pthread_cond_broadcast(&w->cv_meet);
+  }
+  while (w->meet != 2) pthread_cond_wait(&w->cv_meet, &w->mu);
+}
+
 /* ---- One call's DAG ---- */
 
 /* Starts what became ready, asks for or gives back the mutex, and notices the end of the
@@ -151,6 +205,7 @@ static void *pool_main(void *arg) {
     int p = w->q[w->qh];
     w->qh = (w->qh + 1) % R->np;
     w->qn--;
+    rdv_before(w, p);
     int skip = w->failed || mrun_stopping(R);
     pthread_mutex_unlock(&w->mu);
     double t0 = 0, t1 = 0;
@@ -264,7 +319,7 @@ static void *worker_main(void *arg) {
       w->deps_left[p] = R->s->model->phases[p].nafter;
       w->started[p] = 0;
     }
-    w->ndone = w->running = w->finished = 0;
+    w->ndone = w->running = w->finished = w->meet = 0;
     w->region_left = R->s->mutex_from >= 0 ? R->s->mutex_to - R->s->mutex_from + 1 : 0;
     w->mx = MX_NONE;
     w->last_t1 = t_start;
@@ -310,6 +365,7 @@ static void *worker_main(void *arg) {
   pthread_mutex_lock(&R->qmu);
   w->open_t0 = INFINITY;
   pthread_mutex_unlock(&R->qmu);
+  if (R->o->rendezvous) rdv_leave(w);
   free(parts);
   return NULL;
 }
@@ -432,6 +488,21 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   else
     return ps_fail(e, PS_EINPUT, "--backend: expected cuda or cpu, got \"%s\"", o->backend);
 
+  if (o->rendezvous) {
+    /* The GPU's workers meet before their GPU phases: under a lock over them they would
+     * wait for each other for ever, and a lone worker has no one to meet. */
+    int gpu_phases = 0;
+    for (int p = 0; p < s->model->nphases; p++) gpu_phases += s->model->phases[p].resource == RES_GPU;
+    if (s->mutex_from >= 0)
+      return ps_fail(e, PS_EINPUT, "--rendezvous: the scenario has a GPU mutex (system.mutex); the workers meet before "
+                                   "their GPU phases only without one: --set system.mutex=none");
+    if (s->workers_per_gpu < 2)
+      return ps_fail(e, PS_EINPUT, "--rendezvous: the scenario has one worker per GPU; the workers of a GPU meet only "
+                                   "when it has two or more: --set system.workers_per_gpu=2");
+    if (!gpu_phases)
+      return ps_fail(e, PS_EINPUT, "--rendezvous: the model has no GPU phase (resource: gpu) to meet before");
+  }
+
   /* PROVESIM_CUPTI_FLUSH, a diagnostic of CUPTI's memory (docs/reliability.md): none
    * (the default: no flush while the run measures), complete (CUPTI's default flush at
    * every fold) or period:MS (CUPTI's own thread hands over full buffers every MS ms). */
@@ -535,6 +606,11 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     snprintf(notes + l, sizeof notes - l, "; the %s executor has no events of its own, so GPU utilization comes "
                                           "from the GPU phase spans (an upper bound)", ops->name);
   }
+  if (o->rendezvous) {
+    size_t l = strlen(notes);
+    snprintf(notes + l, sizeof notes - l, "; --rendezvous: the workers of a GPU met before each call's GPU phases, so "
+                                          "these figures are of that forced schedule, not of the scenario's");
+  }
   int cores = confine_cores(s, &saved_cpus, &cpus_restricted, notes, sizeof notes);
   R->cores = cores;
   /* The hypervisor's steal on the run's cores, from here to the end of the run. */
@@ -597,7 +673,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     span_header h = {.source = "prover", .scenario = s->name, .host = host, .gpu = devname, .cpu = cpu[0] ? cpu : NULL,
                      .cpu_cores = R->cores, .steal = have_steal ? SPANS_STEAL_SLOT : SPANS_STEAL_NONE,
                      /* validate draws the arrivals again from it (core/arrivals.h) */
-                     .has_seed = s->seed <= (1ULL << 53), .seed = (int64_t)s->seed};
+                     .has_seed = s->seed <= (1ULL << 53), .seed = (int64_t)s->seed, .rendezvous = o->rendezvous};
     long base = o->spans_file ? ftell(o->spans_file) : 0, slot = spans_format_header(&res->spans, &h);
     if (slot >= 0 && base >= 0) steal_at = base + slot;
     R->spans_out = &res->spans;
@@ -608,6 +684,8 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   for (int g = 0; g < s->gpus; g++) {
     mfifo_init(&R->gpus[g].tickets);
     pthread_mutex_init(&R->gpus[g].held, NULL);
+    pthread_mutex_init(&R->gpus[g].rmu, NULL);
+    pthread_cond_init(&R->gpus[g].rcv, NULL);
   }
   R->w = xcalloc((size_t)R->nw, sizeof *R->w);
   int nopen = 0;
@@ -626,6 +704,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     pthread_cond_init(&w->cv_co, NULL);
     pthread_cond_init(&w->cv_pool, NULL);
     pthread_cond_init(&w->cv_hold, NULL);
+    pthread_cond_init(&w->cv_meet, NULL);
   }
   for (int i = 0; i < R->nw; i++, nopen++)
     if ((rc = ops->worker_open(R->xst, i, R->w[i].gpu, &R->w[i].xs, e)) != PS_OK) goto out;
@@ -662,6 +741,10 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
     pthread_mutex_unlock(&R->dmu);
     make_arrivals(R);
     for (int i = 0; i < R->nw; i++) worker_reset(&R->w[i]);
+    for (int g = 0; g < s->gpus; g++) {
+      R->gpus[g].active = s->workers_per_gpu;
+      R->gpus[g].arrived = 0;
+    }
     runner__fold_begin(R);
     R->folder_stop = 0;
     int folding = pthread_create(&R->folder, NULL, runner__folder_main, R) == 0;
@@ -789,6 +872,7 @@ out:
       pthread_cond_destroy(&w->cv_co);
       pthread_cond_destroy(&w->cv_pool);
       pthread_cond_destroy(&w->cv_hold);
+      pthread_cond_destroy(&w->cv_meet);
     }
     runner__fold_free(R);
     free(R->w);
@@ -800,6 +884,8 @@ out:
     for (int g = 0; g < s->gpus; g++) {
       mfifo_destroy(&R->gpus[g].tickets);
       pthread_mutex_destroy(&R->gpus[g].held);
+      pthread_mutex_destroy(&R->gpus[g].rmu);
+      pthread_cond_destroy(&R->gpus[g].rcv);
     }
     free(R->gpus);
   }

@@ -26,6 +26,10 @@ typedef struct runner_opts {
   const char *cache_dir; /* groth16 key cache; NULL = none */
   double nvml_period_s;  /* NVML sampling period; 0 = 0.1 s */
   int no_cupti;          /* 1: act as if CUPTI were unavailable (tests, comparisons) */
+  /* 1: before each call's first GPU phase the workers of a GPU wait for each other, so
+   * that their GPU phases start together (an overlap run for calibrate --overlap; needs
+   * system.mutex none and two or more workers per GPU). The spans header says so. */
+  int rendezvous;
   /* NULL, or called after every completed call with the partitions done so far over all
    * replications (replications x partitions in all); from worker threads, one at a time. */
   void (*progress)(void *ctx, size_t done);

@@ -51,6 +51,12 @@ enum { MX_NONE, MX_REQ, MX_HELD, MX_RELREQ, MX_RELEASED };
 typedef struct rgpu {
   mfifo tickets;
   pthread_mutex_t held; /* the GPU's mutex: locked exactly over a region */
+  /* runner_opts.rendezvous: the GPU's workers meet here before each call's GPU phases.
+   * active: its workers still taking calls; arrived: those waiting; gen counts meetings. */
+  pthread_mutex_t rmu;
+  pthread_cond_t rcv;
+  int active, arrived;
+  unsigned gen;
 } rgpu;
 
 typedef struct rworker rworker;
@@ -127,6 +133,8 @@ struct rworker {
   int qh, qn, running, exiting, finished, ndone, region_left, failed;
   int *deps_left;
   char *started;
+  int meet; /* runner_opts.rendezvous, this call: 0 not met yet, 1 meeting, 2 met */
+  pthread_cond_t cv_meet;
   int mx;
   double mx_req, mx_acq, mx_rel, last_t1;
   int64_t call, part0;

@@ -67,6 +67,7 @@ cJSON *runner_report_json(const scenario *s, const runner_opts *o, const runner_
   cJSON_AddNumberToObject(m, "wall_s", r->sim.wall_s);
   cJSON_AddStringToObject(m, "notes", r->notes);
   report_json_num(m, "host_steal", r->host_steal >= 0 ? r->host_steal : NAN);
+  cJSON_AddBoolToObject(m, "rendezvous", o->rendezvous != 0);
   cJSON_AddItemToObject(m, "gpu_clocks", clocks_json(r));
   if (pv->valid) {
     cJSON *x = cJSON_AddObjectToObject(m, "prover"), *y;

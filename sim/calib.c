@@ -156,6 +156,9 @@ static void add_distinct(ps_buf *b, const char *v) {
 
 static int collect_hdr(void *ctx, const span_header *h) {
   collect_ctx *c = ctx;
+  if (h->rendezvous)
+    return ps_fail(c->e, PS_EINPUT, "%s: measure --rendezvous made this run's workers meet before their GPU "
+                   "phases, so its phase times are of that forced overlap: pass it as --overlap %s", c->path, c->path);
   c->quiet[c->file] = calib__steal_factor(spans_header_steal(h), c->steal_k);
   add_distinct(&c->host, h->host);
   add_distinct(&c->gpu, h->gpu);

@@ -322,6 +322,7 @@ typedef struct span_metrics {
   int reps_in_file;       /* 1 + the largest replication number any span of the file has */
   int64_t arrivals_seed;  /* measure's run.seed (source prover, the header's seed), from which
                              its arrivals were drawn (core/arrivals.h); -1 when not recorded */
+  int rendezvous;         /* the header says measure --rendezvous forced the schedule */
 } span_metrics;
 
 int span_metrics_file(const char *path, int rep, long warmup, long cooldown, span_metrics *out, ps_err *e);

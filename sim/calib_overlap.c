@@ -511,8 +511,9 @@ int calib_overlap(model *m, const char *const *files, int nfiles, const calib_re
      * fill at most 1/N of its call. */
     return ps_fail(e, PS_EINPUT, "%s%s: GPU phases of different workers overlap for %.1f%% of their time; an overlap "
                    "run needs them to run at once (two or more workers, system.mutex=none); workers whose CPU "
-                   "phases take at least as long as their GPU phases can take turns on the GPU instead: run "
-                   "more of them (system.workers_per_gpu)", files[0], nfiles > 1 ? " and the other --overlap files" : "",
+                   "phases take at least as long as their GPU phases can take turns on the GPU instead: make "
+                   "them meet before their GPU phases (measure --rendezvous) or run more of them "
+                   "(system.workers_per_gpu)", files[0], nfiles > 1 ? " and the other --overlap files" : "",
                    t_over + t_alone > 0 ? 100 * t_over / (t_over + t_alone) : 0.0);
   }
   /* ov_work_at falls as s grows: s = 0 when the times hold no more than the work (the phases

@@ -28,6 +28,7 @@ typedef struct sm_ctx {
   int rep, bad_gpu, have_kernels, maxgpu;
   double steal; /* the header's host_steal, -1 when not recorded */
   int64_t seed; /* measure's run.seed from the header, -1 when not recorded */
+  int rendezvous;
   int maxrep;   /* the largest replication number in the file */
   /* pass 1: the calls, and their table (slot: index + 1, 0 = empty) */
   callrec *c;
@@ -121,6 +122,7 @@ static int steal_hdr(void *ctx, const span_header *h) {
   sm_ctx *c = ctx;
   c->steal = spans_header_steal(h);
   c->seed = h->has_seed && h->source && !strcmp(h->source, "prover") ? h->seed : -1;
+  c->rendezvous = h->rendezvous;
   return 0;
 }
 
@@ -135,6 +137,7 @@ int span_metrics_file(const char *path, int rep, long warmup, long cooldown, spa
   out->host_steal = c.steal;
   out->reps_in_file = c.maxrep + 1;
   out->arrivals_seed = c.seed;
+  out->rendezvous = c.rendezvous;
   long total = 0;
   for (size_t i = 0; i < c.n; i++) total += c.c[i].k;
   if (c.n == 0 || total - cooldown <= warmup) {

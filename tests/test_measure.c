@@ -91,12 +91,14 @@ typedef struct spans_t {
   char source[16];
   int steal;          /* the header's host_steal: SPANS_STEAL_NONE or SPANS_STEAL_VALUE */
   double host_steal;
+  int rendezvous;     /* the header's rendezvous */
 } spans_t;
 
 static int on_hdr(void *ctx, const span_header *h) {
   spans_t *s = ctx;
   snprintf(s->source, sizeof s->source, "%s", h->source ? h->source : "");
   s->steal = h->steal, s->host_steal = h->host_steal;
+  s->rendezvous = h->rendezvous;
   return 0;
 }
 
@@ -939,6 +941,106 @@ START_TEST(thread_policy_synthetic_matches_law) {
 }
 END_TEST
 
+/* The i-th span of `phase` of worker w (its calls in order), or NULL. */
+static const sp *nth_span(const spans_t *s, int w, const char *phase, int i) {
+  for (int j = 0; j < s->n; j++)
+    if (s->v[j].kind == SPAN_PHASE && s->v[j].worker == w && !strcmp(s->v[j].phase, phase) && i-- == 0)
+      return &s->v[j];
+  return NULL;
+}
+
+/* Calls i of two workers where one's first GPU phase (ntt_h) started before the other's
+ * cpu phase ahead of it (setup) had ended; *pairs gets how many calls both made. */
+static int starts_apart(const spans_t *s, int *pairs) {
+  int bad = 0, i;
+  for (i = 0;; i++) {
+    const sp *n0 = nth_span(s, 0, "ntt_h", i), *n1 = nth_span(s, 1, "ntt_h", i);
+    const sp *s0 = nth_span(s, 0, "setup", i), *s1 = nth_span(s, 1, "setup", i);
+    if (!n0 || !n1 || !s0 || !s1) break;
+    bad += (n0->t0 < s1->t1) + (n1->t0 < s0->t1);
+  }
+  *pairs = i;
+  return bad;
+}
+
+/* measure --rendezvous, the overlap run of calibrate --overlap: the GPU's workers meet
+ * before each call's GPU phases. That is causal, not a matter of timing: no worker's GPU
+ * phase of its i-th call starts before the other has ended the cpu phase ahead of its
+ * own (setup, drawn at random so that free workers drift apart). Without the rendezvous
+ * the first call alone breaks that. calibrate takes the run only as --overlap and fits no
+ * interference from phases that sleep side by side; validate refuses it; a lock or a
+ * lone worker is refused before any work. */
+START_TEST(rendezvous_forces_overlap) {
+  char *cfg = src("tests/data/measure/const-seed.yaml"), *model = src("tests/data/measure/const-seed-model.yaml");
+  char dir[] = "/tmp/provesim-rv-XXXXXX";
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  const char *common = "--backend cpu --set system.mutex=none --set system.gpu_sharing=shared "
+                       "--set 'phases.setup.time={dist: exponential, mean: 0.01}'";
+  char *a, *err;
+  a = xasprintf("measure %s --backend cpu --rendezvous --spans %s/x.jsonl", cfg, dir);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_msg(strstr(err, "--set system.mutex=none"), "%s", err);
+  free(a), free(err);
+  a = xasprintf("measure %s %s --set system.workers_per_gpu=1 --rendezvous --spans %s/x.jsonl", cfg, common, dir);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_msg(strstr(err, "two or more"), "%s", err);
+  char *x = xasprintf("%s/x.jsonl", dir);
+  ck_assert(!exists(x));
+  free(a), free(err), free(x);
+
+  for (int rv = 1; rv >= 0; rv--) {
+    a = xasprintf("measure %s %s %s --spans %s/%s.jsonl --json -o %s/%s.json", cfg, common, rv ? "--rendezvous" : "",
+                  dir, rv ? "rv" : "free", dir, rv ? "rv" : "free");
+    ck_assert_msg(run(a, NULL, &err) == 0, "%s", err);
+    free(a), free(err);
+    char *sp_path = xasprintf("%s/%s.jsonl", dir, rv ? "rv" : "free");
+    spans_t s = read_spans(sp_path);
+    ck_assert_int_eq(s.rendezvous, rv);
+    int pairs, bad = starts_apart(&s, &pairs);
+    ck_assert_int_ge(pairs, 15);
+    if (rv)
+      ck_assert_msg(bad == 0, "with the rendezvous %d of %d calls started their GPU phases apart", bad, pairs);
+    else
+      ck_assert_msg(bad > 0, "free workers never started a GPU phase before the other's setup ended");
+    free(s.v), free(sp_path);
+  }
+  char *rj = xasprintf("%s/rv.json", dir), *doc = slurp(rj);
+  ck_assert_ptr_nonnull(strstr(doc, "\"rendezvous\":\ttrue"));
+  free(doc);
+
+  a = xasprintf("measure %s %s --set system.workers_per_gpu=1 --spans %s/solo.jsonl -o %s/solo.txt", cfg, common, dir,
+                dir);
+  ck_assert_int_eq(run(a, NULL, NULL), 0);
+  free(a);
+  char *out;
+  a = xasprintf("calibrate %s/solo.jsonl --model %s -o %s/m.yaml --overlap %s/rv.jsonl", dir, model, dir, dir);
+  ck_assert_msg(run(a, &out, &err) == 0, "%s", err);
+  free(a), free(err);
+  char *mp = xasprintf("%s/m.yaml", dir), *m = slurp(mp), *ip = strstr(m, "interference: ");
+  ck_assert_ptr_nonnull(ip);
+  double s_fit = atof(ip + strlen("interference: "));
+  ck_assert_msg(s_fit < 0.05, "GPU phases that sleep side by side: interference %.4f, expected 0", s_fit);
+  free(m), free(mp), free(out);
+  a = xasprintf("calibrate %s/solo.jsonl %s/rv.jsonl --model %s -o %s/m2.yaml", dir, dir, model, dir);
+  ck_assert_int_eq(run(a, NULL, &err), 2);
+  ck_assert_msg(strstr(err, "pass it as --overlap"), "%s", err);
+  free(a), free(err);
+  mp = xasprintf("%s/m2.yaml", dir);
+  ck_assert(!exists(mp));
+  free(mp);
+  const char *meas[] = {"rv.jsonl", "rv.json"};
+  for (int i = 0; i < 2; i++) {
+    a = xasprintf("validate %s --set system.mutex=none --measured %s/%s", cfg, dir, meas[i]);
+    ck_assert_int_eq(run(a, NULL, &err), 2);
+    ck_assert_msg(strstr(err, "not a measurement to validate against"), "%s", err);
+    free(a), free(err);
+  }
+  char *rm = xasprintf("rm -rf %s", dir);
+  ck_assert_int_eq(system(rm), 0);
+  free(rm), free(rj), free(cfg), free(model);
+}
+END_TEST
+
 
 /* A fault in one worker (PROVESIM_FAULT, as a failing CUDA or backend call): exit 1 with a
  * message naming the worker, call and phase; no report; the spans so far parse; the
@@ -1039,6 +1141,7 @@ int main(void) {
   tcase_add_test(tc, groth16_batch_65);
   tcase_add_test(tc, thread_policy_synthetic_matches_law);
   tcase_add_test(tc, injected_fault_stops_cleanly);
+  tcase_add_test(tc, rendezvous_forces_overlap);
   tcase_add_test(tc, host_steal_from_proc_stat);
   suite_add_tcase(s, tc);
   SRunner *sr = srunner_create(s);
