@@ -997,7 +997,7 @@ START_TEST(rendezvous_forces_overlap) {
     spans_t s = read_spans(sp_path);
     ck_assert_int_eq(s.rendezvous, rv);
     int pairs, bad = starts_apart(&s, &pairs);
-    ck_assert_int_ge(pairs, 15);
+    ck_assert_int_ge(pairs, 10);
     if (rv)
       ck_assert_msg(bad == 0, "with the rendezvous %d of %d calls started their GPU phases apart", bad, pairs);
     else
