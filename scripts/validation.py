@@ -707,6 +707,10 @@ SESSIONS = [
     # no H200 verdict
     ("h100-36", "docs/data/validation/h100-36/validation.json", None, "-36", False, None,
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # the same on another one-GPU H100 machine, in two calls on it (no H200 could be started);
+    # the thirty-sixth's measurements of the same rows give its noise floor
+    ("h100-37", "docs/data/validation/h100-37/validation.json", None, "-37", False, "h100-36",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]

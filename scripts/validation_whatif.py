@@ -330,6 +330,17 @@ def table_lease_drift(data, binp):
         print("The second calibration ran at %s only, against %s for the first: no verdict by either alone.\n" % (
             ", ".join(sorted(sizes(cal2))) or "no size", ", ".join(sorted(sizes(cal1)))))
         return
+    # and, at each size, its one-worker runs at two thread counts or more, or calibrate cannot
+    # fit the scaling laws from it (a session cut short in its second calibration)
+    threads = lambda cal, size: {tuple(o for o in r["overrides"] if "threads" in o) for r in cal
+                                 if r["size"] == size and os.path.exists(sp(r["name"]))
+                                 and "system.workers_per_gpu=1" in r["overrides"]
+                                 and not any("batch" in o for o in r["overrides"])}
+    short = sorted(s for s in sizes(cal2) if len(threads(cal2, s)) < 2)
+    if short:
+        print("The second calibration ran one thread count only at %s: no verdict by either alone.\n" %
+              ", ".join(short))
+        return
     matrix = V.read_tsv(os.path.join(vdir, "matrix.tsv"))
     sufs = pass_suffixes(data)
     flags = V.protocol_flags(data)
