@@ -6,10 +6,11 @@
 # on GPU overlap and CPU contention are printed for each, or its refusal.
 set -uo pipefail
 bin=${1:?usage: bash $0 BIN DIR} dir=${2:?usage: bash $0 BIN DIR}
-r=$dir/runs
-for f in "$r"/ovl-*.spans.jsonl.gz "$r"/rv-*.spans.jsonl.gz; do
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin") model=$PWD/models/provesim-groth16.yaml
+cd "$dir/runs" || exit 2 # the runs are named as the archive names them
+for f in ovl-*.spans.jsonl.gz rv-*.spans.jsonl.gz; do
   name=$(basename "$f" .spans.jsonl.gz)
   echo "== $name"
-  "$bin" calibrate "$r/solo-t15.spans.jsonl.gz" "$r/solo-t4.spans.jsonl.gz" --model models/provesim-groth16.yaml \
+  "$bin" calibrate solo-t15.spans.jsonl.gz solo-t4.spans.jsonl.gz --model "$model" \
     --overlap "$f" -o "/tmp/overlap-fit-$name.yaml" 2>&1 | grep -E "^GPU overlap|^CPU contention|provesim calibrate:" || true
 done
