@@ -244,6 +244,40 @@ START_TEST(header_seed) {
 }
 END_TEST
 
+static int rendezvous_cb(void *ctx, const span_header *h) {
+  *(int *)ctx = h->rendezvous;
+  return 0;
+}
+
+/* The header's rendezvous (measure --rendezvous): written only when set, read back,
+ * anything but true or false refused naming the key. */
+START_TEST(header_rendezvous) {
+  ps_buf b = {0};
+  ps_err e = {0};
+  for (int rv = 0; rv < 2; rv++) {
+    span_header h = {.source = "prover", .scenario = "s", .rendezvous = rv};
+    b.len = 0;
+    spans_format_header(&b, &h);
+    ck_assert_int_eq(strstr(b.p, "\"rendezvous\":true") != NULL, rv);
+    char *p = write_tmp(b.p);
+    int got = -1;
+    ck_assert_int_eq(spans_read(p, rendezvous_cb, NULL, &got, &e), PS_OK);
+    ck_assert_int_eq(got, rv);
+    unlink(p);
+    free(p);
+  }
+  char *p = write_tmp("{\"schema\":\"provesim.spans/1\",\"rendezvous\":false}\n");
+  int got = -1;
+  ck_assert_int_eq(spans_read(p, rendezvous_cb, NULL, &got, &e), PS_OK);
+  ck_assert_int_eq(got, 0);
+  unlink(p);
+  free(p);
+  bad("{\"schema\":\"provesim.spans/1\",\"rendezvous\":1}\n", ":1: rendezvous: expected true or false");
+  bad("{\"schema\":\"provesim.spans/1\",\"rendezvous\":\"yes\"}\n", ":1: rendezvous: expected true or false");
+  ps_buf_free(&b);
+}
+END_TEST
+
 START_TEST(wrong_schema_named_not_freed) {
   /* The message once printed the schema after freeing it (ASan: use after free). */
   bad("{\"schema\":\"something-else/9\"}\n", ":1: schema: expected \"provesim.spans/1\" in the first line, got \"something-else/9\"");
@@ -452,6 +486,7 @@ int main(void) {
   tcase_add_test(tc, header_cpu_cores);
   tcase_add_test(tc, header_host_steal);
   tcase_add_test(tc, header_seed);
+  tcase_add_test(tc, header_rendezvous);
   tcase_add_test(tc, ids_out_of_range);
   tcase_add_test(tc, times_and_trailing_text);
   tcase_add_test(tc, long_line_bounded);
