@@ -391,8 +391,9 @@ int sim_cmd_calibrate(int argc, char **argv) {
   if (noverlap) {
     ps_buf ov = {0};
     for (int i = 0; i < noverlap; i++) ps_buf_printf(&ov, i ? ", %s" : "%s", overlap[i]);
-    ps_buf_printf(&t, "GPU overlap (%s): phases alone %.3f s, overlapped %.3f s (up to %d at once), solo work %.3f s: "
-                  "interference %.4f\n", ov.p, ovr.alone_s, ovr.overlapped_s, ovr.max_at_once, ovr.work_s,
+    ps_buf_printf(&t, "GPU overlap (%s%s): phases alone %.3f s, overlapped %.3f s (up to %d at once), solo work %.3f s: "
+                  "interference %.4f\n", ov.p, !ovr.forced ? "" : ovr.forced == noverlap ? "; forced by measure --rendezvous"
+                  : "; some forced by measure --rendezvous", ovr.alone_s, ovr.overlapped_s, ovr.max_at_once, ovr.work_s,
                   ovr.interference);
     if (ovr.first_identified)
       ps_buf_printf(&t, "GPU overlap by order of start (two at once): the phase that started first %.4f, the other "

@@ -186,6 +186,7 @@ typedef struct calib_pair {
 typedef struct calib_overlap_report {
   double alone_s, overlapped_s, work_s, interference;
   int max_at_once;         /* the most GPU phases seen at once */
+  int forced;              /* of the files, those made with measure --rendezvous */
   double cpu_contention;   /* the fitted model.cpu_contention */
   double cpu_side_by_side; /* sum over cpu spans of m^2 (0: cpu phases never side by side) */
   int cpu_within;          /* the fit within each run was identified (m varied enough) */

@@ -54,6 +54,7 @@ typedef struct ov_ctx {
   int pass2;
   double steal_k; /* calib_read.steal_exponent */
   double quiet;  /* the file's cpu spans' factor (calib__steal_factor of its header) */
+  int forced;    /* files whose header says measure --rendezvous (a sum, as below) */
   ocat cat[2]; /* 0: cpu, 1: gpu */
   /* the sums, over every file */
   double t_at[OV_NMAX + 1]; /* GPU: time spent with n GPU phases at once (n = 1..OV_NMAX, the last: or more) */
@@ -284,6 +285,7 @@ static void ocat_reset_groups(ocat *k) {
 
 static int ov_hdr(void *ctx, const span_header *h) {
   ((ov_ctx *)ctx)->quiet = calib__steal_factor(spans_header_steal(h), ((ov_ctx *)ctx)->steal_k);
+  ((ov_ctx *)ctx)->forced += h->rendezvous != 0;
   return 0;
 }
 
@@ -503,6 +505,7 @@ int calib_overlap(model *m, const char *const *files, int nfiles, const calib_re
   out->overlapped_s = t_over;
   out->alone_s = t_alone;
   out->work_s = c.work;
+  out->forced = c.forced;
   if (t_over < 0.05 * (t_over + t_alone)) {
     free(c.pg);
     /* Two workers whose CPU phases take at least as long as their GPU phases can fall

@@ -1020,6 +1020,7 @@ START_TEST(rendezvous_forces_overlap) {
   ck_assert_ptr_nonnull(ip);
   double s_fit = atof(ip + strlen("interference: "));
   ck_assert_msg(s_fit < 0.05, "GPU phases that sleep side by side: interference %.4f, expected 0", s_fit);
+  ck_assert_msg(strstr(out, "rv.jsonl; forced by measure --rendezvous)"), "%s", out); /* the table says so */
   free(m), free(mp), free(out);
   a = xasprintf("calibrate %s/solo.jsonl %s/rv.jsonl --model %s -o %s/m2.yaml", dir, dir, model, dir);
   ck_assert_int_eq(run(a, NULL, &err), 2);
