@@ -74,6 +74,13 @@ double ps_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void ps_deadline_in(struct timespec *ts, double s) {
+  clock_gettime(CLOCK_REALTIME, ts);
+  long ns = ts->tv_nsec + (long)(s * 1e9);
+  ts->tv_sec += ns / 1000000000L;
+  ts->tv_nsec = ns % 1000000000L;
+}
+
 void ps_buf_append(ps_buf *b, const char *s, size_t n) {
   if (b->len + n + 1 > b->cap) {
     size_t cap = b->cap ? b->cap : 256;

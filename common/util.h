@@ -57,6 +57,10 @@ void ps__assert_fail(const char *what, const char *file, int line) __attribute__
 
 /* Monotonic clock in seconds (CLOCK_MONOTONIC). */
 double ps_now(void);
+/* *ts (a struct timespec) set to s seconds from now on CLOCK_REALTIME, the clock of a
+ * pthread_cond_timedwait deadline. */
+struct timespec;
+void ps_deadline_in(struct timespec *ts, double s);
 
 /* Growable byte buffer, used for output that must appear whole or not at all. */
 typedef struct ps_buf {

@@ -72,10 +72,7 @@ static void *sampler(void *p) {
       m->s[i][m->ns[i]++] = x;
     }
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    long ns = ts.tv_nsec + (long)(m->period * 1e9);
-    ts.tv_sec += ns / 1000000000L;
-    ts.tv_nsec = ns % 1000000000L;
+    ps_deadline_in(&ts, m->period);
     while (!m->stop && pthread_cond_timedwait(&m->cv, &m->mu, &ts) != ETIMEDOUT) {
     }
   }

@@ -124,9 +124,7 @@ static void rdv_meet(rworker *w) {
   while (g->gen == gen && !mrun_stopping(w->R)) {
     /* A failing or interrupted run sets a flag and signals no one: look every 20 ms. */
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += 20000000;
-    if (ts.tv_nsec >= 1000000000) ts.tv_sec++, ts.tv_nsec -= 1000000000;
+    ps_deadline_in(&ts, 0.02);
     pthread_cond_timedwait(&g->rcv, &g->rmu, &ts);
   }
   pthread_mutex_unlock(&g->rmu);

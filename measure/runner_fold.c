@@ -302,10 +302,7 @@ void *runner__folder_main(void *arg) {
   pthread_mutex_lock(&R->fold_mu);
   while (!R->folder_stop) {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_nsec += (long)(FOLD_PERIOD * 1e9);
-    ts.tv_sec += ts.tv_nsec / 1000000000L;
-    ts.tv_nsec %= 1000000000L;
+    ps_deadline_in(&ts, FOLD_PERIOD);
     pthread_cond_timedwait(&R->fold_cv, &R->fold_mu, &ts);
     if (R->folder_stop) break;
     pthread_mutex_unlock(&R->fold_mu);
