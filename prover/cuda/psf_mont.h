@@ -13,10 +13,10 @@
  * pairs (1,2), (3,4), ... of accumulator q. The row value is p + q (+ one pending carry
  * bit c at limb 0). Montgomery reduction (CIOS: m = limb0 * -m^-1, add m*mod, drop limb
  * 0) uses the same two chains on the modulus. After the reduction limb 0 of p + q is 0
- * mod W, so its carry is 1 exactly when p[0] != 0; that bit is added at limb 0 of q just
- * before the next odd chain, whose first product lands on limb 1, so the carry of that
- * add enters the chain at the right place. Dropping limb 0 turns the even accumulator's
- * pairs into odd ones, so p and q swap roles every row.
+ * mod W, so its carry is 1 exactly when p[0] != 0; that bit (the carry of p[0] + W - 1)
+ * is added at limb 0 of q just before the next odd chain, whose first product lands on
+ * limb 1, so the carry of that add enters the chain at the right place. Dropping limb 0
+ * turns the even accumulator's pairs into odd ones, so p and q swap roles every row.
  *
  * Bounds (a, b < m < W^N / 2): every row keeps p + q + c < 2m after the shift, so each
  * accumulator fits in N+1 limbs before it and the chains that end without carry-out
@@ -61,11 +61,16 @@
  * m*MOD[0] are (m, 0) and those of m*MOD[1] = (m - 1)W + (W - m) are (-m, m - 1), or (0, 0)
  * when m = 0, so both enter their chains as plain additions of the same words the
  * products would give (same carries, same bounds) and two of the N products a step go.
- * On sm_90 that is 16 fewer wide multiplications of the 128 in an Fr product. */
+ * On sm_90 that is 16 fewer wide multiplications of the 128 in an Fr product. The words
+ * are taken the cheap way: m = -t for the limb sum t = p[0] + q[0], so -m is t itself (no
+ * negation), and m - 1 or 0 is max(m, 1) - 1 (a min/max and an addition, where m - (m != 0)
+ * takes a compare, a select and a subtraction): 8 fewer instructions a product, most of
+ * them off the multiplier's pipe (docs/performance.md, "Fewer instructions in the
+ * Montgomery product"). */
 #define PSF_MONT_REDUCE_STEP_(N, p, q, MOD, INV, R1)                                         \
   do {                                                                                     \
-    uint32_t m_ = (p[0] + q[0]) * (uint32_t)(INV);                                         \
-    uint32_t l_ = (R1) ? 0u - m_ : 0u, h_ = (R1) ? m_ - (m_ != 0u) : 0u;                   \
+    uint32_t t_ = p[0] + q[0], m_ = t_ * (uint32_t)(INV);                                  \
+    uint32_t l_ = (R1) ? t_ : 0u, h_ = (R1) ? (m_ > 1u ? m_ : 1u) - 1u : 0u;                \
     if (R1) {                                                                              \
       PSF_OP_ADD_CC(p[0], m_);                                                             \
       PSF_OP_ADDC_CC(p[1], 0u);                                                            \
@@ -96,8 +101,20 @@
 #define PSF_MONT_REDUCE_R1_(N, p, q, MOD, INV) PSF_MONT_REDUCE_STEP_(N, p, q, MOD, INV, 1)
 
 /* Row i >= 1 of the product: X += a_even * bi on pairs (0,1)..(N-2,N-1), carry to X[N];
- * Y += c at limb 0, then Y += a_odd * bi on pairs (1,2)..(N-1,N). */
-#define PSF_MONT_ROW_(N, X, Y, a, bi, c)                                                     \
+ * Y += c at limb 0 (CIN(Y[0], c): PSF_CIN_BIT_ for a bit c, PSF_CIN_NZ_ for a limb c whose
+ * nonzero-ness is the bit), then Y += a_odd * bi on pairs (1,2)..(N-1,N). */
+#define PSF_MONT_ROW_(N, X, Y, a, bi, c) PSF_MONT_ROW_CIN_(N, X, Y, a, bi, PSF_CIN_BIT_, c)
+#define PSF_CIN_BIT_(y, c) PSF_OP_ADD_CC(y, c)
+/* y += (z != 0), carry out, for an lvalue z it may overwrite: z + (W - 1) carries exactly
+ * when z != 0, and that carry goes into y. Two additions, where materialising the bit
+ * first takes a compare, a select and the addition (a product's rows after the first take
+ * their pending carry this way). */
+#define PSF_CIN_NZ_(y, z)                                                                    \
+  do {                                                                                     \
+    PSF_OP_ADD_CC(z, 0xffffffffu);                                                         \
+    PSF_OP_ADDC_CC(y, 0u);                                                                 \
+  } while (0)
+#define PSF_MONT_ROW_CIN_(N, X, Y, a, bi, CIN, c)                                           \
   do {                                                                                     \
     PSF_OP_MAD_LO_CC(X[0], a[0], bi);                                                      \
     PSF_OP_MADC_HI_CC(X[1], a[0], bi);                                                     \
@@ -106,7 +123,7 @@
       PSF_OP_MADC_HI_CC(X[2 * k_ + 1], a[2 * k_], bi);                                     \
     }                                                                                      \
     PSF_OP_ADDC(X[N], 0u);                                                                 \
-    PSF_OP_ADD_CC(Y[0], c);                                                                \
+    CIN(Y[0], c);                                                                          \
     PSF_UNROLL for (int k_ = 0; k_ < (N) / 2 - 1; k_++) {                                  \
       PSF_OP_MADC_LO_CC(Y[2 * k_ + 1], a[2 * k_ + 1], bi);                                 \
       PSF_OP_MADC_HI_CC(Y[2 * k_ + 2], a[2 * k_ + 1], bi);                                 \
@@ -144,14 +161,14 @@
     REDUCE(N, p, q, MOD, INV);                                                             \
     PSF_UNROLL for (int i_ = 1; i_ < (N); i_++) {                                          \
       uint32_t bi_ = b[i_];                                                                \
-      c_ = p[0] != 0; /* the carry out of limb 0 of p + q, which is 0 mod W */             \
+      c_ = p[0]; /* nonzero exactly when limb 0 of p + q, 0 mod W, carries */              \
       PSF_MONT_SHIFT_(N, p, q);                                                            \
       if (i_ & 1) {                                                                        \
-        PSF_MONT_ROW_(N, q, p, a, bi_, c_);                                                \
+        PSF_MONT_ROW_CIN_(N, q, p, a, bi_, PSF_CIN_NZ_, c_);                               \
         PSF_UNROLL for (int x_ = 0; x_ < (KX); x_++) PSF_MONT_ROW_(N, q, p, C[x_], D[x_][i_], 0u); \
         REDUCE(N, q, p, MOD, INV);                                                         \
       } else {                                                                             \
-        PSF_MONT_ROW_(N, p, q, a, bi_, c_);                                                \
+        PSF_MONT_ROW_CIN_(N, p, q, a, bi_, PSF_CIN_NZ_, c_);                               \
         PSF_UNROLL for (int x_ = 0; x_ < (KX); x_++) PSF_MONT_ROW_(N, p, q, C[x_], D[x_][i_], 0u); \
         REDUCE(N, p, q, MOD, INV);                                                         \
       }                                                                                    \
