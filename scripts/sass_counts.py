@@ -12,7 +12,7 @@ whose mangled name matches REGEX (default: every kernel), one row:
   instructions on sm_90 (docs/performance.md, "Where the NTT's last 8% would come from");
 - other IMAD: IMAD, IMAD.MOV, IMAD.X, IMAD.IADD, IMAD.HI, IMUL (the rest of that pipe);
 - FMA-heavy load: 2 x IMAD.WIDE + other IMAD, in the units of the one above;
-- ALU: IADD3, SEL, ISETP, LOP3, SHF, LEA, PLOP3, IABS, IMNMX;
+- ALU: IADD3, SEL, ISETP, LOP3, SHF, LEA, PLOP3, IABS, IMNMX and VIMNMX (sm_90's integer min/max);
 - VIADD: sm_90's integer add, apart: ptxas places it as it places the FMA-heavy pipe's
   additions (docs/performance.md, "What the compiler leaves on the busiest pipe"), but
   its pipe is not documented;
@@ -34,7 +34,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-ALU = {"IADD3", "SEL", "ISETP", "LOP3", "SHF", "LEA", "PLOP3", "IABS", "IMNMX"}
+ALU = {"IADD3", "SEL", "ISETP", "LOP3", "SHF", "LEA", "PLOP3", "IABS", "IMNMX", "VIMNMX"}
 FP64 = {"DFMA", "DADD", "DMUL", "DSETP", "DMNMX"}
 INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)")
 
