@@ -1,7 +1,8 @@
 # Sourced by the kernel device scripts (docs/data/kernels/*/run*.sh) after they set $dir
 # (the directory holding the binaries) and $bin (the binary whose directory carries
 # libcudart and libcupti): output under $OUT (log.txt, gpu.txt), the carried libraries,
-# the clock and the time budget, and the steps every such call runs.
+# the clock and the time budget, and the steps every such call runs. It stops the call
+# (exit 1, saying why) when $bin cannot start, as when .deps was not carried.
 #   el                        seconds since the script started
 #   fits SECONDS WHAT         true when a step of about SECONDS stays within $BUDGET;
 #                             else says it is skipped
@@ -37,6 +38,12 @@ budget=${BUDGET:-420}
 fits() { [ $(( $(el) + $1 )) -le "$budget" ] || { echo "SKIPPED $2: $(el) s + about $1 s would pass $budget s"; return 1; }; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader | tee "$OUT/gpu.txt"
 echo "commit: ${COMMIT:-unknown}; cores $(nproc); $(date -u +%FT%TZ)"
+# A binary that cannot start (one carried without .deps, whose host libraries it needs)
+# would fail every step of the call: stop at once and say why.
+if ! bin_err=$("$bin" --version 2>&1 >/dev/null); then
+  echo "cannot run $bin: ${bin_err:-no message}; carry .deps (the host libraries) beside the binaries"
+  exit 1
+fi
 bench() {
   local name=$1 b=$2 what=$3 sizes=$4 reps=$5 a envs=() opts=(); shift 5
   for a in "$@"; do [[ $a == [A-Z]*=* ]] && envs+=("$a") || opts+=("$a"); done
