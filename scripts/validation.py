@@ -701,6 +701,13 @@ SESSIONS = [
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
     ("h200-34", "docs/data/validation/h200-34/validation.json", None, "-34", False, "h200-33",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # its second and third sessions that count, on another H200 machine (2026-12-06 20:17 and
+    # 20:25 UTC), one call each in a fresh state, without probe 13 before them: with the
+    # thirty-third, the thirtieth protocol's verdict (validation_misses.py's table 40)
+    ("h200-38", "docs/data/validation/h200-38/validation.json", None, "-38", False, "h200-33",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    ("h200-39", "docs/data/validation/h200-39/validation.json", None, "-39", False, "h200-38",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
     # the thirtieth protocol's runs on a one-GPU H100 machine (docs/validation-sessions.md, "The
     # thirtieth protocol's runs on an H100"), when no H200 could be started: one call, no probe
     # 13 before it; another card, so no earlier session gives its noise floor, and it counts for
@@ -742,17 +749,19 @@ ALSO = {"h200-9/recal": ("h200-9", ["interleaved-9-p%d.tsv" % k for k in range(2
 # twenty-ninth protocol's three sessions. The thirtieth protocol's first session that counts,
 # the thirty-third, is read alone (its protocol's first). The thirty-fourth, cut short
 # before any second pass, has no mean of passes to pool (validation_misses.py's table 40
-# pools it with the thirty-third). A session not yet listed is read with the thirty-third
-# (NEXT_POOLED).
+# pools it with the thirty-third). Its second and third that count, the thirty-eighth and
+# thirty-ninth, are pooled with it and the thirty-eighth: the reading of validation.py's
+# model, beside the protocol's verdict (table 40). A session not yet listed is read with
+# those three (NEXT_POOLED).
 POOLED = {"h200-19": ["h200-13", "h200-17", "h200-18"], "h200-20": ["h200-17", "h200-18", "h200-19"],
           "h200-21": ["h200-17", "h200-18", "h200-19"], "h200-22": ["h200-17", "h200-18", "h200-19"],
           "h200-24": ["h200-17", "h200-18", "h200-19"], "h200-25": ["h200-17", "h200-18", "h200-19"],
           "h200-26": ["h200-24", "h200-25"], "h200-27": ["h200-24", "h200-25", "h200-26"],
           "h200-28": ["h200-27"], "h200-29": ["h200-27", "h200-28"], "h200-30": ["h200-29"],
-          "h200-31": ["h200-29", "h200-30"]}
+          "h200-31": ["h200-29", "h200-30"], "h200-38": ["h200-33"], "h200-39": ["h200-33", "h200-38"]}
 POOLED_BESIDE = {"h200-19": ["h200-17", "h200-18"], "h200-25": ["h200-24"],
                  "h200-26": ["h200-17", "h200-18", "h200-19"], "h200-28": ["h200-24", "h200-25", "h200-26"]}
-NEXT_POOLED = ["h200-33"]
+NEXT_POOLED = ["h200-33", "h200-38", "h200-39"]
 
 
 def read_spans(path, skip=2, kind="memcpy"):
