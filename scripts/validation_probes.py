@@ -779,6 +779,73 @@ def table_drift_probe(data, probe="probe-14"):
     print()
 
 
+
+def batch_probe(data, probe="probe-15"):
+    """Probe 15's rounds and reading from DATA/probe-15, or None where it did not run: one
+    worker at 2^20 on 16 cores, a = 7 threads batch 1, b = 7 threads batch 2, c = 15 threads
+    batch 1, d = 15 threads batch 2, alternated in rounds (p15-S-K). Per run and CPU phase
+    its length per partition (spans_per_partition); per round r7 = W_b / W_a and r15 = W_d /
+    W_c of W = their sum, q = r7 / r15; the medians over the rounds, each phase's b/a and
+    d/c, and the reading fixed in probe-15.tsv."""
+    rd = runs_dir(os.path.join(data, probe))
+    if not os.path.isdir(rd):
+        return None
+    rounds = []
+    for k in range(1, 1000):
+        f = {x: os.path.join(rd, "p15-%s-%d.spans.jsonl.gz" % (x, k)) for x in "abcd"}
+        if not all(os.path.exists(v) for v in f.values()):
+            break
+        sp = {x: read_spans(v)[0] for x, v in f.items()}
+        ph = {x: {p: spans_per_partition(sp[x], p) for p in CPU} for x in "abcd"}
+        if any(v is None for x in "abcd" for v in ph[x].values()):
+            return {"missing": "p15-*-%d: a CPU phase without spans" % k}
+        rounds.append((k, ph))
+    out = {"rounds": rounds}
+    if len(rounds) < 3:
+        out["reading"] = "too few rounds"
+        return out
+    W = lambda ph, x: sum(ph[x].values())
+    q = [(W(ph, "b") / W(ph, "a")) / (W(ph, "d") / W(ph, "c")) for _, ph in rounds]
+    out["r7"] = statistics.median(W(ph, "b") / W(ph, "a") for _, ph in rounds)
+    out["r15"] = statistics.median(W(ph, "d") / W(ph, "c") for _, ph in rounds)
+    out["q"] = statistics.median(q)
+    out["phases"] = {p: (statistics.median(ph["b"][p] / ph["a"][p] for _, ph in rounds),
+                         statistics.median(ph["d"][p] / ph["c"][p] for _, ph in rounds)) for p in CPU}
+    lq = abs(math.log(out["q"]))
+    one_side = all(x > 1 for x in q) or all(x < 1 for x in q)
+    out["reading"] = ("the batch multiplier depends on the threads" if lq >= 0.03 and one_side else
+                      "one multiplier fits both" if lq < 0.015 else "unresolved")
+    return out
+
+
+def table_batch_probe(data, probe="probe-15"):
+    """Table 44: batch_probe's rounds, medians and reading."""
+    r = batch_probe(data, probe)
+    if not r:
+        return
+    print("## 44. Probe 15: a batch-2 partition's CPU phases against batch 1's, at 7 threads and at 15\n")
+    if "missing" in r:
+        print("Not read: %s.\n" % r["missing"])
+        return
+    print("Four settings alternated run by run, 2^20 on 16 cores, one worker, kernels lock: a = 7 threads batch 1, "
+          "b = 7 threads batch 2, c = 15 threads batch 1, d = 15 threads batch 2. synth + prep + epilogue in ms per "
+          "partition (the spans' lengths, each worker's first two calls left out).\n")
+    print("| round | a | b | b/a | c | d | d/c | (b/a) / (d/c) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for k, ph in r["rounds"]:
+        w = {x: sum(ph[x].values()) for x in "abcd"}
+        print("| %d | %.2f | %.2f | %.3f | %.2f | %.2f | %.3f | %.3f |" % (
+            k, 1e3 * w["a"], 1e3 * w["b"], w["b"] / w["a"], 1e3 * w["c"], 1e3 * w["d"], w["d"] / w["c"],
+            (w["b"] / w["a"]) / (w["d"] / w["c"])))
+    print()
+    if "q" not in r:
+        print("The reading fixed in probe-15.tsv: %s.\n" % r["reading"])
+        return
+    print("Medians over %d rounds: b/a %.3f, d/c %.3f, (b/a) / (d/c) %.3f; by phase, b/a against d/c: %s. The reading "
+          "fixed in probe-15.tsv: %s.\n" % (
+              len(r["rounds"]), r["r7"], r["r15"], r["q"],
+              ", ".join("%s %.3f / %.3f" % (p, *r["phases"][p]) for p in CPU), r["reading"]))
+
 NEIGHBOUR_S = 60  # table 33: a calibration run this close in time (s) is a neighbour
 NEIGHBOURS = re.compile(r"cal20-t(2|6|15)(-r)?$")  # the 16-core single-worker runs at 2^20
 

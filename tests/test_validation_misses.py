@@ -6,7 +6,7 @@ machines (table 29); probe 11's reading on spans made by hand and on the ninetee
 session's committed runs (table 31), and its pair among the thirteenth session's
 calibration runs (table 32); table 33, the rows against their neighbours in time, on a
 session made by hand and on the six one-call sessions; table 34, probe 13's reading, on
-spans made by hand; table 43, probe 14's reading, on spans made by hand; with BIN, the GPU phases' host threads, one against
+spans made by hand; table 43, probe 14's reading, and table 44, probe 15's, on spans made by hand; with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30), and identical runs explained by their own phase
 times (table 42). The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
@@ -207,6 +207,47 @@ expect("table 43", t, "| 1 | 60.00 | 50.00 | 1.200 | 60.00 | 50.00 | 1.200 | 0.7
 expect("table 43, no correlation with a constant share", "NO-LINE" if "Correlation over" not in t else t, "NO-LINE")
 t = probe14([{"a": 0.06, "c": 0.05, "b": 0.06, "d": 0.05}] * 3)
 expect("table 43, three rounds", t, "Two workers on 8 cores: too few rounds.")
+# probe 15 (table 44): one worker's calls of `batch` partitions, each CPU phase `per` seconds
+# a partition (the first two calls, left out, 9 s)
+def spans15(path, per, batch):
+    with gzip.open(path, "wt") as fh:
+        t = 0.0
+        for call in range(5):
+            for ph in ("synth", "prep", "epilogue"):
+                dt = per[ph] * batch if call >= 2 else 9.0
+                fh.write(json.dumps({"rep": 0, "gpu": 0, "worker": 0, "call": call, "phase": ph, "t0": t,
+                                     "t1": t + dt, "resource": "cpu",
+                                     "partitions": list(range(call * batch, (call + 1) * batch))}) + "\n")
+                t += dt
+
+
+def probe15(rounds):
+    """rounds: per round the factors (b/a, d/c) of W; a = 50 ms a partition (synth 30, prep
+    10, epilogue 10), c = 40 ms, each phase scaled alike."""
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "probe-15", "runs"))
+        for k, (f7, f15) in enumerate(rounds, 1):
+            base = {"a": (0.050, 1, 1.0), "b": (0.050, 2, f7), "c": (0.040, 1, 1.0), "d": (0.040, 2, f15)}
+            for x, (w, batch, f) in base.items():
+                per = {"synth": 0.6 * w * f, "prep": 0.2 * w * f, "epilogue": 0.2 * w * f}
+                spans15(os.path.join(d, "probe-15", "runs", "p15-%s-%d.spans.jsonl.gz" % (x, k)), per, batch)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            M.table_batch_probe(d)
+        return out.getvalue()
+
+
+t = probe15([(0.92, 1.0)] * 4)
+expect("table 44, depends", t, "| 1 | 50.00 | 46.00 | 0.920 | 40.00 | 40.00 | 1.000 | 0.920 |",
+       "Medians over 4 rounds: b/a 0.920, d/c 1.000, (b/a) / (d/c) 0.920; by phase, b/a against d/c: synth "
+       "0.920 / 1.000, prep 0.920 / 1.000, epilogue 0.920 / 1.000. The reading fixed in probe-15.tsv: the batch "
+       "multiplier depends on the threads.")
+t = probe15([(1.04, 1.04), (0.98, 0.98), (1.0, 1.0)])
+expect("table 44, one multiplier", t, "(b/a) / (d/c) 1.000;", "The reading fixed in probe-15.tsv: one multiplier fits both.")
+t = probe15([(1.04, 1.0), (0.99, 1.0), (1.04, 1.0), (1.03, 1.0)])
+expect("table 44, unresolved", t, "(b/a) / (d/c) 1.035;", "The reading fixed in probe-15.tsv: unresolved.")
+t = probe15([(0.9, 1.0)] * 2)
+expect("table 44, two rounds", t, "The reading fixed in probe-15.tsv: too few rounds.")
 # probe 14 as it ran on an H100's host (its committed archive): the readings the docs quote
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
