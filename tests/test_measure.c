@@ -988,6 +988,12 @@ START_TEST(rendezvous_forces_overlap) {
   ck_assert(!exists(x));
   free(a), free(err), free(x);
 
+  /* The interference fitted below compares the rendezvous run's phases, which sleep, with
+   * the solo run's: other processes busy on the cores make sleeps overrun, in one run more
+   * than in the other. So the tight bound holds only where two threads ran free before and
+   * after the runs; a loose one (a fit that took sleeping phases side by side for phases in
+   * turn would give about 1) always. */
+  double quiet = two_thread_wall();
   for (int rv = 1; rv >= 0; rv--) {
     a = xasprintf("measure %s %s %s --spans %s/%s.jsonl --json -o %s/%s.json", cfg, common, rv ? "--rendezvous" : "",
                   dir, rv ? "rv" : "free", dir, rv ? "rv" : "free");
@@ -1012,6 +1018,8 @@ START_TEST(rendezvous_forces_overlap) {
                 dir);
   ck_assert_int_eq(run(a, NULL, NULL), 0);
   free(a);
+  double after = two_thread_wall();
+  if (after > quiet) quiet = after;
   char *out;
   a = xasprintf("calibrate %s/solo.jsonl --model %s -o %s/m.yaml --overlap %s/rv.jsonl", dir, model, dir, dir);
   ck_assert_msg(run(a, &out, &err) == 0, "%s", err);
@@ -1019,7 +1027,13 @@ START_TEST(rendezvous_forces_overlap) {
   char *mp = xasprintf("%s/m.yaml", dir), *m = slurp(mp), *ip = strstr(m, "interference: ");
   ck_assert_ptr_nonnull(ip);
   double s_fit = atof(ip + strlen("interference: "));
-  ck_assert_msg(s_fit < 0.05, "GPU phases that sleep side by side: interference %.4f, expected 0", s_fit);
+  ck_assert_msg(s_fit < 0.5, "GPU phases that sleep side by side: interference %.4f, expected 0", s_fit);
+  if (quiet < 0.13)
+    ck_assert_msg(s_fit < 0.05, "GPU phases that sleep side by side, two cores free: interference %.4f, expected 0",
+                  s_fit);
+  else
+    fprintf(stderr, "rendezvous_forces_overlap: two threads took %.3f s for 0.1 s each: fewer than two free cores, "
+                    "the interference is checked against 0.5 only (%.4f)\n", quiet, s_fit);
   ck_assert_msg(strstr(out, "rv.jsonl; forced by measure --rendezvous)"), "%s", out); /* the table says so */
   free(m), free(mp), free(out);
   a = xasprintf("calibrate %s/solo.jsonl %s/rv.jsonl --model %s -o %s/m2.yaml", dir, dir, model, dir);
