@@ -779,7 +779,6 @@ def table_drift_probe(data, probe="probe-14"):
     print()
 
 
-
 def batch_probe(data, probe="probe-15"):
     """Probe 15's rounds and reading from DATA/probe-15, or None where it did not run: one
     worker at 2^20 on 16 cores, a = 7 threads batch 1, b = 7 threads batch 2, c = 15 threads
