@@ -783,9 +783,9 @@ def batch_probe(data, probe="probe-15"):
     """Probe 15's rounds and reading from DATA/probe-15, or None where it did not run: one
     worker at 2^20 on 16 cores, a = 7 threads batch 1, b = 7 threads batch 2, c = 15 threads
     batch 1, d = 15 threads batch 2, alternated in rounds (p15-S-K). Per run and CPU phase
-    its length per partition (spans_per_partition); per round r7 = W_b / W_a and r15 = W_d /
-    W_c of W = their sum, q = r7 / r15; the medians over the rounds, each phase's b/a and
-    d/c, and the reading fixed in probe-15.tsv."""
+    its length per partition (spans_per_partition) and W = their sum; per round r7 = W_b /
+    W_a, r15 = W_d / W_c and q = r7 / r15; the medians over the rounds, each phase's b/a
+    and d/c, and the reading fixed in probe-15.tsv."""
     rd = runs_dir(os.path.join(data, probe))
     if not os.path.isdir(rd):
         return None
@@ -798,18 +798,17 @@ def batch_probe(data, probe="probe-15"):
         ph = {x: {p: spans_per_partition(sp[x], p) for p in CPU} for x in "abcd"}
         if any(v is None for x in "abcd" for v in ph[x].values()):
             return {"missing": "p15-*-%d: a CPU phase without spans" % k}
-        rounds.append((k, ph))
+        rounds.append((k, ph, {x: sum(ph[x].values()) for x in "abcd"}))
     out = {"rounds": rounds}
     if len(rounds) < 3:
         out["reading"] = "too few rounds"
         return out
-    W = lambda ph, x: sum(ph[x].values())
-    q = [(W(ph, "b") / W(ph, "a")) / (W(ph, "d") / W(ph, "c")) for _, ph in rounds]
-    out["r7"] = statistics.median(W(ph, "b") / W(ph, "a") for _, ph in rounds)
-    out["r15"] = statistics.median(W(ph, "d") / W(ph, "c") for _, ph in rounds)
+    q = [(w["b"] / w["a"]) / (w["d"] / w["c"]) for _, _, w in rounds]
+    out["r7"] = statistics.median(w["b"] / w["a"] for _, _, w in rounds)
+    out["r15"] = statistics.median(w["d"] / w["c"] for _, _, w in rounds)
     out["q"] = statistics.median(q)
-    out["phases"] = {p: (statistics.median(ph["b"][p] / ph["a"][p] for _, ph in rounds),
-                         statistics.median(ph["d"][p] / ph["c"][p] for _, ph in rounds)) for p in CPU}
+    out["phases"] = {p: (statistics.median(ph["b"][p] / ph["a"][p] for _, ph, _ in rounds),
+                         statistics.median(ph["d"][p] / ph["c"][p] for _, ph, _ in rounds)) for p in CPU}
     lq = abs(math.log(out["q"]))
     one_side = all(x > 1 for x in q) or all(x < 1 for x in q)
     out["reading"] = ("the batch multiplier depends on the threads" if lq >= 0.03 and one_side else
@@ -831,8 +830,7 @@ def table_batch_probe(data, probe="probe-15"):
           "partition (the spans' lengths, each worker's first two calls left out).\n")
     print("| round | a | b | b/a | c | d | d/c | (b/a) / (d/c) |")
     print("|---|---|---|---|---|---|---|---|")
-    for k, ph in r["rounds"]:
-        w = {x: sum(ph[x].values()) for x in "abcd"}
+    for k, _, w in r["rounds"]:
         print("| %d | %.2f | %.2f | %.3f | %.2f | %.2f | %.3f | %.3f |" % (
             k, 1e3 * w["a"], 1e3 * w["b"], w["b"] / w["a"], 1e3 * w["c"], 1e3 * w["d"], w["d"] / w["c"],
             (w["b"] / w["a"]) / (w["d"] / w["c"])))
