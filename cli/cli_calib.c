@@ -373,8 +373,19 @@ int sim_cmd_calibrate(int argc, char **argv) {
     else ps_buf_printf(&t, "%-7s ", "-");
     if (m->phases[p].nscale == 0) ps_buf_printf(&t, "-");
     for (int k = 0; k < m->phases[p].nscale; k++) ps_buf_printf(&t, k ? ", %.3f" : "%.3f", m->phases[p].scale[k]);
+    if (m->phases[p].bserial) {
+      ps_buf_printf(&t, " (serial");
+      for (int k = 0; k < m->phases[p].nscale; k++) ps_buf_printf(&t, k ? ", %.4f" : " %.4f", m->phases[p].bserial[k]);
+      ps_buf_printf(&t, ")");
+    }
     ps_buf_printf(&t, "\n");
   }
+  for (int p = 0; p < m->nphases; p++)
+    if (reps[p].one_thr_k)
+      ps_buf_printf(&t, "note: phase %s: its calls of %d partitions all ran at %d threads, so its batch multiplier is "
+                    "taken as the same at every thread count; a run of %d partitions at another thread count gives "
+                    "them a law of their own (batch.serial)\n", reps[p].phase, reps[p].one_thr_k, reps[p].one_thr_t,
+                    reps[p].one_thr_k);
   for (int p = 0; p < m->nphases; p++)
     if (reps[p].fit.nsample < reps[p].fit.n && reps[p].fit.family != CALIB_CONST)
       ps_buf_printf(&t, "note: phase %s has %zu durations, more than the sample cap: %s from a reservoir of %zu "

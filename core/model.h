@@ -36,6 +36,11 @@ typedef struct phase {
   dist fixed;            /* optional per-call part, added once per call */
   double *scale;         /* optional batch multipliers of one draw for k=1..nscale */
   int nscale;
+  double *bserial;       /* optional (batch.serial; law SCALE_AMDAHL): the serial share of a
+                            call of k partitions, k=1..nscale (bserial[0] = serial), so
+                            that scale[k-1] is the one-core ratio and the multiplier at
+                            the phase's threads is phase__batch_scale's; NULL: scale[k-1]
+                            at every thread count */
   int *after;            /* indices into model.phases; empty = at call start */
   int nafter;
   double host_mem_gib;   /* host memory held while the call is in flight (plan); default 0 */
@@ -171,13 +176,23 @@ typedef struct scenario {
                                  window in bits (2..24) of the precomputed bases */
 } scenario;
 
+/* Amdahl's time on a cores of a one-core time 1 with serial share s (a >= 1). */
+static inline double phase__amdahl_time(double s, double a) { return a <= 1 ? 1 : s + (1 - s) / a; }
+
 /* The batching rule (shared/DESIGN.md, "Batch scaling"), in one place for the simulator,
  * the synthetic executor of `measure` and the analytic models: a call of k partitions
  * takes the fixed part plus k draws of time, or, when the phase has batch.scale, the fixed
  * part plus scale[k-1] times one draw (beyond the list, the last multiplier grown in
- * proportion to k). */
+ * proportion to k). With batch.serial the call of k partitions has a law of its own, so
+ * its multiplier at the phase's threads t is scale[k-1] * amdahl(bserial[k-1], t) /
+ * amdahl(serial, t): the draw is one partition's one-core time, and the phase runs at
+ * one partition's law, so the call takes its own law's time alone on t cores. */
 static inline double phase__batch_scale(const phase *ph, int k) {
-  return k <= ph->nscale ? ph->scale[k - 1] : ph->scale[ph->nscale - 1] * (double)k / ph->nscale;
+  int j = k <= ph->nscale ? k : ph->nscale;
+  double m = ph->scale[j - 1] * (k <= ph->nscale ? 1 : (double)k / ph->nscale);
+  if (ph->bserial)
+    m *= phase__amdahl_time(ph->bserial[j - 1], ph->threads) / phase__amdahl_time(ph->serial, ph->threads);
+  return m;
 }
 
 /* Inline: the engine draws one at every phase start. */

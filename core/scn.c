@@ -805,6 +805,7 @@ cJSON *scn_to_json(const scenario *s) {
     if (p->nscale) {
       cJSON *b = cJSON_AddObjectToObject(pj, "batch");
       cJSON_AddItemToObject(b, "scale", cJSON_CreateDoubleArray(p->scale, p->nscale));
+      if (p->bserial) cJSON_AddItemToObject(b, "serial", cJSON_CreateDoubleArray(p->bserial, p->nscale));
     } else {
       cJSON_AddNullToObject(pj, "batch");
     }

@@ -599,8 +599,8 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       ph->has_fixed = 1;
     }
     if ((x = scn__opt(it, "batch"))) {
-      static const char *const bkeys[] = {"scale", NULL};
-      node *sc;
+      static const char *const bkeys[] = {"scale", "serial", NULL};
+      node *sc, *se;
       scn__jp(p, sizeof p, pp, "batch");
       if (scn__check_map(c, x, p, bkeys) || scn__req(c, x, p, "scale", "a non-empty list of numbers > 0", &sc)) goto fail;
       scn__jp(p, sizeof p, pp, "batch.scale");
@@ -614,6 +614,39 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
         char pk[PB + 16];
         snprintf(pk, sizeof pk, "%s[%d]", p, k);
         if (scn__rd_num(c, sc->items[k], pk, 0, 1, &ph->scale[k])) goto fail;
+      }
+      if ((se = scn__opt(x, "serial"))) { /* each batch size's own Amdahl share */
+        scn__jp(p, sizeof p, pp, "batch.serial");
+        if (ph->law != SCALE_AMDAHL) {
+          scn__expect(c, se, p, "no batch.serial on a phase without scaling: {serial: F} (it is each batch size's "
+                      "Amdahl share)");
+          goto fail;
+        }
+        if (se->kind != N_SEQ || se->n != sc->n) {
+          char what[PB];
+          snprintf(what, sizeof what, "a list of %d numbers from 0 to 1, one for each multiplier of batch.scale", sc->n);
+          scn__expect(c, se, p, what);
+          goto fail;
+        }
+        ph->bserial = xmalloc((size_t)se->n * sizeof *ph->bserial);
+        for (int k = 0; k < se->n; k++) {
+          char pk[PB + 16];
+          snprintf(pk, sizeof pk, "%s[%d]", p, k);
+          if (scn__rd_num(c, se->items[k], pk, 0, 0, &ph->bserial[k])) goto fail;
+          if (ph->bserial[k] > 1) {
+            scn__expect(c, se->items[k], pk, "a number from 0 to 1 (the share of the one-core time that does not run "
+                        "in parallel)");
+            goto fail;
+          }
+        }
+        if (fabs(ph->bserial[0] - ph->serial) > 1e-6) {
+          char what[PB];
+          scn__jp(p, sizeof p, pp, "batch.serial[0]");
+          snprintf(what, sizeof what, "%.6g, the phase's scaling.serial (the first entry is a call of one partition)",
+                   ph->serial);
+          scn__expect(c, se->items[0], p, what);
+          goto fail;
+        }
       }
     }
     if ((x = scn__opt(it, "host_mem_gib"))) {
@@ -750,6 +783,7 @@ void scn_model_free(model *m) {
     dist_free(&p->time);
     dist_free(&p->fixed);
     free(p->scale);
+    free(p->bserial);
     free(p->tab_k);
     free(p->tab_speedup);
     free(p->after);

@@ -82,6 +82,14 @@ double calib__steal_factor(double steal, double k) {
 
 #define CALIB_REREAD 1 /* a worker's calls out of order: read again, with a first pass */
 
+/* Amdahl's least squares over the kept calls of k partitions of a phase with a scaling
+ * law, y = d at t threads (x = 1 / t), and the thread counts seen: the first, and whether
+ * another came (then the calls of k get a law of their own, batch.serial). */
+typedef struct kamdahl {
+  double an, sx, sy, sxx, sxy;
+  int thr0, multi;
+} kamdahl;
+
 /* What calib_model keeps of one template phase while it reads. The fit uses the kept
  * spans of the fewest partitions seen (kmin): when a smaller k appears, what was
  * gathered for the larger one is dropped. */
@@ -94,6 +102,8 @@ typedef struct phstate {
   double *ksum;             /* per k, the kept spans' durations summed, and counted */
   long *kcnt;
   int kcap;
+  kamdahl *kfit;            /* a scaling law: per k, Amdahl's sums of the calls of k (kfcap) */
+  int kfcap;
   double kt, dt;            /* gpu phases: kernel time inside the kept spans, their length */
   double ct, cdt;           /* gpu phases: the kept spans' cpu_s and the length of those spans */
   long cn, cmiss;           /* gpu phases: kept spans with cpu_s, and without */
@@ -302,6 +312,22 @@ static void batch_add(phstate *s, int k, double d) {
   s->kcnt[k]++;
 }
 
+/* Adds a kept call of k partitions, d seconds at t threads, to Amdahl's sums for k. */
+static void kfit_add(phstate *s, int k, int t, double d) {
+  if (k >= s->kfcap) {
+    int nc = s->kfcap ? s->kfcap : 4;
+    while (nc <= k) nc *= 2;
+    s->kfit = xrealloc(s->kfit, (size_t)nc * sizeof *s->kfit);
+    memset(s->kfit + s->kfcap, 0, (size_t)(nc - s->kfcap) * sizeof *s->kfit);
+    s->kfcap = nc;
+  }
+  kamdahl *a = &s->kfit[k];
+  double x = 1.0 / t;
+  a->an++, a->sx += x, a->sy += d, a->sxx += x * x, a->sxy += x * d;
+  if (!a->thr0) a->thr0 = t;
+  else if (a->thr0 != t) a->multi = 1;
+}
+
 static int collect_cb(void *ctx, const span_rec *r) {
   collect_ctx *c = ctx;
   if (c->last) { /* the phases with a scaling law, their durations as one-core times */
@@ -359,6 +385,7 @@ static int collect_cb(void *ctx, const span_rec *r) {
     s->nzero = s->nthr = 0;
     s->an = s->sx = s->sy = s->sxx = s->sxy = 0;
   }
+  if (ph->law == SCALE_AMDAHL && r->threads > 0) kfit_add(s, k, r->threads, d);
   if (k == s->kmin) {
     if (r->threads == 0) s->nzero++;
     else {
@@ -410,8 +437,7 @@ static int collect_file(collect_ctx *c, int file, const char *path, int last) {
 /* Amdahl's law by least squares over the observations y = d/k at t threads:
  * y = s + q / t, s >= 0 and q >= 0. Sets the serial share s / (s + q) and the one-core
  * time s + q. */
-static void fit_amdahl(const phstate *st, double *serial, double *t1) {
-  double n = st->an, sx = st->sx, sy = st->sy, sxx = st->sxx, sxy = st->sxy;
+static void fit_amdahl(double n, double sx, double sy, double sxx, double sxy, double *serial, double *t1) {
   double den = n * sxx - sx * sx;
   double q = den > 0 ? (n * sxy - sx * sy) / den : 0, s = (sy - q * sx) / n;
   if (q < 0) { /* slower with more threads: no parallel part */
@@ -456,7 +482,7 @@ static int phase_check(model *tmpl, phstate *s, int p, int nfiles, const char *c
       return ps_fail(e, PS_EINPUT, "phase %s: every span ran at %d threads, and one thread count cannot identify "
                      "how the phase scales; add a run at another count (e.g. measure --set "
                      "system.threads.per_worker=%d)", ph->name, s->seen[0], s->seen[0] > 2 ? s->seen[0] / 2 : s->seen[0] * 4);
-    fit_amdahl(s, &ph->serial, &s->t1);
+    fit_amdahl(s->an, s->sx, s->sy, s->sxx, s->sxy, &ph->serial, &s->t1);
     rp->serial = ph->serial;
     s->ready = 1; /* from here on every duration is the one-core time it stands for */
   } else if (s->nthr > 1) {
@@ -500,7 +526,9 @@ static int phase_fit(model *tmpl, phstate *s, int p, calib_family want, long nke
   if (ph->has_fixed) dist_free(&ph->fixed);
   ph->has_fixed = 0; /* the per-call part is inside the fitted time and the multipliers */
   free(ph->scale);
+  free(ph->bserial);
   ph->scale = NULL;
+  ph->bserial = NULL;
   ph->nscale = 0;
   /* Batch multipliers when calls of k = 1, 2, ..., K partitions were all seen. */
   if (s->kmin == 1 && s->kmax > 1) {
@@ -511,6 +539,26 @@ static int phase_fit(model *tmpl, phstate *s, int p, calib_family want, long nke
       double m1 = s->ksum[1] / (double)s->kcnt[1];
       for (int k = 1; k <= K; k++) ph->scale[k - 1] = (s->ksum[k] / (double)s->kcnt[k]) / m1;
       ph->nscale = K;
+      /* Calls of k partitions seen at two or more thread counts get a law of their own:
+       * their one-core time against one partition's and their serial share. */
+      int own = 0;
+      for (int k = 2; k <= K; k++) own |= k < s->kfcap && s->kfit[k].multi;
+      if (ph->law == SCALE_AMDAHL && own) {
+        ph->bserial = xmalloc((size_t)K * sizeof *ph->bserial);
+        ph->bserial[0] = ph->serial;
+        for (int k = 2; k <= K; k++) {
+          const kamdahl *a = k < s->kfcap ? &s->kfit[k] : NULL;
+          ph->bserial[k - 1] = ph->serial;
+          if (a && a->multi) {
+            double t1k;
+            fit_amdahl(a->an, a->sx, a->sy, a->sxx, a->sxy, &ph->bserial[k - 1], &t1k);
+            ph->scale[k - 1] = t1k / s->t1;
+          }
+        }
+      }
+      for (int k = 2; k <= K && ph->law == SCALE_AMDAHL; k++)
+        if (k < s->kfcap && s->kfit[k].thr0 && !s->kfit[k].multi && rp->one_thr_k == 0)
+          rp->one_thr_k = k, rp->one_thr_t = s->kfit[k].thr0;
     }
     rp->nscale = ph->nscale;
   }
@@ -580,6 +628,7 @@ out:
     calib_acc_free(&c.ph[p].acc);
     free(c.ph[p].ksum);
     free(c.ph[p].kcnt);
+    free(c.ph[p].kfit);
   }
   free(c.ph);
   free(c.quiet);
@@ -744,6 +793,10 @@ void calib_model_yaml(ps_buf *b, const model *m) {
     if (ph->nscale > 0) {
       ps_buf_printf(b, "    batch: {scale: [");
       for (int k = 0; k < ph->nscale; k++) ps_buf_printf(b, k ? ", %.6g" : "%.6g", ph->scale[k]);
+      if (ph->bserial) {
+        ps_buf_printf(b, "], serial: [");
+        for (int k = 0; k < ph->nscale; k++) ps_buf_printf(b, k ? ", %.6g" : "%.6g", ph->bserial[k]);
+      }
       ps_buf_printf(b, "]}\n");
     }
     ps_buf_printf(b, "    after: [");

@@ -108,6 +108,9 @@ typedef struct calib_phase_report {
   const char *phase;      /* borrowed from the model */
   calib_fit_result fit;
   int nscale;             /* batch multipliers fitted (k = 1..nscale) */
+  int one_thr_k, one_thr_t; /* a phase with a scaling law whose calls of k = one_thr_k > 1
+                               partitions all ran at one_thr_t threads (the first such k;
+                               0: none): its multiplier is taken at every thread count */
   int skipped;            /* spans left out as warm-up */
   double busy;            /* gpu phases with kernel records: the fitted busy share; else -1 */
   int nthreads;           /* distinct thread counts among the phase's spans (0: not recorded) */

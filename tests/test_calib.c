@@ -518,6 +518,65 @@ START_TEST(amdahl_from_two_thread_counts) {
 END_TEST
 
 
+/* A batch's own law: calls of 2 partitions at two thread counts, simulated from a model
+ * whose batch of 2 has one-core multiplier 1.8 and serial share 0.5 (one partition's:
+ * 0.3), give both back (batch.serial); calls of 2 at one thread count keep one multiplier
+ * for every count, with a note saying so. */
+START_TEST(batch_law_from_two_thread_counts) {
+  write_file("bl.yaml", "model: bl\nphases:\n"
+                        "  - name: work\n    resource: cpu\n    threads: all\n    scaling: {serial: 0.3}\n"
+                        "    time: {dist: lognormal, mean: 0.8, cv: 0.1}\n    batch: {scale: [1, 1.8], serial: [0.3, 0.5]}\n"
+                        "  - name: gpu\n    resource: gpu\n    time: {dist: normal, mean: 0.05, sd: 0.002}\n"
+                        "    batch: {scale: [1, 2]}\n"
+                        "scopes:\n  call: {from: work, to: gpu}\n");
+  write_file("bl-t.yaml", "model: bl\nphases:\n"
+                          "  - name: work\n    resource: cpu\n    threads: all\n    scaling: {serial: 0}\n    time: 1\n"
+                          "  - name: gpu\n    resource: gpu\n    time: 0.05\n"
+                          "scopes:\n  call: {from: work, to: gpu}\n");
+  write_file("bl-scn.yaml", "scenario: bl\nmodel: bl.yaml\nsystem: {cpu_cores: 16, mutex: call}\n"
+                            "workload: {partitions: 400}\n");
+  static const char *const runs[] = {"12 --set system.batch=1 --spans a12.jsonl", "2 --set system.batch=1 --spans a2.jsonl",
+                                     "12 --set system.batch=2 --spans b12.jsonl", "2 --set system.batch=2 --spans b2.jsonl"};
+  for (int i = 0; i < 4; i++) {
+    char *a = xasprintf("simulate bl-scn.yaml --set system.threads.per_worker=%s -o r.txt", runs[i]);
+    ck_assert_int_eq(run(a, NULL, NULL), 0);
+    free(a);
+  }
+  char *out;
+  ck_assert_int_eq(run("calibrate a12.jsonl a2.jsonl b12.jsonl b2.jsonl --model bl-t.yaml -o blcal.yaml", &out, NULL), 0);
+  ck_assert_msg(!strstr(out, "note: phase work: its calls of 2"), "%s", out);
+  free(out);
+  model *cal = NULL;
+  ps_err e;
+  char *calp = xasprintf("%s/blcal.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  const phase *w = &cal->phases[scn_phase_index(cal, "work")];
+  ck_assert_int_eq(w->nscale, 2);
+  ck_assert_ptr_nonnull(w->bserial);
+  ck_assert_msg(fabs(w->serial - 0.3) < 0.02, "serial %g, expected 0.3", w->serial);
+  ck_assert_double_eq(w->bserial[0], w->serial);
+  ck_assert_msg(fabs(w->bserial[1] - 0.5) < 0.02, "batch serial %g, expected 0.5", w->bserial[1]);
+  ck_assert_msg(fabs(w->scale[1] - 1.8) < 0.03 * 1.8, "batch scale %g, expected 1.8", w->scale[1]);
+  ck_assert_ptr_null(cal->phases[scn_phase_index(cal, "gpu")].bserial); /* no law, no batch law */
+  scn_model_free(cal);
+  /* one thread count for the calls of 2: one multiplier, the one at 12 threads, and a note */
+  ck_assert_int_eq(run("calibrate a12.jsonl a2.jsonl b12.jsonl --model bl-t.yaml -o bl1.yaml", &out, NULL), 0);
+  ck_assert_msg(strstr(out, "note: phase work: its calls of 2 partitions all ran at 12 threads, so its batch "
+                            "multiplier is taken as the same at every thread count"), "%s", out);
+  free(out);
+  free(calp);
+  calp = xasprintf("%s/bl1.yaml", tmpdir);
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  w = &cal->phases[scn_phase_index(cal, "work")];
+  ck_assert_ptr_null(w->bserial);
+  /* at 12 threads the truth's multiplier is 1.8 (0.5 + 0.5/12) / (0.3 + 0.7/12) */
+  double m12 = 1.8 * (0.5 + 0.5 / 12) / (0.3 + 0.7 / 12);
+  ck_assert_msg(fabs(w->scale[1] - m12) < 0.03 * m12, "batch scale %g, expected %g", w->scale[1], m12);
+  scn_model_free(cal);
+  free(calp);
+}
+END_TEST
+
 /* The interference of overlapping GPU phases and the cpu contention: a two-worker run
  * without a mutex on a model with interference 0.4 and contention 0.3 gives both back
  * against solo times fitted from a one-worker run;
@@ -1674,6 +1733,7 @@ int main(void) {
   tcase_add_test(tc, host_load_roundtrip);
   tcase_add_test(tc, calibrate_errors);
   tcase_add_test(tc, amdahl_from_two_thread_counts);
+  tcase_add_test(tc, batch_law_from_two_thread_counts);
   tcase_add_test(tc, interference_from_overlap_run);
   tcase_add_test(tc, order_of_start_from_overlap_run);
   tcase_add_test(tc, pairs_from_overlap_run);

@@ -77,6 +77,7 @@ static void free_s(scenario *s) {
     free(x->name);
     free(x->after);
     free(x->scale);
+    free(x->bserial);
     free(x->tab_k);
     free(x->tab_speedup);
     dist_free(&x->time);
@@ -332,6 +333,38 @@ START_TEST(det_batch_scale) {
     sim_result_free(r);
     free_s(s);
   }
+}
+END_TEST
+
+/* A batch with a law of its own (batch.serial): a cpu phase of one-core time D, serial
+ * share s1 and threads t alone on the cores takes D (s1 + (1 - s1) / t) for one partition
+ * and D S (s2 + (1 - s2) / t) for a call of two, whatever s1 is; at one thread, D S. */
+START_TEST(det_batch_serial) {
+  const double D = 0.8, S = 1.8, s1 = 0.3, s2 = 0.5, sc[] = {1.0, S}, se[] = {s1, s2};
+  const int thr[] = {1, 4, 12};
+  for (int i = 0; i < 3; i++)
+    for (int k = 1; k <= 2; k++) {
+      scenario *s = mk(1);
+      ph(s, 0, "synth", RES_CPU, D);
+      phase *x = &s->model->phases[0];
+      x->threads = thr[i];
+      x->law = SCALE_AMDAHL;
+      x->serial = s1;
+      x->scale = xmalloc(sizeof sc);
+      memcpy(x->scale, sc, sizeof sc);
+      x->bserial = xmalloc(sizeof se);
+      memcpy(x->bserial, se, sizeof se);
+      x->nscale = 2;
+      s->batch = k;
+      s->partitions = 60;
+      s->warmup = 6;
+      sim_result *r = run(s, 1, NULL, NULL);
+      double t = thr[i], call = k == 1 ? D * (s1 + (1 - s1) / t) : D * S * (s2 + (1 - s2) / t);
+      REL_EQ(r->reps[0].throughput_pps, k / call, 1e-6);
+      REL_EQ(phase_call_mean(x, k), call, 1e-12);
+      sim_result_free(r);
+      free_s(s);
+    }
 }
 END_TEST
 
@@ -1566,6 +1599,7 @@ int main(void) {
   tcase_add_test(tc, det_several_gpus);
   tcase_add_test(tc, det_batching);
   tcase_add_test(tc, det_batch_scale);
+  tcase_add_test(tc, det_batch_serial);
   tcase_add_test(tc, det_barrier);
   tcase_add_test(tc, det_many_phases);
   tcase_add_test(tc, det_cpu_sharing);

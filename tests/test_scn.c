@@ -700,6 +700,32 @@ START_TEST(test_thread_policy) {
   const char *h[] = {"phases.prep.scaling={serial: 1.5}"};
   e = load_fail("good-defaults.yaml", h, 1);
   ASSERT_ERR(e.msg, "--set phases.prep.scaling={serial: 1.5}: phases.prep.scaling.serial: ", "expected a number from 0 to 1");
+  /* batch.serial: each batch size's Amdahl share, on a phase with Amdahl's law, one per
+   * multiplier, the first the phase's own, each from 0 to 1; the multiplier at the
+   * phase's threads is scale * amdahl(batch serial) / amdahl(serial). */
+  const char *bs[] = {"phases.prep.threads=4", "phases.prep.scaling={serial: 0.2}",
+                      "phases.prep.batch={scale: [1, 1.5], serial: [0.2, 0.6]}", "system.batch=2"};
+  s = load_ok("good-defaults.yaml", bs, 4);
+  const phase *bp = &s->model->phases[p];
+  ck_assert_ptr_nonnull(bp->bserial);
+  ck_assert_double_eq_tol(phase__batch_scale(bp, 2), 1.5 * (0.6 + 0.4 / 4) / (0.2 + 0.8 / 4), 1e-12);
+  ck_assert_double_eq_tol(phase__batch_scale(bp, 4), 3.0 * (0.6 + 0.4 / 4) / (0.2 + 0.8 / 4), 1e-12);
+  scn_free(s);
+  const char *bs1[] = {"phases.prep.batch={scale: [1, 1.5], serial: [0.2, 0.6]}"};
+  e = load_fail("good-defaults.yaml", bs1, 1);
+  ASSERT_ERR(e.msg, "--set phases.prep.batch={scale: [1, 1.5], serial: [0.2, 0.6]}: phases.prep.batch.serial: ", "expected no batch.serial on a phase without scaling: {serial: F}");
+  const char *bs2[] = {"phases.prep.threads=4", "phases.prep.scaling={serial: 0.2}",
+                       "phases.prep.batch={scale: [1, 1.5], serial: [0.2]}"};
+  e = load_fail("good-defaults.yaml", bs2, 3);
+  ASSERT_ERR(e.msg, "--set phases.prep.batch={scale: [1, 1.5], serial: [0.2]}: phases.prep.batch.serial: ", "expected a list of 2 numbers from 0 to 1, one for each multiplier");
+  const char *bs3[] = {"phases.prep.threads=4", "phases.prep.scaling={serial: 0.2}",
+                       "phases.prep.batch={scale: [1, 1.5], serial: [0.25, 0.6]}"};
+  e = load_fail("good-defaults.yaml", bs3, 3);
+  ASSERT_ERR(e.msg, "--set phases.prep.batch={scale: [1, 1.5], serial: [0.25, 0.6]}: phases.prep.batch.serial[0]: ", "expected 0.2, the phase's scaling.serial");
+  const char *bs4[] = {"phases.prep.threads=4", "phases.prep.scaling={serial: 0.2}",
+                       "phases.prep.batch={scale: [1, 1.5], serial: [0.2, 1.5]}"};
+  e = load_fail("good-defaults.yaml", bs4, 3);
+  ASSERT_ERR(e.msg, "--set phases.prep.batch={scale: [1, 1.5], serial: [0.2, 1.5]}: phases.prep.batch.serial[1]: ", "expected a number from 0 to 1");
   const char *i[] = {"system.threads={per_worker: 0}"};
   e = load_fail("good-defaults.yaml", i, 1);
   ASSERT_ERR(e.msg, "--set system.threads={per_worker: 0}: system.threads.per_worker: ", "expected share");
