@@ -380,12 +380,20 @@ int sim_cmd_calibrate(int argc, char **argv) {
     }
     ps_buf_printf(&t, "\n");
   }
+  /* One line for the phases with a law whose calls of several partitions ran at one
+   * thread count (the first such phase's k and count). */
+  ps_buf one = {0};
+  int k1 = 0, t1 = 0;
   for (int p = 0; p < m->nphases; p++)
-    if (reps[p].one_thr_k)
-      ps_buf_printf(&t, "note: phase %s: its calls of %d partitions all ran at %d threads, so its batch multiplier is "
-                    "taken as the same at every thread count; a run of %d partitions at another thread count gives "
-                    "them a law of their own (batch.serial)\n", reps[p].phase, reps[p].one_thr_k, reps[p].one_thr_t,
-                    reps[p].one_thr_k);
+    if (reps[p].one_thr_k) {
+      if (!k1) k1 = reps[p].one_thr_k, t1 = reps[p].one_thr_t;
+      ps_buf_printf(&one, one.len ? ", %s" : "%s", reps[p].phase);
+    }
+  if (k1)
+    ps_buf_printf(&t, "note: calls of %d partitions ran at one thread count (%d) in %s: the batch multipliers there are "
+                  "taken as the same at every thread count; a run of %d partitions at another count gives each phase a "
+                  "law of its own (batch.serial)\n", k1, t1, one.p, k1);
+  free(one.p);
   for (int p = 0; p < m->nphases; p++)
     if (reps[p].fit.nsample < reps[p].fit.n && reps[p].fit.family != CALIB_CONST)
       ps_buf_printf(&t, "note: phase %s has %zu durations, more than the sample cap: %s from a reservoir of %zu "
