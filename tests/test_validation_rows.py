@@ -137,6 +137,15 @@ checks += 1
 if far:
     failed += 1
     print("FAIL interleaved-24.tsv: rows with no single-worker calibration run within three rows: %s" % far)
+# The fortieth protocol's run list: interleaved-24.tsv's rows with calib.tsv's cal20-b2-t6-a
+# right after cal20-b2, none of them left out by the sessions' SKIP
+i40 = read_tsv(os.path.join(vd, "interleaved-40.tsv"))
+at = [r["name"] for r in i24].index("cal20-b2") + 1
+b6 = [r for r in c1 if r["name"] == "cal20-b2-t6-a"]
+checks += 1
+if i40 != i24[:at] + b6 + i24[at:] or len(b6) != 1 or not all(selected(r["name"], {"SKIP": "g2"}) for r in i40):
+    failed += 1
+    print("FAIL interleaved-40.tsv is not interleaved-24.tsv with cal20-b2-t6-a after cal20-b2")
 if checks < 20 or not any(selected(n, {"SKIP": "-(a|b)$|g2"}) != selected(n, {})
                           for t in tsvs for n in (r["name"] for r in read_tsv(t))):
     print("FAIL the run lists changed: no row that SKIP leaves out, or fewer than 20 checks")
