@@ -148,8 +148,10 @@ docs/validation-sessions.md quote them):
     fixed before the runs;
 44. where DATA/probe-15 exists: one worker with batch 1 and batch 2, at 7 threads and at 15,
     alternated run by run (probe-15.tsv): whether a batch-2 partition's CPU phases against
-    batch 1's depend on the threads, and the reading probe-15.tsv fixed before the runs.
-The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43, 44) are in validation_probes.py, the what-ifs
+    batch 1's depend on the threads, and the reading probe-15.tsv fixed before the runs;
+45. where a session's model has the batch's own law (batch.serial: its calls of 2 ran at two
+    thread counts): each CPU phase's serial shares, and its multiplier at 7 and 15 threads.
+The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
@@ -171,7 +173,7 @@ from validation_probes import (CPU, GPU, covered, model_means, phase_per_partiti
                                table_host_threads_probe, table_probe,
                                table_probe2, table_probe3, table_time_neighbours,
                                table_epilogue_modes, table_lock_time, table_repeat_spread, table_drift_probe,
-                               table_batch_probe)
+                               table_batch_probe, table_batch_law)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
                                table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
@@ -1092,6 +1094,7 @@ def main():
         table_repeat_explained([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_drift_probe(data)
     table_batch_probe(data)
+    table_batch_law([data] + [os.path.abspath(d) for d in a.also])
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

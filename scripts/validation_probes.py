@@ -71,9 +71,11 @@ def model_means(path):
         m = re.match(r"    scaling: \{serial: ([0-9.e-]+)\}", line)
         if m:
             cur["serial"] = float(m.group(1))
-        m = re.match(r"    batch: \{scale: \[(.*)\]\}", line)
+        m = re.match(r"    batch: \{scale: \[([^]]*)\](?:, serial: \[([^]]*)\])?\}", line)
         if m:
             cur["scale"] = [float(x) for x in m.group(1).split(",")]
+            if m.group(2):  # the batch's own law (batch.serial)
+                cur["bserial"] = [float(x) for x in m.group(2).split(",")]
         m = re.match(r"    time: \{dist: (\w+), (.*)\}", line)
         if m:
             p = dict((k.strip(), float(v)) for k, v in (x.split(":") for x in m.group(2).split(",")))
@@ -86,11 +88,13 @@ def model_means(path):
 
 
 def model_time(ph, threads, batch):
-    """The model's mean time of one call's phase, per partition."""
-    t = ph["mean"]
-    if ph["serial"] is not None:
-        t *= ph["serial"] + (1 - ph["serial"]) / threads
-    return t * ph["scale"][min(batch, len(ph["scale"])) - 1] / batch
+    """The model's mean time of one call's phase, per partition (alone on its threads: the
+    call of `batch` partitions at its own law when the model gives one, batch.serial)."""
+    t, k = ph["mean"], min(batch, len(ph["scale"]))
+    serial = ph["bserial"][k - 1] if "bserial" in ph else ph["serial"]
+    if serial is not None and threads > 1:
+        t *= serial + (1 - serial) / threads
+    return t * ph["scale"][k - 1] * (batch / k) / batch
 
 
 def run_model_time(d, ph):
@@ -842,6 +846,42 @@ def table_batch_probe(data, probe="probe-15"):
           "fixed in probe-15.tsv: %s.\n" % (
               len(r["rounds"]), r["r7"], r["r15"], r["q"],
               ", ".join("%s %.3f / %.3f" % (p, *r["phases"][p]) for p in CPU), r["reading"]))
+
+def batch_law(path, threads=(7, 15)):
+    """The batch's own law of each CPU phase of a calibrated model that has one
+    (batch.serial): phase -> (batch 1's serial share, batch 2's, batch 2's one-core
+    multiplier, the multiplier alone at each of THREADS: scale x amdahl(s2, t) /
+    amdahl(s1, t)). {} when no phase has one."""
+    out = {}
+    for p, ph in model_means(path).items():
+        if p in CPU and "bserial" in ph and len(ph["scale"]) >= 2:
+            s1, s2, sc = ph["serial"], ph["bserial"][1], ph["scale"][1]
+            out[p] = (s1, s2, sc, [sc * (s2 + (1 - s2) / t) / (s1 + (1 - s1) / t) for t in threads])
+    return out
+
+
+def table_batch_law(datas):
+    """Table 45: the batch's own law that each session's calibration fitted, at 2^20."""
+    rows = [(os.path.basename(os.path.normpath(d)), batch_law(os.path.join(d, "model-220.yaml")))
+            for d in datas if os.path.exists(os.path.join(d, "model-220.yaml"))]
+    rows = [(n, r) for n, r in rows if r]
+    if not rows:
+        return
+    print("## 45. The batch's own law, as each session's calibration fitted it at 2^20\n")
+    print("Where a session's one-worker calls of 2 partitions ran at two thread counts (the fortieth protocol: "
+          "cal20-b2 at 15 threads, cal20-b2-t6-a at 6), calibrate fits them a law of their own (batch.serial). Per CPU "
+          "phase: the serial share of a call of one partition and of two, the one-core multiplier of two, and the "
+          "multiplier alone at 7 threads (the batch-2 rows' workers) and at 15 (the calibration's default).\n")
+    print("| session | phase | serial, batch 1 | serial, batch 2 | one-core multiplier | at 7 threads | at 15 | "
+          "7 against 15 |")
+    print("|---|---|---|---|---|---|---|---|")
+    for n, r in rows:
+        for p in CPU:
+            if p in r:
+                s1, s2, sc, (m7, m15) = r[p]
+                print("| %s | %s | %.4f | %.4f | %.3f | %.3f | %.3f | %.3f |" % (n, p, s1, s2, sc, m7, m15, m7 / m15))
+    print()
+
 
 NEIGHBOUR_S = 60  # table 33: a calibration run this close in time (s) is a neighbour
 NEIGHBOURS = re.compile(r"cal20-t(2|6|15)(-r)?$")  # the 16-core single-worker runs at 2^20

@@ -6,7 +6,8 @@ machines (table 29); probe 11's reading on spans made by hand and on the ninetee
 session's committed runs (table 31), and its pair among the thirteenth session's
 calibration runs (table 32); table 33, the rows against their neighbours in time, on a
 session made by hand and on the six one-call sessions; table 34, probe 13's reading, on
-spans made by hand; table 43, probe 14's reading, and table 44, probe 15's, on spans made by hand; with BIN, the GPU phases' host threads, one against
+spans made by hand; table 43, probe 14's reading, and table 44, probe 15's, on spans made by hand; table 45 and
+model_time on a model with the batch's own law written by hand; with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30), and identical runs explained by their own phase
 times (table 42). The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
@@ -248,6 +249,34 @@ t = probe15([(1.04, 1.0), (0.99, 1.0), (1.04, 1.0), (1.03, 1.0)])
 expect("table 44, unresolved", t, "(b/a) / (d/c) 1.035;", "The reading fixed in probe-15.tsv: unresolved.")
 t = probe15([(0.9, 1.0)] * 2)
 expect("table 44, two rounds", t, "The reading fixed in probe-15.tsv: too few rounds.")
+# table 45 and model_time: a model written by hand with the batch's own law. synth: serial
+# 0.2, batch 2 serial 0.4 at one-core multiplier 1.8, so alone at 7 threads 1.8 (0.4 + 0.6/7)
+# / (0.2 + 0.8/7) = 2.782, at 15 3.126; prep without batch.serial (one multiplier)
+with tempfile.TemporaryDirectory() as tmp:
+    sess = os.path.join(tmp, "h200-99")
+    os.makedirs(sess)
+    with open(os.path.join(sess, "model-220.yaml"), "w") as f:
+        f.write("model: m\nphases:\n  - name: synth\n    resource: cpu\n    threads: all\n    scaling: {serial: 0.2}\n"
+                "    time: {dist: normal, mean: 0.5, sd: 0.01}\n    batch: {scale: [1, 1.8], serial: [0.2, 0.4]}\n"
+                "  - name: prep\n    resource: cpu\n    threads: all\n    scaling: {serial: 0.1}\n"
+                "    time: {dist: normal, mean: 0.2, sd: 0.01}\n    batch: {scale: [1, 2.1]}\n")
+    mm = P.model_means(os.path.join(sess, "model-220.yaml"))
+    checks += 1
+    want = [0.5 * (0.2 + 0.8 / 7), 0.5 * 1.8 * (0.4 + 0.6 / 7) / 2, 0.2 * 2.1 * (0.1 + 0.9 / 7) / 2,
+            0.5 * 1.8 * 2 * (0.4 + 0.6 / 7) / 4]
+    got = [P.model_time(mm["synth"], 7, 1), P.model_time(mm["synth"], 7, 2), P.model_time(mm["prep"], 7, 2),
+           P.model_time(mm["synth"], 7, 4)]
+    if any(abs(g - w) > 1e-12 for g, w in zip(got, want)) or mm["synth"]["bserial"] != [0.2, 0.4] or "bserial" in mm["prep"]:
+        failed += 1
+        print("FAIL model_time with batch.serial: %r, expected %r" % (got, want))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        P.table_batch_law([sess])
+    expect("table 45", out.getvalue(), "| h200-99 | synth | 0.2000 | 0.4000 | 1.800 | 2.782 | 3.126 | 0.890 |")
+    checks += 1
+    if "| prep |" in out.getvalue():
+        failed += 1
+        print("FAIL table 45 lists a phase without batch.serial")
 # probe 14 as it ran on an H100's host (its committed archive): the readings the docs quote
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
