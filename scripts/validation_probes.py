@@ -94,7 +94,7 @@ def model_time(ph, threads, batch):
     serial = ph["bserial"][k - 1] if "bserial" in ph else ph["serial"]
     if serial is not None and threads > 1:
         t *= serial + (1 - serial) / threads
-    return t * ph["scale"][k - 1] * (batch / k) / batch
+    return t * ph["scale"][k - 1] / k
 
 
 def run_model_time(d, ph):
@@ -847,16 +847,17 @@ def table_batch_probe(data, probe="probe-15"):
               len(r["rounds"]), r["r7"], r["r15"], r["q"],
               ", ".join("%s %.3f / %.3f" % (p, *r["phases"][p]) for p in CPU), r["reading"]))
 
+
 def batch_law(path, threads=(7, 15)):
     """The batch's own law of each CPU phase of a calibrated model that has one
     (batch.serial): phase -> (batch 1's serial share, batch 2's, batch 2's one-core
-    multiplier, the multiplier alone at each of THREADS: scale x amdahl(s2, t) /
-    amdahl(s1, t)). {} when no phase has one."""
+    multiplier, the multiplier alone at each of THREADS: model_time's call of two against
+    its call of one). {} when no phase has one."""
     out = {}
     for p, ph in model_means(path).items():
         if p in CPU and "bserial" in ph and len(ph["scale"]) >= 2:
-            s1, s2, sc = ph["serial"], ph["bserial"][1], ph["scale"][1]
-            out[p] = (s1, s2, sc, [sc * (s2 + (1 - s2) / t) / (s1 + (1 - s1) / t) for t in threads])
+            out[p] = (ph["serial"], ph["bserial"][1], ph["scale"][1],
+                      [2 * model_time(ph, t, 2) / model_time(ph, t, 1) for t in threads])
     return out
 
 
