@@ -166,7 +166,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from validation import read_spans, runs_dir  # noqa: E402  (one reader of spans)
+from validation_store import read_spans, runs_dir  # noqa: E402  (one reader of spans)
 from validation_probes import (CPU, GPU, covered, model_means, phase_per_partition, run_model_time,  # noqa: E402
                                run_phase_ratio, runs,
                                table_alternated, table_cpu_time_probe, table_host_probe, table_host_threads_calib,

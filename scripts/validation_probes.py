@@ -13,7 +13,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from validation import read_spans, runs_dir  # noqa: E402  (one reader of spans)
+from validation_store import read_spans, runs_dir  # noqa: E402  (one reader of spans)
 
 CPU, GPU = ("synth", "prep", "epilogue"), ("ntt_h", "msm", "b_g2")
 

@@ -1,11 +1,11 @@
-"""The validation archives' spans codec (scripts/validation.py: spans_to_cols and
+"""The validation archives' spans codec (scripts/validation_store.py: spans_to_cols and
 cols_to_spans): every file comes back byte for byte, GPU records go into columns, and
 anything written otherwise stays a line as it is."""
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
-from validation import cols_to_spans, spans_to_cols  # noqa: E402
+from validation_store import cols_to_spans, spans_to_cols  # noqa: E402
 
 K = '{"rep":0,"gpu":%d,"kind":"%s","name":"%s","t0":%s,"t1":%s}'
 cases = {
