@@ -166,11 +166,10 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from validation_store import read_spans, runs_dir  # noqa: E402  (one reader of spans)
-from validation_probes import (CPU, GPU, covered, model_means, phase_per_partition, run_model_time,  # noqa: E402
-                               run_phase_ratio, runs,
-                               table_alternated, table_cpu_time_probe, table_host_probe, table_host_threads_calib,
-                               table_host_threads_probe, table_probe,
+from validation_store import (CPU, GPU, covered, model_means, phase_per_partition, read_spans,  # noqa: E402
+                              run_model_time, run_phase_ratio, runs, runs_dir)
+from validation_probes import (table_alternated, table_cpu_time_probe, table_host_probe,  # noqa: E402
+                               table_host_threads_calib, table_host_threads_probe, table_probe,
                                table_probe2, table_probe3, table_time_neighbours,
                                table_epilogue_modes, table_lock_time, table_repeat_spread, table_drift_probe,
                                table_batch_probe, table_batch_law)

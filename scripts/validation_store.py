@@ -6,7 +6,13 @@ validation_probes.py, validation_whatif.py).
   the inverse (the spans in columns: spans_to_cols, cols_to_spans).
 - import_calls(DATA, CALLS): a session's device calls (session.sh's call-TIME.tar) into
   DATA; machines(DATA) which machine each run ran on.
-- read_spans(PATH): a run's phase spans and its copies' or kernels' intervals.
+- read_spans(PATH): a run's phase spans and its copies' or kernels' intervals; runs(DATA)
+  and row_passes(DATA, ROWS) a session's reports.
+- What the tables of validation_misses.py, validation_probes.py and validation_whatif.py
+  read the same way: a phase's mean per partition in a run (spans_per_partition,
+  phase_per_partition), a calibrated model's phase means and laws (model_means,
+  model_time), table 1's ratio (run_phase_ratio), and the share of a span beside other
+  intervals (covered, synth_beside).
 
 Bad input (an archive that is not a session's) ends the process with exit 2 and a message
 naming the file (bad_input), as validation.py's own checks do.
@@ -15,12 +21,16 @@ import glob
 import gzip
 import io
 import json
+import math
 import os
 import re
 import shutil
 import sys
 import tarfile
 import tempfile
+
+# the groth16 executor's phases by resource, in the order a call runs them
+CPU, GPU = ("synth", "prep", "epilogue"), ("ntt_h", "msm", "b_g2")
 
 
 # The archive's spans: each NAME.spans.jsonl as NAME.spans.cols, the same lines with the
@@ -254,3 +264,124 @@ def read_spans(path, skip=2, kind="memcpy"):
         first.setdefault(k, set()).add(r["call"])
     keep = {k: set(sorted(v)[skip:]) for k, v in first.items()}
     return [r for r in spans if r["call"] in keep[(r["rep"], r["gpu"], r["worker"])]], copies
+
+
+
+
+def runs(data):
+    """A session's runs, (name, report) in name order; DATA/runs unpacked on first use."""
+    out = []
+    for f in sorted(os.listdir(runs_dir(data))):
+        if f.endswith(".json"):
+            d = json.load(open(os.path.join(data, "runs", f)))
+            out.append((f[:-5], d))
+    return out
+
+
+def row_passes(data, bases):
+    """A session's runs of the held-out rows BASES by pass (NAME the first, NAME-pK the K-th):
+    {row: [(K, run name, report), ...]} in pass order."""
+    out = {}
+    for n, d in runs(data):
+        m = re.match(r"(.*)-p(\d+)$", n)
+        base, k = (m.group(1), int(m.group(2))) if m else (n, 1)
+        if base in bases:
+            out.setdefault(base, []).append((k, n, d))
+    return {b: sorted(l, key=lambda x: x[0]) for b, l in out.items()}
+
+
+def spans_per_partition(spans, phase, key=None):
+    """A phase's mean per partition over phase spans (read_spans'), of their length (key
+    None) or of a member such as "cpu_s"; None when the phase, or the member on any of its
+    spans, is missing."""
+    sp = [r for r in spans if r["phase"] == phase]
+    if not sp or (key and any(key not in r for r in sp)):
+        return None
+    v = [(r[key] if key else r["t1"] - r["t0"]) / len(r.get("partitions") or [0]) for r in sp]
+    return sum(v) / len(v)
+
+
+def phase_per_partition(path, phase, key=None):
+    """spans_per_partition over a run's spans file (each worker's first calls left out, as
+    read_spans does); None when the run is missing too."""
+    return spans_per_partition(read_spans(path)[0], phase, key) if os.path.exists(path) else None
+
+
+def model_means(path):
+    """One-core mean, serial fraction and batch multipliers of each phase of a calibrated
+    model (the subset of YAML that calibrate writes)."""
+    out, cur = {}, None
+    for line in open(path):
+        m = re.match(r"  - name: (\w+)", line)
+        if m:
+            cur = out.setdefault(m.group(1), {"serial": None, "scale": [1.0]})
+            continue
+        if cur is None:
+            continue
+        m = re.match(r"    scaling: \{serial: ([0-9.e-]+)\}", line)
+        if m:
+            cur["serial"] = float(m.group(1))
+        m = re.match(r"    batch: \{scale: \[([^]]*)\](?:, serial: \[([^]]*)\])?\}", line)
+        if m:
+            cur["scale"] = [float(x) for x in m.group(1).split(",")]
+            if m.group(2):  # the batch's own law (batch.serial)
+                cur["bserial"] = [float(x) for x in m.group(2).split(",")]
+        m = re.match(r"    time: \{dist: (\w+), (.*)\}", line)
+        if m:
+            p = dict((k.strip(), float(v)) for k, v in (x.split(":") for x in m.group(2).split(",")))
+            d = m.group(1)
+            cur["mean"] = {"lognormal": lambda: math.exp(p["mu"] + p["sigma"] ** 2 / 2),
+                           "normal": lambda: p["mean"], "uniform": lambda: (p["min"] + p["max"]) / 2,
+                           "gamma": lambda: p["mean"] if "mean" in p else p["shape"] * p["scale"], "exponential": lambda: p["mean"],
+                           "const": lambda: p["value"]}[d]()
+    return out
+
+
+def model_time(ph, threads, batch):
+    """The model's mean time of one call's phase, per partition (alone on its threads: the
+    call of `batch` partitions at its own law when the model gives one, batch.serial)."""
+    t, k = ph["mean"], min(batch, len(ph["scale"]))
+    serial = ph["bserial"][k - 1] if "bserial" in ph else ph["serial"]
+    if serial is not None and threads > 1:
+        t *= serial + (1 - serial) / threads
+    return t * ph["scale"][k - 1] / k
+
+
+def run_model_time(d, ph):
+    """model_time of a model's phase PH at the threads and batch a run's report D ran with."""
+    s = d["scenario"]["system"]
+    return model_time(ph, s["threads"].get("threads_per_worker") or 1, s["batch"])
+
+
+def run_phase_ratio(d, name, ph):
+    """Phase NAME's measured mean per partition in run report D over the model's (PH) at the
+    run's threads and batch: table 1's ratio."""
+    return d["metrics"]["phases_s"][name]["mean"] / d["scenario"]["system"]["batch"] / run_model_time(d, ph)
+
+
+def covered(t0, t1, ivs):
+    """Share of [t0, t1] covered by the union of the intervals ivs (sorted by start)."""
+    tot, cur0, cur1 = 0.0, None, None
+    for a, b in ivs:
+        a, b = max(a, t0), min(b, t1)
+        if b <= a:
+            continue
+        if cur1 is None or a > cur1:
+            if cur1 is not None:
+                tot += cur1 - cur0
+            cur0, cur1 = a, b
+        else:
+            cur1 = max(cur1, b)
+    if cur1 is not None:
+        tot += cur1 - cur0
+    return tot / (t1 - t0) if t1 > t0 else 0.0
+
+
+def synth_beside(path):
+    """The mean share of a run's synth spans during which another worker ran a CPU phase
+    (covered), from its spans."""
+    spans = read_spans(path)[0]
+    cpu = sorted((r["t0"], r["t1"], r["worker"], r["gpu"]) for r in spans if r.get("resource") == "cpu")
+    sh = [covered(r["t0"], r["t1"], [(a, b) for a, b, w, g in cpu if (w, g) != (r["worker"], r["gpu"])])
+          for r in spans if r["phase"] == "synth"]
+    return sum(sh) / len(sh) if sh else 0.0

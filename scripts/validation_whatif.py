@@ -13,8 +13,9 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import scaled_model  # noqa: E402  (one model scaler)
-from validation_probes import (CPU, GPU, host_threads_probe, model_means, model_time, row_passes,  # noqa: E402
-                               run_model_time, run_phase_ratio, runs, synth_beside)
+from validation_store import (CPU, GPU, model_means, model_time, row_passes, run_model_time,  # noqa: E402
+                              run_phase_ratio, runs, synth_beside)
+from validation_probes import host_threads_probe  # noqa: E402
 
 
 def table_gpu_law(data, binp):

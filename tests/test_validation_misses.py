@@ -28,6 +28,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import validation_misses as M  # noqa: E402
 import validation as V  # noqa: E402
 import validation_probes as P  # noqa: E402
+import validation_store as S  # noqa: E402
 import validation_whatif as W  # noqa: E402
 
 # the copy below stands for the thirteenth session, which SESSIONS lists with its six
@@ -260,12 +261,12 @@ with tempfile.TemporaryDirectory() as tmp:
                 "    time: {dist: normal, mean: 0.5, sd: 0.01}\n    batch: {scale: [1, 1.8], serial: [0.2, 0.4]}\n"
                 "  - name: prep\n    resource: cpu\n    threads: all\n    scaling: {serial: 0.1}\n"
                 "    time: {dist: normal, mean: 0.2, sd: 0.01}\n    batch: {scale: [1, 2.1]}\n")
-    mm = P.model_means(os.path.join(sess, "model-220.yaml"))
+    mm = S.model_means(os.path.join(sess, "model-220.yaml"))
     checks += 1
     want = [0.5 * (0.2 + 0.8 / 7), 0.5 * 1.8 * (0.4 + 0.6 / 7) / 2, 0.2 * 2.1 * (0.1 + 0.9 / 7) / 2,
             0.5 * 1.8 * 2 * (0.4 + 0.6 / 7) / 4]
-    got = [P.model_time(mm["synth"], 7, 1), P.model_time(mm["synth"], 7, 2), P.model_time(mm["prep"], 7, 2),
-           P.model_time(mm["synth"], 7, 4)]
+    got = [S.model_time(mm["synth"], 7, 1), S.model_time(mm["synth"], 7, 2), S.model_time(mm["prep"], 7, 2),
+           S.model_time(mm["synth"], 7, 4)]
     if any(abs(g - w) > 1e-12 for g, w in zip(got, want)) or mm["synth"]["bserial"] != [0.2, 0.4] or "bserial" in mm["prep"]:
         failed += 1
         print("FAIL model_time with batch.serial: %r, expected %r" % (got, want))
