@@ -14,8 +14,10 @@ validation_probes.py, validation_whatif.py).
   model_time), table 1's ratio (run_phase_ratio), and the share of a span beside other
   intervals (covered, synth_beside).
 
-Bad input (an archive that is not a session's) ends the process with exit 2 and a message
-naming the file (bad_input), as validation.py's own checks do.
+A call archive that is not a session's (--import) ends the process with exit 2 and a
+message naming the file (bad_input); a session's runs.tar.xz that does not unpack as one,
+or spans that would not come back from columns, with exit 1. The messages start
+"validation.py:", the command that writes the archives.
 """
 import glob
 import gzip
