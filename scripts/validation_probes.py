@@ -13,7 +13,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
-from validation_store import (CPU, GPU, covered, model_means, model_time, phase_per_partition,  # noqa: E402
+from validation_store import (CPU, GPU, model_means, model_time, phase_per_partition,  # noqa: E402
                               read_spans, row_passes, run_phase_ratio, runs, runs_dir, spans_per_partition,
                               synth_beside)
 

@@ -268,8 +268,6 @@ def read_spans(path, skip=2, kind="memcpy"):
     return [r for r in spans if r["call"] in keep[(r["rep"], r["gpu"], r["worker"])]], copies
 
 
-
-
 def runs(data):
     """A session's runs, (name, report) in name order; DATA/runs unpacked on first use."""
     out = []
