@@ -103,7 +103,6 @@ def table_own_reference(data, binp):
     CPU time per partition at those threads; with the session's model (contention fitted
     across runs) and with the contention fitted within each run."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import argparse as ap
     import tempfile
     import validation as V
     d = os.path.join(data, "probe-3")
