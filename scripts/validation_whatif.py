@@ -526,6 +526,21 @@ def table_contention_significant(datas, binp, rows=None):
                                     ("contention only where resolved", signif)), arrivals))
 
 
+def calibration_median_steal(d, calib):
+    """The median steal of session D's calibration runs (CALIB, those it made) and how many
+    runs gave one: (None, 0) when none did."""
+    import statistics
+    import validation as V
+    spans = [os.path.join(d, "runs", r["name"] + ".spans.jsonl.gz") for r in calib]
+    steals = [s for s in (V.header_steal(p) for p in spans if os.path.exists(p)) if s is not None]
+    return (statistics.median(steals) if steals else None), len(steals)
+
+
+def steal_set(s, k=1.26):
+    """The --set override of system.host_steal at share S (clamped to [0, 0.9]), exponent K."""
+    return ["system.host_steal={share: %.6f, exponent: %g}" % (min(max(s, 0.0), 0.9), k)]
+
+
 def table_host_steal(datas, binp, rows=None, k=1.26):
     """Table 40: the sessions of DATAS pooled as table 37 pools them, predicted with the
     twenty-ninth protocol's model (a quiet host: its calibration runs made quiet) and with
@@ -534,36 +549,30 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
     for the log's first run; both known before a row runs), and at each held-out run's own steal (its spans header; the
     protocol's second figure, now through the key), all with the protocol's exponent K.
     ROWS, when given, only those rows (a test's)."""
-    import statistics
     import tempfile
     import validation as V
     matrix, arrivals, sessions = pooled_sessions(datas, rows)
     cols, medians = ([], [], [], []), []
-
-    def steal_set(s):
-        return ["system.host_steal={share: %.6f, exponent: %g}" % (min(max(s, 0.0), 0.9), k)]
-
+    at = lambda s: steal_set(s, k)
     for d, calib, sufs in sessions:
         spans = lambda n: os.path.join(d, "runs", n + ".spans.jsonl.gz")
-        steals = [V.header_steal(spans(r["name"])) for r in calib if os.path.exists(spans(r["name"]))]
-        steals = [s for s in steals if s is not None]
-        if not steals:
+        med, nsteal = calibration_median_steal(d, calib)
+        if med is None:
             continue
-        med = statistics.median(steals)
         models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
         # the run just before each one in the session's log (its steal known before the run)
         order = re.findall(r"(?m)^(\S+)\s+util ", open(os.path.join(d, "log.txt")).read())
         before = {b: a for a, b in zip(order, order[1:])}
         got = [passes_verdict(binp, d, models, matrix, sufs, extra_of=f) for f in (
-            lambda n: [], lambda n: steal_set(med),
-            lambda n: steal_set(V.header_steal(spans(before[n])) or 0.0
-                                if n in before and os.path.exists(spans(before[n])) else med),
-            lambda n: steal_set(V.header_steal(spans(n)) or 0.0))]
+            lambda n: [], lambda n: at(med),
+            lambda n: at(V.header_steal(spans(before[n])) or 0.0
+                         if n in before and os.path.exists(spans(before[n])) else med),
+            lambda n: at(V.header_steal(spans(n)) or 0.0))]
         if not all(got):
             continue
         for c, g in zip(cols, got):
             c.append(g)
-        medians.append("%s %.2f%% (%d runs)" % (os.path.basename(os.path.normpath(d)), 100 * med, len(steals)))
+        medians.append("%s %.2f%% (%d runs)" % (os.path.basename(os.path.normpath(d)), 100 * med, nsteal))
     if not cols[0]:
         return
     print("## 40. The host's steal in the scenario: the sessions pooled\n")
@@ -662,3 +671,65 @@ def table_repeat_explained(datas, binp, rows=None):
           "one pass to the other, sd %.1f%% a run, against the sessions' host_speed sd of %s.\n" % (
               n, 100 * sd(du), 100 * sd(de), 100 * sd([a - b for a, b in zip(du, de)]), corr, 100 * sd(dc),
               ", ".join("%.1f%% (%s at 2^%s)" % (100 * s, ss, z[1:]) for ss, z, s in hs) or "none"))
+
+
+# probe 15's session (docs/validation-sessions.md, "Probe 15 on an H200"): table 46's multipliers
+PROBE15 = os.path.join(ROOT, "docs", "data", "validation", "h200-40")
+BATCH_ROWS = ("k20-w2", "c20-w2", "k20-w2-b2", "c20-w2-b2")
+
+
+def with_batch_multipliers(text, mults):
+    """A calibrated model's text with each CPU phase of MULTS given its call of 2 partitions
+    as 2 x the multiplier (batch: {scale: [1, 2m]}); the phases without a batch line, and the
+    others, as they were."""
+    for p, m in mults.items():
+        text = re.sub(r"(?m)(^  - name: %s\n(?:    .*\n)*?    batch: \{scale: \[1, )[0-9.e+-]+" % re.escape(p),
+                      lambda g: g.group(1) + "%.6g" % (2 * m), text, count=1)
+    return text
+
+
+def table_batch_what_if(datas, binp, probe=PROBE15, rows=BATCH_ROWS):
+    """Table 46: the batch-2 rows and their batch-1 twins, the sessions of DATAS pooled as
+    table 40 pools them (each row at its calibration's median steal), with each session's
+    calibrated batch multipliers (one run, cal20-b2, at 15 threads) and with probe 15's per
+    CPU phase instead (the median of four alternated rounds, one worker: at 15 threads, and
+    at 7, the rows' threads). How much of the batch-2 rows' miss the calibration run's own
+    multiplier makes; nothing is fitted to the rows."""
+    import tempfile
+    import validation as V
+    from validation_probes import batch_probe
+    r = batch_probe(probe) if os.path.isdir(os.path.join(probe, "probe-15")) else None
+    if not r or "phases" not in r:
+        return
+    matrix, arrivals, sessions = pooled_sessions(datas, rows)
+    cols = ([], [], [])
+    for d, calib, sufs in sessions:
+        med = calibration_median_steal(d, calib)[0]
+        if med is None:
+            continue
+        models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
+        if "2^20" not in models:
+            continue
+        got = [passes_verdict(binp, d, models, matrix, sufs, extra_of=lambda n: steal_set(med))]
+        for k in (1, 0):  # probe 15's d/c (15 threads), then b/a (7)
+            alt = models["2^20"][:-len(".yaml")] + "-probe15-%d.yaml" % k
+            open(alt, "w").write(with_batch_multipliers(open(models["2^20"]).read(),
+                                                        {p: v[k] for p, v in r["phases"].items()}))
+            got.append(passes_verdict(binp, d, dict(models, **{"2^20": alt}), matrix, sufs,
+                                      extra_of=lambda n: steal_set(med)))
+        if not all(got):
+            continue
+        for c, g in zip(cols, got):
+            c.append(g)
+    if not cols[0]:
+        return
+    print("## 46. The batch-2 rows with probe 15's batch multipliers: the sessions pooled\n")
+    print("The batch-2 rows and their batch-1 twins, the sessions pooled as table 40 pools them (its column \"the "
+          "calibration's median steal\"), with each session's batch multipliers as calibrated (one run, `cal20-b2`, "
+          "at 15 threads) and with probe 15's instead (the median of four alternated rounds of one worker, %s: "
+          "at 15 threads, %s; at 7, the rows' threads, %s). A reading, not a verdict: nothing is fitted to the "
+          "rows.\n" % (os.path.relpath(os.path.join(probe, "probe-15"), ROOT),
+                       ", ".join("%s %.3f" % (p, v[1]) for p, v in r["phases"].items()),
+                       ", ".join("%s %.3f" % (p, v[0]) for p, v in r["phases"].items())))
+    verdict_columns(pooled_columns((("as calibrated", cols[0]), ("probe 15's at 15 threads", cols[1]),
+                                    ("probe 15's at 7 threads", cols[2])), arrivals))

@@ -7,9 +7,9 @@ session's committed runs (table 31), and its pair among the thirteenth session's
 calibration runs (table 32); table 33, the rows against their neighbours in time, on a
 session made by hand and on the six one-call sessions; table 34, probe 13's reading, on
 spans made by hand; table 43, probe 14's reading, and table 44, probe 15's, on spans made by hand; table 45 and
-model_time on a model with the batch's own law written by hand; with BIN, the GPU phases' host threads, one against
-probe 11's 1.24 and two (table 30), and identical runs explained by their own phase
-times (table 42). The sessions' archives are copied to
+model_time on a model with the batch's own law written by hand; table 46's model text; with BIN, the GPU phases' host threads, one against
+probe 11's 1.24 and two (table 30), identical runs explained by their own phase times
+(table 42), and table 46's column as calibrated against table 40's. The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
 Usage: test_validation_misses.py [BIN]"""
 import contextlib
@@ -424,6 +424,37 @@ if len(sys.argv) > 1:
     expect("table 40 on h200-29", out.getvalue(), "h200-29 2.16% (21 runs)",
            "| k20-w2 | +6.0 pp, +8.5% (out) | +4.6 pp, +6.7% (out) | ", cell + " |")
     expect("table 40's own steal, the older path", cell, "-0.2 pp, +0.1%")
+# table 46's model text: only the named CPU phases' calls of 2 change, each to 2 x its
+# multiplier; a phase without a batch line, and the GPU phases, stay as they were
+text = ("phases:\n  - name: synth\n    resource: cpu\n    batch: {scale: [1, 2.06394]}\n    after: []\n"
+        "  - name: ntt_h\n    resource: gpu\n    batch: {scale: [1, 1.98911]}\n"
+        "  - name: prep\n    resource: cpu\n    after: [synth]\n"
+        "  - name: epilogue\n    resource: cpu\n    batch: {scale: [1, 2.2444]}\n")
+got = W.with_batch_multipliers(text, {"synth": 0.992, "prep": 0.9, "epilogue": 1.017})
+expect("table 46's multipliers", got, "synth\n    resource: cpu\n    batch: {scale: [1, 1.984]}",
+       "ntt_h\n    resource: gpu\n    batch: {scale: [1, 1.98911]}", "epilogue\n    resource: cpu\n    batch: {scale: [1, 2.034]}",
+       "prep\n    resource: cpu\n    after: [synth]\n  - name: epilogue")
+expect("table 46's multipliers, one line each", str(got.count("batch:")), "3")
+# table 46 (with the binary): its column "as calibrated" is table 40's "the calibration's
+# median steal" for the same session and row, and probe 15's multipliers move the row
+if len(sys.argv) > 1:
+    d39 = [os.path.join(ROOT, "docs", "data", "validation", "h200-39")]
+    out40, out46 = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out40):
+        W.table_host_steal(d39, sys.argv[1], rows=("k20-w2-b2",))
+    with contextlib.redirect_stdout(out46):
+        W.table_batch_what_if(d39, sys.argv[1], rows=("k20-w2-b2",))
+    row40 = re.search(r"(?m)^\| k20-w2-b2 \| [^|]+ \| ([^|]+) \|", out40.getvalue())
+    row46 = re.search(r"(?m)^\| k20-w2-b2 \| ([^|]+) \| ([^|]+) \| ([^|]+) \|", out46.getvalue())
+    expect("table 46 on h200-39", out46.getvalue(), "synth 0.992, prep 0.891, epilogue 1.017",
+           "synth 0.985, prep 0.930, epilogue 0.974")
+    checks += 2
+    if not row40 or not row46 or row40.group(1) != row46.group(1):
+        failed += 1
+        print("FAIL table 46's column as calibrated is not table 40's:\n%s\n%s" % (out40.getvalue(), out46.getvalue()))
+    if row46 and len({row46.group(1), row46.group(2), row46.group(3)}) != 3:
+        failed += 1
+        print("FAIL table 46: probe 15's multipliers did not move k20-w2-b2:\n%s" % out46.getvalue())
 # probe 13 as it ran on the H100 (its three committed archives) and on the twenty-ninth
 # session's H200: the readings the docs quote, and the GPU phases' host threads (b's ntt_h
 # 0.99 on the H200)
