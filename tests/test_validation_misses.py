@@ -455,6 +455,14 @@ if len(sys.argv) > 1:
     if row46 and len({row46.group(1), row46.group(2), row46.group(3)}) != 3:
         failed += 1
         print("FAIL table 46: probe 15's multipliers did not move k20-w2-b2:\n%s" % out46.getvalue())
+    # the docs' table 46: the thirtieth protocol's three sessions pooled, its batch-2 rows
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        W.table_batch_what_if([os.path.join(ROOT, "docs", "data", "validation", "h200-%d" % n) for n in (33, 38, 39)],
+                              sys.argv[1])
+    lines = [l for l in out.getvalue().splitlines() if l.startswith("| ") and "row |" not in l]
+    expect("table 46 pooled", str(len(lines)), "6")
+    expect("docs/validation-sessions.md, table 46", doc, *lines)
 # probe 13 as it ran on the H100 (its three committed archives) and on the twenty-ninth
 # session's H200: the readings the docs quote, and the GPU phases' host threads (b's ntt_h
 # 0.99 on the H200)
