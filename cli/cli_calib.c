@@ -462,6 +462,27 @@ int sim_cmd_calibrate(int argc, char **argv) {
   else
     ps_buf_printf(&t, "host speed: no settings run twice among the %d runs; not measured (repeat a calibration run "
                   "to measure it)\n", hr.nruns);
+  {
+    /* Batch multipliers from the calls of one run: that run's host speed is in them. */
+    ps_buf once = {0};
+    int kb = 0;
+    for (int p = 0; p < m->nphases; p++)
+      if (reps[p].batch_runs == 1 && m->phases[p].resource == RES_CPU) {
+        if (!kb) kb = reps[p].batch_runs_k;
+        ps_buf_printf(&once, once.len ? ", %s" : "%s", reps[p].phase);
+      }
+    if (kb) {
+      if (hr.identified)
+        ps_buf_printf(&t, "note: the batch multipliers of %s come from one run's calls of %d partitions: that run's "
+                      "host speed is in them (run-to-run sd %.4f above); repeat the run, alternated with the runs of "
+                      "one partition, to average it\n", once.p, kb, hr.sd);
+      else
+        ps_buf_printf(&t, "note: the batch multipliers of %s come from one run's calls of %d partitions: that run's "
+                      "host speed is in them, by as much as a run's moves (not measured here); repeat the run, "
+                      "alternated with the runs of one partition, to average it\n", once.p, kb);
+    }
+    ps_buf_free(&once);
+  }
   if (mr.holds)
     ps_buf_printf(&t, "mutex overhead (%zu holds with phases inside): acquire to the first phase %.1f us, the last "
                   "phase to the release %.1f us (medians)%s\n", mr.holds, 1e6 * mr.acquire_s, 1e6 * mr.release_s,

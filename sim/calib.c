@@ -101,6 +101,7 @@ typedef struct phstate {
   double an, sx, sy, sxx, sxy; /* Amdahl's least squares: x = 1 / threads, y = d / kmin */
   double *ksum;             /* per k, the kept spans' durations summed, and counted */
   long *kcnt;
+  int *kruns, *klast;       /* per k, the runs (files) that gave such calls; the last one + 1 */
   int kcap;
   kamdahl *kfit;            /* a scaling law: per k, Amdahl's sums of the calls of k (kfcap) */
   int kfcap;
@@ -298,18 +299,21 @@ static void acc_reset(calib_acc *a) {
 }
 
 /* Adds a kept span's duration d (the one-core time, for a phase with a scaling law) of k
- * partitions to the sums of the batch multipliers. */
-static void batch_add(phstate *s, int k, double d) {
+ * partitions, from file `file`, to the sums of the batch multipliers. */
+static void batch_add(phstate *s, int k, double d, int file) {
   if (k >= s->kcap) {
     int nc = s->kcap ? s->kcap : 4;
     while (nc <= k) nc *= 2;
     s->ksum = xrealloc(s->ksum, (size_t)nc * sizeof *s->ksum);
     s->kcnt = xrealloc(s->kcnt, (size_t)nc * sizeof *s->kcnt);
-    for (int i = s->kcap; i < nc; i++) s->ksum[i] = 0, s->kcnt[i] = 0;
+    s->kruns = xrealloc(s->kruns, (size_t)nc * sizeof *s->kruns);
+    s->klast = xrealloc(s->klast, (size_t)nc * sizeof *s->klast);
+    for (int i = s->kcap; i < nc; i++) s->ksum[i] = 0, s->kcnt[i] = 0, s->kruns[i] = 0, s->klast[i] = 0;
     s->kcap = nc;
   }
   s->ksum[k] += d;
   s->kcnt[k]++;
+  if (s->klast[k] != file + 1) s->kruns[k]++, s->klast[k] = file + 1; /* files are read one after another */
 }
 
 /* Adds a kept call of k partitions, d seconds at t threads, to Amdahl's sums for k. */
@@ -338,7 +342,7 @@ static int collect_cb(void *ctx, const span_rec *r) {
     int k = r->npartitions > 0 ? r->npartitions : 1;
     double d = (r->t1 - r->t0) * (ph->resource == RES_CPU ? c->quiet[c->file] : 1), sp = s->t1 * ph->serial, q = s->t1 - sp;
     if (r->threads > 0) d *= s->t1 / (sp + q / r->threads);
-    batch_add(s, k, d);
+    batch_add(s, k, d, c->file);
     if (k == s->kmin) calib_acc_add(&s->acc, d / s->kmin, worker_key(c, r));
     return 0;
   }
@@ -400,7 +404,7 @@ static int collect_cb(void *ctx, const span_rec *r) {
     }
     if (ph->law != SCALE_AMDAHL) calib_acc_add(&s->acc, d / s->kmin, worker_key(c, r));
   }
-  if (ph->law != SCALE_AMDAHL) batch_add(s, k, d);
+  if (ph->law != SCALE_AMDAHL) batch_add(s, k, d, c->file);
   if (ph->resource == RES_GPU) {
     s->dt += d;
     if (r->cpu_s > 0) s->ct += r->cpu_s, s->cdt += d, s->cn++;
@@ -539,6 +543,8 @@ static int phase_fit(model *tmpl, phstate *s, int p, calib_family want, long nke
       double m1 = s->ksum[1] / (double)s->kcnt[1];
       for (int k = 1; k <= K; k++) ph->scale[k - 1] = (s->ksum[k] / (double)s->kcnt[k]) / m1;
       ph->nscale = K;
+      for (int k = 2; k <= K; k++)
+        if (!rp->batch_runs || s->kruns[k] < rp->batch_runs) rp->batch_runs = s->kruns[k], rp->batch_runs_k = k;
       /* Calls of k partitions seen at two or more thread counts get a law of their own:
        * their one-core time against one partition's and their serial share. */
       int own = 0;
@@ -628,6 +634,8 @@ out:
     calib_acc_free(&c.ph[p].acc);
     free(c.ph[p].ksum);
     free(c.ph[p].kcnt);
+    free(c.ph[p].kruns);
+    free(c.ph[p].klast);
     free(c.ph[p].kfit);
   }
   free(c.ph);

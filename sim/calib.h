@@ -111,6 +111,8 @@ typedef struct calib_phase_report {
   int one_thr_k, one_thr_t; /* a phase with a scaling law whose calls of k = one_thr_k > 1
                                partitions all ran at one_thr_t threads (the first such k;
                                0: none): its multiplier is taken at every thread count */
+  int batch_runs, batch_runs_k; /* the fewest runs (files) that gave the calls of any k > 1 behind a
+                               multiplier, and that k (0: no multipliers) */
   int skipped;            /* spans left out as warm-up */
   double busy;            /* gpu phases with kernel records: the fitted busy share; else -1 */
   int nthreads;           /* distinct thread counts among the phase's spans (0: not recorded) */
