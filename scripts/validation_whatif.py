@@ -694,7 +694,8 @@ def table_batch_what_if(datas, binp, probe=PROBE15, rows=BATCH_ROWS):
     calibrated batch multipliers (one run, cal20-b2, at 15 threads) and with probe 15's per
     CPU phase instead (the median of four alternated rounds, one worker: at 15 threads, and
     at 7, the rows' threads). How much of the batch-2 rows' miss the calibration run's own
-    multiplier makes; nothing is fitted to the rows."""
+    multiplier makes; nothing is fitted to the rows. A session whose model has the batch's
+    own law (batch.serial, one-core multipliers) is left out."""
     import tempfile
     import validation as V
     from validation_probes import batch_probe
@@ -708,7 +709,8 @@ def table_batch_what_if(datas, binp, probe=PROBE15, rows=BATCH_ROWS):
         if med is None:
             continue
         models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
-        if "2^20" not in models:
+        # a model with the batch's own law (batch.serial) has one-core multipliers, not probe 15's kind
+        if "2^20" not in models or re.search(r"batch: \{scale: \[[^]]*\], serial:", open(models["2^20"]).read()):
             continue
         got = [passes_verdict(binp, d, models, matrix, sufs, extra_of=lambda n: steal_set(med))]
         for k in (1, 0):  # probe 15's d/c (15 threads), then b/a (7)
