@@ -503,6 +503,13 @@ SESSIONS = [
     # the thirty-sixth's measurements of the same rows give its noise floor
     ("h100-37", "docs/data/validation/h100-37/validation.json", None, "-37", False, "h100-36",
      ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
+    # the fortieth protocol's runs (interleaved-40.tsv: the thirtieth's and cal20-b2-t6-a, so that
+    # the calls of 2 partitions ran at two thread counts and calibrate fits their own law,
+    # batch.serial) on a one-GPU H100 machine (2026-12-07), when no H200 could be started: one
+    # call; another card, so it counts for no H200 verdict; the H100 sessions before it give its
+    # noise floor
+    ("h100-41", "docs/data/validation/h100-41/validation.json", None, "-41", False, "h100-37",
+     ["interleaved-9.tsv", "interleaved-9-p2.tsv"]),
 ]
 # the run lists of the newest protocol's passes (the thirteenth session's), --data's default
 PASSES = SESSIONS[-1][6]

@@ -153,9 +153,11 @@ docs/validation-sessions.md quote them):
     thread counts): each CPU phase's serial shares, and its multiplier at 7 and 15 threads;
 46. (with --bin) the batch-2 rows and their batch-1 twins, DATA and the --also sessions pooled as
     table 40 pools them, with each session's batch multipliers as calibrated and with probe
-    15's (docs/data/validation/h200-40) at 15 threads and at 7.
+    15's (docs/data/validation/h200-40) at 15 threads and at 7;
+47. (with --bin) the sessions that ran cal20-b2-t6-a (the fortieth protocol), pooled as table 40
+    pools them, with the batch's own law (batch.serial) and without that run.
 The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45) are in validation_probes.py, the what-ifs
-(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46) in validation_whatif.py; this file runs them all in order.
+(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46, 47) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -180,7 +182,7 @@ from validation_whatif import (pass_suffixes, table_contention_law, table_conten
                                table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference, table_repeat_explained,
-                               table_batch_what_if)
+                               table_batch_what_if, table_batch_law_what_if)
 
 
 def sessions(data):
@@ -1100,6 +1102,7 @@ def main():
     table_batch_law([data] + [os.path.abspath(d) for d in a.also])
     if os.path.exists(a.bin):
         table_batch_what_if([data] + [os.path.abspath(d) for d in a.also], a.bin)
+        table_batch_law_what_if([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

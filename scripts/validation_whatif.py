@@ -735,3 +735,37 @@ def table_batch_what_if(datas, binp, probe=PROBE15, rows=BATCH_ROWS):
                        ", ".join("%s %.3f" % (p, v[0]) for p, v in r["phases"].items())))
     verdict_columns(pooled_columns((("as calibrated", cols[0]), ("probe 15's at 15 threads", cols[1]),
                                     ("probe 15's at 7 threads", cols[2])), arrivals))
+
+
+def table_batch_law_what_if(datas, binp, rows=None, run="cal20-b2-t6-a"):
+    """Table 47: the sessions of DATAS whose calibration ran RUN (the fortieth protocol's
+    calls of 2 partitions at 6 threads), pooled as table 40 pools them (each row at its
+    calibration's median steal), with the model calibrate fits from every run (the batch's
+    own law, batch.serial) and from the same runs without RUN (one multiplier a phase, the
+    thirtieth protocol's model): how far the batch's own law moves the rows. ROWS, when
+    given, only those rows (a test's)."""
+    import tempfile
+    import validation as V
+    matrix, arrivals, sessions = pooled_sessions(datas, rows)
+    cols, names = ([], []), []
+    for d, calib, sufs in sessions:
+        med = calibration_median_steal(d, calib)[0]
+        if med is None or not os.path.exists(os.path.join(d, "runs", run + ".spans.jsonl.gz")):
+            continue
+        got = []
+        for cal in (calib, [r for r in calib if r["name"] != run]):
+            models = V.calibrate(binp, d, cal, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
+            got.append(passes_verdict(binp, d, models, matrix, sufs, extra_of=lambda n: steal_set(med)))
+        if not all(got):
+            continue
+        for c, g in zip(cols, got):
+            c.append(g)
+        names.append(os.path.basename(os.path.normpath(d)))
+    if not cols[0]:
+        return
+    print("## 47. The batch's own law: the sessions that ran %s, with and without it\n" % run)
+    print("%s pooled as table 40 pools them (each row at its calibration's median steal), with the model calibrate "
+          "fits from every calibration run (the calls of 2 partitions at 15 threads and, in `%s`, at 6: each CPU "
+          "phase's batch gets its own law, `batch.serial`) and from the same runs without `%s` (one multiplier a "
+          "phase, the thirtieth protocol's model). A reading, not a verdict.\n" % (", ".join(names), run, run))
+    verdict_columns(pooled_columns((("with the batch's own law", cols[0]), ("without %s" % run, cols[1])), arrivals))

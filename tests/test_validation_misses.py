@@ -9,7 +9,7 @@ session made by hand and on the six one-call sessions; table 34, probe 13's read
 spans made by hand; table 43, probe 14's reading, and table 44, probe 15's, on spans made by hand; table 45 and
 model_time on a model with the batch's own law written by hand; table 46's model text; with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30), identical runs explained by their own phase times
-(table 42), and table 46's column as calibrated against table 40's. The sessions' archives are copied to
+(table 42), and tables 46's and 47's first columns against table 40's. The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
 Usage: test_validation_misses.py [BIN]"""
 import contextlib
@@ -463,6 +463,32 @@ if len(sys.argv) > 1:
     lines = [l for l in out.getvalue().splitlines() if l.startswith("| ") and "row |" not in l]
     expect("table 46 pooled", str(len(lines)), "6")
     expect("docs/validation-sessions.md, table 46", doc, *lines)
+# table 47 (with the binary): on the fortieth protocol's H100 session, its column with the
+# batch's own law is table 40's "the calibration's median steal"; a session without
+# cal20-b2-t6-a gives no table; the docs' rows come back
+if len(sys.argv) > 1:
+    d41 = [os.path.join(ROOT, "docs", "data", "validation", "h100-41")]
+    out40, out47, none = io.StringIO(), io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out40):
+        W.table_host_steal(d41, sys.argv[1], rows=("k20-w2-b2",))
+    with contextlib.redirect_stdout(out47):
+        W.table_batch_law_what_if(d41, sys.argv[1])
+    with contextlib.redirect_stdout(none):
+        W.table_batch_law_what_if([os.path.join(ROOT, "docs", "data", "validation", "h200-39")], sys.argv[1],
+                                  rows=("k20-w2-b2",))
+    row40 = re.search(r"(?m)^\| k20-w2-b2 \| [^|]+ \| ([^|]+) \|", out40.getvalue())
+    row47 = re.search(r"(?m)^\| k20-w2-b2 \| ([^|]+) \| ([^|]+) \|", out47.getvalue())
+    checks += 2
+    if not row40 or not row47 or row40.group(1) != row47.group(1):
+        failed += 1
+        print("FAIL table 47's column with the batch's own law is not table 40's:\n%s\n%s" % (
+            out40.getvalue(), out47.getvalue()))
+    if none.getvalue():
+        failed += 1
+        print("FAIL table 47 on a session without cal20-b2-t6-a:\n%s" % none.getvalue())
+    lines = [l for l in out47.getvalue().splitlines() if l.startswith("| ") and "row |" not in l]
+    expect("table 47 on h100-41", str(len(lines)), "20")
+    expect("docs/validation-sessions.md, table 47", doc, *lines)
 # probe 13 as it ran on the H100 (its three committed archives) and on the twenty-ninth
 # session's H200: the readings the docs quote, and the GPU phases' host threads (b's ntt_h
 # 0.99 on the H200)
