@@ -174,7 +174,7 @@ int prover_cmd_bench(int argc, char **argv) {
     fprintf(stderr, "provesim prover-bench: %s\n", e.msg);
     /* A backend that cannot run here (no GPU) is a failed run; an unknown one, a missing
      * GPU or a tuning variable out of range is bad input. */
-    return e.code == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    return ps_exit_failed(e.code);
   }
   int cuda = !strcmp(backend_name(b), "cuda"), rc = PS_EXIT_OK;
   double fr_rate = 0, fp_rate = 0, sqr_rate = 0;
@@ -287,5 +287,5 @@ int prover_cmd_bench(int argc, char **argv) {
 fail:
   fprintf(stderr, "provesim prover-bench: %s\n", e.msg);
   backend_close(b);
-  return e.code == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL; /* bad input: exit 2 */
+  return ps_exit_failed(e.code); /* bad input: exit 2 */
 }

@@ -315,7 +315,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   }
   if (lr != PS_OK) {
     fprintf(stderr, "provesim calibrate: %s\n", e.msg);
-    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(lr);
     goto done;
   }
   char *nm = name ? xstrdup(name) : xasprintf("%s-calibrated", m->name);

@@ -188,7 +188,7 @@ int sim_cmd_estimate(int argc, char **argv) {
   int lr = scn_load(path, sets, nsets, &s, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim estimate: %s\n", e.msg);
-    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(lr);
     goto done;
   }
   est_result est;
@@ -196,7 +196,7 @@ int sim_cmd_estimate(int argc, char **argv) {
   if (sr != PS_OK) {
     fprintf(stderr, "provesim estimate: %s\n", e.msg);
     scn_free(s);
-    rc = sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(sr);
     goto done;
   }
   ps_buf b = {0};

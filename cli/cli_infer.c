@@ -517,7 +517,7 @@ int sim_cmd_infer(int argc, char **argv) {
   if (tty) cli_progress_end(&bar);
   if (ir != PS_OK) {
     fprintf(stderr, "provesim infer: %s\n", e.msg);
-    rc = ir == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(ir);
     goto done;
   }
   ps_buf src = {0};

@@ -172,7 +172,7 @@ int prover_cmd_measure(int argc, char **argv) {
   int lr = scn_load(path, sets, nsets, &s, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim measure: %s\n", e.msg);
-    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(lr);
     goto done;
   }
   if (!executor) executor = s->prover_constraints > 0 ? "groth16" : "synthetic";
@@ -216,7 +216,7 @@ int prover_cmd_measure(int argc, char **argv) {
   if (isatty(2)) cli_progress_end(&bar);
   sigaction(SIGINT, &old, NULL);
   if (r != PS_OK) fprintf(stderr, "provesim measure: %s\n", e.msg);
-  rc = r == PS_OK ? PS_EXIT_OK : r == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+  rc = ps_exit_code(r);
   if (spans && !res) {
     ps_out_abort(&sf); /* nothing ran */
   } else if (spans) {

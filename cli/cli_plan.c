@@ -385,7 +385,7 @@ int sim_cmd_plan(int argc, char **argv) {
   ready = farm_agree(ready, e.msg, &e);
   if (ready != PS_OK) {
     if (rank0 && e.msg[0]) fprintf(stderr, "provesim plan: %s\n", e.msg);
-    rc = ready == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(ready);
     goto done;
   }
   plan_limits lim = {.target_pph = tv[0], .has_max = mg[0], .max_p99_s = mv[0],
@@ -403,7 +403,7 @@ int sim_cmd_plan(int argc, char **argv) {
   }
   if (pr != PS_OK) {
     fprintf(stderr, "provesim plan: %s\n", e.msg);
-    rc = pr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(pr);
     goto done;
   }
   ps_buf b = {0};

@@ -220,7 +220,7 @@ int prover_cmd_prove(int argc, char **argv) {
     fprintf(stderr, "provesim prove: %s\n", e.msg);
     /* A backend that cannot run here (no GPU) is a failed run; an unknown one, a missing
      * GPU or a tuning variable out of range is bad input. */
-    return e.code == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    return ps_exit_failed(e.code);
   }
   g16_circuit_params p = {circuit, n, frac, seed};
   g16_keys *k = NULL;
@@ -344,7 +344,7 @@ int prover_cmd_prove(int argc, char **argv) {
   goto done;
 fail:
   fprintf(stderr, "provesim prove: %s\n", e.msg);
-  code = rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+  code = ps_exit_failed(rc);
 done:
   free(wall), free(busy);
   g16_ctx_close(c);

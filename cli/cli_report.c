@@ -411,7 +411,7 @@ int sim_cmd_report(int argc, char **argv) {
   for (int i = 0; i < nin && r == PS_OK; i++) r = render_input(&body, in[i], &name, &e);
   if (r != PS_OK) {
     fprintf(stderr, "provesim report: %s\n", e.msg);
-    rc = r == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(r);
   } else {
     char *t = title ? xstrdup(title) : xasprintf("provesim report: %s", name ? name : "results");
     ps_buf_printf(&page, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>");

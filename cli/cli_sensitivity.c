@@ -224,7 +224,7 @@ int sim_cmd_sensitivity(int argc, char **argv) {
   int sr = sens_run(path, sets, nsets, metric, delta, threads, &r, &e);
   if (sr != PS_OK) {
     fprintf(stderr, "provesim sensitivity: %s\n", e.msg);
-    rc = sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(sr);
     goto done;
   }
   ps_buf b = {0};

@@ -183,7 +183,7 @@ int sim_cmd_simulate(int argc, char **argv) {
   int lr = scn_load(path, sets, nsets, &s, &e);
   if (lr != PS_OK) {
     fprintf(stderr, "provesim simulate: %s\n", e.msg);
-    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(lr);
     goto done;
   }
   char gm[512]; /* a scenario whose GPU memory does not fit still runs: the engine does not model memory */
@@ -287,7 +287,7 @@ int sim_cmd_simulate(int argc, char **argv) {
   if (sr != PS_OK && trace_written) ps_out_remove(tracef);
   ps_buf_free(&sink.buf);
   trace_free(sink.tr);
-  rc = sr == PS_OK ? PS_EXIT_OK : sr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+  rc = ps_exit_code(sr);
   ps_buf_free(&b);
   report_summary_free(&sum);
   sim_result_free(res);
@@ -351,5 +351,5 @@ int sim_cmd_trace(int argc, char **argv) {
   if (rc != PS_OK) fprintf(stderr, "provesim trace: %s\n", e.msg);
   else trace_note("trace", t);
   trace_free(t);
-  return rc == PS_OK ? PS_EXIT_OK : rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+  return ps_exit_code(rc);
 }

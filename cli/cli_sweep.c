@@ -546,7 +546,7 @@ static int sweep_finish(sweep_run *R, int quiet) {
                       "with --resume %s\n", R->done - R->nfail, R->done - R->nfail == 1 ? "" : "s", R->ckpath,
               R->ckpath);
     }
-    return rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    return ps_exit_failed(rc);
   }
   if (R->nunstable && quiet)
     fprintf(stderr, "provesim sweep: warning: at %ld of %ld points the arrivals offer more than the capacity "
@@ -683,7 +683,7 @@ int sim_cmd_sweep(int argc, char **argv) {
   if (!rank0)
     rc = PS_EXIT_OK;
   else if (ready != PS_OK)
-    rc = ready == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(ready);
   else
     rc = sweep_finish(&R, quiet);
   (void)fr;

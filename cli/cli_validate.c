@@ -602,7 +602,7 @@ int sim_cmd_validate(int argc, char **argv) {
   }
   if (lr != PS_OK) {
     fprintf(stderr, "provesim validate: %s\n", e.msg);
-    rc = lr == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL;
+    rc = ps_exit_failed(lr);
     goto done;
   }
 

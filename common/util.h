@@ -26,6 +26,13 @@ extern "C" {
 #define PS_ERR -1   /* failure not caused by the input (I/O, device) */
 #define PS_EINPUT -2 /* bad input; the message says where and what was expected */
 
+/* The exit code of a failed call's return code: bad input (PS_EINPUT) exits
+ * PS_EXIT_USAGE, any other failure PS_EXIT_FAIL. */
+static inline int ps_exit_failed(int rc) { return rc == PS_EINPUT ? PS_EXIT_USAGE : PS_EXIT_FAIL; }
+
+/* The exit code of any return code: PS_OK exits PS_EXIT_OK, a failure as ps_exit_failed. */
+static inline int ps_exit_code(int rc) { return rc == PS_OK ? PS_EXIT_OK : ps_exit_failed(rc); }
+
 /* An error message filled by a failing function; the caller prints it. code is the
  * failure's kind (PS_ERR or PS_EINPUT), for callers that get only a NULL back. */
 typedef struct ps_err {
