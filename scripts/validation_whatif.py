@@ -415,6 +415,14 @@ def pooled_sessions(datas, rows=None):
 PROTOCOL_29 = ["--mutex-overhead", "fit", "--host-threads", "load"]
 
 
+def protocol_models(binp, d, calib):
+    """Session D's models calibrated from CALIB (its runs) as the thirtieth protocol's
+    sessions are: its own protocol's flags and the twenty-ninth protocol's (PROTOCOL_29)."""
+    import tempfile
+    import validation as V
+    return V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
+
+
 def table_mutex_overhead(datas, binp, rows=None):
     """Table 37: the sessions of DATAS pooled as their protocol pools them (each session's
     model predicts its own passes, a row's errors the mean over the sessions), with the
@@ -549,7 +557,6 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
     for the log's first run; both known before a row runs), and at each held-out run's own steal (its spans header; the
     protocol's second figure, now through the key), all with the protocol's exponent K.
     ROWS, when given, only those rows (a test's)."""
-    import tempfile
     import validation as V
     matrix, arrivals, sessions = pooled_sessions(datas, rows)
     cols, medians = ([], [], [], []), []
@@ -559,7 +566,7 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
         med, nsteal = calibration_median_steal(d, calib)
         if med is None:
             continue
-        models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
+        models = protocol_models(binp, d, calib)
         # the run just before each one in the session's log (its steal known before the run)
         order = re.findall(r"(?m)^(\S+)\s+util ", open(os.path.join(d, "log.txt")).read())
         before = {b: a for a, b in zip(order, order[1:])}
@@ -696,8 +703,6 @@ def table_batch_what_if(datas, binp, probe=PROBE15, rows=BATCH_ROWS):
     at 7, the rows' threads). How much of the batch-2 rows' miss the calibration run's own
     multiplier makes; nothing is fitted to the rows. A session whose model has the batch's
     own law (batch.serial, one-core multipliers) is left out."""
-    import tempfile
-    import validation as V
     from validation_probes import batch_probe
     r = batch_probe(probe) if os.path.isdir(os.path.join(probe, "probe-15")) else None
     if not r or "phases" not in r:
@@ -708,7 +713,7 @@ def table_batch_what_if(datas, binp, probe=PROBE15, rows=BATCH_ROWS):
         med = calibration_median_steal(d, calib)[0]
         if med is None:
             continue
-        models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
+        models = protocol_models(binp, d, calib)
         # a model with the batch's own law (batch.serial) has one-core multipliers, not probe 15's kind
         if "2^20" not in models or re.search(r"batch: \{scale: \[[^]]*\], serial:", open(models["2^20"]).read()):
             continue
@@ -744,8 +749,6 @@ def table_batch_law_what_if(datas, binp, rows=None, run="cal20-b2-t6-a"):
     own law, batch.serial) and from the same runs without RUN (one multiplier a phase, the
     thirtieth protocol's model): how far the batch's own law moves the rows. ROWS, when
     given, only those rows (a test's)."""
-    import tempfile
-    import validation as V
     matrix, arrivals, sessions = pooled_sessions(datas, rows)
     cols, names = ([], []), []
     for d, calib, sufs in sessions:
@@ -754,7 +757,7 @@ def table_batch_law_what_if(datas, binp, rows=None, run="cal20-b2-t6-a"):
             continue
         got = []
         for cal in (calib, [r for r in calib if r["name"] != run]):
-            models = V.calibrate(binp, d, cal, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
+            models = protocol_models(binp, d, cal)
             got.append(passes_verdict(binp, d, models, matrix, sufs, extra_of=lambda n: steal_set(med)))
         if not all(got):
             continue
