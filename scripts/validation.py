@@ -793,12 +793,79 @@ def pooled(sessions_rows, arrivals=()):
         q99 = None
         if r["name"] in arrivals:
             q = [x["latency_p99_s"] and x["latency_p99_s"].get("error_pct") for x in rs]
+            if all(v is not None for v in q):
+                row["p99_error_pct"] = q
             q99 = row["p99_error_pct_mean"] = sum(q) / len(q) if all(v is not None for v in q) else None
         # an arrivals row without its p99 in every session is not within
         row["within_target"] = (r["name"] not in arrivals or q99 is not None) and within_target(
             row["util_error_pp_mean"], row["tput_error_pct_mean"], q99)
         out.append(row)
     return out
+
+
+# Student's t at 0.975 by degrees of freedom, 1 to 10 (published tables); 2.2 beyond
+T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+
+
+def verdict_noise(rows, arrivals=(), draws=10000, seed=48, sessions=(3, 6, 12, 24, 48)):
+    """What the noise between sessions allows a pooled verdict (pooled()'s ROWS: each row's
+    errors in every session, their mean judged against the target). Per row: its errors'
+    mean and standard error over the n sessions (sd / sqrt(n), the sd with n - 1 degrees of
+    freedom); whether a row out of the target is out beyond that noise (for utilization,
+    throughput or, in ARRIVALS, p99: |mean| - the target's bound > t(0.975, n - 1) x its
+    standard error); which of its errors are off zero beyond it (|mean| > t x standard
+    error: an error of the model, within the target or not); and how often a model without error would be within, its verdict's
+    errors drawn as the sessions' spread gives them (the sum of n standard normals times the
+    sessions' deviations from the row's mean, over sqrt((n - 1) m) for a verdict of m
+    sessions: the sample covariance / m, utilization, throughput and p99 drawn jointly; rows
+    drawn independently, DRAWS times, SEED). Returns (per row dicts, {m: (mean rows within,
+    5th and 95th percentile of that count, share of draws with every row within)} for m in
+    SESSIONS and n, and the share of draws with no more rows within than ROWS have)."""
+    import random
+    keys = [("util_error_pp", TARGET["util_pp"]), ("tput_error_pct", TARGET["tput_pct"])]
+    per = []
+    for r in rows:
+        ks = keys + ([("p99_error_pct", TARGET["p99_pct"])] if r["name"] in arrivals else [])
+        if r["name"] in arrivals and "p99_error_pct" not in r:
+            continue
+        vals = [r[k] for k, _ in ks]
+        n = len(vals[0])
+        if n < 2:
+            return [], {}
+        t = T975[n - 2] if n - 2 < len(T975) else 2.2
+        means = [sum(v) / n for v in vals]
+        devs = [[x - m for x in v] for v, m in zip(vals, means)]
+        se = [math.sqrt(sum(d * d for d in dv) / (n - 1) / n) for dv in devs]
+        beyond = any(abs(m) - b > t * e for m, e, (_, b) in zip(means, se, ks))
+        per.append({"name": r["name"], "n": n, "means": means, "se": se, "bounds": [b for _, b in ks],
+                    "devs": devs, "within": r["within_target"], "beyond": (not r["within_target"]) and beyond,
+                    "off_zero": [abs(m) > t * e for m, e in zip(means, se)]})
+    if not per:
+        return [], {}
+    n = per[0]["n"]
+    rng = random.Random(seed)
+    ms = sorted(set(sessions) | {n})
+    counts, hits = {m: [] for m in ms}, [0] * len(per)
+    for _ in range(draws):
+        # a row is within a verdict of m sessions when its largest |error| / bound, drawn
+        # for one session's spread, is at most sqrt(m)
+        worst = []
+        for p in per:
+            z = [rng.gauss(0.0, 1.0) for _ in range(n)]
+            worst.append(max(abs(sum(zi * di for zi, di in zip(z, dv))) / math.sqrt(n - 1) / b
+                             for dv, b in zip(p["devs"], p["bounds"])))
+        for m in ms:
+            counts[m].append(sum(w <= math.sqrt(m) for w in worst))
+        for i, w in enumerate(worst):
+            hits[i] += w <= math.sqrt(n)
+    out = {}
+    for m in ms:
+        c = sorted(counts[m])
+        out[m] = (sum(c) / draws, c[int(0.05 * draws)], c[int(0.95 * draws)], sum(x == len(per) for x in c) / draws,
+                  sum(x <= sum(p["within"] for p in per) for x in c) / draws)
+    for p, h in zip(per, hits):
+        p["p_within"] = h / draws
+    return per, out
 
 
 def pooled_table(rows, labels):

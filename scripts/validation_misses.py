@@ -155,9 +155,13 @@ docs/validation-sessions.md quote them):
     table 40 pools them, with each session's batch multipliers as calibrated and with probe
     15's (docs/data/validation/h200-40) at 15 threads and at 7;
 47. (with --bin) the sessions that ran cal20-b2-t6-a (the fortieth protocol), pooled as table 40
-    pools them, with the batch's own law (batch.serial) and without that run.
+    pools them, with the batch's own law (batch.serial) and without that run;
+48. (with --bin, right after table 40) table 40's verdict column against the noise between its
+    sessions: each row's mean error and standard error, whether a row out of the target is
+    out beyond that noise, and how many rows a model without error would get within, with
+    verdicts of 3 to 48 sessions.
 The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45) are in validation_probes.py, the what-ifs
-(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46, 47) in validation_whatif.py; this file runs them all in order.
+(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46-48) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
 import argparse

@@ -594,6 +594,49 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
                                     ("the calibration's median steal", cols[1]),
                                     ("the run before's steal", cols[2]),
                                     ("each run's own steal", cols[3])), arrivals))
+    table_verdict_noise(V.pooled(cols[1], arrivals), arrivals, "table 40's column \"the calibration's median steal\"")
+
+
+def table_verdict_noise(rows, arrivals, what):
+    """Table 48: how much of a pooled verdict (V.pooled's ROWS, WHAT names them) the noise
+    between its sessions allows (V.verdict_noise): per row its mean error and standard error
+    over the sessions, whether a row out of the target is out beyond that noise, and how
+    often a model without error would be within; then the count within such a model would
+    get, with verdicts of more sessions."""
+    import validation as V
+    draws = 10000
+    per, by_m = V.verdict_noise(rows, arrivals, draws=draws)
+    if not per:
+        return
+    n = per[0]["n"]
+    print("## 48. The verdict against its sessions' noise\n")
+    print("%s, %d sessions. Each row's errors over the sessions: their mean and its standard error (the sessions' sd / "
+          "sqrt(%d)); \"out beyond the noise\": the row is out of the target by more than t(0.975, %d) = %.2f standard "
+          "errors; \"off zero beyond the noise\": the errors whose mean is more than as many standard errors from "
+          "zero (an error of the model, within the target or not). \"A model without error\": the share of %d "
+          "verdicts drawn with the row's spread between these "
+          "sessions and no error of its own that fall within the target (rows drawn independently; the spread of "
+          "%d sessions is a rough estimate of its own).\n" % (what, n, n, n - 1, V.T975[n - 2] if n - 2 < len(V.T975)
+                                                            else 2.2, draws, n))
+    print("| row | utilization error, mean ± se | throughput error, mean ± se | target | out beyond the noise | "
+          "off zero beyond the noise | a model without error: within |")
+    print("|---|---|---|---|---|---|---|")
+    for p in per:
+        q = "; p99 %+.1f%% ± %.1f" % (p["means"][2], p["se"][2]) if len(p["means"]) > 2 else ""
+        off = ", ".join(k for k, o in zip(("utilization", "throughput", "p99"), p["off_zero"]) if o) or "-"
+        print("| %s | %+.1f ± %.1f pp | %+.1f ± %.1f%%%s | %s | %s | %s | %.2f |" % (
+            p["name"], p["means"][0], p["se"][0], p["means"][1], p["se"][1], q, "yes" if p["within"] else "**no**",
+            "-" if p["within"] else ("**yes**" if p["beyond"] else "no"), off, p["p_within"]))
+    out = [p for p in per if not p["within"]]
+    print("\n%d of %d within; of the %d out, %d out beyond the noise (%s).\n" % (
+        len(per) - len(out), len(per), len(out), sum(p["beyond"] for p in out),
+        ", ".join(p["name"] for p in out if p["beyond"]) or "none"))
+    print("| sessions in the verdict | a model without error: rows within, mean | 5th-95th percentile | every row within |")
+    print("|---|---|---|---|")
+    for m, (mean, lo, hi, allw, _) in sorted(by_m.items()):
+        print("| %d%s | %.1f of %d | %d-%d | %.3f |" % (m, " (these)" if m == n else "", mean, len(per), lo, hi, allw))
+    print("\nA model without error has %d or fewer rows within in %.3f of the draws of %d sessions.\n" % (
+        len(per) - len(out), by_m[n][4], n))
 
 
 def repeat_pairs(data):

@@ -9,7 +9,8 @@ session made by hand and on the six one-call sessions; table 34, probe 13's read
 spans made by hand; table 43, probe 14's reading, and table 44, probe 15's, on spans made by hand; table 45 and
 model_time on a model with the batch's own law written by hand; table 46's model text; with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30), identical runs explained by their own phase times
-(table 42), and tables 46's and 47's first columns against table 40's. The sessions' archives are copied to
+(table 42), and tables 46's and 47's first columns against table 40's; table 48 on errors made
+by hand, against the normal's closed form. The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
 Usage: test_validation_misses.py [BIN]"""
 import contextlib
@@ -627,5 +628,33 @@ if len(sys.argv) > 1:
     expect("table 42 on h200-33", out.getvalue(), c8, w4, "Pooled over the 2 pairs:",
            "4.6% (h200-33 at 2^20), 4.9% (h200-33 at 2^22)")
     expect("docs/validation.md, table 42", open(os.path.join(ROOT, "docs", "validation.md")).read(), c8, w4)
+# table 48 by hand, against the normal's closed form: three sessions; row "a" on the mark
+# in every session (within whatever the draws); "b" with throughput errors +6, -6 and 0 (sd 6):
+# a verdict of m sessions has sd 6 / sqrt(m), within 3% with chance 2 Phi(3 sqrt(m) / 6) - 1,
+# 0.6135 for m = 3 and 0.9167 for 12; "c" -4.1, -4.2, -4.3% (sd 0.1, se 0.0577): out by 1.2,
+# beyond t(0.975, 2) x se = 0.248, yet always within without an error of the model, so 3
+# rows or fewer (the 3 within here) come when "b" is out: 0.3865; "q" an arrivals row with its p99 errors
+rows = [{"name": "a", "within_target": True, "util_error_pp": [0.5, 0.5, 0.5], "tput_error_pct": [1.0, 1.0, 1.0]},
+        {"name": "b", "within_target": True, "util_error_pp": [0.0, 0.0, 0.0], "tput_error_pct": [6.0, -6.0, 0.0]},
+        {"name": "c", "within_target": False, "util_error_pp": [-1.0, -1.0, -1.0], "tput_error_pct": [-4.1, -4.2, -4.3]},
+        {"name": "q", "within_target": True, "util_error_pp": [1.0, 1.0, 1.0], "tput_error_pct": [0.0, 0.0, 0.0],
+         "p99_error_pct": [4.0, 6.0, 8.0]}]
+per, by_m = V.verdict_noise(rows, ("q",), sessions=(3, 12))
+got = {p["name"]: p for p in per}
+checks += 1
+if (len(per) != 4 or got["a"]["p_within"] != 1.0 or abs(got["b"]["p_within"] - 0.6135) > 0.015
+        or got["c"]["p_within"] != 1.0 or not got["c"]["beyond"] or got["b"]["beyond"] or got["q"]["p_within"] != 1.0
+        or abs(got["c"]["se"][1] - 0.1 / 3 ** 0.5) > 1e-12 or abs(got["q"]["means"][2] - 6.0) > 1e-12
+        or abs(by_m[3][3] - 0.6135) > 0.015 or abs(by_m[12][3] - 0.9167) > 0.015 or abs(by_m[3][0] - 3.6135) > 0.015
+        or abs(by_m[3][4] - 0.3865) > 0.015):
+    failed += 1
+    print("FAIL verdict_noise by hand: %r %r" % (per, by_m))
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    W.table_verdict_noise(rows, ("q",), "rows by hand")
+expect("table 48 by hand", out.getvalue(), "| c | -1.0 ± 0.0 pp | -4.2 ± 0.1% | **no** | **yes** | utilization, throughput | 1.00 |",
+       "| q | +1.0 ± 0.0 pp | +0.0 ± 0.0%; p99 +6.0% ± 1.2 | yes | - | utilization, p99 | 1.00 |",
+       "| b | +0.0 ± 0.0 pp | +0.0 ± 3.5% | yes | - | - | 0.61 |",
+       "3 of 4 within; of the 1 out, 1 out beyond the noise (c).")
 print("%d of %d checks failed" % (failed, checks))
 sys.exit(1 if failed else 0)
