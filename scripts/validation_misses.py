@@ -159,8 +159,10 @@ docs/validation-sessions.md quote them):
 48. (with --bin, right after table 40) table 40's verdict column against the noise between its
     sessions: each row's mean error and standard error, whether a row out of the target is
     out beyond that noise, and how many rows a model without error would get within, with
-    verdicts of 3 to 48 sessions.
-The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45) are in validation_probes.py, the what-ifs
+    verdicts of 3 to 48 sessions;
+49. b_g2's two modes in DATA and the --also sessions: the calibration runs against the
+    held-out runs, and how much busier a partition that makes the model's GPU.
+The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45, 49) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46-48) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
@@ -181,7 +183,7 @@ from validation_probes import (table_alternated, table_cpu_time_probe, table_hos
                                table_host_threads_calib, table_host_threads_probe, table_probe,
                                table_probe2, table_probe3, table_time_neighbours,
                                table_epilogue_modes, table_lock_time, table_repeat_spread, table_drift_probe,
-                               table_batch_probe, table_batch_law)
+                               table_batch_probe, table_batch_law, table_gpu_phase_modes)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
                                table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
@@ -1092,6 +1094,7 @@ def main():
     table_cpu_time_probe(data)
     table_time_neighbours([data] + [os.path.abspath(d) for d in a.also])
     table_epilogue_modes([data] + [os.path.abspath(d) for d in a.also])
+    table_gpu_phase_modes([data] + [os.path.abspath(d) for d in a.also])
     table_lock_time([data] + [os.path.abspath(d) for d in a.also])
     if os.path.exists(a.bin):
         table_mutex_overhead([data] + [os.path.abspath(d) for d in a.also], a.bin)

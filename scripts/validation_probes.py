@@ -765,6 +765,74 @@ def table_batch_law(datas):
     print()
 
 
+def gpu_phase_modes(data, phase="b_g2"):
+    """A GPU phase's two modes in one session's 2^20 batch-1 runs whose GPU phases take
+    turns (the overlap runs and x20-w2, whose phases run side by side, left out): each
+    call's length (each worker's first two calls left out), split by Otsu's rule
+    (two_modes) over the session's calls. Per run: (name, calibration run or held-out, its
+    calls, share of slow calls, mean length, mean GPU time per partition: ntt_h + msm +
+    b_g2). Returns (cut, [run, ...]) or None."""
+    runs_ = []
+    for n, d in runs(data):
+        sc = d["scenario"]
+        if (sc["prover"]["constraints"] != 2 ** 20 or sc["system"]["batch"] != 1 or n.startswith("ovl")
+                or n.startswith("x20")):
+            continue
+        path = os.path.join(data, "runs", n + ".spans.jsonl.gz")
+        if not os.path.exists(path):
+            continue
+        sp = read_spans(path)[0]
+        v = [r["t1"] - r["t0"] for r in sp if r["phase"] == phase]
+        gpu = [spans_per_partition(sp, g) for g in GPU]
+        if v and None not in gpu:
+            runs_.append((n, n.startswith("cal"), v, sum(gpu)))
+    cut = two_modes([x for r in runs_ for x in r[2]])
+    if cut is None:
+        return None
+    return cut, [(n, cal, len(v), sum(x >= cut for x in v) / len(v), sum(v) / len(v), g) for n, cal, v, g in runs_]
+
+
+def table_gpu_phase_modes(datas, phase="b_g2"):
+    """Table 49: a GPU phase's two modes in the calibration runs and in the held-out runs
+    of each session of DATAS (gpu_phase_modes), and what the difference does to the GPU
+    time a partition that the model draws."""
+    rows = [(os.path.basename(os.path.normpath(d)), gpu_phase_modes(d, phase)) for d in datas]
+    rows = [(n, r) for n, r in rows if r]
+    if not rows:
+        return
+    print("## 49. %s's two modes: the calibration runs against the held-out runs\n" % phase)
+    print("Every %s call of the session's 2^20 batch-1 runs whose GPU phases take turns (overlap runs and "
+          "x20-w2 left out; each worker's first two calls left out), split where the variance between the two "
+          "classes is largest (Otsu's rule). Per group: its runs, those mostly (over half their calls) in the slow "
+          "mode, and over its runs (each weighing one) the share of slow calls and the mean length in ms; then the calibration's mean over the held-out "
+          "runs', and that difference as a share of the held-out runs' GPU time a partition (ntt_h + msm + b_g2): "
+          "how much busier a partition the model's GPU is, where its %s comes from the calibration runs.\n"
+          % (phase, phase))
+    print("| session | split (ms) | calibration runs | slow | slow calls | mean (ms) | held-out runs | slow | slow calls "
+          "| mean (ms) | calibration / held-out | of the GPU time a partition |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    pooled = {True: [], False: []}
+    for n, (cut, rr) in rows:
+        cells = []
+        for cal in (True, False):
+            g = [r for r in rr if r[1] == cal]
+            pooled[cal] += g
+            cells.append((len(g), sum(r[3] > 0.5 for r in g), sum(r[3] for r in g) / len(g),
+                          sum(r[4] for r in g) / len(g), sum(r[5] for r in g) / len(g)))
+        (nc, sc, shc, mc, _), (nh, sh, shh, mh, gh) = cells
+        print("| %s | %.2f | %d | %d | %.2f | %.2f | %d | %d | %.2f | %.2f | %.3f | %+.1f%% |" % (
+            n, 1e3 * cut, nc, sc, shc, 1e3 * mc, nh, sh, shh, 1e3 * mh, mc / mh, 100 * (mc - mh) / gh))
+    if len(rows) > 1:
+        c, h = pooled[True], pooled[False]
+        mean = lambda g: sum(r[4] for r in g) / len(g)  # noqa: E731
+        print("\nPooled: %d of %d calibration runs mostly slow, %d of %d held-out runs; %s a call %.2f ms in the "
+              "calibration runs, %.2f in the held-out ones (%.3f).\n" % (
+                  sum(r[3] > 0.5 for r in c), len(c), sum(r[3] > 0.5 for r in h), len(h), phase, 1e3 * mean(c),
+                  1e3 * mean(h), mean(c) / mean(h)))
+    else:
+        print()
+
+
 NEIGHBOUR_S = 60  # table 33: a calibration run this close in time (s) is a neighbour
 NEIGHBOURS = re.compile(r"cal20-t(2|6|15)(-r)?$")  # the 16-core single-worker runs at 2^20
 

@@ -10,7 +10,7 @@ spans made by hand; table 43, probe 14's reading, and table 44, probe 15's, on s
 model_time on a model with the batch's own law written by hand; table 46's model text; with BIN, the GPU phases' host threads, one against
 probe 11's 1.24 and two (table 30), identical runs explained by their own phase times
 (table 42), and tables 46's and 47's first columns against table 40's; table 48 on errors made
-by hand, against the normal's closed form. The sessions' archives are copied to
+by hand, against the normal's closed form; table 49 on the thirtieth protocol's sessions. The sessions' archives are copied to
 a scratch folder (validation.py --check unpacks the committed folders at the same time).
 Usage: test_validation_misses.py [BIN]"""
 import contextlib
@@ -628,6 +628,14 @@ if len(sys.argv) > 1:
     expect("table 42 on h200-33", out.getvalue(), c8, w4, "Pooled over the 2 pairs:",
            "4.6% (h200-33 at 2^20), 4.9% (h200-33 at 2^22)")
     expect("docs/validation.md, table 42", open(os.path.join(ROOT, "docs", "validation.md")).read(), c8, w4)
+# table 49 on the thirtieth protocol's sessions (their committed spans): b_g2's modes in the
+# calibration runs and in the held-out runs, as the docs quote them
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    P.table_gpu_phase_modes([os.path.join(ROOT, "docs", "data", "validation", "h200-%d" % n) for n in (33, 38, 39)])
+lines = [l for l in out.getvalue().splitlines() if l.startswith("| h200-") or l.startswith("Pooled:")]
+expect("table 49", str(len(lines)), "4")
+expect("docs/validation-sessions.md, table 49", doc, *lines)
 # table 48 by hand, against the normal's closed form: three sessions; row "a" on the mark
 # in every session (within whatever the draws); "b" with throughput errors +6, -6 and 0 (sd 6):
 # a verdict of m sessions has sd 6 / sqrt(m), within 3% with chance 2 Phi(3 sqrt(m) / 6) - 1,
