@@ -462,6 +462,14 @@ int sim_cmd_calibrate(int argc, char **argv) {
   else
     ps_buf_printf(&t, "host speed: no settings run twice among the %d runs; not measured (repeat a calibration run "
                   "to measure it)\n", hr.nruns);
+  for (int k = 0; k < hr.nmodes; k++) {
+    const calib_gpu_mode *g = &hr.modes[k];
+    ps_buf_printf(&t, "note: the GPU phase %s ran in two modes by run: %d of the %d runs of one worker and calls of one "
+                  "partition at %.2f ms a partition, the other %d at %.2f ms (%.3f times; split at %.2f ms); the "
+                  "model's %s draws from every run, so its mean carries this share of the slow mode, and runs that "
+                  "take it more or less often will be slower or faster than predicted\n", g->phase, g->nslow, g->nruns,
+                  1e3 * g->slow, g->nruns - g->nslow, 1e3 * g->fast, g->slow / g->fast, 1e3 * g->cut, g->phase);
+  }
   {
     /* Batch multipliers from the calls of one run: that run's host speed is in them. */
     ps_buf once = {0};

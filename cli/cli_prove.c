@@ -113,14 +113,9 @@ static void on_stage(const char *line, void *ctx) {
   fprintf(stderr, "%s\n", line);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* Median and max of v[0..n) (n >= 1; sorts v). */
 static void median_max(double *v, int n, double *med, double *max) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  qsort(v, (size_t)n, sizeof *v, ps_cmp_double);
   *med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
   *max = v[n - 1];
 }

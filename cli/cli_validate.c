@@ -303,11 +303,6 @@ static double rep_value(const sim_metrics *r, vmetric k, int gpu) {
   return NAN;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* The q-quantile of the sorted x[0..n), n >= 1, linear between order statistics (the
  * definition numpy and R use by default). */
 static double quantile(const double *x, int n, double q) {
@@ -332,7 +327,7 @@ static int predict(const sim_result *res, vrow *r, int n, double *x) {
     if (isfinite(v)) x[k++] = v, sum += v;
   }
   if (!k) return -1;
-  qsort(x, (size_t)k, sizeof *x, cmp_double);
+  qsort(x, (size_t)k, sizeof *x, ps_cmp_double);
   double mean = sum / k, shrink = 1 / sqrt((double)n);
   r->pred = mean;
   r->lo = fmin(mean, mean - (mean - quantile(x, k, 0.025)) * shrink);

@@ -350,6 +350,11 @@ int ps_parse_int(const char *v, long lo, long hi, int *out) {
   return 0;
 }
 
+int ps_cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
 int ps_parse_num(const char *v, double *out) {
   char *end;
   errno = 0;

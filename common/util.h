@@ -44,6 +44,9 @@ typedef struct ps_err {
  * ps_fail(...)`. */
 int ps_fail(ps_err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* qsort's comparison of doubles, ascending. */
+int ps_cmp_double(const void *a, const void *b);
+
 /* An integer in [lo, hi] / a finite number, the whole of v; 0, or -1 (out unchanged). */
 int ps_parse_int(const char *v, long lo, long hi, int *out);
 int ps_parse_ll(const char *v, long long lo, long long hi, long long *out);

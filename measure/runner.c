@@ -818,7 +818,7 @@ int runner_run(const scenario *s, const runner_opts *o, runner_result **out, ps_
   for (int g = 0; g < s->gpus; g++) {
     if (nvml_n[g]) res->gpu_util_nvml[g] = nvml_sum[g] / nvml_n[g];
     dvec *v = &nvml_all[g];
-    if (v->n) qsort(v->v, v->n, sizeof *v->v, runner__cmp_double);
+    if (v->n) qsort(v->v, v->n, sizeof *v->v, ps_cmp_double);
     static const double qs[5] = {0, 0.05, 0.5, 0.95, 1};
     for (int i = 0; i < 5; i++) res->nvml_spread[g][i] = runner__quant(v->v, v->n, qs[i]);
     free(v->v);

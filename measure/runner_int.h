@@ -156,7 +156,6 @@ typedef struct dvec {
 } dvec;
 
 void runner__dvec_push(dvec *d, double x);
-int runner__cmp_double(const void *x, const void *y); /* for qsort */
 /* Exact order statistic (nearest rank, linear interpolation) of x[0..n-1], sorted; NaN
  * when n is 0. */
 double runner__quant(const double *x, size_t n, double q);

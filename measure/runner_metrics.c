@@ -31,11 +31,6 @@ void runner__dvec_push(dvec *d, double x) {
   d->v[d->n++] = x;
 }
 
-int runner__cmp_double(const void *x, const void *y) {
-  double a = *(const double *)x, b = *(const double *)y;
-  return a < b ? -1 : a > b;
-}
-
 double runner__quant(const double *x, size_t n, double q) {
   if (!n) return NAN;
   double h = q * (double)(n - 1);
@@ -52,7 +47,7 @@ double runner__mean_of(const dvec *d) {
 }
 
 double runner__q_of(dvec *d, double q) {
-  if (d->n) qsort(d->v, d->n, sizeof *d->v, runner__cmp_double); /* qsort(NULL, 0, ...) is undefined */
+  if (d->n) qsort(d->v, d->n, sizeof *d->v, ps_cmp_double); /* qsort(NULL, 0, ...) is undefined */
   return runner__quant(d->v, d->n, q);
 }
 

@@ -616,11 +616,6 @@ void backend_host_free(ps_backend *b, void *q) {
 
 /* ---- measurements ---- */
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 #define CPU_FB_ITERS 200000
 
 typedef struct fb_ctx {
@@ -689,7 +684,7 @@ int backend_bench_ntt(ps_backend *b, unsigned log_n, int flags, int reps, double
     ntt_cpu(a, log_n, 1, flags, 0);
     ms[r] = (ps_now() - t0) * 1e3;
   }
-  qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+  qsort(ms, (size_t)reps, sizeof *ms, ps_cmp_double);
   *median_ms = ms[reps / 2];
   free(ms);
   free(a);
@@ -716,7 +711,7 @@ int backend_bench_msm(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, 
     }
     ms[r] = (ps_now() - t0) * 1e3;
   }
-  qsort(ms, (size_t)reps, sizeof *ms, cmp_double);
+  qsort(ms, (size_t)reps, sizeof *ms, ps_cmp_double);
   *median_ms = ms[reps / 2];
   free(ms);
   return rc;

@@ -222,6 +222,16 @@ int calib_overlap(model *m, const char *const *files, int nfiles, const calib_re
  * largest call, the workers): sd^2 = the pooled variance of log(cpu time per partition)
  * within such groups, less the part the runs' own spans explain (sim/calib_host.c says
  * how). identified = 0 when no settings were run twice; nothing else is then set. */
+#define CALIB_MODES_MAX 8
+#define CALIB_MODES_RUNS 4
+#define CALIB_MODES_RATIO 1.03
+#define CALIB_MODES_SEP 4.0
+typedef struct calib_gpu_mode {
+  char phase[64];
+  int nruns, nslow;   /* the runs read, and of them in the slow mode */
+  double fast, slow;  /* each mode's mean of the runs' means (s a partition) */
+  double cut;         /* the split: runs at or above it are slow */
+} calib_gpu_mode;
 typedef struct calib_host_report {
   int nruns;       /* runs with cpu phase spans at one thread count each */
   int ngroups;     /* settings run more than once */
@@ -237,6 +247,16 @@ typedef struct calib_host_report {
    * and its file's index (-1 when no run recorded it). */
   int steal_runs, steal_over, steal_max_file;
   double steal_max;
+  /* GPU phases that ran in two modes by run (docs/design.md, "Calibration"): over the runs
+   * of one worker and calls of one partition (at least CALIB_MODES_RUNS), each run's mean
+   * length a partition, split by Otsu's rule (the split with the most variance between
+   * the classes); two modes when each class has two runs or more (one run alone may be an
+   * outlier), the slow class's mean is at least CALIB_MODES_RATIO times
+   * the fast one's and CALIB_MODES_SEP times the runs' spread within the classes (the
+   * pooled sd, n - 2 degrees of freedom) above it. A note, not in the model: the fitted
+   * phase draws from every run's spans. */
+  int nmodes;
+  calib_gpu_mode modes[CALIB_MODES_MAX];
 } calib_host_report;
 int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e);
 /* The GPU phases' host load (sim/calib_host.c): the cores a GPU phase keeps busy, which

@@ -50,7 +50,8 @@ typedef struct host_run {
   calib__ranks rk;
   int pass2;
   host_ph ph[HOST_NPH];
-  int nph, maxk, too_many, cores; /* cores: the header's cpu_cores, 0 when not given */
+  host_ph gph[HOST_NPH]; /* the gpu phases (calib_host's modes), threads unused */
+  int nph, ngph, maxk, too_many, cores; /* cores: the header's cpu_cores, 0 when not given */
   double steal;                   /* the header's host_steal, -1 when not given */
   double steal_k;                 /* calib_read.steal_exponent */
   strtab workers;
@@ -73,13 +74,26 @@ static int host_cb(void *ctx, const span_rec *r) {
     calib__ranks_add(&h->rk, r->rep, r->gpu, r->worker, r->call);
     return 0;
   }
-  if (!r->resource || strcmp(r->resource, "cpu") || !r->phase) return 0;
+  if (!r->resource || !r->phase) return 0;
+  int cpu = !strcmp(r->resource, "cpu");
+  if (!cpu && strcmp(r->resource, "gpu")) return 0;
   if (!calib__ranks_kept(&h->rk, r->rep, r->gpu, r->worker, r->call)) return 0;
   char w[48];
   snprintf(w, sizeof w, "%d %d", r->gpu, r->worker);
   strtab_id(&h->workers, w, 1u << 20);
   int k = r->npartitions > 0 ? r->npartitions : 1;
   if (k > h->maxk) h->maxk = k;
+  if (!cpu) { /* a gpu phase: its mean length a partition, for the modes */
+    int g = 0;
+    while (g < h->ngph && strcmp(h->gph[g].name, r->phase)) g++;
+    if (g == HOST_NPH) return 0;
+    if (g == h->ngph) snprintf(h->gph[h->ngph++].name, sizeof h->gph[g].name, "%s", r->phase);
+    host_ph *q = &h->gph[g];
+    double x = (r->t1 - r->t0) / k;
+    q->n++;
+    q->mean += (x - q->mean) / (double)q->n;
+    return 0;
+  }
   int p = 0;
   while (p < h->nph && strcmp(h->ph[p].name, r->phase)) p++;
   if (p == h->nph) {
@@ -159,6 +173,50 @@ int calib_header_steal(const char *path, double *steal, ps_err *e) {
   return rc == 1 ? PS_OK : rc;
 }
 
+/* A gpu phase's two modes by run (calib.h, calib_gpu_modes): over the runs of one worker
+ * and calls of one partition, each run's mean length a partition, split by Otsu's rule. */
+static void gpu_modes(const host_run *runs, int nfiles, calib_host_report *out) {
+  double *x = xcalloc((size_t)nfiles, sizeof *x);
+  for (int g0 = 0; g0 < nfiles; g0++)
+    for (int g = 0; g < runs[g0].ngph && out->nmodes < CALIB_MODES_MAX; g++) {
+      const char *name = runs[g0].gph[g].name;
+      int seen = 0, n = 0;
+      for (int i = 0; i < g0 && !seen; i++)
+        for (int h = 0; h < runs[i].ngph; h++) seen |= !strcmp(runs[i].gph[h].name, name);
+      if (seen) continue; /* told at its first run */
+      for (int i = g0; i < nfiles; i++) {
+        if (runs[i].nworkers != 1 || runs[i].maxk != 1) continue;
+        for (int h = 0; h < runs[i].ngph; h++)
+          if (!strcmp(runs[i].gph[h].name, name) && runs[i].gph[h].n > 0) x[n++] = runs[i].gph[h].mean;
+      }
+      if (n < CALIB_MODES_RUNS) continue;
+      qsort(x, (size_t)n, sizeof *x, ps_cmp_double);
+      /* Otsu: the split with the most variance between the classes */
+      double tot = 0, pre = 0, best = -1;
+      int at = 0;
+      for (int i = 0; i < n; i++) tot += x[i];
+      for (int k = 1; k < n; k++) {
+        pre += x[k - 1];
+        double m0 = pre / k, m1 = (tot - pre) / (n - k), b = (double)k * (n - k) * (m0 - m1) * (m0 - m1);
+        if (b > best) best = b, at = k;
+      }
+      double m0 = 0, m1 = 0, ss = 0;
+      for (int i = 0; i < at; i++) m0 += x[i] / at;
+      for (int i = at; i < n; i++) m1 += x[i] / (n - at);
+      for (int i = 0; i < n; i++) ss += (x[i] - (i < at ? m0 : m1)) * (x[i] - (i < at ? m0 : m1));
+      double sw = n > 2 ? sqrt(ss / (n - 2)) : 0;
+      if (at < 2 || n - at < 2 || m1 < CALIB_MODES_RATIO * m0 || m1 - m0 < CALIB_MODES_SEP * sw) continue;
+      calib_gpu_mode *o = &out->modes[out->nmodes++];
+      snprintf(o->phase, sizeof o->phase, "%s", name);
+      o->nruns = n;
+      o->nslow = n - at;
+      o->fast = m0;
+      o->slow = m1;
+      o->cut = (x[at - 1] + x[at]) / 2;
+    }
+  free(x);
+}
+
 int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e) {
   memset(out, 0, sizeof *out);
   if (nfiles <= 0) return PS_OK;
@@ -216,6 +274,7 @@ int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib
     out->identified = 1;
   }
   free(done);
+  gpu_modes(runs, nfiles, out);
   free(runs);
   return PS_OK;
 }

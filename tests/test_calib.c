@@ -1613,6 +1613,73 @@ START_TEST(host_speed_from_repeated_runs) {
 }
 END_TEST
 
+/* A GPU phase whose runs fall in two modes (each process fast or slow, as b_g2 on the
+ * H200): 3 of 8 one-worker runs with g at 56 ms, 5 at 50 ms. calibrate notes the modes,
+ * their runs and means; with every run at 50 ms, with one slow run alone (an outlier as
+ * much as a mode), or from runs of two workers, it says nothing of modes. */
+START_TEST(gpu_modes_noted) {
+  const char *ph = "phases:\n  - name: c\n    resource: cpu\n    threads: 2\n    time: {dist: normal, mean: 0.02, sd: 0.001}\n"
+                   "  - name: g\n    resource: gpu\n    time: {dist: normal, mean: %s, sd: 0.002}\n    after: [c]\n"
+                   "scopes:\n  call: {from: c, to: g}\n";
+  char *fast = xasprintf(ph, "0.050"), *slow = xasprintf(ph, "0.056");
+  char *mf = xasprintf("model: gm\n%s", fast), *ms = xasprintf("model: gm\n%s", slow);
+  write_file("gm-fast.yaml", mf);
+  write_file("gm-slow.yaml", ms);
+  write_file("gm-tmpl.yaml", "model: gm\nphases:\n  - name: c\n    resource: cpu\n    threads: 2\n    time: 1\n"
+                             "  - name: g\n    resource: gpu\n    time: 1\n    after: [c]\nscopes:\n  call: {from: c, to: g}\n");
+  write_file("gm-f.yaml", "scenario: gm\nmodel: gm-fast.yaml\nsystem: {cpu_cores: 4}\nworkload: {partitions: 60}\n");
+  write_file("gm-s.yaml", "scenario: gm\nmodel: gm-slow.yaml\nsystem: {cpu_cores: 4}\nworkload: {partitions: 60}\n");
+  ps_buf two = {0}, one = {0};
+  for (int k = 1; k <= 8; k++) {
+    char *c = xasprintf("simulate gm-%s.yaml --set run.seed=%d --spans gm%d.jsonl -o gm%d.txt", k <= 3 ? "s" : "f", k, k, k);
+    ck_assert_int_eq(run(c, NULL, NULL), 0);
+    free(c);
+    c = xasprintf("simulate gm-f.yaml --set run.seed=%d --spans gf%d.jsonl -o gf%d.txt", k, k, k);
+    ck_assert_int_eq(run(c, NULL, NULL), 0);
+    free(c);
+    ps_buf_printf(&two, " gm%d.jsonl", k);
+    ps_buf_printf(&one, " gf%d.jsonl", k);
+  }
+  char *cmd = xasprintf("calibrate%s --model gm-tmpl.yaml --skip-calls 2 -o gmcal.yaml", two.p), *out;
+  ck_assert_int_eq(run(cmd, &out, NULL), 0);
+  const char *l = strstr(out, "note: the GPU phase g ran in two modes by run: ");
+  int nslow = 0, nruns = 0, nfast = 0;
+  double ms_slow = 0, ms_fast = 0, ratio = 0, cut = 0;
+  ck_assert_msg(l && sscanf(l, "note: the GPU phase g ran in two modes by run: %d of the %d runs of one worker and calls "
+                               "of one partition at %lf ms a partition, the other %d at %lf ms (%lf times; split at %lf",
+                            &nslow, &nruns, &ms_slow, &nfast, &ms_fast, &ratio, &cut) == 7, "%s", out);
+  ck_assert_int_eq(nslow, 3);
+  ck_assert_int_eq(nruns, 8);
+  ck_assert_int_eq(nfast, 5);
+  ck_assert_msg(fabs(ms_slow - 56) < 0.5 && fabs(ms_fast - 50) < 0.5 && fabs(ratio - ms_slow / ms_fast) < 1e-3 &&
+                    ms_fast < cut && cut < ms_slow, "%s", l);
+  ck_assert_ptr_null(strstr(out, "note: the GPU phase c"));
+  free(out);
+  free(cmd);
+  cmd = xasprintf("calibrate%s --model gm-tmpl.yaml --skip-calls 2 -o gmcal1.yaml", one.p);
+  ck_assert_int_eq(run(cmd, &out, NULL), 0);
+  ck_assert_msg(!strstr(out, "two modes"), "%s", out);
+  free(out);
+  free(cmd);
+  /* one slow run among seven fast ones */
+  ck_assert_int_eq(run("calibrate gf2.jsonl gf3.jsonl gf4.jsonl gf5.jsonl gf6.jsonl gf7.jsonl gf8.jsonl gm1.jsonl "
+                       "--model gm-tmpl.yaml --skip-calls 2 -o gmcal3.yaml", &out, NULL), 0);
+  ck_assert_msg(!strstr(out, "two modes"), "%s", out);
+  free(out);
+  /* two workers: their g spans take turns or not, so their runs are not read for modes */
+  ck_assert_int_eq(run("simulate gm-s.yaml --set system.workers_per_gpu=2 --set run.seed=9 --spans gw.jsonl -o gw.txt",
+                       NULL, NULL), 0);
+  cmd = xasprintf("calibrate%s gw.jsonl --model gm-tmpl.yaml --skip-calls 2 -o gmcal2.yaml", one.p);
+  ck_assert_int_eq(run(cmd, &out, NULL), 0);
+  ck_assert_msg(!strstr(out, "two modes"), "%s", out);
+  free(out);
+  free(cmd);
+  ps_buf_free(&two);
+  ps_buf_free(&one);
+  free(fast), free(slow), free(mf), free(ms);
+}
+END_TEST
+
 /* A run's host_steal (measure's spans header): calibrate names the largest in its table
  * and the model's provenance, and warns when a run lost more than 2% of its cores' busy
  * time to other guests; runs without it get neither. */
@@ -1759,6 +1826,7 @@ int main(void) {
   tcase_add_test(tc, memory_bounded_by_budget);
   tcase_add_test(tc, host_speed_closed_form);
   tcase_add_test(tc, host_speed_from_repeated_runs);
+  tcase_add_test(tc, gpu_modes_noted);
   tcase_add_test(tc, host_speed_bad_values);
   tcase_add_test(tc, host_steal_warned);
   suite_add_tcase(su, tc);
