@@ -807,6 +807,11 @@ def pooled(sessions_rows, arrivals=()):
 T975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
 
 
+def t975(df):
+    """Student's t at 0.975 for DF (>= 1) degrees of freedom: T975's, 2.2 beyond it."""
+    return T975[df - 1] if df <= len(T975) else 2.2
+
+
 def verdict_noise(rows, arrivals=(), draws=10000, seed=48, sessions=(3, 6, 12, 24, 48)):
     """What the noise between sessions allows a pooled verdict (pooled()'s ROWS: each row's
     errors in every session, their mean judged against the target). Per row: its errors'
@@ -832,7 +837,7 @@ def verdict_noise(rows, arrivals=(), draws=10000, seed=48, sessions=(3, 6, 12, 2
         n = len(vals[0])
         if n < 2:
             return [], {}
-        t = T975[n - 2] if n - 2 < len(T975) else 2.2
+        t = t975(n - 1)
         means = [sum(v) / n for v in vals]
         devs = [[x - m for x in v] for v, m in zip(vals, means)]
         se = [math.sqrt(sum(d * d for d in dv) / (n - 1) / n) for dv in devs]

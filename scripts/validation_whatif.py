@@ -616,8 +616,7 @@ def table_verdict_noise(rows, arrivals, what):
           "zero (an error of the model, within the target or not). \"A model without error\": the share of %d "
           "verdicts drawn with the row's spread between these "
           "sessions and no error of its own that fall within the target (rows drawn independently; the spread of "
-          "%d sessions is a rough estimate of its own).\n" % (what, n, n, n - 1, V.T975[n - 2] if n - 2 < len(V.T975)
-                                                            else 2.2, draws, n))
+          "%d sessions is a rough estimate of its own).\n" % (what, n, n, n - 1, V.t975(n - 1), draws, n))
     print("| row | utilization error, mean ± se | throughput error, mean ± se | target | out beyond the noise | "
           "off zero beyond the noise | a model without error: within |")
     print("|---|---|---|---|---|---|---|")

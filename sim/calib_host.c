@@ -173,48 +173,55 @@ int calib_header_steal(const char *path, double *steal, ps_err *e) {
   return rc == 1 ? PS_OK : rc;
 }
 
+/* Otsu's split of the sorted x[0..n), n >= 2: the k in [1, n) whose classes x[0..k) and
+ * x[k..n) have the most variance between them. */
+static int otsu_split(const double *x, int n) {
+  double tot = 0, pre = 0, best = -1;
+  int at = 1;
+  for (int i = 0; i < n; i++) tot += x[i];
+  for (int k = 1; k < n; k++) {
+    pre += x[k - 1];
+    double m0 = pre / k, m1 = (tot - pre) / (n - k), b = (double)k * (n - k) * (m0 - m1) * (m0 - m1);
+    if (b > best) best = b, at = k;
+  }
+  return at;
+}
+
 /* A gpu phase's two modes by run (calib.h, calib_gpu_modes): over the runs of one worker
- * and calls of one partition, each run's mean length a partition, split by Otsu's rule. */
+ * and calls of one partition, each run's mean length a partition, split by Otsu's rule;
+ * the phases in order of first sight. */
 static void gpu_modes(const host_run *runs, int nfiles, calib_host_report *out) {
+  strtab names = {0};
+  for (int i = 0; i < nfiles; i++)
+    for (int h = 0; h < runs[i].ngph; h++) strtab_id(&names, runs[i].gph[h].name, 1u << 20);
   double *x = xcalloc((size_t)nfiles, sizeof *x);
-  for (int g0 = 0; g0 < nfiles; g0++)
-    for (int g = 0; g < runs[g0].ngph && out->nmodes < CALIB_MODES_MAX; g++) {
-      const char *name = runs[g0].gph[g].name;
-      int seen = 0, n = 0;
-      for (int i = 0; i < g0 && !seen; i++)
-        for (int h = 0; h < runs[i].ngph; h++) seen |= !strcmp(runs[i].gph[h].name, name);
-      if (seen) continue; /* told at its first run */
-      for (int i = g0; i < nfiles; i++) {
-        if (runs[i].nworkers != 1 || runs[i].maxk != 1) continue;
-        for (int h = 0; h < runs[i].ngph; h++)
-          if (!strcmp(runs[i].gph[h].name, name) && runs[i].gph[h].n > 0) x[n++] = runs[i].gph[h].mean;
-      }
-      if (n < CALIB_MODES_RUNS) continue;
-      qsort(x, (size_t)n, sizeof *x, ps_cmp_double);
-      /* Otsu: the split with the most variance between the classes */
-      double tot = 0, pre = 0, best = -1;
-      int at = 0;
-      for (int i = 0; i < n; i++) tot += x[i];
-      for (int k = 1; k < n; k++) {
-        pre += x[k - 1];
-        double m0 = pre / k, m1 = (tot - pre) / (n - k), b = (double)k * (n - k) * (m0 - m1) * (m0 - m1);
-        if (b > best) best = b, at = k;
-      }
-      double m0 = 0, m1 = 0, ss = 0;
-      for (int i = 0; i < at; i++) m0 += x[i] / at;
-      for (int i = at; i < n; i++) m1 += x[i] / (n - at);
-      for (int i = 0; i < n; i++) ss += (x[i] - (i < at ? m0 : m1)) * (x[i] - (i < at ? m0 : m1));
-      double sw = n > 2 ? sqrt(ss / (n - 2)) : 0;
-      if (at < 2 || n - at < 2 || m1 < CALIB_MODES_RATIO * m0 || m1 - m0 < CALIB_MODES_SEP * sw) continue;
-      calib_gpu_mode *o = &out->modes[out->nmodes++];
-      snprintf(o->phase, sizeof o->phase, "%s", name);
-      o->nruns = n;
-      o->nslow = n - at;
-      o->fast = m0;
-      o->slow = m1;
-      o->cut = (x[at - 1] + x[at]) / 2;
+  for (int id = 0; id < (int)names.n && out->nmodes < CALIB_MODES_MAX; id++) {
+    const char *name = strtab_name(&names, id);
+    int n = 0;
+    for (int i = 0; i < nfiles; i++) {
+      if (runs[i].nworkers != 1 || runs[i].maxk != 1) continue;
+      for (int h = 0; h < runs[i].ngph; h++)
+        if (!strcmp(runs[i].gph[h].name, name) && runs[i].gph[h].n > 0) x[n++] = runs[i].gph[h].mean;
     }
+    if (n < CALIB_MODES_RUNS) continue;
+    qsort(x, (size_t)n, sizeof *x, ps_cmp_double);
+    int at = otsu_split(x, n);
+    double m0 = 0, m1 = 0, ss = 0;
+    for (int i = 0; i < at; i++) m0 += x[i] / at;
+    for (int i = at; i < n; i++) m1 += x[i] / (n - at);
+    for (int i = 0; i < n; i++) ss += (x[i] - (i < at ? m0 : m1)) * (x[i] - (i < at ? m0 : m1));
+    double sw = n > 2 ? sqrt(ss / (n - 2)) : 0;
+    if (at < 2 || n - at < 2 || m1 < CALIB_MODES_RATIO * m0 || m1 - m0 < CALIB_MODES_SEP * sw) continue;
+    calib_gpu_mode *o = &out->modes[out->nmodes++];
+    snprintf(o->phase, sizeof o->phase, "%s", name);
+    o->nruns = n;
+    o->nslow = n - at;
+    o->fast = m0;
+    o->slow = m1;
+    o->cut = (x[at - 1] + x[at]) / 2;
+  }
   free(x);
+  strtab_free(&names);
 }
 
 int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e) {
