@@ -117,6 +117,13 @@ static const char calibrate_help[] =
     "                    same threads on fewer and more cores, raises every GPU phase's to\n"
     "                    the load that slows the cpu phase beside it as much as those runs\n"
     "                    show (the driver's and tracer's threads count, which cpu_s misses)\n"
+    "  --run-modes fit|none  a GPU phase that ran in two modes by run (a kernel fast in some\n"
+    "                    processes and slow in others, for the whole run; the note in the\n"
+    "                    table names it): fit (default) writes run_mode: {share: P, scale: R}\n"
+    "                    on it, so that each simulated run takes the slow mode (R times as\n"
+    "                    long) with chance P, the share of such runs among the calibration's,\n"
+    "                    and its mean over runs stays the fit's (validate's intervals then\n"
+    "                    include the mode); none leaves the phase one distribution\n"
     "  --mutex-overhead fit|holds|none  the mutex's own time (mutex_overhead): holds sets\n"
     "                    the holder's launch, from the acquire to its region's first phase,\n"
     "                    and from the last phase to the release, from the spans' holds\n"
@@ -146,6 +153,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
   int tmpl_host = 0;     /* --host-threads template */
   int host_load = 0;     /* --host-threads load */
   int mutex_mode = 2;    /* --mutex-overhead: 0 none, 1 holds, 2 fit (holds and the handover) */
+  int run_modes = 1;     /* --run-modes fit (1) or none (0) */
   ps_buf dropped = {0};  /* the files --max-steal left out, for the table */
   model *m = NULL;
   calib_phase_report *reps = NULL;
@@ -198,6 +206,13 @@ int sim_cmd_calibrate(int argc, char **argv) {
       mutex_mode = !strcmp(v, "none") ? 0 : !strcmp(v, "holds") ? 1 : !strcmp(v, "fit") ? 2 : -1;
       if (mutex_mode < 0) {
         rc = cli_usage_error("calibrate", "--mutex-overhead: expected fit, holds or none, got \"%s\"", v);
+        goto done;
+      }
+    } else if (cli_is_opt(a, "--run-modes")) {
+      if (!(v = cli_optval(argc, argv, &i, "--run-modes"))) goto missing;
+      run_modes = !strcmp(v, "fit") ? 1 : !strcmp(v, "none") ? 0 : -1;
+      if (run_modes < 0) {
+        rc = cli_usage_error("calibrate", "--run-modes: expected fit or none, got \"%s\"", v);
         goto done;
       }
     } else if (cli_is_opt(a, "--steal-exponent")) {
@@ -318,6 +333,7 @@ int sim_cmd_calibrate(int argc, char **argv) {
     rc = ps_exit_failed(lr);
     goto done;
   }
+  if (run_modes) calib_run_modes(m, &hr); /* last: the fits above simulate the model without them */
   char *nm = name ? xstrdup(name) : xasprintf("%s-calibrated", m->name);
   free(m->name);
   m->name = nm;
@@ -465,10 +481,19 @@ int sim_cmd_calibrate(int argc, char **argv) {
   for (int k = 0; k < hr.nmodes; k++) {
     const calib_gpu_mode *g = &hr.modes[k];
     ps_buf_printf(&t, "note: the GPU phase %s ran in two modes by run: %d of the %d runs of one worker and calls of one "
-                  "partition at %.2f ms a partition, the other %d at %.2f ms (%.3f times; split at %.2f ms); the "
-                  "model's %s draws from every run, so its mean carries this share of the slow mode, and runs that "
-                  "take it more or less often will be slower or faster than predicted\n", g->phase, g->nslow, g->nruns,
-                  1e3 * g->slow, g->nruns - g->nslow, 1e3 * g->fast, g->slow / g->fast, 1e3 * g->cut, g->phase);
+                  "partition at %.2f ms a partition, the other %d at %.2f ms (%.3f times; split at %.2f ms); ",
+                  g->phase, g->nslow, g->nruns, 1e3 * g->slow, g->nruns - g->nslow, 1e3 * g->fast, g->slow / g->fast,
+                  1e3 * g->cut);
+    const phase *ph = NULL;
+    for (int p = 0; p < m->nphases && !ph; p++)
+      if (m->phases[p].mode_share > 0 && !strcmp(m->phases[p].name, g->phase)) ph = &m->phases[p];
+    if (ph)
+      ps_buf_printf(&t, "the model's run_mode: {share: %.4f, scale: %.4f}, each simulated run taking the slow mode "
+                    "with that chance, its mean over runs the fit's\n", ph->mode_share, ph->mode_scale);
+    else
+      ps_buf_printf(&t, "the model's %s draws from every run%s, so its mean carries this share of the slow mode, and "
+                    "runs that take it more or less often will be slower or faster than predicted\n", g->phase,
+                    run_modes ? "" : " (--run-modes none)");
   }
   {
     /* Batch multipliers from the calls of one run: that run's host speed is in them. */

@@ -3,10 +3,12 @@
 
 #include <stdio.h>
 
-/* Mean wall time of a call at the phase's own thread count, alone on the cores. */
+/* Mean wall time of a call at the phase's own thread count, alone on the cores, over runs:
+ * a run_mode's slow mode counts at its share. */
 double phase_call_mean(const phase *ph, int k) {
   double t = ph->has_fixed ? dist_mean(&ph->fixed) : 0;
   t += (ph->nscale > 0 ? phase__batch_scale(ph, k) : (double)k) * dist_mean(&ph->time);
+  if (ph->mode_share > 0) t *= 1 + ph->mode_share * (ph->mode_scale - 1);
   return t / phase_speed(ph, ph->threads);
 }
 

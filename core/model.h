@@ -51,6 +51,11 @@ typedef struct phase {
                             its host part (1 - busy) slows with the core share they get.
                             May be a fraction (the engine counts 64ths of a thread).
                             Default 0 */
+  double mode_share;     /* run_mode.share: the chance that a replication runs the phase in
+                            its slow mode (a kernel slow for a whole process, the H200's
+                            b_g2); 0: no run_mode */
+  double mode_scale;     /* run_mode.scale: the slow mode's times (time and fixed) over the
+                            distribution's; drawn once a replication (sim/replicate.c) */
 } phase;
 
 typedef struct scope {

@@ -814,6 +814,11 @@ cJSON *scn_to_json(const scenario *s) {
     cJSON_AddNumberToObject(pj, "host_mem_gib", p->host_mem_gib);
     if (p->resource == RES_GPU) cJSON_AddNumberToObject(pj, "busy", p->busy);
     if (p->host_threads) cJSON_AddNumberToObject(pj, "host_threads", p->host_threads);
+    if (p->mode_share > 0) {
+      cJSON *rm = cJSON_AddObjectToObject(pj, "run_mode");
+      cJSON_AddNumberToObject(rm, "share", p->mode_share);
+      cJSON_AddNumberToObject(rm, "scale", p->mode_scale);
+    }
     cJSON_AddItemToArray(phs, pj);
   }
   if (m->has_gpu_mem) { /* only when given, so the echo of every model without it stays as it was */

@@ -211,7 +211,7 @@ static const char *const MODEL_KEYS[] = {"model",      "source",     "provenance
                                          "cpu_contention", "host_speed", "mutex_overhead", "gpu_memory", "phases",
                                          "scopes", NULL};
 static const char *const PHASE_KEYS[] = {"name",  "resource", "threads",      "time", "fixed",   "scaling",
-                                         "batch", "after",    "host_mem_gib", "busy", "host_threads", NULL};
+                                         "batch", "after",    "host_mem_gib", "busy", "host_threads", "run_mode", NULL};
 
 /* scaling: {serial: F} (Amdahl) or {table: {threads: [1, k...], speedup: [1, s...]}}. */
 static int rd_scaling(ld *c, node *x, const char *pp, phase *ph) {
@@ -676,6 +676,26 @@ int scn__build_model(ld *c, node *mn, const char *base, const char *path, model 
       if (ph->host_threads > 64) {
         scn__expect(c, x, p, "a number from 0 to 64 (host threads; a fraction is kept to 1/64 of a thread)");
         goto fail;
+      }
+    }
+    if ((x = scn__opt(it, "run_mode"))) { /* {share: P, scale: R} */
+      static const char *const keys[] = {"share", "scale", NULL};
+      static const char *const what[] = {"a number between 0 and 1, exclusive (the chance that a run takes the "
+                                         "phase's slow mode)",
+                                         "a number from 1 to 10 (the slow mode's times over the distribution's)"};
+      double *const outs[] = {&ph->mode_share, &ph->mode_scale};
+      char pm[PB];
+      scn__jp(pm, sizeof pm, pp, "run_mode");
+      if (scn__check_map(c, x, pm, keys)) goto fail;
+      for (int k = 0; k < 2; k++) {
+        node *v;
+        if (scn__req(c, x, pm, keys[k], what[k], &v)) goto fail;
+        scn__jp(p, sizeof p, pm, keys[k]);
+        if (scn__rd_num(c, v, p, 0, 0, outs[k])) goto fail;
+        if (k ? !(*outs[k] >= 1 && *outs[k] <= 10) : !(*outs[k] > 0 && *outs[k] < 1)) {
+          scn__expect(c, v, p, what[k]);
+          goto fail;
+        }
       }
     }
     pair *ap = scn__map_find(it, "after");

@@ -184,8 +184,10 @@ def calibrate(binp, data, calib, out_dir, extra=()):
                    "--skip-calls", "2", "--name", "provesim-groth16-%s-%s" % (card, size_tag(size)),
                    # the mutex's own time, calibrate's default since the twenty-seventh protocol was
                    # fixed, is left out by every protocol so far (their models as fixed before their
-                   # runs); `extra` (--calibrate-extra "--mutex-overhead fit") brings it back
-                   "--mutex-overhead", "none", *extra]
+                   # runs); `extra` (--calibrate-extra "--mutex-overhead fit") brings it back. So is
+                   # a GPU phase's run_mode (calibrate's default since 2026-12-07, after the
+                   # fortieth protocol was fixed): `extra` "--run-modes fit" brings it back
+                   "--mutex-overhead", "none", "--run-modes", "none", *extra]
             # (exit 2 from --max-steal, every run of a list left out, is the fallback's below)
             gated = "--max-steal" in cmd
             p, note = run(cmd, env, ok=(0, 1, 2) if gated else (0, 1)), ""
@@ -304,7 +306,8 @@ def ablation(binp, data, models, matrix, calib, tmp):
                  and "per_worker" not in " ".join(r["overrides"])
                  and os.path.exists(os.path.join(data, "runs", r["name"] + ".spans.jsonl.gz"))]
         mp = os.path.join(tmp, "nolaw-%s.yaml" % size_tag(size))
-        p = run([binp, "calibrate", *files, "--model", tp, "-o", mp, "--skip-calls", "2", "--mutex-overhead", "none"])
+        p = run([binp, "calibrate", *files, "--model", tp, "-o", mp, "--skip-calls", "2", "--mutex-overhead", "none",
+                 "--run-modes", "none"])
         if p.returncode:
             sys.exit("validation.py: calibrate (no law) failed:\n" + p.stderr)
         vm[size] = mp

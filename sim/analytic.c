@@ -311,7 +311,7 @@ void an_assumptions(const scenario *s, an_assume *out) {
   for (int i = 0; i < np; i++) {
     const phase *ph = &m->phases[i];
     if (i == 0 ? ph->nafter != 0 : (ph->nafter != 1 || ph->after[0] != i - 1)) out->sequential = 0;
-    if (ph->time.kind != DIST_CONST || (ph->has_fixed && ph->fixed.kind != DIST_CONST))
+    if (ph->time.kind != DIST_CONST || (ph->has_fixed && ph->fixed.kind != DIST_CONST) || ph->mode_share > 0)
       out->deterministic = 0;
     if (ph->resource == RES_PCIE) out->no_pcie = 0;
     if (ph->resource == RES_CPU && ph->threads > maxthreads) maxthreads = ph->threads;
@@ -341,7 +341,7 @@ void an_assumptions(const scenario *s, an_assume *out) {
 
   const phase *gp = ngpu == 1 ? &m->phases[first_gpu] : NULL;
   out->single_gpu_exponential = gp && gp->time.kind == DIST_EXPONENTIAL && s->batch == 1 &&
-                                gp->nscale == 0 &&
+                                gp->nscale == 0 && gp->mode_share == 0 &&
                                 (!gp->has_fixed || (gp->fixed.kind == DIST_CONST && gp->fixed.a == 0));
 
   if (out->sequential) {

@@ -816,6 +816,7 @@ void calib_model_yaml(ps_buf *b, const model *m) {
     if (ph->host_mem_gib > 0) ps_buf_printf(b, "    host_mem_gib: %.6g\n", ph->host_mem_gib);
     if (ph->resource == RES_GPU && ph->busy < 1) ps_buf_printf(b, "    busy: %.4f\n", ph->busy);
     if (ph->host_threads > 0) ps_buf_printf(b, "    host_threads: %.6g\n", ph->host_threads);
+    if (ph->mode_share > 0) ps_buf_printf(b, "    run_mode: {share: %.4f, scale: %.4f}\n", ph->mode_share, ph->mode_scale);
   }
   if (m->nscopes > 0) {
     ps_buf_printf(b, "scopes:\n");

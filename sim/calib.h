@@ -253,12 +253,18 @@ typedef struct calib_host_report {
    * the classes); two modes when each class has two runs or more (one run alone may be an
    * outlier), the slow class's mean is at least CALIB_MODES_RATIO times
    * the fast one's and CALIB_MODES_SEP times the runs' spread within the classes (the
-   * pooled sd, n - 2 degrees of freedom) above it. A note, not in the model: the fitted
-   * phase draws from every run's spans. */
+   * pooled sd, n - 2 degrees of freedom) above it. The model gets them from
+   * calib_run_modes. */
   int nmodes;
   calib_gpu_mode modes[CALIB_MODES_MAX];
 } calib_host_report;
 int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e);
+/* Puts the GPU phases' two modes (out->modes) into m (calibrate --run-modes fit): each such
+ * phase of m gets run_mode: {share: slow runs / runs, scale: slow / fast}, each replication
+ * then taking the slow mode with that chance, and its time (and fixed part) divided by
+ * 1 + share (scale - 1), so that its mean over runs stays the fit's. Returns the phases
+ * set. */
+int calib_run_modes(model *m, const calib_host_report *hr);
 /* The GPU phases' host load (sim/calib_host.c): the cores a GPU phase keeps busy, which
  * may be more than its launching thread's CPU time says (the driver's and the tracer's
  * threads). From the first pair of files (in file order) of one worker at one partition a

@@ -224,6 +224,25 @@ static void gpu_modes(const host_run *runs, int nfiles, calib_host_report *out) 
   strtab_free(&names);
 }
 
+int calib_run_modes(model *m, const calib_host_report *hr) {
+  int set = 0;
+  for (int k = 0; k < hr->nmodes; k++) {
+    const calib_gpu_mode *g = &hr->modes[k];
+    for (int p = 0; p < m->nphases; p++) {
+      phase *ph = &m->phases[p];
+      if (ph->resource != RES_GPU || strcmp(ph->name, g->phase) || !(g->fast > 0 && g->slow <= 10 * g->fast))
+        continue; /* run_mode.scale is at most 10 */
+      ph->mode_share = (double)g->nslow / g->nruns;
+      ph->mode_scale = g->slow / g->fast;
+      const double c = 1 / (1 + ph->mode_share * (ph->mode_scale - 1));
+      dist_scale(&ph->time, c);
+      if (ph->has_fixed) dist_scale(&ph->fixed, c);
+      set++;
+    }
+  }
+  return set;
+}
+
 int calib_host(const char *const *files, int nfiles, const calib_read *rd, calib_host_report *out, ps_err *e) {
   memset(out, 0, sizeof *out);
   if (nfiles <= 0) return PS_OK;

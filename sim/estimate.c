@@ -13,7 +13,7 @@
 #include "pipe.h"
 
 static int phase_exp(const phase *ph, int batch) {
-  return ph->time.kind == DIST_EXPONENTIAL && batch == 1 && ph->nscale == 0 &&
+  return ph->time.kind == DIST_EXPONENTIAL && batch == 1 && ph->nscale == 0 && ph->mode_share == 0 &&
          (!ph->has_fixed || (ph->fixed.kind == DIST_CONST && ph->fixed.a == 0));
 }
 

@@ -35,34 +35,61 @@ static int choose_warmup(const scenario *s, int64_t *out, ps_err *e) {
   return rc;
 }
 
+/* A uniform in (0, 1) and a standard normal from replication rep's stream `tag` (seed.h):
+ * streams of their own, so every other draw of the replication is the one it would be
+ * without them. */
+static uint64_t rep_stream(const scenario *s, int rep, uint64_t tag) {
+  return ps_seed_mix(ps_seed_mix(s->seed, (uint64_t)rep), tag);
+}
+static double unit_open(uint64_t *st) { return ((double)(ps_splitmix64(st) >> 11) + 0.5) * 0x1p-53; }
+
 /* model.host_speed.sd: replication rep's host speed factor h = exp(sd z - sd^2/2) (mean 1),
- * z a standard normal from a stream of its own (seed.h), so every other draw of the
- * replication is the one it would be without the key. */
+ * z a standard normal (Box-Muller) from the stream "host". */
 static double host_factor(const scenario *s, int rep) {
   const double sd = s->model->host_speed_sd;
-  uint64_t st = ps_seed_mix(ps_seed_mix(s->seed, (uint64_t)rep), 0x686f7374u /* "host" */);
-  double u1 = ((double)(ps_splitmix64(&st) >> 11) + 0.5) * 0x1p-53; /* (0, 1) */
+  uint64_t st = rep_stream(s, rep, 0x686f7374u /* "host" */);
+  double u1 = unit_open(&st);
   double u2 = (double)(ps_splitmix64(&st) >> 11) * 0x1p-53;
-  double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2); /* Box-Muller */
+  double z = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
   return exp(sd * z - sd * sd / 2);
 }
 
-/* One replication of s with its cpu phases' times (and fixed parts) taken h times: a copy of
- * the model whose cpu phases own scaled copies of their distributions. */
-static int run_rep_host(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
+/* Replication rep's factor on each phase's times: h for cpu phases under host_speed, times
+ * run_mode.scale for a phase whose slow mode the replication takes (a uniform below
+ * run_mode.share, from the stream "mode" mixed with the phase's index). Returns whether
+ * any factor differs from 1. */
+static int rep_factors(const scenario *s, int rep, double *f) {
+  const model *m = s->model;
+  const double h = m->host_speed_sd > 0 ? host_factor(s, rep) : 1;
+  int any = 0;
+  for (int p = 0; p < m->nphases; p++) {
+    const phase *ph = &m->phases[p];
+    f[p] = ph->resource == RES_CPU ? h : 1;
+    if (ph->mode_share > 0) {
+      uint64_t st = ps_seed_mix(rep_stream(s, rep, 0x6d6f6465u /* "mode" */), (uint64_t)p);
+      if (unit_open(&st) < ph->mode_share) f[p] *= ph->mode_scale;
+    }
+    any |= f[p] != 1;
+  }
+  return any;
+}
+
+/* One replication of s with each phase's times (and fixed parts) taken f[p] times: a copy
+ * of the model whose phases own scaled copies of their distributions where f[p] != 1. */
+static int run_rep_scaled(const scenario *s, int rep, const double *f, sim_span_fn on_span, void *ctx,
+                          sim_metrics *out, ps_err *e) {
   const model *m0 = s->model;
-  const double h = host_factor(s, rep);
   model m = *m0;
   m.phases = xmalloc((size_t)m0->nphases * sizeof *m.phases);
   memcpy(m.phases, m0->phases, (size_t)m0->nphases * sizeof *m.phases);
   for (int p = 0; p < m.nphases; p++) {
     phase *ph = &m.phases[p];
-    if (ph->resource != RES_CPU) continue;
+    if (f[p] == 1) continue;
     dist_copy(&ph->time, &m0->phases[p].time);
-    dist_scale(&ph->time, h);
+    dist_scale(&ph->time, f[p]);
     if (ph->has_fixed) {
       dist_copy(&ph->fixed, &m0->phases[p].fixed);
-      dist_scale(&ph->fixed, h);
+      dist_scale(&ph->fixed, f[p]);
     }
   }
   scenario t = *s; /* a shallow copy: the engine only reads it */
@@ -70,7 +97,7 @@ static int run_rep_host(const scenario *s, int rep, sim_span_fn on_span, void *c
   int rc = sim__run_rep(&t, rep, on_span, ctx, out, NULL, e);
   for (int p = 0; p < m.nphases; p++) {
     phase *ph = &m.phases[p];
-    if (ph->resource != RES_CPU) continue;
+    if (f[p] == 1) continue;
     dist_free(&ph->time);
     if (ph->has_fixed) dist_free(&ph->fixed);
   }
@@ -80,13 +107,16 @@ static int run_rep_host(const scenario *s, int rep, sim_span_fn on_span, void *c
 
 int sim_run_rep(const scenario *s, int rep, sim_span_fn on_span, void *ctx, sim_metrics *out, ps_err *e) {
   scenario t = *s; /* a shallow copy, the warm-up chosen when it is auto */
-  if (s->warmup_auto) { /* the pilot runs at the host's mean speed */
+  if (s->warmup_auto) { /* the pilot runs at the host's mean speed, every phase in its usual mode */
     int rc = choose_warmup(s, &t.warmup, e);
     if (rc != PS_OK) return rc;
     t.warmup_auto = 0;
   }
-  if (t.model->host_speed_sd > 0) return run_rep_host(&t, rep, on_span, ctx, out, e);
-  return sim__run_rep(&t, rep, on_span, ctx, out, NULL, e);
+  double *f = xmalloc((size_t)t.model->nphases * sizeof *f);
+  int rc = rep_factors(&t, rep, f) ? run_rep_scaled(&t, rep, f, on_span, ctx, out, e)
+                                   : sim__run_rep(&t, rep, on_span, ctx, out, NULL, e);
+  free(f);
+  return rc;
 }
 
 /* ---------------------------------------------------------------- replications in threads */

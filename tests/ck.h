@@ -17,4 +17,8 @@
     if (!(expr)) _ck_assert_failed(__FILE__, __LINE__, "Assertion '" #expr "' failed", ##__VA_ARGS__); \
   } while (0)
 
+/* a equals b within the relative tolerance tol */
+#define REL_EQ(a, b, tol) \
+  ck_assert_msg(fabs((a) - (b)) <= (tol) * fabs(b), "%s = %.12g, expected %.12g", #a, (double)(a), (double)(b))
+
 #endif

@@ -1529,6 +1529,64 @@ START_TEST(host_speed_closed_form) {
 }
 END_TEST
 
+/* A phase's run_mode, in closed form: a call is cpu phase c (const 0.1 s) then gpu phase g
+ * (const 0.1 s) with run_mode {share: 0.25, scale: 1.5} and host_speed sd 0.2, so replication
+ * i's calls take 0.1 h_i + 0.1 f_i with f_i 1 or 1.5: every f_i is one of the two (h_i from
+ * a stream of its own, as without the mode), and 0.25 of 400 replications take 1.5 within
+ * 4.5 binomial sds (74 to 126 of them). The same seed draws the same modes whatever the
+ * threads; phase_call_mean counts the slow mode at its share. */
+START_TEST(run_mode_closed_form) {
+  write_file("rm.yaml", "model: rm\nhost_speed: {sd: 0.2}\nphases:\n  - name: c\n    resource: cpu\n    time: 0.1\n"
+                        "  - name: g\n    resource: gpu\n    time: 0.1\n    after: [c]\n"
+                        "    run_mode: {share: 0.25, scale: 1.5}\nscopes:\n  call: {from: c, to: g}\n");
+  write_file("rm-scn.yaml", "scenario: rm\nmodel: rm.yaml\nsystem: {cpu_cores: 4}\nworkload: {partitions: 40}\n"
+                            "run: {replications: 400, seed: 11, warmup: 4, cooldown: 1}\n");
+  write_file("rm0.yaml", "model: rm\nhost_speed: {sd: 0.2}\nphases:\n  - name: c\n    resource: cpu\n    time: 0.1\n"
+                         "  - name: g\n    resource: gpu\n    time: 0.1\n    after: [c]\nscopes:\n  call: {from: c, to: g}\n");
+  write_file("rm0-scn.yaml", "scenario: rm\nmodel: rm0.yaml\nsystem: {cpu_cores: 4}\nworkload: {partitions: 40}\n"
+                             "run: {replications: 400, seed: 11, warmup: 4, cooldown: 1}\n");
+  sim_result *r[3] = {NULL, NULL, NULL};
+  scenario *sc[2] = {NULL, NULL};
+  ps_err e;
+  for (int k = 0; k < 2; k++) {
+    char *path = xasprintf("%s/%s", tmpdir, k ? "rm0-scn.yaml" : "rm-scn.yaml");
+    ck_assert_msg(scn_load(path, NULL, 0, &sc[k], &e) == PS_OK, "%s", e.msg);
+    free(path);
+    sim_opts o = {.threads = 2};
+    ck_assert_int_eq(sim_run(sc[k], &o, &r[k], &e), PS_OK);
+  }
+  sim_opts o1 = {.threads = 1};
+  ck_assert_int_eq(sim_run(sc[0], &o1, &r[2], &e), PS_OK);
+  int slow = 0;
+  for (int i = 0; i < r[0]->nreps; i++) {
+    double h = (r[1]->reps[i].call_mean - 0.1) / 0.1, f = (r[0]->reps[i].call_mean - 0.1 * h) / 0.1;
+    ck_assert_msg(fabs(f - 1) < 1e-9 || fabs(f - 1.5) < 1e-9, "rep %d: factor %.12g, expected 1 or 1.5", i, f);
+    slow += f > 1.25;
+    ck_assert_msg(r[2]->reps[i].call_mean == r[0]->reps[i].call_mean, "rep %d differs with 1 thread", i);
+  }
+  ck_assert_msg(slow >= 74 && slow <= 126, "%d of 400 replications slow, expected about 100", slow);
+  REL_EQ(phase_call_mean(&sc[0]->model->phases[1], 1), 0.1 * 1.125, 1e-12);
+  for (int k = 0; k < 3; k++) sim_result_free(r[k]);
+  scn_free(sc[0]), scn_free(sc[1]);
+  /* bad values: the error names the key and what it expects */
+  static const char *const bad[][2] = {{"{share: 0, scale: 1.5}", "run_mode.share"},
+                                       {"{share: 1, scale: 1.5}", "run_mode.share"},
+                                       {"{share: 0.2, scale: 0.9}", "run_mode.scale"},
+                                       {"{share: 0.2, scale: 11}", "run_mode.scale"},
+                                       {"{share: 0.2}", "run_mode.scale"},
+                                       {"{share: 0.2, scale: 2, mean: 1}", "run_mode.mean"}};
+  for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+    char *y = xasprintf("model: rm\nphases:\n  - name: g\n    resource: gpu\n    time: 0.1\n    run_mode: %s\n", bad[k][0]);
+    write_file("rmbad.yaml", y);
+    char *path = xasprintf("%s/rmbad.yaml", tmpdir);
+    model *m = NULL;
+    ck_assert_int_ne(scn_load_model(path, &m, &e), PS_OK);
+    ck_assert_msg(strstr(e.msg, bad[k][1]) && strstr(e.msg, "rmbad.yaml:6"), "%s: %s", bad[k][0], e.msg);
+    free(y), free(path);
+  }
+}
+END_TEST
+
 /* calibrate measures the host's speed spread from runs of the same settings (and keeps the
  * template's gpu_memory): twelve
  * simulated runs (seeds 1..12, one replication each) of a model with host_speed sd 0.1
@@ -1654,6 +1712,31 @@ START_TEST(gpu_modes_noted) {
   ck_assert_msg(fabs(ms_slow - 56) < 0.5 && fabs(ms_fast - 50) < 0.5 && fabs(ratio - ms_slow / ms_fast) < 1e-3 &&
                     ms_fast < cut && cut < ms_slow, "%s", l);
   ck_assert_ptr_null(strstr(out, "note: the GPU phase c"));
+  free(out);
+  free(cmd);
+  /* the model's run_mode: 3 of 8 runs slow, scale their means' ratio, and g's mean over runs
+   * the pooled calls' (5 runs at 50 ms, 3 at 56, each 60 calls less 2) within 1% */
+  char *mt = tmpfile_text("gmcal.yaml"), *rm = strstr(mt, "run_mode: {share: ");
+  double share = 0, scale = 0, gmean = 0;
+  ck_assert_msg(rm && sscanf(rm, "run_mode: {share: %lf, scale: %lf}", &share, &scale) == 2, "%s", mt);
+  REL_EQ(share, 0.375, 1e-9);
+  ck_assert_msg(fabs(scale - ratio) < 2e-3, "scale %g, ratio %g", scale, ratio);
+  char *calp = xasprintf("%s/gmcal.yaml", tmpdir);
+  model *cal = NULL;
+  ps_err e;
+  ck_assert_msg(scn_load_model(calp, &cal, &e) == PS_OK, "%s", e.msg);
+  gmean = dist_mean(&cal->phases[1].time);
+  REL_EQ(gmean * (1 + share * (scale - 1)), (5 * 0.050 + 3 * 0.056) / 8, 0.01);
+  REL_EQ(phase_call_mean(&cal->phases[1], 1), (5 * 0.050 + 3 * 0.056) / 8, 0.01);
+  scn_model_free(cal);
+  free(calp);
+  free(mt);
+  cmd = xasprintf("calibrate%s --model gm-tmpl.yaml --skip-calls 2 --run-modes none -o gmcal0.yaml", two.p);
+  ck_assert_int_eq(run(cmd, &out, NULL), 0);
+  ck_assert_msg(strstr(out, "draws from every run (--run-modes none)"), "%s", out);
+  mt = tmpfile_text("gmcal0.yaml");
+  ck_assert_ptr_null(strstr(mt, "run_mode"));
+  free(mt);
   free(out);
   free(cmd);
   cmd = xasprintf("calibrate%s --model gm-tmpl.yaml --skip-calls 2 -o gmcal1.yaml", one.p);
@@ -1827,6 +1910,7 @@ int main(void) {
   tcase_add_test(tc, host_speed_closed_form);
   tcase_add_test(tc, host_speed_from_repeated_runs);
   tcase_add_test(tc, gpu_modes_noted);
+  tcase_add_test(tc, run_mode_closed_form);
   tcase_add_test(tc, host_speed_bad_values);
   tcase_add_test(tc, host_steal_warned);
   suite_add_tcase(su, tc);

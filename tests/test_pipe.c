@@ -101,8 +101,6 @@ static sim_result *run(const scenario *s, int threads, sim_span_fn fn, void *ctx
   return r;
 }
 
-#define REL_EQ(a, b, tol) ck_assert_msg(fabs((a) - (b)) <= (tol) * fabs(b), "%s = %.12g, expected %.12g", #a, (double)(a), (double)(b))
-
 /* ------------------------------------------------------------ deterministic closed forms */
 
 /* Ts (cpu) -> Tg (gpu, mutex over it only) -> Tc (cpu), N workers, cores >= N:
