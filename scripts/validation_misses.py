@@ -161,9 +161,13 @@ docs/validation-sessions.md quote them):
     out beyond that noise, and how many rows a model without error would get within, with
     verdicts of 3 to 48 sessions;
 49. b_g2's two modes in DATA and the --also sessions: the calibration runs against the
-    held-out runs, and how much busier a partition that makes the model's GPU.
+    held-out runs, how much busier a partition that makes the model's GPU, and whether the
+    workers of one run share its mode;
+50. (with --bin) DATA and the --also sessions pooled as table 40 pools them, with the GPU
+    phases' modes by run in the model (calibrate --run-modes fit) and without: the verdict,
+    and the held-out runs inside validate's prediction intervals.
 The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45, 49) are in validation_probes.py, the what-ifs
-(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46-48) in validation_whatif.py; this file runs them all in order.
+(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46-48, 50) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -188,7 +192,7 @@ from validation_whatif import (pass_suffixes, table_contention_law, table_conten
                                table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference, table_repeat_explained,
-                               table_batch_what_if, table_batch_law_what_if)
+                               table_batch_what_if, table_batch_law_what_if, table_run_modes)
 
 
 def sessions(data):
@@ -1110,6 +1114,7 @@ def main():
     if os.path.exists(a.bin):
         table_batch_what_if([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_batch_law_what_if([data] + [os.path.abspath(d) for d in a.also], a.bin)
+        table_run_modes([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_resampled(data)
     table_handoff(data)
     table_machines(data)

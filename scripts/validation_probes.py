@@ -771,7 +771,8 @@ def gpu_phase_modes(data, phase="b_g2"):
     call's length (each worker's first two calls left out), split by Otsu's rule
     (two_modes) over the session's calls. Per run: (name, calibration run or held-out, its
     calls, share of slow calls, mean length, mean GPU time per partition: ntt_h + msm +
-    b_g2). Returns (cut, [run, ...]) or None."""
+    b_g2, and per worker whether most of its calls were slow). Returns (cut, [run, ...]) or
+    None."""
     runs_ = []
     for n, d in runs(data):
         sc = d["scenario"]
@@ -783,13 +784,18 @@ def gpu_phase_modes(data, phase="b_g2"):
             continue
         sp = read_spans(path)[0]
         v = [r["t1"] - r["t0"] for r in sp if r["phase"] == phase]
+        by = {}
+        for r in sp:
+            if r["phase"] == phase:
+                by.setdefault(r["worker"], []).append(r["t1"] - r["t0"])
         gpu = [spans_per_partition(sp, g) for g in GPU]
         if v and None not in gpu:
-            runs_.append((n, n.startswith("cal"), v, sum(gpu)))
+            runs_.append((n, n.startswith("cal"), v, sum(gpu), list(by.values())))
     cut = two_modes([x for r in runs_ for x in r[2]])
     if cut is None:
         return None
-    return cut, [(n, cal, len(v), sum(x >= cut for x in v) / len(v), sum(v) / len(v), g) for n, cal, v, g in runs_]
+    return cut, [(n, cal, len(v), sum(x >= cut for x in v) / len(v), sum(v) / len(v), g,
+                  [sum(x >= cut for x in w) / len(w) > 0.5 for w in ws]) for n, cal, v, g, ws in runs_]
 
 
 def table_gpu_phase_modes(datas, phase="b_g2"):
@@ -826,9 +832,12 @@ def table_gpu_phase_modes(datas, phase="b_g2"):
         c, h = pooled[True], pooled[False]
         mean = lambda g: sum(r[4] for r in g) / len(g)  # noqa: E731
         print("\nPooled: %d of %d calibration runs mostly slow, %d of %d held-out runs; %s a call %.2f ms in the "
-              "calibration runs, %.2f in the held-out ones (%.3f).\n" % (
+              "calibration runs, %.2f in the held-out ones (%.3f)." % (
                   sum(r[3] > 0.5 for r in c), len(c), sum(r[3] > 0.5 for r in h), len(h), phase, 1e3 * mean(c),
                   1e3 * mean(h), mean(c) / mean(h)))
+        many = [r for r in c + h if len(r[6]) > 1 and any(r[6])]
+        print("By process: of the runs of two workers or more, %d had a worker with most of its calls slow, and in "
+              "%d of them every worker had.\n" % (len(many), sum(all(r[6]) for r in many)))
     else:
         print()
 

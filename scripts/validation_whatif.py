@@ -814,3 +814,60 @@ def table_batch_law_what_if(datas, binp, rows=None, run="cal20-b2-t6-a"):
           "phase's batch gets its own law, `batch.serial`) and from the same runs without `%s` (one multiplier a "
           "phase, the thirtieth protocol's model). A reading, not a verdict.\n" % (", ".join(names), run, run))
     verdict_columns(pooled_columns((("with the batch's own law", cols[0]), ("without %s" % run, cols[1])), arrivals))
+
+
+def table_run_modes(datas, binp, rows=None):
+    """Table 50: the sessions of DATAS pooled as table 40 pools them (each row at its
+    calibration's median steal, the twenty-ninth protocol's model), with the protocol's model
+    and with its GPU phases' modes by run (calibrate --run-modes fit: run_mode on each GPU
+    phase calibrate finds in two modes): the verdict, and how many held-out runs (every pass)
+    fall inside validate's 95% prediction intervals. ROWS, when given, only those rows (a
+    test's)."""
+    import tempfile
+    import validation as V
+    matrix, arrivals, sessions = pooled_sessions(datas, rows)
+    cols, inside, modes, names = ([], []), [[0, 0, 0], [0, 0, 0]], [], []
+    for d, calib, sufs in sessions:
+        med = calibration_median_steal(d, calib)[0]
+        if med is None:
+            continue
+        got = []
+        for c, extra in enumerate(([], ["--run-modes", "fit"])):
+            models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29 + extra)[0]
+            passes = [p for p in (V.pass_as_calibrated(binp, d, models, matrix, suf, lambda n: steal_set(med))
+                                  for suf in sufs) if p]
+            if not passes:
+                break
+            for p in passes:
+                for r in p:
+                    inside[c][0] += 1
+                    inside[c][1] += r["inside_pi"]["gpu_util"]
+                    inside[c][2] += r["inside_pi"]["throughput"]
+            got.append(V.mean_of_passes(passes[0], passes[1:]))
+            if c:
+                for s in sorted(models):
+                    for blk in open(models[s]).read().split("\n  - name: ")[1:]:
+                        m = re.search(r"run_mode: \{share: ([0-9.]+), scale: ([0-9.]+)\}", blk)
+                        if m:
+                            modes.append("%s %s at %s: share %s, scale %s" % (
+                                os.path.basename(os.path.normpath(d)), blk.split("\n")[0], s, m.group(1), m.group(2)))
+        if len(got) < 2:
+            continue
+        for c, g in zip(cols, got):
+            c.append(g)
+        names.append(os.path.basename(os.path.normpath(d)))
+    if not cols[0]:
+        return
+    print("## 50. A GPU phase's mode by run in the model: the sessions pooled, with and without it\n")
+    print("%s pooled as table 40 pools them (each row at its calibration's median steal), with the twenty-ninth "
+          "protocol's model and with the GPU phases calibrate finds in two modes by run given `run_mode` "
+          "(`calibrate --run-modes fit`: each simulated run takes the slow mode with the calibration runs' share, "
+          "the phase's mean over runs unchanged). A reading, not a verdict. The modes: %s.\n" % (
+              ", ".join(names), "; ".join(modes) or "none"))
+    verdict_columns(pooled_columns((("the protocol's model", cols[0]), ("with the modes by run", cols[1])), arrivals))
+    print("| held-out runs (every pass) | the protocol's model | with the modes by run |")
+    print("|---|---|---|")
+    print("| inside validate's 95%% utilization interval | %d of %d | %d of %d |" % (
+        inside[0][1], inside[0][0], inside[1][1], inside[1][0]))
+    print("| inside its throughput interval | %d of %d | %d of %d |\n" % (
+        inside[0][2], inside[0][0], inside[1][2], inside[1][0]))

@@ -490,6 +490,31 @@ if len(sys.argv) > 1:
     lines = [l for l in out47.getvalue().splitlines() if l.startswith("| ") and "row |" not in l]
     expect("table 47 on h100-41", str(len(lines)), "20")
     expect("docs/validation-sessions.md, table 47", doc, *lines)
+# table 50 (with the binary): the thirtieth protocol's sessions with and without the GPU
+# phases' modes by run; its first column is the verdict (table 40's "the calibration's median
+# steal"), the docs' rows come back; on the H100 session, whose calibration finds no mode,
+# the two columns and the interval counts are the same
+if len(sys.argv) > 1:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        W.table_run_modes([os.path.join(ROOT, "docs", "data", "validation", "h200-%d" % n) for n in (33, 38, 39)],
+                          sys.argv[1])
+    lines = [l for l in out.getvalue().splitlines() if l.startswith("| ") and "row |" not in l
+             and "held-out runs (every pass)" not in l]
+    expect("table 50 pooled", str(len(lines)), "22")
+    expect("table 50's first column is the verdict", out.getvalue(), "| within the target | 12 of 18 |",
+           "| mean absolute error | 0.96 pp, 1.98% |", "b_g2 at 2^20: share 0.3636")
+    expect("docs/validation-sessions.md, table 50", doc, *lines)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        W.table_run_modes([os.path.join(ROOT, "docs", "data", "validation", "h100-41")], sys.argv[1],
+                          rows=("k20-w2", "k20-w3"))
+    same = [re.match(r"\| ([^|]+) \| ([^|]+) \| ([^|]+) \|$", l) for l in out.getvalue().splitlines()
+            if l.startswith("| ") and "row |" not in l and "---" not in l and "(every pass)" not in l]
+    checks += 1
+    if len(same) != 6 or not all(m and m.group(2) == m.group(3) for m in same) or "The modes: none." not in out.getvalue():
+        failed += 1
+        print("FAIL table 50 on a session without modes:\n%s" % out.getvalue())
 # probe 13 as it ran on the H100 (its three committed archives) and on the twenty-ninth
 # session's H200: the readings the docs quote, and the GPU phases' host threads (b's ntt_h
 # 0.99 on the H200)
@@ -633,8 +658,9 @@ if len(sys.argv) > 1:
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     P.table_gpu_phase_modes([os.path.join(ROOT, "docs", "data", "validation", "h200-%d" % n) for n in (33, 38, 39)])
-lines = [l for l in out.getvalue().splitlines() if l.startswith("| h200-") or l.startswith("Pooled:")]
-expect("table 49", str(len(lines)), "4")
+lines = [l for l in out.getvalue().splitlines() if l.startswith("| h200-") or l.startswith("Pooled:")
+         or l.startswith("By process:")]
+expect("table 49", str(len(lines)), "5")
 expect("docs/validation-sessions.md, table 49", doc, *lines)
 # table 48 by hand, against the normal's closed form: three sessions; row "a" on the mark
 # in every session (within whatever the draws); "b" with throughput errors +6, -6 and 0 (sd 6):
