@@ -415,12 +415,13 @@ def pooled_sessions(datas, rows=None):
 PROTOCOL_29 = ["--mutex-overhead", "fit", "--host-threads", "load"]
 
 
-def protocol_models(binp, d, calib):
+def protocol_models(binp, d, calib, extra=()):
     """Session D's models calibrated from CALIB (its runs) as the thirtieth protocol's
-    sessions are: its own protocol's flags and the twenty-ninth protocol's (PROTOCOL_29)."""
+    sessions are: its own protocol's flags and the twenty-ninth protocol's (PROTOCOL_29),
+    then EXTRA."""
     import tempfile
     import validation as V
-    return V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29)[0]
+    return V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29 + list(extra))[0]
 
 
 def table_mutex_overhead(datas, binp, rows=None):
@@ -823,7 +824,6 @@ def table_run_modes(datas, binp, rows=None):
     phase calibrate finds in two modes): the verdict, and how many held-out runs (every pass)
     fall inside validate's 95% prediction intervals. ROWS, when given, only those rows (a
     test's)."""
-    import tempfile
     import validation as V
     matrix, arrivals, sessions = pooled_sessions(datas, rows)
     cols, inside, modes, names = ([], []), [[0, 0, 0], [0, 0, 0]], [], []
@@ -833,7 +833,7 @@ def table_run_modes(datas, binp, rows=None):
             continue
         got = []
         for c, extra in enumerate(([], ["--run-modes", "fit"])):
-            models = V.calibrate(binp, d, calib, tempfile.mkdtemp(), extra=V.protocol_flags(d) + PROTOCOL_29 + extra)[0]
+            models = protocol_models(binp, d, calib, extra)
             passes = [p for p in (V.pass_as_calibrated(binp, d, models, matrix, suf, lambda n: steal_set(med))
                                   for suf in sufs) if p]
             if not passes:
