@@ -55,6 +55,7 @@ static const tune_var vars[] = {
     {"PSC_NTT_LAUNCH", OFF(ntt_launch), -1, 0, 0, {"stream", "pdl"}, {0, 1}, "stream or pdl"},
     {"PSC_NTT_SPLIT", OFF(ntt_split), 0, 0, 0, {"balanced", "even"}, {0, 1}, "balanced or even"},
     {"PSC_NTT_CARVEOUT", OFF(ntt_carveout), -1, 0, 100, {0}, {0}, "0 to 100"},
+    {"PSC_CUDA_LMEM", OFF(cuda_lmem), 0, 0, 0, {"lazy", "early", "max"}, {0, 1, 2}, "lazy, early or max"},
 };
 
 /* v as the variable's value into *out; -1 when it is not one. */

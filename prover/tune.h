@@ -33,6 +33,10 @@ typedef struct ps_tune {
   int ntt_split;       /* PSC_NTT_SPLIT: 0 balanced (unset), 1 even (ntt_r4.h's ntt_pass_layout_split) */
   int ntt_carveout;    /* PSC_NTT_CARVEOUT: the radix-4 passes' shared memory carveout hint, a percentage of the
                         * most shared memory (cudaFuncAttributePreferredSharedMemoryCarveout), -1 unset (no hint) */
+  int cuda_lmem;       /* PSC_CUDA_LMEM: 0 lazy (unset: CUDA's default, the local memory that spilling kernels
+                        * need allocated at their first launch), 1 early (allocated when the device opens,
+                        * PSC_LMEM_EARLY_BYTES a thread, before any buffer), 2 max (cudaDeviceLmemResizeToMax:
+                        * never shrunk once grown) */
 } ps_tune;
 
 /* Reads every variable into *t. Returns PS_OK, or PS_EINPUT with a message naming the

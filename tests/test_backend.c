@@ -68,7 +68,7 @@ START_TEST(test_tune) {
                                 "PSC_MSM_LOG_GROUPS", "PSC_MSM_PLACE", "PSC_MSM_AGG_THREADS", "PSC_MSM_PIECES",
                                 "PSC_MSM_PROFILE", "PSC_NTT_RADIX", "PSC_NTT_MAX_K", "PSC_NTT_LOG_BLOCK",
                                 "PSC_NTT_TILES", "PSC_NTT_MUL", "PSC_NTT_REGS", "PSC_NTT_TW", "PSC_NTT_REDUCE", "PSC_MSM_SEGSUM",
-                                "PSC_NTT_LAUNCH", "PSC_NTT_SPLIT", "PSC_NTT_CARVEOUT"};
+                                "PSC_NTT_LAUNCH", "PSC_NTT_SPLIT", "PSC_NTT_CARVEOUT", "PSC_CUDA_LMEM"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unsetenv(names[i]);
   ps_tune t;
   ps_err e = {0};
@@ -95,6 +95,7 @@ START_TEST(test_tune) {
   ck_assert_int_eq(t.ntt_launch, -1);
   ck_assert_int_eq(t.ntt_split, 0);
   ck_assert_int_eq(t.ntt_carveout, -1);
+  ck_assert_int_eq(t.cuda_lmem, 0);
   /* in range, words and both ends of ranges */
   static const struct { const char *name, *value; size_t off; int want; } good[] = {
       {"PSC_CUDA_SYNC", "block", offsetof(ps_tune, cuda_sync), 3},
@@ -131,6 +132,9 @@ START_TEST(test_tune) {
       {"PSC_NTT_SPLIT", "balanced", offsetof(ps_tune, ntt_split), 0},
       {"PSC_NTT_CARVEOUT", "0", offsetof(ps_tune, ntt_carveout), 0},
       {"PSC_NTT_CARVEOUT", "100", offsetof(ps_tune, ntt_carveout), 100},
+      {"PSC_CUDA_LMEM", "early", offsetof(ps_tune, cuda_lmem), 1},
+      {"PSC_CUDA_LMEM", "max", offsetof(ps_tune, cuda_lmem), 2},
+      {"PSC_CUDA_LMEM", "lazy", offsetof(ps_tune, cuda_lmem), 0},
       {"PSC_MSM_PIECES", "", offsetof(ps_tune, msm_pieces), 0}, /* empty reads as unset */
   };
   for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -162,6 +166,7 @@ START_TEST(test_tune) {
       {"PSC_NTT_LAUNCH", "graph", "PSC_NTT_LAUNCH=\"graph\": expected stream or pdl"},
       {"PSC_NTT_SPLIT", "odd", "PSC_NTT_SPLIT=\"odd\": expected balanced or even"},
       {"PSC_NTT_CARVEOUT", "101", "PSC_NTT_CARVEOUT=\"101\": expected 0 to 100"},
+      {"PSC_CUDA_LMEM", "resize", "PSC_CUDA_LMEM=\"resize\": expected lazy, early or max"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     e.msg[0] = 0, e.code = 0;

@@ -72,6 +72,11 @@ extern "C" double psc_mark_end(psc_mark *m) {
 static const unsigned psc_sync_flags[] = {cudaDeviceScheduleAuto, cudaDeviceScheduleSpin, cudaDeviceScheduleYield,
                                           cudaDeviceScheduleBlockingSync};
 
+/* PSC_CUDA_LMEM=early's local memory a thread: above the most any kernel spills (ptxas, CUDA
+ * 13.0, sm_90: G2's segment_sum 4,504 bytes of spill stores), 8 KiB x 2048 threads x 132
+ * SMs = 2.2 GB on an H200 */
+#define PSC_LMEM_EARLY_BYTES 8192
+
 extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   int rc = PS_OK, count = 0;
   psc_dev *d = NULL;
@@ -94,7 +99,12 @@ extern "C" int psc_open(int ordinal, psc_dev **out, ps_err *e) {
   d = (psc_dev *)xcalloc(1, sizeof *d);
   d->ordinal = ordinal;
   PSC_CHECK(cudaSetDevice(ordinal));
-  if (sync != cudaDeviceScheduleAuto) PSC_CHECK(cudaSetDeviceFlags(sync));
+  if (sync != cudaDeviceScheduleAuto || tune.cuda_lmem == 2)
+    PSC_CHECK(cudaSetDeviceFlags(sync | (tune.cuda_lmem == 2 ? cudaDeviceLmemResizeToMax : 0u)));
+  /* PSC_CUDA_LMEM=early: the local memory of every thread the GPU can hold, allocated now,
+   * before this device's buffers, instead of where it lands at the first spilling launch
+   * (a probe of b_g2's two modes by process, docs/validation-sessions.md) */
+  if (tune.cuda_lmem == 1) PSC_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, PSC_LMEM_EARLY_BYTES));
   PSC_CHECK(cudaGetDeviceProperties(&prop, ordinal));
   snprintf(d->name, sizeof d->name, "%s", prop.name);
   d->sm_count = prop.multiProcessorCount;
