@@ -729,6 +729,74 @@ def table_batch_probe(data, probe="probe-15"):
               ", ".join("%s %.3f / %.3f" % (p, *r["phases"][p]) for p in CPU), r["reading"]))
 
 
+# probe 16 (probe-16.tsv): a run's b_g2 at or above this (s a partition) is in the slow mode,
+# between the H200 sessions' two (17.0 and 19.3 ms)
+LMEM_SLOW = 0.0182
+LMEM_SETTINGS = (("a", "lazy"), ("b", "early"), ("c", "max"))
+
+
+def lmem_probe(data, probe="probe-16"):
+    """Probe 16's runs and reading from DATA/probe-16, or None where it did not run: one
+    worker at 2^20 on 4 cores, a = PSC_CUDA_LMEM unset (lazy), b = early, c = max,
+    alternated in rounds (p16-S-K). Per setting: its runs' b_g2 per partition
+    (spans_per_partition, the worker's first two calls left out), those at LMEM_SLOW or
+    more, and the medians of b_g2 and of ntt_h + msm; the reading fixed in probe-16.tsv."""
+    rd = runs_dir(os.path.join(data, probe))
+    if not os.path.isdir(rd):
+        return None
+    got = {x: [] for x, _ in LMEM_SETTINGS}
+    for x, _ in LMEM_SETTINGS:
+        for k in range(1, 1000):
+            f = os.path.join(rd, "p16-%s-%d.spans.jsonl.gz" % (x, k))
+            if not os.path.exists(f):
+                break
+            sp = read_spans(f)[0]
+            g = [spans_per_partition(sp, p) for p in GPU]
+            if None in g:
+                return {"missing": "p16-%s-%d: a GPU phase without spans" % (x, k)}
+            got[x].append((k, g[2], g[0] + g[1]))
+    slow = {x: sum(b >= LMEM_SLOW for _, b, _ in v) for x, v in got.items()}
+    out = {"runs": got, "slow": slow,
+           "median": {x: (statistics.median(b for _, b, _ in v), statistics.median(o for _, _, o in v))
+                      for x, v in got.items() if v}}
+    if min(len(v) for v in got.values()) < 3:
+        out["reading"] = "too few runs"
+    elif slow["a"] < 3:
+        out["reading"] = "no slow mode here"
+    elif slow["b"] == 0 or slow["c"] == 0:
+        out["reading"] = "the local memory's placement decides the mode"
+    elif slow["b"] >= slow["a"] - 2 and slow["c"] >= slow["a"] - 2:
+        out["reading"] = "not the local memory"
+    else:
+        out["reading"] = "unresolved"
+    return out
+
+
+def table_lmem_probe(data, probe="probe-16"):
+    """Table 51: lmem_probe's runs, counts and reading."""
+    r = lmem_probe(data, probe)
+    if not r:
+        return
+    print("## 51. Probe 16: b_g2's mode by where the local memory lands\n")
+    if "missing" in r:
+        print("Not read: %s.\n" % r["missing"])
+        return
+    print("Three settings alternated run by run, 2^20, one worker under the kernels lock on 4 cores at 3 threads: "
+          "a = PSC_CUDA_LMEM unset (lazy), b = early, c = max. b_g2 in ms per partition (the worker's first two calls "
+          "left out); a run is slow at %.1f ms or more.\n" % (1e3 * LMEM_SLOW))
+    print("| setting | runs | slow | b_g2 by run (ms) | median b_g2 | median ntt_h + msm |")
+    print("|---|---|---|---|---|---|")
+    for x, name in LMEM_SETTINGS:
+        v = r["runs"][x]
+        if not v:
+            print("| %s (%s) | 0 | - | - | - | - |" % (x, name))
+            continue
+        b, o = r["median"][x]
+        print("| %s (%s) | %d | %d | %s | %.2f | %.2f |" % (x, name, len(v), r["slow"][x],
+                                                         ", ".join("%.2f" % (1e3 * g) for _, g, _ in v), 1e3 * b, 1e3 * o))
+    print("\nThe reading fixed in probe-16.tsv: %s.\n" % r["reading"])
+
+
 def batch_law(path, threads=(7, 15)):
     """The batch's own law of each CPU phase of a calibrated model that has one
     (batch.serial): phase -> (batch 1's serial share, batch 2's, batch 2's one-core

@@ -251,6 +251,41 @@ t = probe15([(1.04, 1.0), (0.99, 1.0), (1.04, 1.0), (1.03, 1.0)])
 expect("table 44, unresolved", t, "(b/a) / (d/c) 1.035;", "The reading fixed in probe-15.tsv: unresolved.")
 t = probe15([(0.9, 1.0)] * 2)
 expect("table 44, two rounds", t, "The reading fixed in probe-15.tsv: too few rounds.")
+# probe 16 (table 51): one worker's calls, its GPU phases ntt_h 12 ms, msm 13 ms and b_g2
+# B ms a partition (the first two calls, left out, 99 ms); rounds of a, b, c with B by
+# setting and round
+def probe16(bg2):
+    """bg2: per setting a, b, c the b_g2 of each of its runs in ms."""
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "probe-16", "runs"))
+        for x, vals in bg2.items():
+            for k, b in enumerate(vals, 1):
+                with gzip.open(os.path.join(d, "probe-16", "runs", "p16-%s-%d.spans.jsonl.gz" % (x, k)), "wt") as fh:
+                    t = 0.0
+                    for call in range(6):
+                        for ph, ms in (("ntt_h", 12.0), ("msm", 13.0), ("b_g2", b)):
+                            dt = (ms if call >= 2 else 99.0) / 1e3
+                            fh.write(json.dumps({"rep": 0, "gpu": 0, "worker": 0, "call": call, "phase": ph,
+                                                 "t0": t, "t1": t + dt, "resource": "gpu", "partitions": [call]}) + "\n")
+                            t += dt
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            M.table_lmem_probe(d)
+        return out.getvalue()
+
+
+t = probe16({"a": [19.3, 17.0, 19.3, 19.4], "b": [17.0, 17.1, 17.0, 16.9], "c": [19.3, 17.0, 17.0, 19.2]})
+expect("table 51, placement", t, "| a (lazy) | 4 | 3 | 19.30, 17.00, 19.30, 19.40 | 19.30 | 25.00 |",
+       "| b (early) | 4 | 0 |", "| c (max) | 4 | 2 |", "The reading fixed in probe-16.tsv: the local memory's placement "
+       "decides the mode.")
+t = probe16({"a": [19.3, 19.3, 19.3, 17.0], "b": [19.3, 17.0, 19.3, 17.0], "c": [19.3, 19.4, 17.0, 19.2]})
+expect("table 51, not", t, "The reading fixed in probe-16.tsv: not the local memory.")
+t = probe16({"a": [19.3, 19.3, 19.3, 19.3, 19.3], "b": [19.3, 17.0, 17.0, 17.0, 17.0], "c": [19.3] * 5})
+expect("table 51, unresolved", t, "The reading fixed in probe-16.tsv: unresolved.")
+t = probe16({"a": [17.0, 17.0, 19.3, 19.3], "b": [17.0] * 4, "c": [17.0] * 4})
+expect("table 51, no slow mode", t, "The reading fixed in probe-16.tsv: no slow mode here.")
+t = probe16({"a": [19.3, 19.3], "b": [17.0, 17.0], "c": [17.0, 17.0]})
+expect("table 51, two rounds", t, "The reading fixed in probe-16.tsv: too few runs.")
 # table 45 and model_time: a model written by hand with the batch's own law. synth: serial
 # 0.2, batch 2 serial 0.4 at one-core multiplier 1.8, so alone at 7 threads 1.8 (0.4 + 0.6/7)
 # / (0.2 + 0.8/7) = 2.782, at 15 3.126; prep without batch.serial (one multiplier)
