@@ -35,9 +35,8 @@ static int choose_warmup(const scenario *s, int64_t *out, ps_err *e) {
   return rc;
 }
 
-/* A uniform in (0, 1) and a standard normal from replication rep's stream `tag` (seed.h):
- * streams of their own, so every other draw of the replication is the one it would be
- * without them. */
+/* Replication rep's stream `tag` (seed.h), and a uniform in (0, 1) from a stream: streams of
+ * their own, so every other draw of the replication is the one it would be without them. */
 static uint64_t rep_stream(const scenario *s, int rep, uint64_t tag) {
   return ps_seed_mix(ps_seed_mix(s->seed, (uint64_t)rep), tag);
 }
