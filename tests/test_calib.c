@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "calib.h"
+#include <cjson/cJSON.h>
 #include "cli_harness.h"
 #include "dist.h"
 #include "pipe.h"
@@ -1566,6 +1567,12 @@ START_TEST(run_mode_closed_form) {
   }
   ck_assert_msg(slow >= 74 && slow <= 126, "%d of 400 replications slow, expected about 100", slow);
   REL_EQ(phase_call_mean(&sc[0]->model->phases[1], 1), 0.1 * 1.125, 1e-12);
+  /* the resolved scenario (reports) shows it on the phase */
+  cJSON *js = scn_to_json(sc[0]);
+  char *txt = cJSON_PrintUnformatted(js);
+  ck_assert_msg(strstr(txt, "\"run_mode\":{\"share\":0.25,\"scale\":1.5}"), "%s", txt);
+  free(txt);
+  cJSON_Delete(js);
   for (int k = 0; k < 3; k++) sim_result_free(r[k]);
   scn_free(sc[0]), scn_free(sc[1]);
   /* bad values: the error names the key and what it expects */
