@@ -543,14 +543,22 @@ def probe_modes(sp):
             "per": {x: mode_summary(sp[x], cut) for x in "abc" if sp[x]}}
 
 
+def probe_heading(r, heading):
+    """A probe table's start: nothing where the probe did not run (R None), else HEADING
+    and, where its runs could not be read, why. Whether the table goes on."""
+    if not r:
+        return False
+    print(heading + "\n")
+    if "missing" in r:
+        print("Not read: %s.\n" % r["missing"])
+        return False
+    return True
+
+
 def table_cpu_time_probe(data, probe="probe-13"):
     """Table 34: cpu_time_probe's rounds, medians, reading and host threads."""
     r = cpu_time_probe(data, probe)
-    if not r:
-        return
-    print("## 34. Probe 13: CPU phases where workers compute at once, by wall time and by CPU time\n")
-    if "missing" in r:
-        print("Not read: %s.\n" % r["missing"])
+    if not probe_heading(r, "## 34. Probe 13: CPU phases where workers compute at once, by wall time and by CPU time"):
         return
     print("Three settings alternated run by run, 2^20 on 16 cores, 7 threads a worker: a = two workers under the "
           "kernels lock, b = two under the whole-call lock, c = one worker. synth + prep + epilogue in ms per "
@@ -631,11 +639,7 @@ def drift_probe(data, probe="probe-14"):
 def table_drift_probe(data, probe="probe-14"):
     """Table 43: drift_probe's rounds, spreads, readings and the share beside."""
     r = drift_probe(data, probe)
-    if not r:
-        return
-    print("## 43. Probe 14: does the CPU speed of several workers move with one worker's?\n")
-    if "missing" in r:
-        print("Not read: %s.\n" % r["missing"])
+    if not probe_heading(r, "## 43. Probe 14: does the CPU speed of several workers move with one worker's?"):
         return
     print("Four settings alternated run by run, 2^20, kernels lock, 3 threads a worker: a = two workers on 8 cores, "
           "c = one worker on 8 cores (a's reference), b = four workers on 16 cores, d = one worker on 16 (b's "
@@ -704,11 +708,7 @@ def batch_probe(data, probe="probe-15"):
 def table_batch_probe(data, probe="probe-15"):
     """Table 44: batch_probe's rounds, medians and reading."""
     r = batch_probe(data, probe)
-    if not r:
-        return
-    print("## 44. Probe 15: a batch-2 partition's CPU phases against batch 1's, at 7 threads and at 15\n")
-    if "missing" in r:
-        print("Not read: %s.\n" % r["missing"])
+    if not probe_heading(r, "## 44. Probe 15: a batch-2 partition's CPU phases against batch 1's, at 7 threads and at 15"):
         return
     print("Four settings alternated run by run, 2^20 on 16 cores, one worker, kernels lock: a = 7 threads batch 1, "
           "b = 7 threads batch 2, c = 15 threads batch 1, d = 15 threads batch 2. synth + prep + epilogue in ms per "
@@ -775,11 +775,7 @@ def lmem_probe(data, probe="probe-16"):
 def table_lmem_probe(data, probe="probe-16"):
     """Table 51: lmem_probe's runs, counts and reading."""
     r = lmem_probe(data, probe)
-    if not r:
-        return
-    print("## 51. Probe 16: b_g2's mode by where the local memory lands\n")
-    if "missing" in r:
-        print("Not read: %s.\n" % r["missing"])
+    if not probe_heading(r, "## 51. Probe 16: b_g2's mode by where the local memory lands"):
         return
     print("Three settings alternated run by run, 2^20, one worker under the kernels lock on 4 cores at 3 threads: "
           "a = PSC_CUDA_LMEM unset (lazy), b = early, c = max. b_g2 in ms per partition (the worker's first two calls "
