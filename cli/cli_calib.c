@@ -484,10 +484,9 @@ int sim_cmd_calibrate(int argc, char **argv) {
                   "partition at %.2f ms a partition, the other %d at %.2f ms (%.3f times; split at %.2f ms); ",
                   g->phase, g->nslow, g->nruns, 1e3 * g->slow, g->nruns - g->nslow, 1e3 * g->fast, g->slow / g->fast,
                   1e3 * g->cut);
-    const phase *ph = NULL;
-    for (int p = 0; p < m->nphases && !ph; p++)
-      if (m->phases[p].mode_share > 0 && !strcmp(m->phases[p].name, g->phase)) ph = &m->phases[p];
-    if (ph)
+    const int p = scn_phase_index(m, g->phase);
+    const phase *ph = p >= 0 ? &m->phases[p] : NULL;
+    if (ph && ph->mode_share > 0)
       ps_buf_printf(&t, "the model's run_mode: {share: %.4f, scale: %.4f}, each simulated run taking the slow mode "
                     "with that chance, its mean over runs the fit's\n", ph->mode_share, ph->mode_scale);
     else

@@ -8,8 +8,7 @@
 double phase_call_mean(const phase *ph, int k) {
   double t = ph->has_fixed ? dist_mean(&ph->fixed) : 0;
   t += (ph->nscale > 0 ? phase__batch_scale(ph, k) : (double)k) * dist_mean(&ph->time);
-  if (ph->mode_share > 0) t *= 1 + ph->mode_share * (ph->mode_scale - 1);
-  return t / phase_speed(ph, ph->threads);
+  return t * phase_mode_mean(ph) / phase_speed(ph, ph->threads);
 }
 
 double phase_speed(const phase *ph, double a) {

@@ -210,6 +210,11 @@ static inline double phase_call_draw(const phase *ph, int k, gsl_rng *r) {
   }
   return d;
 }
+/* The mean over runs of a phase's times against its distribution's: 1 + share (scale - 1)
+ * with a run_mode (its slow mode at its share), else 1. */
+static inline double phase_mode_mean(const phase *ph) {
+  return ph->mode_share > 0 ? 1 + ph->mode_share * (ph->mode_scale - 1) : 1;
+}
 double phase_call_mean(const phase *ph, int k);
 
 /* GPU memory (GiB) one GPU needs with `workers` workers running calls of `batch`

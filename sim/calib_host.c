@@ -228,17 +228,16 @@ int calib_run_modes(model *m, const calib_host_report *hr) {
   int set = 0;
   for (int k = 0; k < hr->nmodes; k++) {
     const calib_gpu_mode *g = &hr->modes[k];
-    for (int p = 0; p < m->nphases; p++) {
-      phase *ph = &m->phases[p];
-      if (ph->resource != RES_GPU || strcmp(ph->name, g->phase) || !(g->fast > 0 && g->slow <= 10 * g->fast))
-        continue; /* run_mode.scale is at most 10 */
-      ph->mode_share = (double)g->nslow / g->nruns;
-      ph->mode_scale = g->slow / g->fast;
-      const double c = 1 / (1 + ph->mode_share * (ph->mode_scale - 1));
-      dist_scale(&ph->time, c);
-      if (ph->has_fixed) dist_scale(&ph->fixed, c);
-      set++;
-    }
+    const int p = scn_phase_index(m, g->phase);
+    if (p < 0 || m->phases[p].resource != RES_GPU || !(g->fast > 0 && g->slow <= 10 * g->fast))
+      continue; /* run_mode.scale is at most 10 */
+    phase *ph = &m->phases[p];
+    ph->mode_share = (double)g->nslow / g->nruns;
+    ph->mode_scale = g->slow / g->fast;
+    const double c = 1 / phase_mode_mean(ph);
+    dist_scale(&ph->time, c);
+    if (ph->has_fixed) dist_scale(&ph->fixed, c);
+    set++;
   }
   return set;
 }
