@@ -308,8 +308,8 @@ def phase_per_partition(path, phase, key=None):
 
 
 def model_means(path):
-    """One-core mean, serial fraction and batch multipliers of each phase of a calibrated
-    model (the subset of YAML that calibrate writes)."""
+    """One-core mean, serial fraction, batch multipliers and run_mode (share, scale) of each
+    phase of a calibrated model (the subset of YAML that calibrate writes)."""
     out, cur = {}, None
     for line in open(path):
         m = re.match(r"  - name: (\w+)", line)
@@ -326,6 +326,9 @@ def model_means(path):
             cur["scale"] = [float(x) for x in m.group(1).split(",")]
             if m.group(2):  # the batch's own law (batch.serial)
                 cur["bserial"] = [float(x) for x in m.group(2).split(",")]
+        m = re.match(r"    run_mode: \{share: ([0-9.]+), scale: ([0-9.]+)\}", line)
+        if m:  # a mode by run (calibrate --run-modes fit): "mean" is the distribution's
+            cur["run_mode"] = (float(m.group(1)), float(m.group(2)))
         m = re.match(r"    time: \{dist: (\w+), (.*)\}", line)
         if m:
             p = dict((k.strip(), float(v)) for k, v in (x.split(":") for x in m.group(2).split(",")))

@@ -846,11 +846,9 @@ def table_run_modes(datas, binp, rows=None):
             got.append(V.mean_of_passes(passes[0], passes[1:]))
             if c:
                 for s in sorted(models):
-                    for blk in open(models[s]).read().split("\n  - name: ")[1:]:
-                        m = re.search(r"run_mode: \{share: ([0-9.]+), scale: ([0-9.]+)\}", blk)
-                        if m:
-                            modes.append("%s %s at %s: share %s, scale %s" % (
-                                os.path.basename(os.path.normpath(d)), blk.split("\n")[0], s, m.group(1), m.group(2)))
+                    modes += ["%s %s at %s: share %.4f, scale %.4f" % (os.path.basename(os.path.normpath(d)), p, s,
+                                                                         *ph["run_mode"])
+                              for p, ph in model_means(models[s]).items() if "run_mode" in ph]
         if len(got) < 2:
             continue
         for c, g in zip(cols, got):
