@@ -14,8 +14,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation_store import (CPU, GPU, model_means, model_time, phase_per_partition,  # noqa: E402
-                              read_spans, row_passes, run_phase_ratio, runs, runs_dir, spans_per_partition,
-                              synth_beside)
+                              read_spans, row_passes, run_order, run_phase_ratio, runs, runs_dir,
+                              spans_per_partition, synth_beside)
 
 
 def table_probe2(data):
@@ -835,10 +835,13 @@ def gpu_phase_modes(data, phase="b_g2"):
     call's length (each worker's first two calls left out), split by Otsu's rule
     (two_modes) over the session's calls. Per run: (name, calibration run or held-out, its
     calls, share of slow calls, mean length, mean GPU time per partition: ntt_h + msm +
-    b_g2, and per worker whether most of its calls were slow). Returns (cut, [run, ...]) or
-    None."""
-    runs_ = []
-    for n, d in runs(data):
+    b_g2, per worker whether most of its calls were slow, and the constraints of the run
+    that ran just before it in the session, None for the first). Returns (cut, [run, ...])
+    or None."""
+    runs_, all_ = [], dict(runs(data))
+    order = run_order(data)
+    before = {b: all_[a]["scenario"]["prover"]["constraints"] for a, b in zip(order, order[1:]) if a in all_}
+    for n, d in all_.items():
         sc = d["scenario"]
         if (sc["prover"]["constraints"] != 2 ** 20 or sc["system"]["batch"] != 1 or n.startswith("ovl")
                 or n.startswith("x20")):
@@ -859,7 +862,18 @@ def gpu_phase_modes(data, phase="b_g2"):
     if cut is None:
         return None
     return cut, [(n, cal, len(v), sum(x >= cut for x in v) / len(v), sum(v) / len(v), g,
-                  [sum(x >= cut for x in w) / len(w) > 0.5 for w in ws]) for n, cal, v, g, ws in runs_]
+                  [sum(x >= cut for x in w) / len(w) > 0.5 for w in ws], before.get(n))
+                 for n, cal, v, g, ws in runs_]
+
+
+def fisher_exact(a, b, c, d):
+    """Fisher's exact test, two-sided, of the 2x2 table [[a, b], [c, d]]: the chance, with
+    the margins fixed, of a table no more likely than this one (hypergeometric)."""
+    n, r1, c1 = a + b + c + d, a + b, a + c
+    p = lambda x: math.comb(r1, x) * math.comb(n - r1, c1 - x) / math.comb(n, c1)  # noqa: E731
+    here = p(a)
+    return min(1.0, sum(q for q in (p(x) for x in range(max(0, c1 + r1 - n), min(r1, c1) + 1))
+                        if q <= here * (1 + 1e-9)))
 
 
 def table_gpu_phase_modes(datas, phase="b_g2"):
@@ -901,7 +915,17 @@ def table_gpu_phase_modes(datas, phase="b_g2"):
                   1e3 * mean(h), mean(c) / mean(h)))
         many = [r for r in c + h if len(r[6]) > 1 and any(r[6])]
         print("By process: of the runs of two workers or more, %d had a worker with most of its calls slow, and in "
-              "%d of them every worker had.\n" % (len(many), sum(all(r[6]) for r in many)))
+              "%d of them every worker had." % (len(many), sum(all(r[6]) for r in many)))
+        every = c + h
+        for what, split in (("By workers: runs of one worker", lambda r: len(r[6]) == 1),
+                            ("By the run before: runs after a run of 2^22 constraints or more",
+                             lambda r: r[7] is not None and r[7] >= 1 << 22)):
+            g = [r for r in every if (what.startswith("By workers") or r[7] is not None)]
+            yes, no = [r for r in g if split(r)], [r for r in g if not split(r)]
+            a, b = sum(r[3] > 0.5 for r in yes), sum(r[3] > 0.5 for r in no)
+            print("%s: %d of %d mostly slow, the others %d of %d (Fisher's exact test, two-sided, p = %.3f)." % (
+                what, a, len(yes), b, len(no), fisher_exact(a, len(yes) - a, b, len(no) - b)))
+        print()
     else:
         print()
 

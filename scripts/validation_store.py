@@ -7,7 +7,7 @@ validation_probes.py, validation_whatif.py).
 - import_calls(DATA, CALLS): a session's device calls (session.sh's call-TIME.tar) into
   DATA; machines(DATA) which machine each run ran on.
 - read_spans(PATH): a run's phase spans and its copies' or kernels' intervals; runs(DATA)
-  and row_passes(DATA, ROWS) a session's reports.
+  and row_passes(DATA, ROWS) a session's reports; run_order(DATA) the order they ran in.
 - What the tables of validation_misses.py, validation_probes.py and validation_whatif.py
   read the same way: a phase's mean per partition in a run (spans_per_partition,
   phase_per_partition), a calibrated model's phase means and laws (model_means,
@@ -276,6 +276,13 @@ def runs(data):
             d = json.load(open(os.path.join(data, "runs", f)))
             out.append((f[:-5], d))
     return out
+
+
+def run_order(data):
+    """A session's run names in the order they ran (DATA/log.txt's result lines, one per
+    run, every call's in turn); [] without a log."""
+    log = os.path.join(data, "log.txt")
+    return re.findall(r"(?m)^(\S+)\s+util ", open(log).read()) if os.path.exists(log) else []
 
 
 def row_passes(data, bases):

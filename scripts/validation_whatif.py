@@ -14,7 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 from validation import scaled_model  # noqa: E402  (one model scaler)
 from validation_store import (CPU, GPU, model_means, model_time, row_passes, run_model_time,  # noqa: E402
-                              run_phase_ratio, runs, synth_beside)
+                              run_order, run_phase_ratio, runs, synth_beside)
 from validation_probes import host_threads_probe  # noqa: E402
 
 
@@ -569,7 +569,7 @@ def table_host_steal(datas, binp, rows=None, k=1.26):
             continue
         models = protocol_models(binp, d, calib)
         # the run just before each one in the session's log (its steal known before the run)
-        order = re.findall(r"(?m)^(\S+)\s+util ", open(os.path.join(d, "log.txt")).read())
+        order = run_order(d)
         before = {b: a for a, b in zip(order, order[1:])}
         got = [passes_verdict(binp, d, models, matrix, sufs, extra_of=f) for f in (
             lambda n: [], lambda n: at(med),
