@@ -12,12 +12,14 @@
 #include "backend.h"
 #include "cli.h"
 #include "cli_bench.h"
+#include "r1cs.h"
 
 typedef struct bench_opts {
   const char *backend;
   int lo, hi;       /* --sizes; 0 = the per-kernel defaults */
   int reps;
-  int do_field, do_ntt, do_g1, do_g2;
+  int do_field, do_ntt, do_g1, do_g2, do_synth;
+  int threads;      /* --threads: synth's CPU threads (0 = every CPU) */
   int wlo, whi;     /* --windows: sweep MSM windows (0 = the backend's choice) */
   int precomp;      /* --precomp C: MSMs over bases precomputed for window C (0 = no) */
 } bench_opts;
@@ -25,7 +27,8 @@ typedef struct bench_opts {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: provesim prover-bench [--backend cpu|cuda] [--sizes A..B] [--reps N]\n"
-          "                             [--only field,ntt,msm-g1,msm-g2] [--windows A..B]\n"
+          "                             [--only field,ntt,msm-g1,msm-g2,synth] [--windows A..B]\n"
+          "                             [--threads N]\n"
           "\n"
           "Times the prover's kernels on one backend and prints a table: field\n"
           "multiplications per second (Fr, Fp, and Fp squarings), NTTs over Fr (forward\n"
@@ -44,13 +47,21 @@ static void usage(FILE *f) {
           "the GPU and scalars uploaded from pinned host memory in every call (as sppark's\n"
           "figures are). cpu: wall clock, all CPUs.\n"
           "\n"
+          "synth, only when --only names it, is host work on any backend: Groth16's synth phase\n"
+          "(the witness of one instance, then A·z, B·z and C·z over the sparse matrices) on\n"
+          "--threads CPUs, wall clock. It is the largest CPU phase of a call, and how fast the\n"
+          "host runs it (its memory included) is what moves a CPU-bound pipeline.\n"
+          "\n"
           "options:\n"
           "  --backend cpu|cuda  the backend (default: cuda when built with CUDA, else cpu)\n"
           "  --sizes A..B        log2 sizes to run (default cuda: NTT 16..26, MSM G1 16..24,\n"
-          "                      G2 16..22; cpu: NTT 10..20, G1 10..16, G2 10..14); a single\n"
+          "                      G2 16..22, synth 16..22; cpu: NTT 10..20, G1 10..16, G2\n"
+          "                      10..14, synth 10..20); a single\n"
           "                      number N means N..N\n"
           "  --reps N            runs per measurement, the median is shown (default 5)\n"
-          "  --only LIST         comma-separated subset of field,ntt,msm-g1,msm-g2\n"
+          "  --only LIST         comma-separated subset of field,ntt,msm-g1,msm-g2,synth\n"
+          "                      (default: all but synth)\n"
+          "  --threads N         synth's CPU threads, 1..4096 (default: every CPU)\n"
           "  --windows A..B      also time every MSM window A..B bits (tuning); default: the\n"
           "                      backend's choice only\n"
           "  --precomp C         MSMs over fixed bases precomputed for window C (the tables\n"
@@ -62,7 +73,8 @@ static void usage(FILE *f) {
           "input (options)\n"
           "\n"
           "example:\n"
-          "  provesim prover-bench --backend cuda --sizes 20..24 --only ntt,msm-g1\n");
+          "  provesim prover-bench --backend cuda --sizes 20..24 --only ntt,msm-g1\n"
+          "  provesim prover-bench --backend cpu --only synth --sizes 20 --threads 6 --reps 9\n");
 }
 
 static int parse_range(const char *s, int *lo, int *hi) {
@@ -82,28 +94,32 @@ static int parse_range(const char *s, int *lo, int *hi) {
 
 static int parse_only(const char *s, bench_opts *o) {
   char *dup = xstrdup(s), *save = NULL;
-  o->do_field = o->do_ntt = o->do_g1 = o->do_g2 = 0;
+  o->do_field = o->do_ntt = o->do_g1 = o->do_g2 = o->do_synth = 0;
   for (char *t = strtok_r(dup, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
     if (!strcmp(t, "field")) o->do_field = 1;
     else if (!strcmp(t, "ntt")) o->do_ntt = 1;
     else if (!strcmp(t, "msm-g1")) o->do_g1 = 1;
     else if (!strcmp(t, "msm-g2")) o->do_g2 = 1;
+    else if (!strcmp(t, "synth")) o->do_synth = 1;
     else {
-      fprintf(stderr, "provesim prover-bench: --only: unknown kernel '%s' (expected field, ntt, msm-g1, msm-g2)\n", t);
+      fprintf(stderr, "provesim prover-bench: --only: unknown kernel '%s' (expected field, ntt, msm-g1, msm-g2, synth)\n",
+              t);
       free(dup);
       return -1;
     }
   }
   free(dup);
-  if (!(o->do_field || o->do_ntt || o->do_g1 || o->do_g2)) {
-    fprintf(stderr, "provesim prover-bench: --only: expected a list of field, ntt, msm-g1, msm-g2, got '%s'\n", s);
+  if (!(o->do_field || o->do_ntt || o->do_g1 || o->do_g2 || o->do_synth)) {
+    fprintf(stderr, "provesim prover-bench: --only: expected a list of field, ntt, msm-g1, msm-g2, synth, got '%s'\n",
+            s);
     return -1;
   }
   return 0;
 }
 
 static void range_for(const bench_opts *o, int cuda, int kind, int *lo, int *hi) {
-  static const int dc[3][2] = {{16, 26}, {16, 24}, {16, 22}}, dp[3][2] = {{10, 20}, {10, 16}, {10, 14}};
+  static const int dc[4][2] = {{16, 26}, {16, 24}, {16, 22}, {16, 22}},
+                   dp[4][2] = {{10, 20}, {10, 16}, {10, 14}, {10, 20}};
   if (o->lo) {
     *lo = o->lo;
     *hi = o->hi;
@@ -132,7 +148,7 @@ static double msm_mults(int g2, int log_n, unsigned c, int pre) {
 static void fmt_size(char *buf, size_t n, int log_n) { snprintf(buf, n, "2^%d", log_n); }
 
 int prover_cmd_bench(int argc, char **argv) {
-  bench_opts o = {backend_has_cuda() ? "cuda" : "cpu", 0, 0, 5, 1, 1, 1, 1, 0, 0, 0};
+  bench_opts o = {backend_has_cuda() ? "cuda" : "cpu", 0, 0, 5, 1, 1, 1, 1, 0, 0, 0, 0, 0};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -157,6 +173,10 @@ int prover_cmd_bench(int argc, char **argv) {
       if (!(v = cli_optval(argc, argv, &i, "--reps"))) goto missing;
       if (ps_parse_int(v, 1, 1000, &o.reps))
         return cli_usage_error("prover-bench", "--reps '%s': expected an integer 1..1000", v);
+    } else if (cli_is_opt(a, "--threads")) {
+      if (!(v = cli_optval(argc, argv, &i, "--threads"))) goto missing;
+      if (ps_parse_int(v, 1, 4096, &o.threads))
+        return cli_usage_error("prover-bench", "--threads '%s': expected an integer 1..4096", v);
     } else if (cli_is_opt(a, "--only")) {
       if (!(v = cli_optval(argc, argv, &i, "--only"))) goto missing;
       if (parse_only(v, &o)) return PS_EXIT_USAGE;
@@ -213,6 +233,20 @@ int prover_cmd_bench(int argc, char **argv) {
         printf("%-14s %-6s %6s %11.3f %12.3e %10.3f %8.2f\n", v[j].name, sz, "-", ms, m, floor_ms, ms / floor_ms);
         fflush(stdout);
       }
+  }
+  if (o.do_synth) {
+    int lo, hi;
+    range_for(&o, cuda, 3, &lo, &hi);
+    for (int k = lo; k <= hi; k++) {
+      double ms;
+      char sz[16], th[8];
+      fprintf(stderr, "[prover-bench] synth 2^%d\n", k);
+      if (r1cs_bench(k, (unsigned)o.threads, o.reps, &ms, &e)) goto fail;
+      fmt_size(sz, sizeof sz, k);
+      snprintf(th, sizeof th, "%dt", o.threads);
+      printf("%-14s %-6s %6s %11.3f %12s %10s %8s\n", "synth", sz, o.threads ? th : "all", ms, "-", "-", "-");
+      fflush(stdout);
+    }
   }
   for (int g2 = 0; g2 <= 1; g2++) {
     if (g2 ? !o.do_g2 : !o.do_g1) continue;
@@ -279,6 +313,7 @@ int prover_cmd_bench(int argc, char **argv) {
     free(bases);
     if (rc) goto fail;
   }
+  if (o.do_synth) printf("\nsynth: its window column is its threads (all: every CPU).");
   printf("\nfield mults: Fr for NTTs, Fp for MSMs (a G2 Fp2 multiplication counts 3);\n"
          "mult-time = field mults / the measured rate, in ms (a floor on cuda, no bound on cpu);\n"
          "x mult-t = median / mult-time.\n");

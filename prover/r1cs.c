@@ -252,3 +252,28 @@ int64_t r1cs_check(const r1cs *cs, const fr_t *z) {
   }
   return -1;
 }
+
+int r1cs_bench(int log_n, unsigned threads, int reps, double *median_ms, ps_err *e) {
+  r1cs *cs = NULL;
+  if (log_n < R1CS_MIN_LOG_N || log_n > R1CS_MAX_LOG_N) /* r1cs_new would round a small one up */
+    return ps_fail(e, PS_EINPUT, "synth of 2^%d constraints: expected 2^%d to 2^%d", log_n, R1CS_MIN_LOG_N,
+                   R1CS_MAX_LOG_N);
+  int rc = r1cs_new(NULL, (int64_t)1 << log_n, -1, &cs, e);
+  if (rc) return rc;
+  if (reps < 1) reps = 1;
+  fr_t *z = xmalloc((size_t)cs->nvars * sizeof *z), *abc = xmalloc((size_t)cs->nrows * 3 * sizeof *abc);
+  double *ms = xcalloc((size_t)reps, sizeof *ms);
+  for (int r = -1; r < reps; r++) { /* r = -1: the warm-up, which faults the pages in */
+    double t0 = ps_now();
+    r1cs_witness(cs, (uint64_t)r + 2, z);
+    r1cs_eval(cs, z, abc, abc + cs->nrows, abc + 2 * cs->nrows, threads);
+    if (r >= 0) ms[r] = (ps_now() - t0) * 1e3;
+  }
+  qsort(ms, (size_t)reps, sizeof *ms, ps_cmp_double);
+  *median_ms = ms[reps / 2];
+  free(ms);
+  free(abc);
+  free(z);
+  r1cs_free(cs);
+  return PS_OK;
+}

@@ -72,6 +72,12 @@ int64_t r1cs_check(const r1cs *cs, const fr_t *z);
 /* Counts of the terms in the three matrices. */
 uint64_t r1cs_terms(const r1cs *cs);
 
+/* For prover-bench: the median wall time (ms), over reps runs after one not timed, of
+ * groth16's synth phase on the CPU for one instance of the default circuit with 2^log_n
+ * constraints: its witness, then A·z, B·z and C·z on threads threads (0: every CPU).
+ * PS_EINPUT with e filled for log_n outside R1CS_MIN_LOG_N..R1CS_MAX_LOG_N. */
+int r1cs_bench(int log_n, unsigned threads, int reps, double *median_ms, ps_err *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -528,6 +528,16 @@ START_TEST(test_cli_bench) {
   static char out[65536];
   ck_assert_int_eq(run_cli("prover-bench --backend cpu --sizes 6 --reps 1", out, sizeof out), 0);
   ck_assert_msg(strstr(out, "msm-g1") && strstr(out, "ntt-coset") && strstr(out, "x mult-t"), "%s", out);
+  ck_assert_msg(!strstr(out, "\nsynth "), "synth is not in the default set: %s", out);
+  /* synth only where named: one row a size, its threads in the window column */
+  ck_assert_int_eq(run_cli("prover-bench --backend cpu --only synth --sizes 6..7 --reps 1 --threads 1", out, sizeof out),
+                   0);
+  ck_assert_msg(strstr(out, "\nsynth          2^6        1t") && strstr(out, "\nsynth          2^7        1t") &&
+                    !strstr(out, "msm-g1") && !strstr(out, "ntt-coset"),
+                "%s", out);
+  ck_assert_int_eq(run_cli("prover-bench --backend cpu --only synth --sizes 5 --reps 1", out, sizeof out), 2);
+  ck_assert_int_eq(run_cli("prover-bench --threads 0", out, sizeof out), 2);
+  ck_assert_ptr_nonnull(strstr(out, "--threads '0': expected an integer 1..4096"));
   ck_assert_int_eq(run_cli("prover-bench --help", out, sizeof out), 0);
   ck_assert_ptr_nonnull(strstr(out, "--backend cpu|cuda"));
   ck_assert_int_eq(run_cli("prover-bench --sizes 9..3", out, sizeof out), 2);
