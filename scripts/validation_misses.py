@@ -168,8 +168,11 @@ docs/validation-sessions.md quote them):
     and the held-out runs inside validate's prediction intervals.
 51. where DATA/probe-16 exists: b_g2's mode by run under three settings of where the spilling
     kernels' local memory is allocated (PSC_CUDA_LMEM lazy, early, max), and the reading
-    probe-16.tsv fixed before the runs.
-The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45, 49, 51) are in validation_probes.py, the what-ifs
+    probe-16.tsv fixed before the runs;
+52. where DATA/probe-17 exists: the CPU phases' speed and run-to-run spread with the host's
+    memory on transparent huge pages and without, and the readings probe-17.tsv fixed
+    before the runs.
+The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45, 49, 51, 52) are in validation_probes.py, the what-ifs
 (7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46-48, 50) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
@@ -191,7 +194,7 @@ from validation_probes import (table_alternated, table_cpu_time_probe, table_hos
                                table_probe2, table_probe3, table_time_neighbours,
                                table_epilogue_modes, table_lock_time, table_repeat_spread, table_drift_probe,
                                table_batch_probe, table_batch_law, table_gpu_phase_modes,
-                               table_lmem_probe)
+                               table_lmem_probe, table_thp_probe)
 from validation_whatif import (pass_suffixes, table_contention_law, table_contention_within,  # noqa: E402
                                table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
@@ -1115,6 +1118,7 @@ def main():
     table_drift_probe(data)
     table_batch_probe(data)
     table_lmem_probe(data)
+    table_thp_probe(data)
     table_batch_law([data] + [os.path.abspath(d) for d in a.also])
     if os.path.exists(a.bin):
         table_batch_what_if([data] + [os.path.abspath(d) for d in a.also], a.bin)

@@ -793,6 +793,62 @@ def table_lmem_probe(data, probe="probe-16"):
     print("\nThe reading fixed in probe-16.tsv: %s.\n" % r["reading"])
 
 
+def thp_probe(data, probe="probe-17"):
+    """Probe 17's rounds and readings from DATA/probe-17, or None where it did not run: one
+    worker at 2^20 on 16 cores at 6 threads, a = as the protocols run, b = glibc's malloc on
+    transparent huge pages, alternated in rounds (p17-S-K). Per run W = synth + prep +
+    epilogue, each its mean per partition (spans_per_partition); per round r = W_b / W_a;
+    s_a, s_b the standard deviations of ln W over each setting's runs; the two readings
+    fixed in probe-17.tsv."""
+    rd = runs_dir(os.path.join(data, probe))
+    if not os.path.isdir(rd):
+        return None
+    rounds = []
+    for k in range(1, 1000):
+        f = {x: os.path.join(rd, "p17-%s-%d.spans.jsonl.gz" % (x, k)) for x in "ab"}
+        if not all(os.path.exists(v) for v in f.values()):
+            break
+        ph = {x: [spans_per_partition(read_spans(v)[0], p) for p in CPU] for x, v in f.items()}
+        if any(None in v for v in ph.values()):
+            return {"missing": "p17-*-%d: a CPU phase without spans" % k}
+        rounds.append((k, {x: sum(v) for x, v in ph.items()}))
+    out = {"rounds": rounds}
+    if len(rounds) < 3:
+        out["speed"] = out["spread"] = "too few rounds"
+        return out
+    r = [w["b"] / w["a"] for _, w in rounds]
+    out["r"] = statistics.median(r)
+    out["faster"] = sum(x < 1 for x in r)
+    out["sd"] = {x: statistics.stdev(math.log(w[x]) for _, w in rounds) for x in "ab"}
+    out["speed"] = ("huge pages speed the CPU phases up" if out["r"] <= 0.98 and 5 * out["faster"] >= 4 * len(r)
+                    else "no faster" if out["r"] >= 0.995 else "unresolved")
+    sa, sb = out["sd"]["a"], out["sd"]["b"]
+    out["spread"] = ("huge pages narrow the spread" if sb <= sa / 1.5 else
+                     "the same spread" if sb >= sa / 1.2 else "unresolved")
+    return out
+
+
+def table_thp_probe(data, probe="probe-17"):
+    """Table 52: thp_probe's rounds, medians and readings."""
+    r = thp_probe(data, probe)
+    if not probe_heading(r, "## 52. Probe 17: the CPU phases with the host's memory on transparent huge pages"):
+        return
+    print("Two settings alternated run by run, 2^20, one worker under the kernels lock on 16 cores at 6 threads: a = as "
+          "the protocols run, b = GLIBC_TUNABLES=glibc.malloc.hugetlb=1. synth + prep + epilogue in ms per partition "
+          "(the spans' lengths, the worker's first two calls left out).\n")
+    print("| round | a | b | b/a |")
+    print("|---|---|---|---|")
+    for k, w in r["rounds"]:
+        print("| %d | %.2f | %.2f | %.3f |" % (k, 1e3 * w["a"], 1e3 * w["b"], w["b"] / w["a"]))
+    print()
+    if "r" not in r:
+        print("The readings fixed in probe-17.tsv: %s.\n" % r["speed"])
+        return
+    print("Median b/a over %d rounds %.3f, b faster in %d; run-to-run spread (sd of ln W) a %.4f, b %.4f. The readings "
+          "fixed in probe-17.tsv: %s; %s.\n" % (len(r["rounds"]), r["r"], r["faster"], r["sd"]["a"], r["sd"]["b"],
+                                                 r["speed"], r["spread"]))
+
+
 def batch_law(path, threads=(7, 15)):
     """The batch's own law of each CPU phase of a calibrated model that has one
     (batch.serial): phase -> (batch 1's serial share, batch 2's, batch 2's one-core

@@ -286,6 +286,36 @@ t = probe16({"a": [17.0, 17.0, 19.3, 19.3], "b": [17.0] * 4, "c": [17.0] * 4})
 expect("table 51, no slow mode", t, "The reading fixed in probe-16.tsv: no slow mode here.")
 t = probe16({"a": [19.3, 19.3], "b": [17.0, 17.0], "c": [17.0, 17.0]})
 expect("table 51, two rounds", t, "The reading fixed in probe-16.tsv: too few runs.")
+# probe 17 (table 52): rounds of a and b, W = 50 ms a partition (synth 30, prep 10,
+# epilogue 10) times each run's factor. By hand: a 1, 1.1, 0.9, 1 and b 0.96, 0.97, 0.95,
+# 0.96 give r = 0.96, 0.8818, 1.0556, 0.96: median 0.96, b faster in 3 of 4 (under four
+# fifths: unresolved), sd of ln W 0.0820 and 0.0085 (narrower); b = 0.97 a in 5 rounds:
+# faster in all, the same spread; b = a: no faster
+def probe17(fa, fb):
+    with tempfile.TemporaryDirectory() as d:
+        os.makedirs(os.path.join(d, "probe-17", "runs"))
+        for x, fs in (("a", fa), ("b", fb)):
+            for k, f in enumerate(fs, 1):
+                per = {"synth": 0.030 * f, "prep": 0.010 * f, "epilogue": 0.010 * f}
+                spans15(os.path.join(d, "probe-17", "runs", "p17-%s-%d.spans.jsonl.gz" % (x, k)), per, 1)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            M.table_thp_probe(d)
+        return out.getvalue()
+
+
+t = probe17([1.0, 1.1, 0.9, 1.0], [0.96, 0.97, 0.95, 0.96])
+expect("table 52, narrower", t, "| 2 | 55.00 | 48.50 | 0.882 |", "Median b/a over 4 rounds 0.960, b faster in 3; "
+       "run-to-run spread (sd of ln W) a 0.0820, b 0.0085. The readings fixed in probe-17.tsv: unresolved; huge pages "
+       "narrow the spread.")
+fa = [1.0, 1.05, 0.95, 1.02, 0.98]
+t = probe17(fa, [0.97 * f for f in fa])
+expect("table 52, faster", t, "Median b/a over 5 rounds 0.970, b faster in 5;", "The readings fixed in probe-17.tsv: "
+       "huge pages speed the CPU phases up; the same spread.")
+t = probe17(fa, fa)
+expect("table 52, no faster", t, "Median b/a over 5 rounds 1.000, b faster in 0;", "no faster; the same spread.")
+t = probe17([1.0, 1.0], [0.9, 0.9])
+expect("table 52, two rounds", t, "The readings fixed in probe-17.tsv: too few rounds.")
 # table 45 and model_time: a model written by hand with the batch's own law. synth: serial
 # 0.2, batch 2 serial 0.4 at one-core multiplier 1.8, so alone at 7 threads 1.8 (0.4 + 0.6/7)
 # / (0.2 + 0.8/7) = 2.782, at 15 3.126; prep without batch.serial (one multiplier)
