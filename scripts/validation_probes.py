@@ -668,6 +668,26 @@ def table_drift_probe(data, probe="probe-14"):
     print()
 
 
+def cpu_rounds(folder, prefix, settings):
+    """A probe's rounds of alternated settings from FOLDER/runs (PREFIX-S-K, S in SETTINGS,
+    K from 1 until a round is incomplete): [(K, {S: {phase: its mean per partition}},
+    {S: their sum W})] over the CPU phases (spans_per_partition); None where FOLDER has no
+    runs, {"missing": why} where a run lacks a CPU phase."""
+    rd = runs_dir(folder)
+    if not os.path.isdir(rd):
+        return None
+    rounds = []
+    for k in range(1, 1000):
+        f = {x: os.path.join(rd, "%s-%s-%d.spans.jsonl.gz" % (prefix, x, k)) for x in settings}
+        if not all(os.path.exists(v) for v in f.values()):
+            break
+        ph = {x: {p: spans_per_partition(read_spans(v)[0], p) for p in CPU} for x, v in f.items()}
+        if any(v is None for x in settings for v in ph[x].values()):
+            return {"missing": "%s-*-%d: a CPU phase without spans" % (prefix, k)}
+        rounds.append((k, ph, {x: sum(ph[x].values()) for x in settings}))
+    return rounds
+
+
 def batch_probe(data, probe="probe-15"):
     """Probe 15's rounds and reading from DATA/probe-15, or None where it did not run: one
     worker at 2^20 on 16 cores, a = 7 threads batch 1, b = 7 threads batch 2, c = 15 threads
@@ -675,19 +695,9 @@ def batch_probe(data, probe="probe-15"):
     its length per partition (spans_per_partition) and W = their sum; per round r7 = W_b /
     W_a, r15 = W_d / W_c and q = r7 / r15; the medians over the rounds, each phase's b/a
     and d/c, and the reading fixed in probe-15.tsv."""
-    rd = runs_dir(os.path.join(data, probe))
-    if not os.path.isdir(rd):
-        return None
-    rounds = []
-    for k in range(1, 1000):
-        f = {x: os.path.join(rd, "p15-%s-%d.spans.jsonl.gz" % (x, k)) for x in "abcd"}
-        if not all(os.path.exists(v) for v in f.values()):
-            break
-        sp = {x: read_spans(v)[0] for x, v in f.items()}
-        ph = {x: {p: spans_per_partition(sp[x], p) for p in CPU} for x in "abcd"}
-        if any(v is None for x in "abcd" for v in ph[x].values()):
-            return {"missing": "p15-*-%d: a CPU phase without spans" % k}
-        rounds.append((k, ph, {x: sum(ph[x].values()) for x in "abcd"}))
+    rounds = cpu_rounds(os.path.join(data, probe), "p15", "abcd")
+    if not isinstance(rounds, list):
+        return rounds
     out = {"rounds": rounds}
     if len(rounds) < 3:
         out["reading"] = "too few rounds"
@@ -800,18 +810,10 @@ def thp_probe(data, probe="probe-17"):
     epilogue, each its mean per partition (spans_per_partition); per round r = W_b / W_a;
     s_a, s_b the standard deviations of ln W over each setting's runs; the two readings
     fixed in probe-17.tsv."""
-    rd = runs_dir(os.path.join(data, probe))
-    if not os.path.isdir(rd):
-        return None
-    rounds = []
-    for k in range(1, 1000):
-        f = {x: os.path.join(rd, "p17-%s-%d.spans.jsonl.gz" % (x, k)) for x in "ab"}
-        if not all(os.path.exists(v) for v in f.values()):
-            break
-        ph = {x: [spans_per_partition(read_spans(v)[0], p) for p in CPU] for x, v in f.items()}
-        if any(None in v for v in ph.values()):
-            return {"missing": "p17-*-%d: a CPU phase without spans" % k}
-        rounds.append((k, {x: sum(v) for x, v in ph.items()}))
+    rounds = cpu_rounds(os.path.join(data, probe), "p17", "ab")
+    if not isinstance(rounds, list):
+        return rounds
+    rounds = [(k, w) for k, _, w in rounds]
     out = {"rounds": rounds}
     if len(rounds) < 3:
         out["speed"] = out["spread"] = "too few rounds"
