@@ -171,9 +171,12 @@ docs/validation-sessions.md quote them):
     probe-16.tsv fixed before the runs;
 52. where DATA/probe-17 exists: the CPU phases' speed and run-to-run spread with the host's
     memory on transparent huge pages and without, and the readings probe-17.tsv fixed
-    before the runs.
+    before the runs;
+53. (with --bin, right after table 47) the sessions that ran the forty-first protocol's
+    repeats of the runs of calls of 2 (cal20-b2-t15-a, cal20-b2-t6-b, cal20-b2-t15-b),
+    pooled as table 40 pools them, with and without those runs.
 The probes' tables (9, 10, 11, 23, 25, 26, 31-36, 41, 43-45, 49, 51, 52) are in validation_probes.py, the what-ifs
-(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46-48, 50) in validation_whatif.py; this file runs them all in order.
+(7, 8, 12, 14, 15, 22, 24, 30, 37-40, 42, 46-48, 50, 53) in validation_whatif.py; this file runs them all in order.
 Only the standard library; the spans are read as streams.
 """
 import argparse
@@ -199,7 +202,8 @@ from validation_whatif import (pass_suffixes, table_contention_law, table_conten
                                table_contention_significant, table_host_load, table_host_steal, table_mutex_overhead,
                                table_explained, table_gate_what_if, table_gpu_law, table_host_threads,
                                table_lease_drift, table_own_reference, table_repeat_explained,
-                               table_batch_what_if, table_batch_law_what_if, table_run_modes)
+                               table_batch_what_if, table_batch_law_what_if, table_run_modes,
+                               table_batch_repeats_what_if)
 
 
 def sessions(data):
@@ -1123,6 +1127,7 @@ def main():
     if os.path.exists(a.bin):
         table_batch_what_if([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_batch_law_what_if([data] + [os.path.abspath(d) for d in a.also], a.bin)
+        table_batch_repeats_what_if([data] + [os.path.abspath(d) for d in a.also], a.bin)
         table_run_modes([data] + [os.path.abspath(d) for d in a.also], a.bin)
     table_resampled(data)
     table_handoff(data)

@@ -785,21 +785,20 @@ def table_batch_what_if(datas, binp, probe=PROBE15, rows=BATCH_ROWS):
                                     ("probe 15's at 7 threads", cols[2])), arrivals))
 
 
-def table_batch_law_what_if(datas, binp, rows=None, run="cal20-b2-t6-a"):
-    """Table 47: the sessions of DATAS whose calibration ran RUN (the fortieth protocol's
-    calls of 2 partitions at 6 threads), pooled as table 40 pools them (each row at its
-    calibration's median steal), with the model calibrate fits from every run (the batch's
-    own law, batch.serial) and from the same runs without RUN (one multiplier a phase, the
-    thirtieth protocol's model): how far the batch's own law moves the rows. ROWS, when
-    given, only those rows (a test's)."""
+def without_runs_columns(datas, binp, rows, drop):
+    """The sessions of DATAS whose calibration ran every run of DROP, pooled as table 40
+    pools them (each row at its calibration's median steal), with the model calibrate fits
+    from every calibration run and from the same runs without DROP: (the sessions' names,
+    the two columns, the arrivals rows), or None where no session ran them. ROWS, when given,
+    only those rows (a test's)."""
     matrix, arrivals, sessions = pooled_sessions(datas, rows)
     cols, names = ([], []), []
     for d, calib, sufs in sessions:
         med = calibration_median_steal(d, calib)[0]
-        if med is None or not os.path.exists(os.path.join(d, "runs", run + ".spans.jsonl.gz")):
+        if med is None or not all(os.path.exists(os.path.join(d, "runs", r + ".spans.jsonl.gz")) for r in drop):
             continue
         got = []
-        for cal in (calib, [r for r in calib if r["name"] != run]):
+        for cal in (calib, [r for r in calib if r["name"] not in drop]):
             models = protocol_models(binp, d, cal)
             got.append(passes_verdict(binp, d, models, matrix, sufs, extra_of=lambda n: steal_set(med)))
         if not all(got):
@@ -807,14 +806,47 @@ def table_batch_law_what_if(datas, binp, rows=None, run="cal20-b2-t6-a"):
         for c, g in zip(cols, got):
             c.append(g)
         names.append(os.path.basename(os.path.normpath(d)))
-    if not cols[0]:
+    return (names, cols, arrivals) if cols[0] else None
+
+
+def table_batch_law_what_if(datas, binp, rows=None, run="cal20-b2-t6-a"):
+    """Table 47: the sessions of DATAS whose calibration ran RUN (the fortieth protocol's
+    calls of 2 partitions at 6 threads), with the model calibrate fits from every run (the
+    batch's own law, batch.serial) and from the same runs without RUN (one multiplier a
+    phase, the thirtieth protocol's model): how far the batch's own law moves the rows
+    (without_runs_columns)."""
+    got = without_runs_columns(datas, binp, rows, (run,))
+    if not got:
         return
+    names, cols, arrivals = got
     print("## 47. The batch's own law: the sessions that ran %s, with and without it\n" % run)
     print("%s pooled as table 40 pools them (each row at its calibration's median steal), with the model calibrate "
           "fits from every calibration run (the calls of 2 partitions at 15 threads and, in `%s`, at 6: each CPU "
           "phase's batch gets its own law, `batch.serial`) and from the same runs without `%s` (one multiplier a "
           "phase, the thirtieth protocol's model). A reading, not a verdict.\n" % (", ".join(names), run, run))
     verdict_columns(pooled_columns((("with the batch's own law", cols[0]), ("without %s" % run, cols[1])), arrivals))
+
+
+# the forty-first protocol's repeats of the runs of calls of 2 partitions (interleaved-41.tsv)
+BATCH_REPEATS = ("cal20-b2-t15-a", "cal20-b2-t6-b", "cal20-b2-t15-b")
+
+
+def table_batch_repeats_what_if(datas, binp, rows=None):
+    """Table 53: the sessions of DATAS whose calibration ran BATCH_REPEATS (the
+    forty-first protocol's), with the model calibrate fits from every run (each batch
+    multiplier over five runs of calls of 2) and from the same runs without the repeats
+    (the fortieth protocol's model, over two): how far the repeats move the rows
+    (without_runs_columns)."""
+    got = without_runs_columns(datas, binp, rows, BATCH_REPEATS)
+    if not got:
+        return
+    names, cols, arrivals = got
+    print("## 53. The batch runs' repeats: the sessions that ran %s, with and without them\n" % ", ".join(BATCH_REPEATS))
+    print("%s pooled as table 40 pools them (each row at its calibration's median steal), with the model calibrate "
+          "fits from every calibration run (each CPU and GPU phase's multiplier for calls of 2 partitions over five "
+          "runs: `cal20-b2`, `cal20-b2-t6-a` and the three) and from the same runs without the three (the fortieth "
+          "protocol's model). A reading, not a verdict.\n" % ", ".join(names))
+    verdict_columns(pooled_columns((("with the repeats", cols[0]), ("without them", cols[1])), arrivals))
 
 
 def table_run_modes(datas, binp, rows=None):

@@ -552,6 +552,35 @@ if len(sys.argv) > 1:
     if none.getvalue():
         failed += 1
         print("FAIL table 47 on a session without cal20-b2-t6-a:\n%s" % none.getvalue())
+    # table 53 shares table 47's columns (without_runs_columns); the H100 session did not run
+    # the forty-first protocol's repeats, so it gives none
+    none = io.StringIO()
+    with contextlib.redirect_stdout(none):
+        W.table_batch_repeats_what_if(d41, sys.argv[1], rows=("k20-w2-b2",))
+    checks += 1
+    if none.getvalue():
+        failed += 1
+        print("FAIL table 53 on a session without the batch repeats:\n%s" % none.getvalue())
+    # ... and on a copy of it whose repeats are copies of its cal20-b2 (at 15 threads) and
+    # cal20-b2-t6-a (at 6), table 53's column with them is that copy's table 40 column
+    with tempfile.TemporaryDirectory() as tmp:
+        S.runs_dir(d41[0])
+        cp = os.path.join(tmp, "h100-99")
+        shutil.copytree(d41[0], cp, ignore=shutil.ignore_patterns("runs.tar.xz"))
+        for new, src in (("cal20-b2-t15-a", "cal20-b2"), ("cal20-b2-t15-b", "cal20-b2"), ("cal20-b2-t6-b", "cal20-b2-t6-a")):
+            for ext in (".json", ".spans.jsonl.gz"):
+                shutil.copy(os.path.join(cp, "runs", src + ext), os.path.join(cp, "runs", new + ext))
+        out40, out53 = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out40):
+            W.table_host_steal([cp], sys.argv[1], rows=("k20-w2-b2",))
+        with contextlib.redirect_stdout(out53):
+            W.table_batch_repeats_what_if([cp], sys.argv[1], rows=("k20-w2-b2",))
+    row40 = re.search(r"(?m)^\| k20-w2-b2 \| [^|]+ \| ([^|]+) \|", out40.getvalue())
+    row53 = re.search(r"(?m)^\| k20-w2-b2 \| ([^|]+) \| ([^|]+) \|", out53.getvalue())
+    checks += 1
+    if not row40 or not row53 or row40.group(1) != row53.group(1) or "## 53. The batch runs' repeats" not in out53.getvalue():
+        failed += 1
+        print("FAIL table 53's column with the repeats is not table 40's:\n%s\n%s" % (out40.getvalue(), out53.getvalue()))
     lines = [l for l in out47.getvalue().splitlines() if l.startswith("| ") and "row |" not in l]
     expect("table 47 on h100-41", str(len(lines)), "20")
     expect("docs/validation-sessions.md, table 47", doc, *lines)

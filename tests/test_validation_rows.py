@@ -146,6 +146,19 @@ checks += 1
 if i40 != i24[:at] + b6 + i24[at:] or len(b6) != 1 or not all(selected(r["name"], {"SKIP": "g2"}) for r in i40):
     failed += 1
     print("FAIL interleaved-40.tsv is not interleaved-24.tsv with cal20-b2-t6-a after cal20-b2")
+# The forty-first protocol's: interleaved-40.tsv's rows with calib.tsv's cal20-b2-t15-a,
+# cal20-b2-t6-b and cal20-b2-t15-b right after k20-w4, k20-w1-c4 and c20-w2-c4, all in the
+# first 45 rows, none left out by the sessions' SKIP
+i41 = read_tsv(os.path.join(vd, "interleaved-41.tsv"))
+after = {"k20-w4": "cal20-b2-t15-a", "k20-w1-c4": "cal20-b2-t6-b", "c20-w2-c4": "cal20-b2-t15-b"}
+cal = {r["name"]: r for r in c1}
+want = [x for r in i40 for x in ([r] + ([cal[after[r["name"]]]] if r["name"] in after else []))]
+checks += 1
+if (i41 != want or not all(n in cal for n in after.values()) or max(
+        [r["name"] for r in i41].index(n) for n in after.values()) >= 45
+        or not all(selected(r["name"], {"SKIP": "g2"}) for r in i41)):
+    failed += 1
+    print("FAIL interleaved-41.tsv is not interleaved-40.tsv with three more calls-of-2 calibration runs")
 if checks < 20 or not any(selected(n, {"SKIP": "-(a|b)$|g2"}) != selected(n, {})
                           for t in tsvs for n in (r["name"] for r in read_tsv(t))):
     print("FAIL the run lists changed: no row that SKIP leaves out, or fewer than 20 checks")
