@@ -355,6 +355,11 @@ int ps_cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+double ps_sort_median(double *v, size_t n) {
+  qsort(v, n, sizeof *v, ps_cmp_double);
+  return v[n / 2];
+}
+
 int ps_parse_num(const char *v, double *out) {
   char *end;
   errno = 0;

@@ -46,6 +46,9 @@ int ps_fail(ps_err *e, int code, const char *fmt, ...) __attribute__((format(pri
 
 /* qsort's comparison of doubles, ascending. */
 int ps_cmp_double(const void *a, const void *b);
+/* Sorts v[0..n-1] (n >= 1) ascending and returns v[n / 2]: the median of an odd n, the
+ * upper of the middle two of an even n (prover-bench's median of its runs). */
+double ps_sort_median(double *v, size_t n);
 
 /* An integer in [lo, hi] / a finite number, the whole of v; 0, or -1 (out unchanged). */
 int ps_parse_int(const char *v, long lo, long hi, int *out);

@@ -684,8 +684,7 @@ int backend_bench_ntt(ps_backend *b, unsigned log_n, int flags, int reps, double
     ntt_cpu(a, log_n, 1, flags, 0);
     ms[r] = (ps_now() - t0) * 1e3;
   }
-  qsort(ms, (size_t)reps, sizeof *ms, ps_cmp_double);
-  *median_ms = ms[reps / 2];
+  *median_ms = ps_sort_median(ms, (size_t)reps);
   free(ms);
   free(a);
   return PS_OK;
@@ -711,8 +710,7 @@ int backend_bench_msm(ps_backend *b, backend_msm_bases *m, const fr_t *scalars, 
     }
     ms[r] = (ps_now() - t0) * 1e3;
   }
-  qsort(ms, (size_t)reps, sizeof *ms, ps_cmp_double);
-  *median_ms = ms[reps / 2];
+  *median_ms = ps_sort_median(ms, (size_t)reps);
   free(ms);
   return rc;
 }

@@ -269,8 +269,7 @@ int r1cs_bench(int log_n, unsigned threads, int reps, double *median_ms, ps_err 
     r1cs_eval(cs, z, abc, abc + cs->nrows, abc + 2 * cs->nrows, threads);
     if (r >= 0) ms[r] = (ps_now() - t0) * 1e3;
   }
-  qsort(ms, (size_t)reps, sizeof *ms, ps_cmp_double);
-  *median_ms = ms[reps / 2];
+  *median_ms = ps_sort_median(ms, (size_t)reps);
   free(ms);
   free(abc);
   free(z);
