@@ -974,11 +974,11 @@ def table_gpu_phase_modes(datas, phase="b_g2"):
         many = [r for r in c + h if len(r[6]) > 1 and any(r[6])]
         print("By process: of the runs of two workers or more, %d had a worker with most of its calls slow, and in "
               "%d of them every worker had." % (len(many), sum(all(r[6]) for r in many)))
-        every = c + h
-        for what, split in (("By workers: runs of one worker", lambda r: len(r[6]) == 1),
-                            ("By the run before: runs after a run of 2^22 constraints or more",
-                             lambda r: r[7] is not None and r[7] >= 1 << 22)):
-            g = [r for r in every if (what.startswith("By workers") or r[7] is not None)]
+        # each split: its line, the runs it reads (the first run of a session has no run
+        # before it), and which of them are the line's group
+        for what, g, split in (("By workers: runs of one worker", c + h, lambda r: len(r[6]) == 1),
+                               ("By the run before: runs after a run of 2^22 constraints or more",
+                                [r for r in c + h if r[7] is not None], lambda r: r[7] >= 1 << 22)):
             yes, no = [r for r in g if split(r)], [r for r in g if not split(r)]
             a, b = sum(r[3] > 0.5 for r in yes), sum(r[3] > 0.5 for r in no)
             print("%s: %d of %d mostly slow, the others %d of %d (Fisher's exact test, two-sided, p = %.3f)." % (
